@@ -1,0 +1,18 @@
+# Flags for all code written in this repository (not for GoogleTest or benchmark peers).
+add_library(emcp_flags INTERFACE)
+target_compile_options(emcp_flags INTERFACE
+  -fno-exceptions -fno-rtti
+  -Wall -Wextra -Wconversion -Wshadow -Werror
+  -Wnon-virtual-dtor -Wold-style-cast -Wcast-align -Wunused -Woverloaded-virtual
+  -Wsign-conversion -Wdouble-promotion -Wformat=2 -Wimplicit-fallthrough)
+
+# Test code uses GoogleTest, which needs exceptions off-by-default-safe builds; it keeps the
+# warnings but may use RTTI-free GoogleTest as shipped by Debian.
+add_library(emcp_test_flags INTERFACE)
+target_compile_options(emcp_test_flags INTERFACE
+  -Wall -Wextra -Wconversion -Wshadow -Werror -Wno-sign-conversion)
+
+if(EMCP_SANITIZE)
+  add_compile_options(-fsanitize=${EMCP_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  add_link_options(-fsanitize=${EMCP_SANITIZE})
+endif()

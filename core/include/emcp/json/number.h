@@ -1,0 +1,50 @@
+// emcp/json/number.h - exact conversions between decimal text and double, without libc.
+//
+// JSON numbers in emcp never go through strtod or printf: newlib's strtod allocates, and the
+// printf family adds 20+ KiB of flash. These two functions are the only place emcp converts
+// between binary floating point and decimal.
+//
+// Context: any (pure functions, no state).
+#ifndef EMCP_JSON_NUMBER_H
+#define EMCP_JSON_NUMBER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "emcp/util/status.h"
+
+EMCP_NS_BEGIN
+namespace json {
+
+/// Longest text format_double() writes ("-1.2345678901234567e-308" is 24 bytes).
+constexpr size_t kMaxDoubleChars = 25;
+
+/// Writes the finite double `v` as decimal text into `out` (at least kMaxDoubleChars bytes) and
+/// returns the number of bytes written (no NUL). The text parses back to exactly `v` and uses
+/// the layout of ECMAScript Number.prototype.toString (what JSON.stringify writes): "0", "-0"
+/// is written as "0", "3", "0.1", "1.5e-7", "1e+21", "123456789012345680000". The digits are
+/// the shortest that round-trip in almost all cases (Grisu2; at most one digit longer).
+/// Returns 0 for NaN and infinities, which JSON cannot represent.
+size_t format_double(double v, char* out);
+
+/// Writes `v` in decimal into `out` (at least 20 bytes) and returns the length.
+size_t format_int64(int64_t v, char* out);
+/// Writes `v` in decimal into `out` (at least 20 bytes) and returns the length.
+size_t format_uint64(uint64_t v, char* out);
+
+/// Most significant digits decimal_to_double() accepts.
+constexpr size_t kMaxDecimalDigits = 64;
+
+/// Converts the decimal number (-1)^negative * D * 10^exp10 to the nearest double (ties to
+/// even), where D is the integer whose decimal digits are `digits[0..count)`, each 0-9, most
+/// significant first (count <= kMaxDecimalDigits; count == 0 means zero). Values too small for
+/// a subnormal become (signed) zero. Returns kNumberOverflow when the value rounds to infinity
+/// (*out is then left unchanged), kInvalidArgument when count is too large, else kOk.
+/// Correctly rounded for every input, like a conforming strtod.
+Status decimal_to_double(bool negative, const uint8_t* digits, size_t count, int32_t exp10,
+                         double* out);
+
+}  // namespace json
+EMCP_NS_END
+
+#endif  // EMCP_JSON_NUMBER_H

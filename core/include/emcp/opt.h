@@ -1,0 +1,107 @@
+// emcp/opt.h - compile-time configuration of emcp, with documented defaults.
+//
+// The application writes `emcp_config.h` (found on the include path) or names another file with
+// -DEMCP_CONFIG_FILE="\"my_config.h\"". That file is included first; every option it does not
+// set gets the default below. All options are plain integer macros.
+//
+// Options that change the layout of public types are folded into an inline namespace (see
+// EMCP_ABI_NS), so an application built with one configuration and a core library built with
+// another fail to link instead of corrupting memory.
+//
+// Context: header only, no code.
+#ifndef EMCP_OPT_H
+#define EMCP_OPT_H
+
+#if defined(EMCP_CONFIG_FILE)
+#include EMCP_CONFIG_FILE
+#elif defined(__has_include)
+#if __has_include("emcp_config.h")
+#include "emcp_config.h"
+#endif
+#endif
+
+// ---- JSON reader -------------------------------------------------------------------------------
+
+/// Maximum nesting depth of arrays and objects in one JSON document. Deeper input stops with
+/// Status::kDepthLimit. Costs one bit per level in each reader (rounded up to 32 bits) and one
+/// pointer pair per level in the JSON-RPC decoder.
+#ifndef EMCP_JSON_MAX_DEPTH
+#define EMCP_JSON_MAX_DEPTH 32
+#endif
+
+/// Maximum length in bytes (after unescaping) of an object key. Longer keys stop with
+/// Status::kKeyTooLong. Each reader holds a key buffer of this size.
+#ifndef EMCP_JSON_MAX_KEY_LEN
+#define EMCP_JSON_MAX_KEY_LEN 64
+#endif
+
+/// Maximum number of significant decimal digits in a number (leading zeros and trailing zeros
+/// of the fraction do not count, so 0.000001 has one). Longer numbers stop with
+/// Status::kNumberTooLong. A double needs 17; each reader holds a digit buffer of this size.
+#ifndef EMCP_JSON_MAX_NUMBER_DIGITS
+#define EMCP_JSON_MAX_NUMBER_DIGITS 40
+#endif
+
+// ---- JSON writer -------------------------------------------------------------------------------
+
+/// Maximum nesting depth the JSON writer tracks (one bit per level).
+#ifndef EMCP_JSON_WRITER_MAX_DEPTH
+#define EMCP_JSON_WRITER_MAX_DEPTH 32
+#endif
+
+// ---- JSON-RPC ----------------------------------------------------------------------------------
+
+/// Maximum length in bytes of a string request id (and of the decimal text of a numeric one).
+/// Longer ids make the message invalid (-32600) and are answered with id null.
+#ifndef EMCP_JSONRPC_MAX_ID_LEN
+#define EMCP_JSONRPC_MAX_ID_LEN 64
+#endif
+
+/// Size in bytes of the message arena a server declares for decoding one message (ids, method,
+/// params tree). Messages that do not fit are answered with -32600 "message too large".
+#ifndef EMCP_ARENA_SIZE
+#define EMCP_ARENA_SIZE 4096
+#endif
+
+// ---- Diagnostics -------------------------------------------------------------------------------
+
+/// 1: error messages carry human-readable text; 0: only codes (saves flash).
+#ifndef EMCP_ERROR_STRINGS
+#define EMCP_ERROR_STRINGS 1
+#endif
+
+/// 1: EMCP_ASSERT checks programmer errors and calls emcp_assert_failed(); 0: compiled out.
+#ifndef EMCP_ENABLE_ASSERT
+#define EMCP_ENABLE_ASSERT 1
+#endif
+
+// ---- Checks ------------------------------------------------------------------------------------
+
+#if EMCP_JSON_MAX_DEPTH < 4 || EMCP_JSON_MAX_DEPTH > 1024
+#error "EMCP_JSON_MAX_DEPTH must be between 4 and 1024 (a JSON-RPC request with params needs 3)"
+#endif
+#if EMCP_JSON_MAX_KEY_LEN < 16 || EMCP_JSON_MAX_KEY_LEN > 65535
+#error "EMCP_JSON_MAX_KEY_LEN must be between 16 (longest MCP key) and 65535"
+#endif
+#if EMCP_JSON_MAX_NUMBER_DIGITS < 20 || EMCP_JSON_MAX_NUMBER_DIGITS > 64
+#error "EMCP_JSON_MAX_NUMBER_DIGITS must be between 20 (every int64) and 64"
+#endif
+#if EMCP_JSON_WRITER_MAX_DEPTH < 4 || EMCP_JSON_WRITER_MAX_DEPTH > 1024
+#error "EMCP_JSON_WRITER_MAX_DEPTH must be between 4 and 1024"
+#endif
+#if EMCP_JSONRPC_MAX_ID_LEN < 20 || EMCP_JSONRPC_MAX_ID_LEN > 1024
+#error "EMCP_JSONRPC_MAX_ID_LEN must be between 20 (every int64) and 1024"
+#endif
+
+// ---- ABI namespace -----------------------------------------------------------------------------
+
+#define EMCP_CAT5_(a, b, c, d, e) a##_##b##_##c##_##d##_##e
+#define EMCP_CAT5(a, b, c, d, e) EMCP_CAT5_(a, b, c, d, e)
+/// Inline namespace whose name encodes the layout-changing options.
+#define EMCP_ABI_NS                                                                     \
+  EMCP_CAT5(v0, EMCP_JSON_MAX_DEPTH, EMCP_JSON_MAX_KEY_LEN, EMCP_JSON_MAX_NUMBER_DIGITS, \
+            EMCP_JSONRPC_MAX_ID_LEN)
+#define EMCP_NS_BEGIN namespace emcp { inline namespace EMCP_ABI_NS {
+#define EMCP_NS_END } }
+
+#endif  // EMCP_OPT_H
