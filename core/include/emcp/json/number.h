@@ -16,14 +16,18 @@
 EMCP_NS_BEGIN
 namespace json {
 
-/// Longest text format_double() writes ("-1.2345678901234567e-308" is 24 bytes).
+/// Longest text format_double() writes: "-0.0000012345678901234567" (17 digits after
+/// "-0.00000") is 25 bytes; "-1.2345678901234567e-308" is 24.
 constexpr size_t kMaxDoubleChars = 25;
 
 /// Writes the finite double `v` as decimal text into `out` (at least kMaxDoubleChars bytes) and
 /// returns the number of bytes written (no NUL). The text parses back to exactly `v` and uses
 /// the layout of ECMAScript Number.prototype.toString (what JSON.stringify writes): "0", "-0"
 /// is written as "0", "3", "0.1", "1.5e-7", "1e+21", "123456789012345680000". The digits are
-/// the shortest that round-trip in almost all cases (Grisu2; at most one digit longer).
+/// the shortest that round-trip in almost all cases (Grisu2: about 99.9% of doubles). The rest
+/// are doubles whose shortest form lies on, or within about 2^-63 (relative) of, the edge of
+/// their rounding interval, which Grisu2 never returns; they get a longer exact form of at most 17
+/// digits, e.g. 1e23 is written "9.999999999999999e+22" where JavaScript writes "1e+23".
 /// Returns 0 for NaN and infinities, which JSON cannot represent.
 size_t format_double(double v, char* out);
 
@@ -39,8 +43,10 @@ constexpr size_t kMaxDecimalDigits = 64;
 /// even), where D is the integer whose decimal digits are `digits[0..count)`, each 0-9, most
 /// significant first (count <= kMaxDecimalDigits; count == 0 means zero). Values too small for
 /// a subnormal become (signed) zero. Returns kNumberOverflow when the value rounds to infinity
-/// (*out is then left unchanged), kInvalidArgument when count is too large, else kOk.
-/// Correctly rounded for every input, like a conforming strtod.
+/// (*out is then left unchanged), kInvalidArgument when count is too large (or a digit is above
+/// 9, or digits is null with count > 0), else kOk. Leading and trailing zero digits are allowed.
+/// Correctly rounded for every input, like a conforming strtod; any int32 exp10 is accepted.
+/// Stack: under 512 bytes on Cortex-M3 (two fixed-size big integers for hard cases).
 Status decimal_to_double(bool negative, const uint8_t* digits, size_t count, int32_t exp10,
                          double* out);
 

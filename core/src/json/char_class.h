@@ -1,0 +1,79 @@
+// Internal: byte classes shared by the JSON reader (validation) and writer (escaping and
+// UTF-8 repair). One 256-byte table in flash.
+#ifndef EMCP_SRC_JSON_CHAR_CLASS_H
+#define EMCP_SRC_JSON_CHAR_CLASS_H
+
+#include <stdint.h>
+
+#include "emcp/opt.h"
+
+EMCP_NS_BEGIN
+namespace json {
+namespace detail {
+
+// Byte classes inside a string. Everything but kPlain needs a closer look.
+enum StrClass : uint8_t {
+  kPlain = 0,  // printable ASCII other than '"' and '\'
+  kQuote,
+  kBackslash,
+  kControl,  // 0x00-0x1F
+  kBadByte,  // never valid here: 0x80-0xBF as a lead, 0xC0, 0xC1, 0xF5-0xFF
+  kLead2,    // 0xC2-0xDF: one continuation 80-BF
+  kLeadE0,   // two continuations, the first A0-BF (no overlong forms)
+  kLead3,    // 0xE1-0xEC, 0xEE, 0xEF: two continuations 80-BF
+  kLeadED,   // two continuations, the first 80-9F (no UTF-16 surrogates)
+  kLeadF0,   // three continuations, the first 90-BF (no overlong forms)
+  kLead4,    // 0xF1-0xF3: three continuations 80-BF
+  kLeadF4,   // three continuations, the first 80-8F (nothing above U+10FFFF)
+};
+
+struct StrTable {
+  uint8_t cls[256];
+};
+
+constexpr StrTable make_str_table() {
+  StrTable t{};
+  for (int c = 0; c < 256; ++c) {
+    uint8_t k = kPlain;
+    if (c < 0x20) k = kControl;
+    else if (c == '"') k = kQuote;
+    else if (c == '\\') k = kBackslash;
+    else if (c < 0x80) k = kPlain;
+    else if (c < 0xC2) k = kBadByte;
+    else if (c < 0xE0) k = kLead2;
+    else if (c == 0xE0) k = kLeadE0;
+    else if (c == 0xED) k = kLeadED;
+    else if (c < 0xF0) k = kLead3;
+    else if (c == 0xF0) k = kLeadF0;
+    else if (c < 0xF4) k = kLead4;
+    else if (c == 0xF4) k = kLeadF4;
+    else k = kBadByte;
+    t.cls[c] = k;
+  }
+  return t;
+}
+
+inline constexpr StrTable kStr = make_str_table();
+
+/// For a lead byte class: how many continuation bytes follow and the allowed range of the
+/// first one (later ones are always 80-BF). Returns false for classes that are not leads.
+inline bool utf8_lead(uint8_t cls, uint8_t* need, uint8_t* lo, uint8_t* hi) {
+  *lo = 0x80;
+  *hi = 0xBF;
+  switch (cls) {
+    case kLead2: *need = 1; return true;
+    case kLeadE0: *need = 2; *lo = 0xA0; return true;
+    case kLead3: *need = 2; return true;
+    case kLeadED: *need = 2; *hi = 0x9F; return true;
+    case kLeadF0: *need = 3; *lo = 0x90; return true;
+    case kLead4: *need = 3; return true;
+    case kLeadF4: *need = 3; *hi = 0x8F; return true;
+    default: return false;
+  }
+}
+
+}  // namespace detail
+}  // namespace json
+EMCP_NS_END
+
+#endif

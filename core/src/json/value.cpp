@@ -1,0 +1,245 @@
+#include "emcp/json/value.h"
+
+EMCP_NS_BEGIN
+namespace json {
+
+const char* type_name(Type t) {
+  switch (t) {
+    case Type::kMissing: return "missing";
+    case Type::kNull: return "null";
+    case Type::kBool: return "boolean";
+    case Type::kInt: return "integer";
+    case Type::kDouble: return "number";
+    case Type::kString: return "string";
+    case Type::kArray: return "array";
+    case Type::kObject: return "object";
+  }
+  return "unknown";
+}
+
+Result<bool> Value::as_bool() const {
+  if (!node_) return Status::kNotFound;
+  if (node_->type != Type::kBool) return Status::kWrongType;
+  return node_->boolean;
+}
+
+Result<int64_t> Value::as_int() const {
+  if (!node_) return Status::kNotFound;
+  if (node_->type == Type::kInt) return node_->u.i;
+  if (node_->type != Type::kDouble) return Status::kWrongType;
+  const double d = node_->u.d;
+  // [-2^63, 2^63) holds exactly the doubles that convert to int64 without overflow.
+  if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0)) return Status::kOutOfRange;
+  const int64_t i = static_cast<int64_t>(d);
+  if (static_cast<double>(i) != d) return Status::kOutOfRange;  // has a fraction
+  return i;
+}
+
+Result<double> Value::as_double() const {
+  if (!node_) return Status::kNotFound;
+  if (node_->type == Type::kDouble) return node_->u.d;
+  if (node_->type == Type::kInt) return static_cast<double>(node_->u.i);
+  return Status::kWrongType;
+}
+
+Result<StrView> Value::as_string() const {
+  if (!node_) return Status::kNotFound;
+  if (node_->type != Type::kString) return Status::kWrongType;
+  return StrView(node_->u.s.data, node_->u.s.size);
+}
+
+Value Value::get(StrView key) const {
+  if (!node_ || node_->type != Type::kObject) return Value();
+  for (const Node* n = node_->u.c.first; n != nullptr; n = n->next)
+    if (n->key_len == key.size() && StrView(n->key, n->key_len) == key) return Value(n);
+  return Value();
+}
+
+Value Value::at(size_t i) const {
+  if (!container()) return Value();
+  const Node* n = node_->u.c.first;
+  for (; n != nullptr && i != 0; --i) n = n->next;
+  return Value(n);
+}
+
+size_t Value::size() const { return container() ? node_->u.c.count : 0; }
+
+void write_value(Writer& w, Value v) {
+  const Node* const root = v.node();
+  if (root == nullptr) {
+    w.null();
+    return;
+  }
+  const Node* parents[EMCP_JSON_MAX_DEPTH];
+  uint32_t depth = 0;
+  const Node* n = root;
+  for (;;) {
+    if (depth != 0 && parents[depth - 1]->type == Type::kObject)
+      w.key(StrView(n->key, n->key_len));
+    bool descended = false;
+    switch (n->type) {
+      case Type::kObject:
+      case Type::kArray:
+        if (n->type == Type::kObject) w.begin_object();
+        else w.begin_array();
+        if (n->u.c.first != nullptr) {
+          if (depth == EMCP_JSON_MAX_DEPTH) {
+            w.set_error(Status::kDepthLimit);
+            return;
+          }
+          parents[depth++] = n;
+          n = n->u.c.first;
+          descended = true;
+        } else if (n->type == Type::kObject) {
+          w.end_object();
+        } else {
+          w.end_array();
+        }
+        break;
+      case Type::kString: w.string(StrView(n->u.s.data, n->u.s.size)); break;
+      case Type::kInt: w.int64(n->u.i); break;
+      case Type::kDouble: w.number(n->u.d); break;
+      case Type::kBool: w.boolean(n->boolean); break;
+      case Type::kNull:
+      case Type::kMissing: w.null(); break;
+    }
+    if (descended) continue;
+    // Next sibling, or close containers on the way up.
+    for (;;) {
+      if (depth == 0) return;
+      if (n->next != nullptr) {
+        n = n->next;
+        break;
+      }
+      n = parents[--depth];
+      if (n->type == Type::kObject) w.end_object();
+      else w.end_array();
+    }
+  }
+}
+
+void TreeBuilder::begin() {
+  depth_ = 0;
+  root_ = nullptr;
+  string_ = nullptr;
+  key_ = nullptr;
+  key_len_ = 0;
+  complete_ = false;
+  status_ = Status::kOk;
+  dup_key_ = StrView();
+}
+
+Status TreeBuilder::add(Type t, const Reader& r, Node** out) {
+  void* mem = nullptr;
+  if (arena_.alloc(sizeof(Node), alignof(Node), &mem) != Status::kOk) return Status::kNoSpace;
+  Node* n = static_cast<Node*>(mem);
+  n->key = key_;
+  n->key_len = key_len_;
+  n->next = nullptr;
+  n->type = t;
+  n->boolean = false;
+  n->u.c.first = nullptr;
+  n->u.c.count = 0;
+  key_ = nullptr;
+  key_len_ = 0;
+  switch (t) {
+    case Type::kInt: n->u.i = r.int_value(); break;
+    case Type::kDouble: n->u.d = r.double_value(); break;
+    case Type::kString:
+      n->u.s.data = "";
+      n->u.s.size = 0;
+      break;
+    default: break;
+  }
+  if (depth_ == 0) {
+    root_ = n;
+  } else {
+    Frame& f = frames_[depth_ - 1];
+    if (f.container->type == Type::kObject) {
+      for (const Node* s = f.container->u.c.first; s != nullptr; s = s->next) {
+        if (s->key_len == n->key_len && StrView(s->key, s->key_len) == StrView(n->key, n->key_len)) {
+          dup_key_ = StrView(n->key, n->key_len);
+          return Status::kInvalidArgument;
+        }
+      }
+    }
+    if (f.last != nullptr) f.last->next = n;
+    else f.container->u.c.first = n;
+    f.last = n;
+    ++f.container->u.c.count;
+  }
+  *out = n;
+  return Status::kOk;
+}
+
+Status TreeBuilder::on_event(Event e, const Reader& r) {
+  // Depth and completion are tracked even after a failure, so the caller knows when the
+  // value it handed over has ended.
+  const bool ends_value = completes_value(e);
+  if (e == Event::kObjectEnd || e == Event::kArrayEnd) {
+    if (depth_ == 0) return status_ = Status::kInvalidState;
+    --depth_;
+  }
+  if (status_ == Status::kOk) {
+    Node* n = nullptr;
+    Status s = Status::kOk;
+    switch (e) {
+      case Event::kKey: {
+        if (depth_ == 0 || frames_[depth_ - 1].container->type != Type::kObject) {
+          s = Status::kInvalidState;
+          break;
+        }
+        char* k = nullptr;
+        s = arena_.append(r.text().data(), r.text().size(), &k);
+        key_ = k;
+        key_len_ = static_cast<uint32_t>(r.text().size());
+        break;
+      }
+      case Event::kObjectBegin:
+      case Event::kArrayBegin:
+        if (depth_ >= EMCP_JSON_MAX_DEPTH) {
+          s = Status::kInvalidState;
+          break;
+        }
+        s = add(e == Event::kObjectBegin ? Type::kObject : Type::kArray, r, &n);
+        if (s == Status::kOk) frames_[depth_] = Frame{n, nullptr};
+        break;
+      case Event::kStringPart:
+      case Event::kString: {
+        if (string_ == nullptr) s = add(Type::kString, r, &string_);
+        if (s != Status::kOk) break;
+        char* p = nullptr;
+        const size_t len = r.text().size();
+        s = arena_.append(r.text().data(), len, &p);
+        if (s != Status::kOk) break;
+        if (len != 0) {
+          if (string_->u.s.size == 0) string_->u.s.data = p;
+          string_->u.s.size += static_cast<uint32_t>(len);
+        }
+        if (e == Event::kString) string_ = nullptr;
+        break;
+      }
+      case Event::kInt: s = add(Type::kInt, r, &n); break;
+      case Event::kDouble: s = add(Type::kDouble, r, &n); break;
+      case Event::kTrue:
+      case Event::kFalse:
+        s = add(Type::kBool, r, &n);
+        if (s == Status::kOk) n->boolean = e == Event::kTrue;
+        break;
+      case Event::kNull: s = add(Type::kNull, r, &n); break;
+      case Event::kObjectEnd:
+      case Event::kArrayEnd:
+        break;
+      default:
+        s = Status::kInvalidState;
+        break;
+    }
+    status_ = s;
+  }
+  if (e == Event::kObjectBegin || e == Event::kArrayBegin) ++depth_;
+  if (ends_value && depth_ == 0) complete_ = true;
+  return status_;
+}
+
+}  // namespace json
+EMCP_NS_END

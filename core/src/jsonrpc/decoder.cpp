@@ -1,0 +1,381 @@
+#include "emcp/jsonrpc/decoder.h"
+
+#include <new>
+#include <string.h>
+
+EMCP_NS_BEGIN
+namespace jsonrpc {
+
+using json::Event;
+
+Decoder::Decoder(json::Reader& reader, Arena& arena)
+    : reader_(reader), arena_(arena), base_(arena.mark()), builder_(arena) {
+  begin();
+}
+
+void Decoder::begin() {
+  reader_.reset();
+  arena_.rewind(base_);
+  builder_.begin();
+  phase_ = kTop;
+  skip_return_ = kTop;
+  skip_depth_ = 0;
+  field_ = kOther;
+  batch_ = false;
+  top_invalid_ = false;
+  too_large_ = false;
+  el_ = Element{};
+  id_len_ = 0;
+  last_ = nullptr;
+  decoded_ = Decoded{};
+}
+
+void Decoder::feed(const void* data, size_t n) {
+  reader_.feed(data, n);
+  pump();
+}
+
+void Decoder::pump() {
+  for (;;) {
+    const Event e = reader_.next();
+    if (e == Event::kNeedInput || e == Event::kError || e == Event::kDocumentEnd) return;
+    on_event(e);
+  }
+}
+
+void Decoder::skip_from(Event e, Phase then) {
+  if (json::completes_value(e)) {  // a scalar or a whole string: nothing more to skip
+    phase_ = then;
+    return;
+  }
+  // A container (its begin event raised the depth) or a string still coming in parts.
+  skip_depth_ = e == Event::kStringPart ? reader_.depth() : reader_.depth() - 1;
+  skip_return_ = then;
+  phase_ = kSkip;
+}
+
+void Decoder::start_element() {
+  el_ = Element{};
+  id_len_ = 0;
+}
+
+void Decoder::on_event(Event e) {
+  switch (phase_) {
+    case kTop:
+      if (e == Event::kObjectBegin) {
+        start_element();
+        phase_ = kMember;
+      } else if (e == Event::kArrayBegin) {
+        batch_ = true;
+        phase_ = kBatch;
+      } else {
+        top_invalid_ = true;
+        skip_from(e, kAfterTop);
+      }
+      return;
+    case kBatch:
+      if (e == Event::kArrayEnd) {
+        phase_ = kAfterTop;
+      } else if (e == Event::kObjectBegin) {
+        start_element();
+        phase_ = kMember;
+      } else {
+        Message* m = nullptr;
+        if (alloc_message(&m)) {
+          m->kind = Kind::kInvalid;
+          m->id = Id::null();
+          m->invalid_code = ErrorCode::kInvalidRequest;
+          m->reason = "Invalid Request: batch element is not an object";
+          add_message(m);
+        }
+        skip_from(e, kBatch);
+      }
+      return;
+    case kMember:
+      if (e == Event::kKey) {
+        const StrView k = reader_.text();
+        Field f = kOther;
+        if (k == "jsonrpc") f = kJsonrpc;
+        else if (k == "id") f = kId;
+        else if (k == "method") f = kMethod;
+        else if (k == "params") f = kParams;
+        else if (k == "result") f = kResult;
+        else if (k == "error") f = kError;
+        if (f != kOther) {
+          const uint8_t bit = static_cast<uint8_t>(1u << f);
+          if (el_.seen & bit) {
+            note_problem("Invalid Request: duplicate member");
+            f = kOther;  // skip the second value
+          }
+          el_.seen = static_cast<uint8_t>(el_.seen | bit);
+        }
+        field_ = f;
+        phase_ = kValue;
+      } else if (e == Event::kObjectEnd) {
+        end_element();
+        phase_ = batch_ ? kBatch : kAfterTop;
+      }
+      return;
+    case kValue:
+      on_value(e);
+      return;
+    case kCapture: {
+      const Status s = builder_.on_event(e, reader_);
+      if (s == Status::kNoSpace) too_large_ = true;
+      if (builder_.complete()) store_capture();
+      return;
+    }
+    case kSkip:
+      if (json::completes_value(e) && reader_.depth() == skip_depth_) phase_ = skip_return_;
+      return;
+    case kAfterTop:
+      return;
+  }
+}
+
+void Decoder::on_value(Event e) {
+  switch (field_) {
+    case kJsonrpc:
+      if (e == Event::kStringPart || e == Event::kString) {
+        const StrView t = reader_.text();
+        el_.jsonrpc_string = true;
+        if (t.size() <= sizeof el_.jsonrpc - el_.jsonrpc_len) {
+          memcpy(el_.jsonrpc + el_.jsonrpc_len, t.data(), t.size());
+          el_.jsonrpc_len = static_cast<uint8_t>(el_.jsonrpc_len + t.size());
+        } else {
+          el_.jsonrpc_len = sizeof el_.jsonrpc;  // too long: cannot be "2.0"
+        }
+        if (e == Event::kString) phase_ = kMember;
+        return;
+      }
+      skip_from(e, kMember);
+      return;
+    case kMethod:
+      el_.has_method = true;
+      if (e == Event::kStringPart || e == Event::kString) {
+        const StrView t = reader_.text();
+        el_.method_string = true;
+        if (!too_large_) {
+          char* p = nullptr;
+          if (arena_.append(t.data(), t.size(), &p) != Status::kOk) {
+            too_large_ = true;
+          } else {
+            if (el_.method == nullptr) el_.method = p;
+            el_.method_len += static_cast<uint32_t>(t.size());
+          }
+        }
+        if (e == Event::kString) phase_ = kMember;
+        return;
+      }
+      skip_from(e, kMember);
+      return;
+    case kId:
+      el_.has_id = true;
+      switch (e) {
+        case Event::kInt:
+          el_.id = Id::of(reader_.int_value());
+          break;
+        case Event::kDouble: {
+          // JSON-RPC allows numbers; MCP ids are integers. 1.0 is the integer 1.
+          const double d = reader_.double_value();
+          if (d >= -9223372036854775808.0 && d < 9223372036854775808.0 &&
+              static_cast<double>(static_cast<int64_t>(d)) == d) {
+            el_.id = Id::of(static_cast<int64_t>(d));
+          } else {
+            el_.id_problem = "Invalid Request: id must be a string or an integer";
+          }
+          break;
+        }
+        case Event::kNull:
+          el_.id = Id::null();
+          break;
+        case Event::kStringPart:
+        case Event::kString: {
+          const StrView t = reader_.text();
+          if (el_.id_problem == nullptr) {
+            if (t.size() > sizeof id_buf_ - id_len_) {
+              el_.id_problem = "Invalid Request: id too long";
+            } else {
+              memcpy(id_buf_ + id_len_, t.data(), t.size());
+              id_len_ = static_cast<uint16_t>(id_len_ + t.size());
+            }
+          }
+          if (e == Event::kStringPart) return;  // more to come
+          if (el_.id_problem == nullptr) el_.id = Id::of(StrView(id_buf_, id_len_));
+          break;
+        }
+        default:
+          el_.id_problem = "Invalid Request: id must be a string or an integer";
+          skip_from(e, kMember);
+          return;
+      }
+      phase_ = kMember;
+      return;
+    case kParams:
+    case kResult:
+    case kError:
+      builder_.begin();
+      phase_ = kCapture;
+      on_event(e);
+      return;
+    case kOther:
+      skip_from(e, kMember);
+      return;
+  }
+}
+
+void Decoder::store_capture() {
+  phase_ = kMember;
+  if (builder_.status() == Status::kInvalidArgument) {
+    note_problem("Invalid Request: duplicate key");
+    return;
+  }
+  const json::Value v = builder_.root();
+  switch (field_) {
+    case kParams:
+      el_.has_params = true;
+      el_.params = v;
+      break;
+    case kResult:
+      el_.has_result = true;
+      el_.result = v;
+      break;
+    case kError:
+      el_.has_error = true;
+      el_.error = v;
+      break;
+    default:
+      break;
+  }
+}
+
+bool Decoder::alloc_message(Message** out) {
+  *out = nullptr;
+  if (too_large_) return false;
+  void* mem = nullptr;
+  if (arena_.alloc(sizeof(Message), alignof(Message), &mem) != Status::kOk) {
+    too_large_ = true;
+    return false;
+  }
+  *out = new (mem) Message();  // placement: constructs in the arena, no heap
+  return true;
+}
+
+void Decoder::add_message(Message* m) {
+  if (last_ == nullptr) decoded_.first = m;
+  else last_->next = m;
+  last_ = m;
+  ++decoded_.count;
+}
+
+void Decoder::end_element() {
+  Message* m = nullptr;
+  if (!alloc_message(&m)) return;
+  Element& el = el_;
+  // The id to answer with: a usable id, else null.
+  Id id = Id::null();
+  if (el.has_id && el.id_problem == nullptr) {
+    id = el.id;
+    if (id.type == Id::Type::kString) {
+      char* copy = nullptr;
+      if (arena_.append(id.str.data(), id.str.size(), &copy) != Status::kOk) {
+        too_large_ = true;
+        return;
+      }
+      id.str = StrView(copy, id.str.size());
+    }
+  }
+  m->id = id;
+  const char* why = el.problem;
+  const bool jsonrpc_ok = el.jsonrpc_string && el.jsonrpc_len == 3 && memcmp(el.jsonrpc, "2.0", 3) == 0;
+  if (why == nullptr && !jsonrpc_ok) why = "Invalid Request: jsonrpc must be \"2.0\"";
+  if (why == nullptr && el.id_problem != nullptr) why = el.id_problem;
+  if (why == nullptr) {
+    if (el.has_method) {
+      if (!el.method_string) why = "Invalid Request: method must be a string";
+      else if (el.has_result || el.has_error) why = "Invalid Request: a request has no result or error";
+      else if (el.has_params && !el.params.is_object() && !el.params.is_array())
+        why = "Invalid Request: params must be an object or an array";
+      else if (el.has_id && el.id.type == Id::Type::kNull)
+        why = "Invalid Request: id must not be null";
+    } else if (el.has_result && el.has_error) {
+      why = "Invalid Request: both result and error";
+    } else if (el.has_result) {
+      if (!el.has_id || el.id.type == Id::Type::kNull) why = "Invalid Request: response without id";
+    } else if (el.has_error) {
+      if (!el.has_id) why = "Invalid Request: error response without id";
+      else if (!el.error["code"].is_int() || !el.error["message"].is_string())
+        why = "Invalid Request: error must have an integer code and a string message";
+    } else {
+      why = "Invalid Request: missing method";
+    }
+  }
+  if (why != nullptr) {
+    m->kind = Kind::kInvalid;
+    m->invalid_code = ErrorCode::kInvalidRequest;
+    m->reason = why;
+  } else if (el.has_method) {
+    m->kind = el.has_id ? Kind::kRequest : Kind::kNotification;
+    m->method = el.method != nullptr ? StrView(el.method, el.method_len) : StrView();
+    m->params = el.params;
+  } else if (el.has_result) {
+    m->kind = Kind::kResponse;
+    m->result = el.result;
+  } else {
+    m->kind = Kind::kErrorResponse;
+    m->error.code = el.error["code"].as_int().value();
+    m->error.message = el.error["message"].as_string().value();
+    m->error.data = el.error["data"];
+  }
+  if (m->kind == Kind::kNotification) m->id = Id{};  // notifications carry no id
+  add_message(m);
+}
+
+Message& Decoder::whole_error(ErrorCode code, const char* reason, Status cause, int64_t offset, Id id) {
+  error_ = Message{};
+  error_.kind = Kind::kInvalid;
+  error_.id = id;
+  error_.invalid_code = code;
+  error_.reason = reason;
+  error_.cause = cause;
+  error_.offset = offset;
+  decoded_.first = &error_;
+  decoded_.count = 1;
+  decoded_.batch = false;
+  return error_;
+}
+
+const Decoded& Decoder::finish() {
+  reader_.finish();
+  pump();
+  // The id of a single message, when it was read intact: answers to whole-input failures that
+  // are not parse errors carry it so the client can match them.
+  Id known = Id::null();
+  if (!batch_ && el_.has_id && el_.id_problem == nullptr && el_.id.type != Id::Type::kNone)
+    known = el_.id;
+  const Status rs = reader_.status();
+  if (rs != Status::kOk) {
+    const int64_t at = static_cast<int64_t>(reader_.offset());
+    if (is_json_limit_error(rs)) {
+      whole_error(ErrorCode::kInvalidRequest, "Invalid Request", rs, at, known);
+    } else {
+      whole_error(ErrorCode::kParseError, "Parse error", rs, at, Id::null());
+    }
+  } else if (too_large_) {
+    whole_error(ErrorCode::kInvalidRequest, "Invalid Request: message too large for the arena",
+                Status::kNoSpace, -1, known);
+  } else if (top_invalid_) {
+    whole_error(ErrorCode::kInvalidRequest,
+                "Invalid Request: expected a JSON-RPC object or a batch array", Status::kOk, -1,
+                Id::null());
+  } else if (batch_ && decoded_.count == 0) {
+    whole_error(ErrorCode::kInvalidRequest, "Invalid Request: empty batch", Status::kOk, -1,
+                Id::null());
+  } else {
+    decoded_.batch = batch_;
+  }
+  return decoded_;
+}
+
+}  // namespace jsonrpc
+EMCP_NS_END
