@@ -63,6 +63,15 @@
 #define EMCP_ARENA_SIZE 4096
 #endif
 
+// ---- Transports --------------------------------------------------------------------------------
+
+/// Longest message (one line on stdio/UART) in bytes, newline excluded. Longer lines are
+/// answered with -32600 and skipped to the next newline. This bounds time per message; memory
+/// is bounded by the arena whatever this is.
+#ifndef EMCP_MAX_MESSAGE_LEN
+#define EMCP_MAX_MESSAGE_LEN 65536
+#endif
+
 // ---- Diagnostics -------------------------------------------------------------------------------
 
 /// 1: error messages carry human-readable text; 0: only codes (saves flash).

@@ -345,14 +345,18 @@ Message& Decoder::whole_error(ErrorCode code, const char* reason, Status cause, 
   return error_;
 }
 
+Id Decoder::known_id() const {
+  if (!batch_ && el_.has_id && el_.id_problem == nullptr && el_.id.type != Id::Type::kNone)
+    return el_.id;
+  return Id::null();
+}
+
 const Decoded& Decoder::finish() {
   reader_.finish();
   pump();
-  // The id of a single message, when it was read intact: answers to whole-input failures that
-  // are not parse errors carry it so the client can match them.
-  Id known = Id::null();
-  if (!batch_ && el_.has_id && el_.id_problem == nullptr && el_.id.type != Id::Type::kNone)
-    known = el_.id;
+  // Answers to whole-input failures that are not parse errors carry the id when it was read
+  // intact, so the client can match them.
+  const Id known = known_id();
   const Status rs = reader_.status();
   if (rs != Status::kOk) {
     const int64_t at = static_cast<int64_t>(reader_.offset());

@@ -69,6 +69,9 @@ class Decoder {
   bool failed() const { return reader_.status() != Status::kOk; }
   /// True once the top-level value is complete (only whitespace may follow).
   bool value_complete() const { return reader_.done(); }
+  /// The id of a single (non-batch) message if it has been read intact so far, else null. A
+  /// framer that gives up on an input (too long) answers with it.
+  Id known_id() const;
 
  private:
   enum Phase : uint8_t { kTop, kBatch, kMember, kValue, kCapture, kSkip, kAfterTop };

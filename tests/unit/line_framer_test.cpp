@@ -1,0 +1,127 @@
+// The newline framer of the MCP stdio transport: one JSON-RPC message per line, blank lines
+// ignored, over-long lines rejected and skipped, any split of the input.
+#include "emcp/transport/line_framer.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "heap_guard.h"
+
+using emcp::StrView;
+using emcp::jsonrpc::Id;
+using emcp::jsonrpc::Kind;
+using emcp::transport::LineFramer;
+
+namespace {
+
+struct Rig {
+  emcp::json::StaticReader<> reader;
+  emcp::StaticArena<2048> arena;
+  emcp::jsonrpc::Decoder decoder{reader, arena};
+};
+
+// Runs `input` through a framer in pieces of `piece` bytes (0: whole) and describes each event:
+// "R<id>" request, "N" notification, "E<code>" invalid, "L<id>" line too long.
+std::vector<std::string> run(const std::string& input, size_t piece, size_t max_line = 64,
+                             bool finish = true) {
+  static Rig rig;
+  LineFramer framer(rig.decoder, max_line);
+  std::vector<std::string> out;
+  char events[256];
+  size_t nev = 0;
+  auto note = [&](LineFramer::Event ev) {
+    if (nev >= sizeof events) return;
+    if (ev == LineFramer::Event::kMessage) {
+      const auto* m = framer.decoded().first;
+      events[nev++] = m->kind == Kind::kRequest ? 'R' : m->kind == Kind::kNotification ? 'N' : 'E';
+      // Keep the id (small ints in these tests) or the error code class.
+      events[nev++] = m->kind == Kind::kInvalid
+                          ? (m->invalid_code == emcp::jsonrpc::ErrorCode::kParseError ? 'p' : 'i')
+                          : static_cast<char>('0' + (m->id.type == Id::Type::kInt ? m->id.num % 10 : 0));
+    } else if (ev == LineFramer::Event::kTooLong) {
+      events[nev++] = 'L';
+      events[nev++] = framer.too_long_id().type == Id::Type::kInt
+                          ? static_cast<char>('0' + framer.too_long_id().num % 10)
+                          : 'n';
+    }
+  };
+  {
+    emcp_test::NoHeapScope no_heap;
+    size_t pos = 0;
+    while (pos < input.size()) {
+      size_t n = piece == 0 ? input.size() - pos : std::min(piece, input.size() - pos);
+      const char* p = input.data() + pos;
+      pos += n;
+      while (n != 0) {
+        size_t used = 0;
+        LineFramer::Event ev = framer.push(p, n, &used);
+        p += used;
+        n -= used;
+        if (ev == LineFramer::Event::kNeedInput) {
+          EXPECT_EQ(n, 0u);
+          break;
+        }
+        note(ev);
+      }
+    }
+    if (finish) note(framer.finish());
+  }
+  for (size_t i = 0; i + 1 < nev; i += 2) out.push_back(std::string(events + i, 2));
+  return out;
+}
+
+// The same events whatever the split.
+std::vector<std::string> run_all(const std::string& input, size_t max_line = 64) {
+  auto whole = run(input, 0, max_line);
+  for (size_t piece : {1u, 2u, 3u, 7u, 13u}) EXPECT_EQ(run(input, piece, max_line), whole) << piece;
+  return whole;
+}
+
+using V = std::vector<std::string>;
+
+}  // namespace
+
+TEST(LineFramer, OneMessagePerLine) {
+  EXPECT_EQ(run_all("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n"
+                    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
+                    "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n"),
+            (V{"R1", "N0", "R2"}));
+}
+
+TEST(LineFramer, CrLfAndBlankLinesAndLastLineWithoutNewline) {
+  EXPECT_EQ(run_all("\n\r\n  \t\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"}\r\n\n"
+                    "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"b\"}"),
+            (V{"R1", "R2"}));
+  // Without finish() the unterminated last line is still pending.
+  EXPECT_EQ(run("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"}", 0, 64, false), V{});
+}
+
+TEST(LineFramer, BadLinesAreAnsweredAndTheNextLineWorks) {
+  EXPECT_EQ(run_all("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"\n"   // truncated
+                    "not json\n"
+                    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"} {}\n"  // two values
+                    "{\"jsonrpc\":\"2.0\",\"method\":1}\n"
+                    "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ok\"}\n"),
+            (V{"Ep", "Ep", "Ep", "Ei", "R3"}));
+}
+
+TEST(LineFramer, OverLongLinesAreSkipped) {
+  const std::string ok = "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}\n";
+  // The id comes before the limit, so the answer can carry it.
+  const std::string long_line =
+      "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"x\",\"params\":{\"t\":\"" + std::string(200, 'a') +
+      "\"}}\n";
+  EXPECT_EQ(run_all(long_line + ok), (V{"L7", "R4"}));
+  // Garbage that never ends a line is skipped too, with id null.
+  EXPECT_EQ(run_all(std::string(500, '[') + "\n" + ok), (V{"Ln", "R4"}));
+  // Exactly at the limit is fine; one more byte is not.
+  std::string exact = "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"p\"}";
+  exact += std::string(64 - exact.size(), ' ');
+  ASSERT_EQ(exact.size(), 64u);
+  EXPECT_EQ(run_all(exact + "\n"), V{"R5"});
+  EXPECT_EQ(run_all(exact + " \n" + ok), (V{"L5", "R4"}));
+  // An over-long last line without newline is dropped at the end of the stream.
+  EXPECT_EQ(run_all(ok + std::string(100, 'x')), (V{"R4", "Ln"}));
+}
