@@ -99,7 +99,7 @@ std::string make_tools_list() {
   std::string s;
   s.reserve(24 * 1024);
   s += R"({"jsonrpc":"2.0","id":2,"result":{"tools":[)";
-  const uint32_t kTools = 36;
+  const uint32_t kTools = 30;
   for (uint32_t t = 0; t < kTools; ++t) {
     const char* verb = kVerbs[(t * 5u + rng.below(3)) % kVerbCount];
     const char* noun = kNouns[t % kNounCount];
@@ -116,13 +116,13 @@ std::string make_tools_list() {
     s += R"(","title":")";
     append_title(&s, verb, noun);
     s += R"(","description":")";
-    const uint32_t sentences = 2 + rng.below(3);
+    const uint32_t sentences = 1 + rng.below(3);
     for (uint32_t i = 0; i < sentences; ++i) {
       if (i != 0) s += ' ';
       s += kSentences[(t * 3u + i * 7u + rng.below(2)) % kSentenceCount];
     }
     s += R"(","inputSchema":{"type":"object","properties":{)";
-    const uint32_t props = 2 + rng.below(4);
+    const uint32_t props = 2 + rng.below(3);
     const uint32_t first = rng.below(kPropCount);
     for (uint32_t i = 0; i < props; ++i) {
       const Prop& p = kProps[(first + i * 3u) % kPropCount];

@@ -12,7 +12,7 @@ namespace bench {
 /// `_meta` with a progressToken.
 std::string make_tools_call();
 
-/// A large MCP `tools/list` response (~20 KB, compact JSON): a result with 36 tools, each with
+/// A large MCP `tools/list` response (~20 KB, compact JSON): a result with 30 tools, each with
 /// name, title, description (sentences with \n, \", \\, \u escapes and non-ASCII UTF-8),
 /// inputSchema (properties with types, enums, minimum/maximum, defaults, required) and
 /// annotations; plus nextCursor.

@@ -16,3 +16,9 @@ if(EMCP_SANITIZE)
   add_compile_options(-fsanitize=${EMCP_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
   add_link_options(-fsanitize=${EMCP_SANITIZE})
 endif()
+
+# Fuzz builds: instrument all code for coverage (libFuzzer needs the edges of core, not only of
+# the target file); the targets themselves link with -fsanitize=fuzzer.
+if(EMCP_BUILD_FUZZ)
+  add_compile_options(-fsanitize=fuzzer-no-link)
+endif()
