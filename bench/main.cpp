@@ -130,26 +130,19 @@ double time_run(const Parser& p, const std::string& in, uint64_t iters) {
   return ok ? t1 - t0 : -1.0;
 }
 
-// Throughput in MB/s (10^6 bytes per second of wall clock): the iteration count is calibrated
-// so one repetition takes about `rep_s`; the best (fastest) of `reps` repetitions counts.
-double measure_mbps(const Parser& p, const std::string& in, double rep_s, int reps) {
+// Iterations for one repetition of about `rep_s` seconds (doubling until a run takes a quarter
+// of that, which also warms caches, branch predictors and the allocator); 0 if a parse failed.
+uint64_t calibrate(const Parser& p, const std::string& in, double rep_s) {
   uint64_t iters = 1;
   double t = 0;
-  for (;;) {  // calibrate (and warm up caches, branch predictors and the allocator)
+  for (;;) {
     t = time_run(p, in, iters);
-    if (t < 0) return -1.0;
+    if (t < 0) return 0;
     if (t >= rep_s / 4 || iters >= (1ull << 40)) break;
     iters *= 2;
   }
-  iters = static_cast<uint64_t>(ceil(static_cast<double>(iters) * rep_s / t));
-  if (iters == 0) iters = 1;
-  double best = 1e300;
-  for (int r = 0; r < reps; ++r) {
-    const double s = time_run(p, in, iters);
-    if (s < 0) return -1.0;
-    if (s / static_cast<double>(iters) < best) best = s / static_cast<double>(iters);
-  }
-  return static_cast<double>(in.size()) / best / 1e6;
+  const uint64_t n = static_cast<uint64_t>(ceil(static_cast<double>(iters) * rep_s / t));
+  return n == 0 ? 1 : n;
 }
 
 // ---- instructions per byte (from scripts/bench) ----------------------------------------------
@@ -286,17 +279,39 @@ int main(int argc, char** argv) {
   IrMap ir;
   if (ir_path != nullptr && !read_ir(ir_path, &ir)) return 1;
 
-  fprintf(stderr, "timing: best of %d repetitions of ~%.0f ms per parser and input\n", reps,
-          rep_s * 1000);
-  std::map<std::string, double> mbps;
+  // Throughput in MB/s (10^6 bytes per second of wall clock), the best (fastest) of `reps`
+  // repetitions. The repetitions go round robin over all parsers and inputs, so a burst of load
+  // from another process costs every row a repetition rather than one row all of them.
+  fprintf(stderr, "timing: best of %d round-robin repetitions of ~%.0f ms per parser and input\n",
+          reps, rep_s * 1000);
+  struct Cell {
+    const Parser* p;
+    const Input* in;
+    uint64_t iters;
+    double best;  // seconds per parse
+  };
+  std::vector<Cell> cells;
+  for (const Parser& p : parsers)
+    for (const Input& in : inputs) cells.push_back({&p, &in, calibrate(p, in.text, rep_s), 1e300});
   bool failed = false;
-  for (const Parser& p : parsers) {
-    for (const Input& in : inputs) {
-      const double v = measure_mbps(p, in.text, rep_s, reps);
-      if (v < 0) failed = true;
-      mbps[std::string(p.id) + " " + in.id] = v;
-      fprintf(stderr, "  %-20s %-5s %10s MB/s\n", p.id, in.id, fmt_mbps(v).c_str());
+  for (int r = 0; r < reps; ++r) {
+    for (Cell& c : cells) {
+      if (c.iters == 0) continue;
+      const double s = time_run(*c.p, c.in->text, c.iters);
+      if (s < 0) {
+        c.iters = 0;
+        continue;
+      }
+      const double per = s / static_cast<double>(c.iters);
+      if (per < c.best) c.best = per;
     }
+  }
+  std::map<std::string, double> mbps;
+  for (const Cell& c : cells) {
+    const double v = c.iters == 0 ? -1.0 : static_cast<double>(c.in->text.size()) / c.best / 1e6;
+    if (v < 0) failed = true;
+    mbps[std::string(c.p->id) + " " + c.in->id] = v;
+    fprintf(stderr, "  %-20s %-5s %10s MB/s\n", c.p->id, c.in->id, fmt_mbps(v).c_str());
   }
 
   printf("## Results\n\n");

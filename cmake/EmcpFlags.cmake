@@ -6,11 +6,11 @@ target_compile_options(emcp_flags INTERFACE
   -Wnon-virtual-dtor -Wold-style-cast -Wcast-align -Wunused -Woverloaded-virtual
   -Wsign-conversion -Wdouble-promotion -Wformat=2 -Wimplicit-fallthrough)
 
-# Test code uses GoogleTest, which needs exceptions off-by-default-safe builds; it keeps the
-# warnings but may use RTTI-free GoogleTest as shipped by Debian.
+# Test code: the same language rules (no exceptions, no RTTI, warnings as errors); GoogleTest
+# adapts to both. Sign conversions are allowed in tests, where size_t/int mixes are harmless.
 add_library(emcp_test_flags INTERFACE)
 target_compile_options(emcp_test_flags INTERFACE
-  -Wall -Wextra -Wconversion -Wshadow -Werror -Wno-sign-conversion)
+  -fno-exceptions -fno-rtti -Wall -Wextra -Wconversion -Wshadow -Werror -Wno-sign-conversion)
 
 if(EMCP_SANITIZE)
   add_compile_options(-fsanitize=${EMCP_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
