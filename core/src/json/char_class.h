@@ -3,7 +3,9 @@
 #ifndef EMCP_SRC_JSON_CHAR_CLASS_H
 #define EMCP_SRC_JSON_CHAR_CLASS_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "emcp/opt.h"
 
@@ -54,6 +56,35 @@ constexpr StrTable make_str_table() {
 }
 
 inline constexpr StrTable kStr = make_str_table();
+
+/// Skips bytes of class kPlain from p (up to end) and returns the first other byte's position
+/// (or end). Tests a machine word at a time: a byte needs attention when it is '"', '\\', below
+/// 0x20 or at least 0x80 (the "has zero byte" / "has byte less than" bit tricks). Borrows only
+/// run towards higher bytes, so the lowest flagged byte is exactly the first such byte; on
+/// little-endian targets its index is the count of trailing zero bits / 8.
+inline const uint8_t* skip_plain(const uint8_t* p, const uint8_t* end) {
+  using Word = uintptr_t;
+  constexpr Word kOnes = static_cast<Word>(~static_cast<Word>(0)) / 255u;
+  constexpr Word kHigh = kOnes * 0x80u;
+  while (static_cast<size_t>(end - p) >= sizeof(Word)) {
+    Word w;
+    memcpy(&w, p, sizeof w);
+    const Word q = w ^ (kOnes * static_cast<Word>('"'));
+    const Word b = w ^ (kOnes * static_cast<Word>('\\'));
+    const Word flags = (((q - kOnes) & ~q) | ((b - kOnes) & ~b) | (w - kOnes * 0x20u) | w) & kHigh;
+    if (flags != 0) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+      if (sizeof(Word) == 8) return p + (__builtin_ctzll(static_cast<unsigned long long>(flags)) >> 3);
+      return p + (__builtin_ctz(static_cast<unsigned>(flags)) >> 3);
+#else
+      break;
+#endif
+    }
+    p += sizeof(Word);
+  }
+  while (p != end && kStr.cls[*p] == kPlain) ++p;
+  return p;
+}
 
 /// For a lead byte class: how many continuation bytes follow and the allowed range of the
 /// first one (later ones are always 80-BF). Returns false for classes that are not leads.

@@ -176,11 +176,20 @@ Event Reader::next() {
             return push(true);
           case '[':
             return push(false);
-          case '"':
+          case '"': {
+            // Fast path: a string without escapes or non-ASCII that ends in this input.
+            const uint8_t* q = detail::skip_plain(p + 1, end_);
+            if (q != end_ && *q == '"') {
+              text_ = reinterpret_cast<const char*>(p + 1);
+              text_len_ = static_cast<size_t>(q - p - 1);
+              p_ = q + 1;
+              return value_done(Event::kString);
+            }
             ++p_;
             state_ = kString;
             str_key_ = false;
             return scan_string();
+          }
           case 't':
             literal_ = "true";
             break;
@@ -213,8 +222,24 @@ Event Reader::next() {
       case kObjectFirst:
         if (c == '}') return close(true);
         [[fallthrough]];
-      case kObjectKey:
+      case kObjectKey: {
         if (c != '"') return fail(Status::kUnexpectedChar);
+        // Fast path: a plain key that ends in this input, usually followed by its colon.
+        const uint8_t* q = detail::skip_plain(p + 1, end_);
+        if (q != end_ && *q == '"' && static_cast<size_t>(q - p - 1) <= key_cap_) {
+          text_ = reinterpret_cast<const char*>(p + 1);
+          text_len_ = static_cast<size_t>(q - p - 1);
+          ++q;
+          while (q != end_ && is_ws(*q)) ++q;
+          if (q != end_ && *q == ':') {
+            p_ = q + 1;
+            state_ = kValue;
+          } else {
+            p_ = q;
+            state_ = kColon;
+          }
+          return Event::kKey;
+        }
         ++p_;
         state_ = kKeyString;
         str_key_ = true;
@@ -222,6 +247,7 @@ Event Reader::next() {
         key_copying_ = false;
         key_overflow_ = false;
         return scan_string();
+      }
       case kColon:
         if (c != ':') return fail(Status::kUnexpectedChar);
         ++p_;
@@ -273,7 +299,7 @@ Event Reader::scan_string() {
       --u8_need_;
       ++p;
     }
-    while (p != end && kStr.cls[*p] == kPlain) ++p;
+    p = detail::skip_plain(p, end);
     if (p == end) break;
     const uint8_t c = *p;
     switch (kStr.cls[c]) {

@@ -123,7 +123,7 @@ void Writer::escape(const uint8_t* p, size_t n) {
     uint8_t cls = 0;
     size_t valid = 0;
     for (;;) {
-      while (p != end && kStr.cls[*p] == detail::kPlain) ++p;
+      p = detail::skip_plain(p, end);
       if (p == end) break;
       cls = kStr.cls[*p];
       if (cls < detail::kLead2) break;
