@@ -2,7 +2,7 @@
 // cJSON and nlohmann::json, on an MCP tools/call request and a tools/list response.
 //
 // Modes (see bench/README.md for the method):
-//   emcp_json_bench [--ir FILE] [--reps R] [--rep-ms MS]
+//   emcp_json_bench [--ir FILE] [--reps R] [--rep-ms MS] [--note TEXT]
 //       cross-check, then throughput (MB/s, best of R repetitions), then one Markdown table;
 //       with --ir, the table also has instructions per byte (lines "PARSER INPUT VALUE" in
 //       FILE, as scripts/bench writes them from callgrind) and the ratios to the peers.
@@ -211,7 +211,7 @@ void print_ratio(const std::vector<Parser>& ps, const IrMap& ir, const Input& in
 
 int usage() {
   fprintf(stderr,
-          "usage: emcp_json_bench [--ir FILE] [--reps R] [--rep-ms MS]\n"
+          "usage: emcp_json_bench [--ir FILE] [--reps R] [--rep-ms MS] [--note TEXT]\n"
           "       emcp_json_bench --check | --list | --size INPUT | --dump INPUT\n"
           "       emcp_json_bench --run PARSER INPUT N      (INPUT: call or list)\n");
   return 2;
@@ -253,6 +253,7 @@ int main(int argc, char** argv) {
 
   bool check_only = false;
   const char* ir_path = nullptr;
+  const char* note = nullptr;
   int reps = 7;
   double rep_s = 0.05;
   for (int i = 1; i < argc; ++i) {
@@ -260,6 +261,8 @@ int main(int argc, char** argv) {
       check_only = true;
     } else if (strcmp(argv[i], "--ir") == 0 && i + 1 < argc) {
       ir_path = argv[++i];
+    } else if (strcmp(argv[i], "--note") == 0 && i + 1 < argc) {
+      note = argv[++i];
     } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
       reps = atoi(argv[++i]);
     } else if (strcmp(argv[i], "--rep-ms") == 0 && i + 1 < argc) {
@@ -271,6 +274,7 @@ int main(int argc, char** argv) {
   if (reps < 1 || rep_s <= 0) return usage();
 
   printf("# emcp JSON benchmark\n\n");
+  if (note != nullptr) printf("%s\n\n", note);
   for (const Input& in : inputs) printf("- input %s: %zu bytes\n", in.title, in.text.size());
   printf("\n");
   if (!cross_check(parsers, inputs)) return 1;
@@ -316,7 +320,15 @@ int main(int argc, char** argv) {
 
   printf("## Results\n\n");
   printf("MB/s = 10^6 bytes per second, wall clock, best of %d; instr/byte from callgrind, "
-         "(Ir(2N) - Ir(N)) / (N * bytes).\n\n", reps);
+         "(Ir(2N) - Ir(N)) / (N * bytes).\n", reps);
+  // Wall-clock figures are only as good as the machine was quiet: say how busy it was.
+  if (FILE* f = fopen("/proc/loadavg", "r")) {
+    double l1 = 0, l5 = 0;
+    if (fscanf(f, "%lf %lf", &l1, &l5) == 2)
+      printf("Load average when the timing ended: %.2f (1 min), %.2f (5 min).\n", l1, l5);
+    fclose(f);
+  }
+  printf("\n");
   printf("| parser | kind | %s MB/s | %s instr/byte | %s MB/s | %s instr/byte |\n",
          inputs[0].title, inputs[0].title, inputs[1].title, inputs[1].title);
   printf("|---|---|---:|---:|---:|---:|\n");

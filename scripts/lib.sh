@@ -36,3 +36,5 @@ find_shared_dir() {
 }
 
 BASE_PACKAGES=(cmake ninja-build g++ binutils libgtest-dev)
+# The benchmark peers (scripts/bench measures against them; scripts/test cross-checks with them).
+BENCH_PACKAGES=(rapidjson-dev libyajl-dev libcjson-dev nlohmann-json3-dev pkg-config)

@@ -173,71 +173,81 @@ Status TreeBuilder::add(Type t, const Reader& r, Node** out) {
 }
 
 Status TreeBuilder::on_event(Event e, const Reader& r) {
-  // Depth and completion are tracked even after a failure, so the caller knows when the
-  // value it handed over has ended.
-  const bool ends_value = completes_value(e);
-  if (e == Event::kObjectEnd || e == Event::kArrayEnd) {
-    if (depth_ == 0) return status_ = Status::kInvalidState;
-    --depth_;
-  }
-  if (status_ == Status::kOk) {
-    Node* n = nullptr;
-    Status s = Status::kOk;
-    switch (e) {
-      case Event::kKey: {
-        if (depth_ == 0 || frames_[depth_ - 1].container->type != Type::kObject) {
-          s = Status::kInvalidState;
-          break;
-        }
-        char* k = nullptr;
-        s = arena_.append(r.text().data(), r.text().size(), &k);
-        key_ = k;
-        key_len_ = static_cast<uint32_t>(r.text().size());
-        break;
-      }
-      case Event::kObjectBegin:
-      case Event::kArrayBegin:
-        if (depth_ >= EMCP_JSON_MAX_DEPTH) {
-          s = Status::kInvalidState;
-          break;
-        }
-        s = add(e == Event::kObjectBegin ? Type::kObject : Type::kArray, r, &n);
-        if (s == Status::kOk) frames_[depth_] = Frame{n, nullptr};
-        break;
-      case Event::kStringPart:
-      case Event::kString: {
-        if (string_ == nullptr) s = add(Type::kString, r, &string_);
-        if (s != Status::kOk) break;
-        char* p = nullptr;
-        const size_t len = r.text().size();
-        s = arena_.append(r.text().data(), len, &p);
-        if (s != Status::kOk) break;
-        if (len != 0) {
-          if (string_->u.s.size == 0) string_->u.s.data = p;
-          string_->u.s.size += static_cast<uint32_t>(len);
-        }
-        if (e == Event::kString) string_ = nullptr;
-        break;
-      }
-      case Event::kInt: s = add(Type::kInt, r, &n); break;
-      case Event::kDouble: s = add(Type::kDouble, r, &n); break;
-      case Event::kTrue:
-      case Event::kFalse:
-        s = add(Type::kBool, r, &n);
-        if (s == Status::kOk) n->boolean = e == Event::kTrue;
-        break;
-      case Event::kNull: s = add(Type::kNull, r, &n); break;
-      case Event::kObjectEnd:
-      case Event::kArrayEnd:
-        break;
-      default:
+  // Depth and completion are tracked even after a failure, so the caller knows when the value
+  // it handed over has ended; nodes are only built while everything went well.
+  const bool build = status_ == Status::kOk;
+  Node* n = nullptr;
+  Status s = Status::kOk;
+  switch (e) {
+    case Event::kKey: {
+      if (!build) break;
+      if (depth_ == 0 || frames_[depth_ - 1].container->type != Type::kObject) {
         s = Status::kInvalidState;
         break;
+      }
+      char* k = nullptr;
+      s = arena_.append(r.text().data(), r.text().size(), &k);
+      key_ = k;
+      key_len_ = static_cast<uint32_t>(r.text().size());
+      break;
     }
-    status_ = s;
+    case Event::kObjectBegin:
+    case Event::kArrayBegin:
+      if (build) {
+        if (depth_ >= EMCP_JSON_MAX_DEPTH) {
+          s = Status::kInvalidState;
+        } else {
+          s = add(e == Event::kObjectBegin ? Type::kObject : Type::kArray, r, &n);
+          if (s == Status::kOk) frames_[depth_] = Frame{n, nullptr};
+        }
+      }
+      ++depth_;
+      break;
+    case Event::kObjectEnd:
+    case Event::kArrayEnd:
+      if (depth_ == 0) return status_ = Status::kInvalidState;
+      if (--depth_ == 0) complete_ = true;
+      break;
+    case Event::kStringPart:
+    case Event::kString: {
+      if (build) {
+        if (string_ == nullptr) s = add(Type::kString, r, &string_);
+        const size_t len = r.text().size();
+        if (s == Status::kOk && len != 0) {
+          char* p = nullptr;
+          s = arena_.append(r.text().data(), len, &p);
+          if (s == Status::kOk) {
+            if (string_->u.s.size == 0) string_->u.s.data = p;
+            string_->u.s.size += static_cast<uint32_t>(len);
+          }
+        }
+      }
+      if (e == Event::kString) {
+        string_ = nullptr;
+        if (depth_ == 0) complete_ = true;
+      }
+      break;
+    }
+    case Event::kInt:
+    case Event::kDouble:
+    case Event::kTrue:
+    case Event::kFalse:
+    case Event::kNull:
+      if (build) {
+        s = add(e == Event::kInt      ? Type::kInt
+                : e == Event::kDouble ? Type::kDouble
+                : e == Event::kNull   ? Type::kNull
+                                      : Type::kBool,
+                r, &n);
+        if (s == Status::kOk) n->boolean = e == Event::kTrue;
+      }
+      if (depth_ == 0) complete_ = true;
+      break;
+    default:
+      s = Status::kInvalidState;
+      break;
   }
-  if (e == Event::kObjectBegin || e == Event::kArrayBegin) ++depth_;
-  if (ends_value && depth_ == 0) complete_ = true;
+  if (build) status_ = s;
   return status_;
 }
 

@@ -21,6 +21,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "emcp/util/span.h"
 #include "emcp/util/status.h"
@@ -44,12 +45,32 @@ class Arena {
   /// points to them (uninitialised) and stays valid until a rewind below this allocation.
   /// Returns kNoSpace (and leaves the arena unchanged, *out = nullptr) when they do not fit,
   /// kInvalidArgument for a bad alignment.
-  Status alloc(size_t size, size_t align, void** out);
+  Status alloc(size_t size, size_t align, void** out) {
+    *out = nullptr;
+    if (align == 0 || align > 16 || (align & (align - 1)) != 0) return Status::kInvalidArgument;
+    const uintptr_t addr = reinterpret_cast<uintptr_t>(base_) + used_;
+    const size_t pad = static_cast<size_t>((align - (addr & (align - 1))) & (align - 1));
+    if (pad > cap_ - used_ || size > cap_ - used_ - pad) return Status::kNoSpace;
+    *out = base_ + used_ + pad;
+    used_ += pad + size;
+    if (used_ > high_water_) high_water_ = used_;
+    return Status::kOk;
+  }
 
   /// Copies `bytes` into the arena (alignment 1). Consecutive append() calls with nothing
   /// else in between produce one contiguous run, which is how strings grow chunk by chunk.
   /// Returns kNoSpace when they do not fit (nothing is copied then).
-  Status append(const void* bytes, size_t size, char** out);
+  Status append(const void* bytes, size_t size, char** out) {
+    if (size > cap_ - used_) {
+      *out = nullptr;
+      return Status::kNoSpace;
+    }
+    *out = reinterpret_cast<char*>(base_ + used_);
+    if (size != 0) memcpy(*out, bytes, size);
+    used_ += size;
+    if (used_ > high_water_) high_water_ = used_;
+    return Status::kOk;
+  }
 
   Mark mark() const { return Mark{used_}; }
   /// Forgets everything allocated after `m`. Rewinding forward is ignored.
