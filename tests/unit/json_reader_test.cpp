@@ -215,6 +215,13 @@ TEST(JsonReader, KeyLimit) {
   EXPECT_EQ(p.status, Status::kKeyTooLong);
   EXPECT_TRUE(parse(r, "{\"\\u0041" + std::string(15, 'k') + "\":1}", true).ok);
   EXPECT_EQ(parse(r, "{\"\\u0041" + k16 + "\":1}", true).status, Status::kKeyTooLong);
+  // Escapes in a key cost no stack: 200,000 of them in one input (this overflowed the stack of
+  // a debug build when each escape re-entered the string scanner).
+  std::string escapes;
+  for (int i = 0; i < 200000; ++i) escapes += "\\n";
+  Parsed many = parse(r, "{\"" + escapes + "\":1}");
+  EXPECT_EQ(many.status, Status::kKeyTooLong);
+  EXPECT_EQ(many.offset, 2u + escapes.size());
   // Long string values are not limited.
   EXPECT_TRUE(parse(r, "{\"k\":\"" + std::string(10000, 'v') + "\"}").ok);
 }

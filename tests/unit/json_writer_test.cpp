@@ -228,6 +228,21 @@ TEST(JsonWriter, MisuseIsStickyInvalidState) {
   EXPECT_EQ(out, std::string(EMCP_JSON_WRITER_MAX_DEPTH, '['));
 }
 
+TEST(JsonWriter, OpenStringIsNotComplete) {
+  char buf[64];
+  BufferSink sink(buf, sizeof buf);
+  Writer w(sink);
+  w.string_begin();
+  w.string_part("abc");
+  EXPECT_FALSE(w.complete());
+  w.string_end();
+  EXPECT_TRUE(w.complete());
+  BufferSink sink2(buf, sizeof buf);
+  Writer w2(sink2);
+  w2.base64_begin();
+  EXPECT_FALSE(w2.complete());
+}
+
 TEST(JsonSink, BufferOverflowIsNoSpaceAndSticky) {
   emcp_test::NoHeapScope no_heap;
   char buf[8];
@@ -317,4 +332,10 @@ TEST(JsonSink, PortErrorIsStickyAndStopsOutput) {
   EXPECT_EQ(sink.flush(), Status::kIoError);
   EXPECT_EQ(c.len, 8u);    // two buffers made it out
   EXPECT_EQ(c.calls, 3u);  // the third failed and nothing was tried after it
+  // Every later byte is dropped, and not counted as accepted.
+  const uint64_t accepted = sink.total();
+  sink.put('x');
+  sink.write("yz", 2);
+  EXPECT_EQ(sink.total(), accepted);
+  EXPECT_EQ(c.calls, 3u);
 }

@@ -272,7 +272,6 @@ TEST(JsonRpcDecoder, Kinds) {
 TEST(JsonRpcDecoder, Ids) {
   EXPECT_EQ(single(R"({"jsonrpc":"2.0","id":-9223372036854775808,"method":"m"})").id,
             Id::of(INT64_MIN));
-  EXPECT_EQ(single(R"({"jsonrpc":"2.0","id":1.0,"method":"m"})").id, Id::of(1));
   EXPECT_EQ(single(R"({"jsonrpc":"2.0","id":"","method":"m"})").id, Id::of(StrView("")));
   EXPECT_EQ(single(R"({"jsonrpc":"2.0","id":"a\"b\u00e9","method":"m"})").id,
             Id::of(StrView("a\"b\xC3\xA9")));
@@ -287,6 +286,11 @@ TEST(JsonRpcDecoder, Ids) {
       {R"({"jsonrpc":"2.0","id":{"a":1},"method":"m"})", "Invalid Request: id must be a string or an integer"},
       {R"({"jsonrpc":"2.0","id":null,"method":"m"})", "Invalid Request: id must not be null"},
       {R"({"jsonrpc":"2.0","id":1e300,"method":"m"})", "Invalid Request: id must be a string or an integer"},
+      // Not exact int64 ids: taking them would answer with an id the client never sent.
+      {R"({"jsonrpc":"2.0","id":1.0,"method":"m"})", "Invalid Request: id must be a string or an integer"},
+      {R"({"jsonrpc":"2.0","id":9007199254740993.0,"method":"m"})", "Invalid Request: id must be a string or an integer"},
+      {R"({"jsonrpc":"2.0","id":-9223372036854775809,"method":"m"})", "Invalid Request: id must be a string or an integer"},
+      {R"({"jsonrpc":"2.0","id":99999999999999999999,"method":"m"})", "Invalid Request: id must be a string or an integer"},
   };
   for (const Bad& b : bad) {
     const Message& m = single(b.text);
@@ -383,6 +387,21 @@ TEST(JsonRpcDecoder, LimitErrorsKeepAKnownId) {
   EXPECT_EQ(single(first).id.type, Id::Type::kNull);
 }
 
+TEST(JsonRpcDecoder, ReaderDeeperThanTheTree) {
+  // A reader configured deeper than EMCP_JSON_MAX_DEPTH: the tree cannot follow, and says so.
+  static emcp::json::StaticReader<EMCP_JSON_MAX_DEPTH + 16> deep_reader;
+  static emcp::StaticArena<8192> arena;
+  static Decoder dec(deep_reader, arena);
+  std::string text = R"({"jsonrpc":"2.0","id":1,"method":"m","params":{"a":)" +
+                     std::string(EMCP_JSON_MAX_DEPTH + 4, '[') +
+                     std::string(EMCP_JSON_MAX_DEPTH + 4, ']') + "}}";
+  const Decoded& d = decode_in(dec, text, {});
+  ASSERT_EQ(d.count, 1u);
+  EXPECT_EQ(d.first->kind, Kind::kInvalid);
+  EXPECT_STREQ(d.first->reason, "Invalid Request: nesting too deep");
+  EXPECT_EQ(d.first->id, Id::of(1));
+}
+
 TEST(JsonRpcDecoder, TooLargeForTheArena) {
   static emcp::json::StaticReader<> reader;
   static emcp::StaticArena<512> arena;
@@ -395,7 +414,7 @@ TEST(JsonRpcDecoder, TooLargeForTheArena) {
   EXPECT_STREQ(d.first->reason, "Invalid Request: message too large for the arena");
   EXPECT_EQ(d.first->id, Id::of(StrView("big-1")));
   EXPECT_EQ(serve_decoded(d),
-            R"({"jsonrpc":"2.0","id":"big-1","error":{"code":-32600,"message":"Invalid Request: message too large for the arena: out of space"}})");
+            R"({"jsonrpc":"2.0","id":"big-1","error":{"code":-32600,"message":"Invalid Request: message too large for the arena"}})");
   // The id may come after the part that did not fit.
   std::string late = R"({"jsonrpc":"2.0","method":"m","params":{"text":")" + std::string(2000, 'a') +
                      R"("},"id":77})";
@@ -529,7 +548,7 @@ TEST(JsonRpcError, CodesFromStatus) {
   EXPECT_EQ(error_code_for(Status::kInvalidUtf8), ErrorCode::kParseError);
   EXPECT_EQ(error_code_for(Status::kDepthLimit), ErrorCode::kInvalidRequest);
   EXPECT_EQ(error_code_for(Status::kNoSpace), ErrorCode::kInvalidRequest);
-  EXPECT_EQ(error_code_for(Status::kNotFound), ErrorCode::kMethodNotFound);
+  EXPECT_EQ(error_code_for(Status::kNotFound), ErrorCode::kInvalidParams);
   EXPECT_EQ(error_code_for(Status::kWrongType), ErrorCode::kInvalidParams);
   EXPECT_EQ(error_code_for(Status::kIoError), ErrorCode::kInternalError);
   EXPECT_EQ(static_cast<int>(ErrorCode::kParseError), -32700);

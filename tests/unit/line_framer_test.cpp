@@ -125,3 +125,30 @@ TEST(LineFramer, OverLongLinesAreSkipped) {
   // An over-long last line without newline is dropped at the end of the stream.
   EXPECT_EQ(run_all(ok + std::string(100, 'x')), (V{"R4", "Ln"}));
 }
+
+TEST(LineFramer, FinishLeavesNoStateBehind) {
+  static Rig rig;
+  LineFramer framer(rig.decoder, 32);
+  const std::string junk(40, 'x');
+  const std::string line = "{\"jsonrpc\":\"2.0\",\"method\":\"a\"}\n";
+  size_t used = 0;
+  EXPECT_EQ(framer.push(junk.data(), junk.size(), &used), LineFramer::Event::kTooLong);
+  EXPECT_EQ(framer.finish(), LineFramer::Event::kNeedInput);
+  // A new stream on the same framer starts clean.
+  EXPECT_EQ(framer.push(line.data(), line.size(), &used), LineFramer::Event::kMessage);
+  EXPECT_EQ(framer.decoded().first->kind, Kind::kNotification);
+  // Also after a partial line.
+  EXPECT_EQ(framer.push("{\"jsonrpc\"", 11, &used), LineFramer::Event::kNeedInput);
+  EXPECT_EQ(framer.finish(), LineFramer::Event::kMessage);  // the partial line is decoded...
+  EXPECT_EQ(framer.decoded().first->invalid_code, emcp::jsonrpc::ErrorCode::kParseError);
+  EXPECT_EQ(framer.push(line.data(), line.size(), &used), LineFramer::Event::kMessage);
+  EXPECT_EQ(framer.decoded().first->kind, Kind::kNotification);  // ...and forgotten
+}
+
+TEST(LineFramer, TooLongResponsesAreNotAnsweredWithTheirId) {
+  // A client's response (to a server request) that is too long must not be answered with its
+  // id: the client would take the error for the answer to a request it never sent.
+  const std::string response =
+      "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"t\":\"" + std::string(100, 'a') + "\"}}\n";
+  EXPECT_EQ(run_all(response), V{"Ln"});
+}

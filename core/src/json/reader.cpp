@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "emcp/json/number.h"
+#include "emcp/util/assert.h"
 #include "char_class.h"
 
 EMCP_NS_BEGIN
@@ -63,7 +64,12 @@ Reader::Reader(const Storage& s)
       max_depth_(s.max_depth),
       key_cap_(s.key_cap),
       digits_cap_(s.digits_cap > kMaxDecimalDigits ? static_cast<uint16_t>(kMaxDecimalDigits)
-                                                   : s.digits_cap) {}
+                                                   : s.digits_cap) {
+  // Every int64 needs 19 digits (plus a spare); keys and depth need room for MCP's envelope.
+  EMCP_ASSERT(s.depth_bits != nullptr && s.max_depth >= 1);
+  EMCP_ASSERT(s.key_buf != nullptr && s.key_cap >= 1);
+  EMCP_ASSERT(s.digits != nullptr && s.digits_cap >= 20);
+}
 
 void Reader::reset() {
   p_ = end_ = chunk_ = nullptr;
@@ -143,13 +149,19 @@ Event Reader::next() {
   for (;;) {
     switch (state_) {
       case kString:
-      case kKeyString:
-        return scan_string();
+      case kKeyString: {
+        const Event e = scan_string();
+        if (e == kAgain) continue;
+        return e;
+      }
       case kEscape:
       case kUnicode:
       case kLowBackslash:
-      case kLowU:
-        return scan_escape();
+      case kLowU: {
+        const Event e = scan_escape();
+        if (e == kAgain) continue;
+        return e;
+      }
       case kNumber:
         return scan_number();
       case kLiteral:
@@ -188,7 +200,7 @@ Event Reader::next() {
             ++p_;
             state_ = kString;
             str_key_ = false;
-            return scan_string();
+            continue;
           }
           case 't':
             literal_ = "true";
@@ -246,7 +258,7 @@ Event Reader::next() {
         key_len_ = 0;
         key_copying_ = false;
         key_overflow_ = false;
-        return scan_string();
+        continue;
       }
       case kColon:
         if (c != ':') return fail(Status::kUnexpectedChar);
@@ -342,7 +354,7 @@ Event Reader::scan_string() {
         }
         p_ = p + 1;
         state_ = kEscape;
-        return scan_escape();
+        return kAgain;  // next() goes on with the escape
       case kControl:
         p_ = p;
         return fail(Status::kControlInString);
@@ -370,9 +382,10 @@ Event Reader::scan_string() {
 
 Event Reader::escape_done(const uint8_t* bytes, size_t n) {
   if (str_key_) {
+    // Back to the key's characters through next()'s loop: no recursion, however many escapes.
     state_ = kKeyString;
     key_append(bytes, n);
-    return scan_string();
+    return kAgain;
   }
   state_ = kString;
   if (bytes != esc_buf_) memcpy(esc_buf_, bytes, n);

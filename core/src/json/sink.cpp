@@ -8,6 +8,7 @@ bool Sink::drain() {
   Status s = drain_fn_(*this);
   if (s != Status::kOk) {
     status_ = s;
+    cap_ = len_;  // the fast path of put() now always comes here, and drops the byte
     return false;
   }
   drained_ += len_;

@@ -195,7 +195,7 @@ Status TreeBuilder::on_event(Event e, const Reader& r) {
     case Event::kArrayBegin:
       if (build) {
         if (depth_ >= EMCP_JSON_MAX_DEPTH) {
-          s = Status::kInvalidState;
+          s = Status::kDepthLimit;  // a reader configured deeper than the tree can hold
         } else {
           s = add(e == Event::kObjectBegin ? Type::kObject : Type::kArray, r, &n);
           if (s == Status::kOk) frames_[depth_] = Frame{n, nullptr};
@@ -205,7 +205,10 @@ Status TreeBuilder::on_event(Event e, const Reader& r) {
       break;
     case Event::kObjectEnd:
     case Event::kArrayEnd:
-      if (depth_ == 0) return status_ = Status::kInvalidState;
+      if (depth_ == 0) {
+        if (status_ == Status::kOk) status_ = Status::kInvalidState;
+        return status_;
+      }
       if (--depth_ == 0) complete_ = true;
       break;
     case Event::kStringPart:

@@ -21,7 +21,7 @@ ErrorCode error_code_for(Status s) {
   if (is_json_limit_error(s)) return ErrorCode::kInvalidRequest;
   switch (s) {
     case Status::kNoSpace: return ErrorCode::kInvalidRequest;
-    case Status::kNotFound: return ErrorCode::kMethodNotFound;
+    case Status::kNotFound:
     case Status::kWrongType:
     case Status::kOutOfRange:
     case Status::kInvalidArgument: return ErrorCode::kInvalidParams;

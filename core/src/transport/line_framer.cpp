@@ -72,12 +72,14 @@ LineFramer::Event LineFramer::push(const void* data, size_t n, size_t* used) {
 }
 
 LineFramer::Event LineFramer::finish() {
-  if (skipping_ || !began_) {
-    skipping_ = false;
-    began_ = false;
-    return Event::kNeedInput;
-  }
-  return end_line();
+  // Whatever happens, the framer is ready for a new stream afterwards.
+  const bool pending = began_ && !skipping_;
+  skipping_ = false;
+  if (pending) return end_line();  // resets the rest of the line state
+  began_ = false;
+  line_len_ = 0;
+  content_ = false;
+  return Event::kNeedInput;
 }
 
 }  // namespace transport

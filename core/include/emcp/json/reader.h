@@ -109,9 +109,12 @@ class Reader {
   double double_value() const { return double_; }
   /// Number of containers open around the current position.
   uint32_t depth() const { return depth_; }
-  /// True once the top-level value is complete (only whitespace may follow).
-  bool done() const { return state_ == kDone; }
-  /// Bytes consumed since reset(); after kError, the offset of the offending byte.
+  /// True once the top-level value is complete (only whitespace may follow), also after
+  /// kDocumentEnd.
+  bool done() const { return state_ == kDone || state_ == kEnded; }
+  /// Bytes consumed since reset(); after kError, where the error was detected: the offending
+  /// byte, or for an escape (\uXXXX surrogates) the byte after it, for an over-long key its
+  /// closing quote.
   uint64_t offset() const;
 
  private:
@@ -137,7 +140,8 @@ class Reader {
   enum NumState : uint8_t { kNumSign, kNumZero, kNumInt, kNumFrac0, kNumFrac, kNumExp0,
                             kNumExpSign, kNumExp };
 
-  Event structural();
+  /// Internal: the state changed and next() should go on (never returned to callers).
+  static constexpr Event kAgain = static_cast<Event>(0xFF);
   Event scan_string();
   Event scan_escape();
   Event scan_number();

@@ -28,6 +28,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "emcp/util/assert.h"
 #include "emcp/util/span.h"
 #include "emcp/util/status.h"
 
@@ -59,6 +60,7 @@ class Sink {
   /// Forgets buffered bytes, the count and any error.
   void reset() {
     len_ = 0;
+    cap_ = full_cap_;
     drained_ = 0;
     status_ = Status::kOk;
   }
@@ -66,11 +68,15 @@ class Sink {
  protected:
   /// Empties buf_[0, len_) completely (return kOk) or fails (any other status).
   using DrainFn = Status (*)(Sink& self);
+  /// `cap` must be at least 1.
   Sink(char* buf, size_t cap, DrainFn drain_fn, bool drain_on_flush)
-      : buf_(buf), cap_(cap), drain_fn_(drain_fn), drain_on_flush_(drain_on_flush) {}
+      : buf_(buf), cap_(cap), full_cap_(cap), drain_fn_(drain_fn), drain_on_flush_(drain_on_flush) {
+    EMCP_ASSERT(buf != nullptr && cap != 0);
+  }
 
   char* buf_;
-  size_t cap_;
+  size_t cap_;  // shrinks to len_ after an error, so every later byte goes to drain() and is dropped
+  size_t full_cap_;
   size_t len_ = 0;
 
  private:
@@ -108,7 +114,10 @@ class FlushingSink : public Sink {
  public:
   /// Called with each full buffer (and the rest on flush()). Must take all `n` bytes and
   /// return kOk, or return an error (kIoError, kClosed, kWouldBlock...), which becomes the
-  /// sink's sticky status. `ctx` is the pointer given to the constructor.
+  /// sink's sticky status: the bytes of that buffer and everything written after are dropped,
+  /// so a port that cannot take bytes now must render the message again later (output is
+  /// deterministic; emcp/json/sink.h's total() tells how many bytes were accepted before).
+  /// `ctx` is the pointer given to the constructor.
   using FlushFn = Status (*)(void* ctx, const char* data, size_t n);
 
   /// `buf` (not owned, at least 1 byte) must outlive the sink.

@@ -141,9 +141,10 @@ class TreeBuilder {
   /// Starts a new tree (the arena is not touched).
   void begin();
   /// Feeds one reader event; `r` is the reader that produced it (for text and numbers).
-  /// Returns kOk, kNoSpace (arena full: the tree is incomplete, keep feeding to stay in step
-  /// or stop), kInvalidArgument (a duplicate key in an object: the tree is then unusable), or
-  /// kInvalidState (an event that cannot occur in a valid document).
+  /// Returns kOk or the first failure, which stays: kNoSpace (arena full: the tree is
+  /// incomplete; keep feeding to stay in step, or stop), kInvalidArgument (a duplicate key in an
+  /// object), kDepthLimit (nesting beyond EMCP_JSON_MAX_DEPTH, possible only with a reader
+  /// configured deeper), or kInvalidState (an event that cannot occur in a valid document).
   Status on_event(Event e, const Reader& r);
   /// True when the root value is complete.
   bool complete() const { return complete_; }

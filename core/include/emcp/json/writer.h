@@ -92,7 +92,9 @@ class Writer {
   /// kOk, kInvalidState (misuse), kDepthLimit, or the sink's error.
   Status status() const { return status_ != Status::kOk ? status_ : sink_.status(); }
   /// True when every opened container has been closed and a value was written.
-  bool complete() const { return depth_ == 0 && wrote_value_ && status() == Status::kOk; }
+  bool complete() const {
+    return depth_ == 0 && wrote_value_ && open_string_ == kNone && status() == Status::kOk;
+  }
   uint32_t depth() const { return depth_; }
   Sink& sink() { return sink_; }
 

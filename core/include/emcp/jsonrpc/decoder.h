@@ -7,15 +7,16 @@
 //
 // Whole-input failures come back as one kInvalid message, never as a crash:
 //   invalid JSON                -> -32700 Parse error, id null, with the reader's status/offset
-//   JSON beyond a reader limit  -> -32600, with the id when it was read before the limit
-//   more than the arena holds   -> -32600 "Message too large", with the id when known
+//   JSON beyond a reader limit  -> -32600, with a request's id when it was read before the limit
+//   more than the arena holds   -> -32600 "message too large for the arena", with a request's id
 //   not an object or array, []  -> -32600, id null
 // Inside a batch (an array; the server decides whether the negotiated revision allows it),
 // each element is classified on its own.
 //
-// Duplicate members are invalid (-32600): a duplicate envelope member ("id" twice) and a
+// Duplicate members are invalid (-32600): a known envelope member twice ("id" twice) and a
 // duplicate key anywhere inside params/result/error alike, so no two readers of a message can
-// disagree on what it says. Unknown envelope members are ignored.
+// disagree on what it says. Unknown envelope members are ignored. Ids are strings or JSON
+// integers within int64; 1.0 or 2^63 are refused rather than converted.
 //
 // Context: the loop that owns the reader and the arena.
 //

@@ -8,6 +8,14 @@
 
 #include "emcp/util/status.h"
 
+/// A human-readable error text, or "" when EMCP_ERROR_STRINGS is 0 (the literal is then not
+/// in the binary; answers fall back to the standard message of their code).
+#if EMCP_ERROR_STRINGS
+#define EMCP_ERRTEXT(s) (s)
+#else
+#define EMCP_ERRTEXT(s) ("")
+#endif
+
 EMCP_NS_BEGIN
 namespace jsonrpc {
 
@@ -25,9 +33,10 @@ enum class ErrorCode : int32_t {
 /// The standard message for a code ("Parse error", "Invalid Request", ...), or "Server error".
 const char* error_code_message(ErrorCode code);
 
-/// The wire code for a failure status: JSON syntax -> kParseError; JSON limits and malformed
-/// envelopes -> kInvalidRequest; kNotFound -> kMethodNotFound; kWrongType, kOutOfRange and
-/// kInvalidArgument -> kInvalidParams; anything else -> kInternalError.
+/// The wire code for a failure status: JSON syntax -> kParseError; JSON limits and kNoSpace ->
+/// kInvalidRequest; kNotFound (a missing argument), kWrongType, kOutOfRange and
+/// kInvalidArgument -> kInvalidParams; anything else -> kInternalError. (Unknown methods are
+/// answered with kMethodNotFound by the dispatcher, not through a Status.)
 ErrorCode error_code_for(Status s);
 
 }  // namespace jsonrpc

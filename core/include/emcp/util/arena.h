@@ -101,6 +101,8 @@ class Arena {
 /// An arena with its own storage of N bytes (aligned for any scalar).
 template <size_t N>
 class StaticArena : public Arena {
+  static_assert(N > 0, "StaticArena needs at least one byte");
+
  public:
   StaticArena() : Arena(Span<uint8_t>(storage_, N)) {}
 
