@@ -129,7 +129,8 @@ class Value {
 };
 
 /// Writes `v` (and everything under it) as JSON; a missing value is written as null. Not
-/// recursive: nesting is bounded by EMCP_JSON_MAX_DEPTH, deeper trees set kDepthLimit.
+/// recursive: it keeps EMCP_JSON_MAX_DEPTH node pointers on the stack (128 B on 32-bit targets
+/// with the default); deeper trees set kDepthLimit on the writer.
 void write_value(Writer& w, Value v);
 
 /// Builds a tree from reader events into an arena. The JSON-RPC decoder drives one per
