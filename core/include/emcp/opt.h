@@ -72,6 +72,35 @@
 #define EMCP_MAX_MESSAGE_LEN 65536
 #endif
 
+// ---- MCP server ------------------------------------------------------------------------------
+
+/// Entries per page of tools/list, resources/list, resources/templates/list and prompts/list
+/// (Server::set_page_size() changes it at run time).
+#ifndef EMCP_PAGE_SIZE
+#define EMCP_PAGE_SIZE 16
+#endif
+
+/// Tool calls that may be pending at once after ToolCall::defer() (each holds a copy of the
+/// request id and progress token, about 150 bytes). More are answered with an error.
+#ifndef EMCP_MAX_DEFERRED
+#define EMCP_MAX_DEFERRED 4
+#endif
+
+/// Requests to clients (sampling, elicitation, roots, ping) in flight at once, server-wide.
+#ifndef EMCP_MAX_OUTGOING
+#define EMCP_MAX_OUTGOING 4
+#endif
+
+/// Resource subscriptions per session (4 bytes each). More are refused with an error.
+#ifndef EMCP_MAX_SUBSCRIPTIONS
+#define EMCP_MAX_SUBSCRIPTIONS 8
+#endif
+
+/// Variables of one resource template match ({a}/{b}...).
+#ifndef EMCP_MAX_TEMPLATE_VARS
+#define EMCP_MAX_TEMPLATE_VARS 4
+#endif
+
 // ---- Diagnostics -------------------------------------------------------------------------------
 
 /// 1: error messages carry human-readable text; 0: only codes (saves flash).
@@ -97,6 +126,12 @@
 #endif
 #if EMCP_JSON_WRITER_MAX_DEPTH < 4 || EMCP_JSON_WRITER_MAX_DEPTH > 1024
 #error "EMCP_JSON_WRITER_MAX_DEPTH must be between 4 and 1024"
+#endif
+#if EMCP_MAX_DEFERRED < 1 || EMCP_MAX_DEFERRED > 1000 || EMCP_MAX_OUTGOING < 1 || EMCP_MAX_OUTGOING > 1000
+#error "EMCP_MAX_DEFERRED and EMCP_MAX_OUTGOING must be between 1 and 1000"
+#endif
+#if EMCP_MAX_SUBSCRIPTIONS < 1 || EMCP_MAX_TEMPLATE_VARS < 1
+#error "EMCP_MAX_SUBSCRIPTIONS and EMCP_MAX_TEMPLATE_VARS must be at least 1"
 #endif
 #if EMCP_JSONRPC_MAX_ID_LEN < 20 || EMCP_JSONRPC_MAX_ID_LEN > 1024
 #error "EMCP_JSONRPC_MAX_ID_LEN must be between 20 (every int64) and 1024"

@@ -288,6 +288,15 @@ void Writer::base64_end() {
   open_string_ = kNone;
 }
 
+void Writer::close_to(uint32_t depth) {
+  if (open_string_ == kText) string_end();
+  if (open_string_ == kBase64) base64_end();
+  while (depth_ > depth && status_ == Status::kOk) {
+    if (after_key_) null();  // a key without its value
+    close(bit(object_bits_, depth_ - 1));
+  }
+}
+
 void Writer::int64(int64_t v) {
   if (!before_value()) return;
   char buf[24];

@@ -85,6 +85,10 @@ class Writer {
     boolean(v);
   }
 
+  /// Closes an open string or base64 string and then containers, innermost first, until
+  /// depth() is `depth` (a safety net for producers that stop early).
+  void close_to(uint32_t depth);
+
   /// Records an error found by the producer (for example a value it cannot finish); output
   /// stops as for any other error. The first error is kept.
   void set_error(Status s) { fail(s); }

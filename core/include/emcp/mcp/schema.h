@@ -1,0 +1,177 @@
+// emcp/mcp/schema.h - JSON Schema for tool arguments, structured output and elicitation forms,
+// declared once as constant data.
+//
+// A Param describes one property of an object schema: its JSON type, whether it is required,
+// and the constraints emcp checks (enum, minimum/maximum, string length, array length). The
+// same table is written as the tool's `inputSchema` in tools/list and used to validate
+// `arguments` in tools/call, so the two can never disagree. Tables live in flash (constexpr).
+//
+// Properties the subset cannot express can carry raw JSON Schema text (`raw()`), written
+// verbatim in place of the generated one; emcp then checks only the declared type.
+//
+// Context: pure data and pure functions; any context.
+//
+// Example:
+//   constexpr const char* kUnits[] = {"C", "F"};
+//   constexpr emcp::mcp::Param kReadParams[] = {
+//       emcp::mcp::Param::string("unit", "Temperature unit").one_of(kUnits),
+//       emcp::mcp::Param::integer("samples", "Readings to average").range(1, 100).required(),
+//   };
+#ifndef EMCP_MCP_SCHEMA_H
+#define EMCP_MCP_SCHEMA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "emcp/json/value.h"
+#include "emcp/json/writer.h"
+#include "emcp/util/span.h"
+
+EMCP_NS_BEGIN
+namespace mcp {
+
+enum class ParamType : uint8_t { kString, kInteger, kNumber, kBoolean, kArray, kObject };
+
+/// One property of an object schema. Build with the constexpr factories and modifiers.
+struct Param {
+  const char* name = "";
+  const char* description = nullptr;
+  const char* title = nullptr;
+  ParamType type = ParamType::kString;
+  bool is_required = false;
+  bool has_min = false;
+  bool has_max = false;
+  double min = 0;
+  double max = 0;
+  uint32_t min_len = 0;           ///< strings: characters (code points); arrays: items
+  uint32_t max_len = UINT32_MAX;
+  const char* const* enums = nullptr;  ///< allowed string values
+  uint16_t enum_count = 0;
+  const char* format = nullptr;   ///< "email", "uri", "date", "date-time" (written, not checked)
+  const char* default_json = nullptr;  ///< default value as JSON text, written as "default"
+  const Param* items = nullptr;   ///< kArray: the element schema (one Param, its name unused)
+  const Param* props = nullptr;   ///< kObject: the properties
+  uint16_t prop_count = 0;
+  const char* raw_json = nullptr; ///< replaces the generated schema of this property
+
+  static constexpr Param make(const char* name, const char* description, ParamType t) {
+    Param p;
+    p.name = name;
+    p.description = description;
+    p.type = t;
+    return p;
+  }
+  static constexpr Param string(const char* name, const char* description = nullptr) {
+    return make(name, description, ParamType::kString);
+  }
+  static constexpr Param integer(const char* name, const char* description = nullptr) {
+    return make(name, description, ParamType::kInteger);
+  }
+  static constexpr Param number(const char* name, const char* description = nullptr) {
+    return make(name, description, ParamType::kNumber);
+  }
+  static constexpr Param boolean(const char* name, const char* description = nullptr) {
+    return make(name, description, ParamType::kBoolean);
+  }
+  /// An array whose elements follow `item` (declare it as its own constexpr Param).
+  static constexpr Param array(const char* name, const Param& item, const char* description = nullptr) {
+    Param p = make(name, description, ParamType::kArray);
+    p.items = &item;
+    return p;
+  }
+  /// A nested object with its own properties.
+  template <size_t N>
+  static constexpr Param object(const char* name, const Param (&props)[N],
+                                const char* description = nullptr) {
+    Param p = make(name, description, ParamType::kObject);
+    p.props = props;
+    p.prop_count = static_cast<uint16_t>(N);
+    return p;
+  }
+
+  constexpr Param required() const {
+    Param p = *this;
+    p.is_required = true;
+    return p;
+  }
+  constexpr Param titled(const char* t) const {
+    Param p = *this;
+    p.title = t;
+    return p;
+  }
+  /// Inclusive bounds for numbers and integers.
+  constexpr Param range(double lo, double hi) const {
+    Param p = *this;
+    p.has_min = p.has_max = true;
+    p.min = lo;
+    p.max = hi;
+    return p;
+  }
+  constexpr Param minimum(double lo) const {
+    Param p = *this;
+    p.has_min = true;
+    p.min = lo;
+    return p;
+  }
+  constexpr Param maximum(double hi) const {
+    Param p = *this;
+    p.has_max = true;
+    p.max = hi;
+    return p;
+  }
+  /// String length in characters, or array length in items.
+  constexpr Param length(uint32_t lo, uint32_t hi) const {
+    Param p = *this;
+    p.min_len = lo;
+    p.max_len = hi;
+    return p;
+  }
+  template <size_t N>
+  constexpr Param one_of(const char* const (&values)[N]) const {
+    Param p = *this;
+    p.enums = values;
+    p.enum_count = static_cast<uint16_t>(N);
+    return p;
+  }
+  constexpr Param with_format(const char* f) const {
+    Param p = *this;
+    p.format = f;
+    return p;
+  }
+  /// Default value as JSON text, e.g. "\"C\"" or "10".
+  constexpr Param with_default(const char* json) const {
+    Param p = *this;
+    p.default_json = json;
+    return p;
+  }
+  /// Raw JSON Schema text for this property (written verbatim; only `type` is validated).
+  constexpr Param raw(const char* json) const {
+    Param p = *this;
+    p.raw_json = json;
+    return p;
+  }
+};
+
+/// Writes an object schema {"type":"object","properties":{...},"required":[...]} for `props`.
+void write_object_schema(json::Writer& w, Span<const Param> props);
+
+/// Why arguments did not match a schema: the JSON-pointer-like path of the offending value and
+/// a short reason (static text). `path` is valid as long as the arguments tree.
+struct SchemaError {
+  const char* reason = "";
+  StrView name;       ///< the property's name ("" for the arguments object itself)
+  StrView parent;     ///< the enclosing property's name for nested objects, else ""
+  int32_t index = -1; ///< the element index inside an array, else -1
+};
+
+/// Checks `value` (an object; missing counts as {}) against the properties `props`: required
+/// members present, types (integer accepts integral numbers, number accepts integers), enum
+/// membership, inclusive minimum/maximum, string length in code points, array length, and the
+/// same for nested objects and array elements. Members not declared are allowed. Returns true
+/// when valid; otherwise fills `*err`.
+bool validate(json::Value value, Span<const Param> props, SchemaError* err);
+
+}  // namespace mcp
+EMCP_NS_END
+
+#endif  // EMCP_MCP_SCHEMA_H

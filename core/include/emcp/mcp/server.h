@@ -1,0 +1,496 @@
+// emcp/mcp/server.h - the MCP server: lifecycle, capabilities, tools, resources, prompts,
+// completions, logging, progress, cancellation, and requests to the client (sampling,
+// elicitation, roots), over any transport.
+//
+// A Server holds the application's tables (constant data) and the bounded tables of work in
+// flight (deferred tool calls, requests to clients). A Session is one client connection: its
+// negotiated revision, the client's capabilities, its log level and subscriptions, and the
+// Channel its outbound messages go to. Transports decode input with jsonrpc::Decoder and hand
+// each decoded input to Server::handle(); the stdio transport (emcp/transport/stdio.h) does it
+// for a byte stream.
+//
+// Output streams: a handler's result is written straight to the session's channel as it is
+// produced (the envelope is started on the first write), so it is bounded by nothing but the
+// channel. Notifications a handler sends (progress, log) go out before its result starts; once
+// the result has started they are refused with kInvalidState (they would land inside it).
+//
+// Context: one loop. Every call here, and every handler, runs in the loop that calls handle()
+// and poll(); nothing blocks.
+//
+// Example (stdio, see examples/sensors):
+//   static emcp::mcp::Server server(kInfo);
+//   server.set_tools(kTools);
+//   static emcp::transport::StdioTransport<> stdio(server, &write_stdout, nullptr);
+//   ... stdio.feed(bytes, n) as input arrives; server.poll() now and then ...
+#ifndef EMCP_MCP_SERVER_H
+#define EMCP_MCP_SERVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <initializer_list>
+
+#include "emcp/json/sink.h"
+#include "emcp/json/value.h"
+#include "emcp/json/writer.h"
+#include "emcp/jsonrpc/decoder.h"
+#include "emcp/jsonrpc/message.h"
+#include "emcp/mcp/schema.h"
+#include "emcp/mcp/types.h"
+
+EMCP_NS_BEGIN
+namespace mcp {
+
+class Server;
+class Session;
+class Reply;
+class Outbound;
+struct BatchOut;
+
+/// Where one session's outbound messages go. The transport provides it.
+struct Channel {
+  /// Starts one outbound message and returns the sink to write it to, or nullptr when no
+  /// message can be started now (closed; or the transport cannot interleave).
+  json::Sink* (*open)(void* ctx) = nullptr;
+  /// Ends the message started by open() (stdio: newline and flush). Returns the sink status.
+  Status (*close)(void* ctx) = nullptr;
+  void* ctx = nullptr;
+};
+
+/// What the client declared at initialize.
+struct ClientCaps {
+  bool sampling = false;
+  bool sampling_tools = false;     ///< 2025-11-25 sampling.tools
+  bool elicitation_form = false;   ///< 2025-06-18 elicitation (form)
+  bool elicitation_url = false;    ///< 2025-11-25 elicitation.url
+  bool roots = false;
+  bool roots_list_changed = false;
+};
+
+/// A number or a string, as request ids and progress tokens are. Holds a copy.
+struct Token {
+  jsonrpc::Id::Type type = jsonrpc::Id::Type::kNone;
+  int64_t num = 0;
+  uint16_t len = 0;
+  char str[EMCP_JSONRPC_MAX_ID_LEN];
+
+  bool present() const { return type == jsonrpc::Id::Type::kInt || type == jsonrpc::Id::Type::kString; }
+  /// Copies `id` (kNone when it does not fit, which the decoder already prevents).
+  void set(const jsonrpc::Id& id);
+  jsonrpc::Id id() const;
+};
+
+/// One client connection. Declare one per connection the transport can hold (stdio: one).
+class Session {
+ public:
+  explicit Session(const Channel& channel) : channel_(channel) {}
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  /// True after a successful initialize.
+  bool initialized() const { return state_ != kNew; }
+  /// True once notifications/initialized arrived.
+  bool ready() const { return state_ == kReady; }
+  Version version() const { return version_; }
+  const ClientCaps& client() const { return caps_; }
+  LogLevel log_level() const { return log_level_; }
+  /// The client's name from clientInfo (truncated to 31 bytes).
+  StrView client_name() const { return StrView(client_name_, client_name_len_); }
+  /// Forgets everything negotiated (a new connection on the same object).
+  void reset();
+
+ private:
+  friend class Server;
+  friend class Reply;
+  friend class Outbound;
+  friend struct BatchOut;
+  enum State : uint8_t { kNew, kInitialized, kReady };
+
+  Channel channel_;
+  State state_ = kNew;
+  Version version_ = kLatestVersion;
+  ClientCaps caps_;
+  LogLevel log_level_ = LogLevel::kInfo;
+  bool open_ = false;                       // a message is being written to the channel
+  bool attached_ = false;
+  uint8_t client_name_len_ = 0;
+  char client_name_[31] = {};
+  uint32_t subs_[EMCP_MAX_SUBSCRIPTIONS] = {};  // FNV-1a hashes of subscribed URIs (0: free)
+  Session* next_ = nullptr;                 // the server's list of sessions
+};
+
+/// A piece of text: a string, or a number to format (TextPiece(21.537, 1) -> "21.5").
+struct TextPiece {
+  enum Kind : uint8_t { kStr, kInt, kDouble };
+  Kind kind;
+  int8_t decimals = -1;  ///< doubles: digits after the point (-1: shortest round-trip form)
+  StrView s;
+  int64_t i = 0;
+  double d = 0;
+  TextPiece(const char* v) : kind(kStr), s(v) {}  // NOLINT: implicit by design
+  TextPiece(StrView v) : kind(kStr), s(v) {}      // NOLINT
+  TextPiece(int v) : kind(kInt), i(v) {}          // NOLINT
+  TextPiece(long v) : kind(kInt), i(v) {}         // NOLINT
+  TextPiece(long long v) : kind(kInt), i(v) {}    // NOLINT
+  TextPiece(unsigned v) : kind(kInt), i(v) {}     // NOLINT
+  TextPiece(double v, int8_t places = -1) : kind(kDouble), decimals(places), d(v) {}  // NOLINT
+};
+
+/// Writes `pieces` into an open JSON string (Writer::string_part); numbers are formatted.
+void write_text_pieces(json::Writer& w, std::initializer_list<TextPiece> pieces);
+
+/// Handle of a deferred tool call (ToolCall::defer()). Copyable; stale handles are detected.
+struct Pending {
+  uint16_t slot = 0xFFFF;
+  uint16_t generation = 0;
+  bool valid() const { return slot != 0xFFFF; }
+};
+
+/// Writes content blocks into an open JSON array: shared by tool results and prompt messages.
+class ContentWriter {
+ public:
+  ContentWriter() = default;
+  ContentWriter(json::Writer& w, Version v) : w_(&w), version_(v) {}
+  void text(StrView s);
+  void text(std::initializer_list<TextPiece> pieces);
+  void image(const void* data, size_t n, StrView mime_type);
+  /// Audio content (2025-03-26 and later; older clients get a text block saying it was left out).
+  void audio(const void* data, size_t n, StrView mime_type);
+  /// A link to a resource (2025-06-18 and later; older clients get a text block with the URI).
+  void resource_link(StrView uri, StrView name, StrView mime_type = StrView(),
+                     StrView description = StrView());
+  /// An embedded text resource.
+  void resource_text(StrView uri, StrView mime_type, StrView text);
+  /// An embedded binary resource (base64-streamed).
+  void resource_blob(StrView uri, StrView mime_type, const void* data, size_t n);
+  json::Writer& writer() { return *w_; }
+
+ private:
+  void blob(const char* type, const void* data, size_t n, StrView mime_type);
+  json::Writer* w_ = nullptr;
+  Version version_ = kLatestVersion;
+};
+
+/// A tools/call in progress. Valid only during the handler (or during Server::complete()).
+class ToolCall {
+ public:
+  // ---- Input
+  const Tool& tool() const { return *tool_; }
+  /// The arguments object (missing when the client sent none).
+  json::Value args() const { return args_; }
+  /// Typed arguments after validation; `fallback` when absent.
+  StrView str(StrView name, StrView fallback = StrView()) const;
+  int64_t integer(StrView name, int64_t fallback = 0) const;
+  double number(StrView name, double fallback = 0) const;
+  bool boolean(StrView name, bool fallback = false) const;
+  Session& session() const { return *session_; }
+  Server& server() const { return *server_; }
+
+  // ---- Result: content blocks, in order
+  void text(StrView s) { content().text(s); }
+  void text(std::initializer_list<TextPiece> pieces) { content().text(pieces); }
+  void image(const void* data, size_t n, StrView mime) { content().image(data, n, mime); }
+  void audio(const void* data, size_t n, StrView mime) { content().audio(data, n, mime); }
+  void resource_link(StrView uri, StrView name, StrView mime = StrView(), StrView desc = StrView()) {
+    content().resource_link(uri, name, mime, desc);
+  }
+  void resource_text(StrView uri, StrView mime, StrView text) { content().resource_text(uri, mime, text); }
+  void resource_blob(StrView uri, StrView mime, const void* data, size_t n) {
+    content().resource_blob(uri, mime, data, n);
+  }
+  /// Structured output (2025-06-18 and later): `fn` writes one JSON object; it is called
+  /// twice, for a text block holding the JSON (for clients that read text) and for
+  /// structuredContent. Ends the content: no block may follow.
+  using StructuredFn = void (*)(json::Writer& w, const void* ctx);
+  void structured(StructuredFn fn, const void* ctx = nullptr);
+  /// A tool error the model should see: adds a text block and sets isError.
+  void fail(StrView message);
+  void fail(std::initializer_list<TextPiece> pieces);
+  /// A protocol error (-32602 Invalid params) instead of a result. Only before any content;
+  /// afterwards it turns into fail().
+  void invalid_params(StrView message);
+
+  // ---- While working
+  /// notifications/progress when the request carried a progressToken (kNotFound otherwise).
+  /// Only before the result started (kInvalidState after).
+  Status progress(double done, double total = -1, StrView message = StrView());
+  /// notifications/message to this session, filtered by its level.
+  Status log(LogLevel level, StrView message, StrView logger = StrView());
+  /// Finishes the call later, outside the handler: returns a handle for Server::complete(),
+  /// Server::progress() and Server::cancelled(). kNoSpace-like failure (table full) returns an
+  /// invalid handle and the call is answered with an error. Arguments are gone after the
+  /// handler returns: copy what you need.
+  Pending defer();
+
+ private:
+  friend class Server;
+  ContentWriter& content();
+  bool begin_result();
+  void finish();
+
+  Server* server_ = nullptr;
+  Session* session_ = nullptr;
+  const Tool* tool_ = nullptr;
+  json::Value args_;
+  Reply* reply_ = nullptr;
+  ContentWriter content_;
+  const Token* progress_token_ = nullptr;
+  enum Phase : uint8_t { kIdle, kContent, kStructured, kDone, kDeferred, kErrored };
+  Phase phase_ = kIdle;
+  bool is_error_ = false;
+};
+
+/// A resources/read in progress: write one or more contents.
+class ResourceRead {
+ public:
+  StrView uri() const { return uri_; }
+  /// A variable of the matched template ("" when absent or for plain resources).
+  StrView var(StrView name) const;
+  const void* user() const { return user_; }
+  Session& session() const { return *session_; }
+  /// A text content for uri() (mime type of the resource unless given).
+  void text(StrView s, StrView mime_type = StrView());
+  void text(std::initializer_list<TextPiece> pieces, StrView mime_type = StrView());
+  /// A binary content, base64-streamed.
+  void blob(const void* data, size_t n, StrView mime_type = StrView());
+  /// -32002 Resource not found (only before any content), e.g. a template value that does not exist.
+  void not_found();
+
+ private:
+  friend class Server;
+  bool begin();
+  Server* server_ = nullptr;
+  Session* session_ = nullptr;
+  Reply* reply_ = nullptr;
+  StrView uri_;
+  const char* mime_ = nullptr;
+  const void* user_ = nullptr;
+  StrView names_[EMCP_MAX_TEMPLATE_VARS];
+  StrView values_[EMCP_MAX_TEMPLATE_VARS];
+  uint8_t vars_ = 0;
+  bool started_ = false;
+  bool missing_ = false;
+};
+
+/// A prompts/get in progress: write the messages.
+class PromptGet {
+ public:
+  const Prompt& prompt() const { return *prompt_; }
+  /// An argument ("" / fallback when absent).
+  StrView arg(StrView name, StrView fallback = StrView()) const;
+  json::Value args() const { return args_; }
+  Session& session() const { return *session_; }
+  /// Starts a message of `role`; write its content with the returned writer (one block).
+  ContentWriter& message(Role role);
+  void user(StrView text) { message(Role::kUser).text(text); }
+  void user(std::initializer_list<TextPiece> pieces) { message(Role::kUser).text(pieces); }
+  void assistant(StrView text) { message(Role::kAssistant).text(text); }
+  /// -32602 instead of messages (only before the first message).
+  void invalid_params(StrView message);
+
+ private:
+  friend class Server;
+  Server* server_ = nullptr;
+  Session* session_ = nullptr;
+  const Prompt* prompt_ = nullptr;
+  json::Value args_;
+  Reply* reply_ = nullptr;
+  ContentWriter content_;
+  bool started_ = false;
+  bool in_message_ = false;
+  bool failed_ = false;
+};
+
+/// A completion/complete in progress: offer values starting with prefix().
+class Completion {
+ public:
+  /// The argument or template variable being completed, and what the user typed so far.
+  StrView name() const { return name_; }
+  StrView prefix() const { return prefix_; }
+  /// Another argument already chosen (context.arguments, 2025-06-18 and later).
+  StrView context(StrView name) const;
+  /// Offers a value (at most 100 are sent, as MCP requires; the rest set hasMore).
+  void add(StrView value);
+  /// Offers each of `values` that starts with prefix().
+  void add_matching(Span<const char* const> values);
+  template <size_t N>
+  void add_matching(const char* const (&values)[N]) {
+    add_matching(Span<const char* const>(values, N));
+  }
+
+ private:
+  friend class Server;
+  json::Writer* w_ = nullptr;
+  StrView name_;
+  StrView prefix_;
+  json::Value context_;
+  uint32_t count_ = 0;
+  bool more_ = false;
+};
+
+/// The outcome of a request the server sent to a client.
+struct Response {
+  enum class Outcome : uint8_t { kResult, kError, kTimeout, kClosed };
+  Outcome outcome = Outcome::kResult;
+  json::Value result;        ///< kResult: valid during the callback only
+  int64_t code = 0;          ///< kError
+  StrView message;           ///< kError
+  json::Value data;          ///< kError
+  Session* session = nullptr;
+};
+using ResponseFn = void (*)(const Response& r, void* ctx);
+/// Writes the params object of a request the server sends.
+using ParamsFn = void (*)(json::Writer& w, const void* ctx);
+
+class Server {
+ public:
+  /// `info` must outlive the server (a constant, usually). `now_ms` is the port's clock (for
+  /// request timeouts); nullptr disables timeouts.
+  explicit Server(const ServerInfo& info, uint64_t (*now_ms)() = nullptr);
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // ---- What the server offers (tables must outlive the server). Changing a table after
+  // sessions started sends notifications/<kind>/list_changed to them.
+  template <size_t N>
+  void set_tools(const Tool (&t)[N]) { set_tools(Span<const Tool>(t, N)); }
+  void set_tools(Span<const Tool> tools);
+  template <size_t N>
+  void set_resources(const Resource (&r)[N]) { set_resources(Span<const Resource>(r, N)); }
+  void set_resources(Span<const Resource> resources);
+  template <size_t N>
+  void set_templates(const ResourceTemplate (&t)[N]) { set_templates(Span<const ResourceTemplate>(t, N)); }
+  void set_templates(Span<const ResourceTemplate> templates);
+  template <size_t N>
+  void set_prompts(const Prompt (&p)[N]) { set_prompts(Span<const Prompt>(p, N)); }
+  void set_prompts(Span<const Prompt> prompts);
+  /// Entries per tools/list, resources/list, resources/templates/list, prompts/list page.
+  void set_page_size(uint16_t n) { page_size_ = n == 0 ? 1 : n; }
+  /// Capability `logging` (on by default; notifications/message need it).
+  void enable_logging(bool on) { logging_ = on; }
+
+  // ---- Sessions
+  /// Lets the server broadcast to `s` (list changes, resource updates, logs). Transports call
+  /// it when a connection starts, detach() when it ends (pending work of it is dropped).
+  void attach(Session& s);
+  void detach(Session& s);
+
+  // ---- Input
+  /// Answers what one input held (a message or a batch) on the session's channel.
+  void handle(Session& s, const jsonrpc::Decoded& d);
+  /// Times out requests sent to clients. Call it from the loop now and then.
+  void poll();
+
+  // ---- Notifications
+  /// notifications/resources/updated to every session subscribed to `uri`.
+  void resource_updated(StrView uri);
+  /// notifications/message to every session whose level lets `level` through.
+  void log(LogLevel level, StrView message, StrView logger = StrView());
+
+  // ---- Deferred tool calls
+  /// Finishes a deferred call: `fn` writes the result through a ToolCall (args() is missing).
+  /// Returns kNotFound for a stale handle, kClosed if the client cancelled it (nothing is sent).
+  using FinishFn = void (*)(ToolCall& call, void* ctx);
+  Status complete(Pending p, FinishFn fn, void* ctx);
+  /// Progress of a deferred call (when the request had a progressToken).
+  Status progress(Pending p, double done, double total = -1, StrView message = StrView());
+  /// True once the client sent notifications/cancelled for it (or its session ended).
+  bool cancelled(Pending p) const;
+  /// The session of a deferred call (nullptr for a stale handle).
+  Session* session_of(Pending p) const;
+
+  // ---- Requests to the client
+  /// Sends `method` with params written by `params(w, params_ctx)` (nullptr: none); `done` is
+  /// called once with the response, an error, a timeout (after `timeout_ms`, also sending
+  /// notifications/cancelled) or kClosed when the session ends. Returns kNoSpace when
+  /// EMCP_MAX_OUTGOING requests are in flight, kInvalidState if the channel is busy.
+  Status request(Session& s, StrView method, ParamsFn params, const void* params_ctx,
+                 ResponseFn done, void* done_ctx, uint32_t timeout_ms = 30000);
+  /// sampling/createMessage; kNotFound when the client did not declare `sampling`.
+  Status sample(Session& s, ParamsFn params, const void* params_ctx, ResponseFn done, void* ctx,
+                uint32_t timeout_ms = 60000);
+  /// elicitation/create in form mode with `schema` as requestedSchema; kNotFound without the
+  /// client capability (2025-06-18 and later).
+  Status elicit(Session& s, StrView message, Span<const Param> schema, ResponseFn done, void* ctx,
+                uint32_t timeout_ms = 300000);
+  /// elicitation/create in URL mode (2025-11-25, client capability elicitation.url).
+  Status elicit_url(Session& s, StrView message, StrView url, StrView elicitation_id,
+                    ResponseFn done, void* ctx, uint32_t timeout_ms = 300000);
+  /// roots/list; kNotFound when the client did not declare `roots`.
+  Status list_roots(Session& s, ResponseFn done, void* ctx, uint32_t timeout_ms = 30000);
+  /// ping to the client.
+  Status ping(Session& s, ResponseFn done, void* ctx, uint32_t timeout_ms = 30000);
+
+  const ServerInfo& info() const { return info_; }
+  uint64_t now() const { return now_ms_ ? now_ms_() : 0; }
+
+ private:
+  friend class ToolCall;
+  friend class ResourceRead;
+  friend class PromptGet;
+  friend class Reply;
+
+  struct Deferred {
+    Session* session = nullptr;
+    const Tool* tool = nullptr;
+    Token id;
+    Token progress;
+    uint16_t generation = 0;
+    bool used = false;
+    bool cancelled = false;
+  };
+  struct Outgoing {
+    Session* session = nullptr;
+    ResponseFn done = nullptr;
+    void* ctx = nullptr;
+    int64_t id = 0;
+    uint64_t deadline = 0;
+    bool used = false;
+  };
+
+  void handle_message(Session& s, const jsonrpc::Message& m, Reply& r);
+  void on_request(Session& s, const jsonrpc::Message& m, Reply& r);
+  void on_notification(Session& s, const jsonrpc::Message& m);
+  void on_response(Session& s, const jsonrpc::Message& m);
+  void on_initialize(Session& s, const jsonrpc::Message& m, Reply& r);
+  void on_tools_list(Session& s, const jsonrpc::Message& m, Reply& r);
+  void on_tools_call(Session& s, const jsonrpc::Message& m, Reply& r);
+  void on_resources_list(Session& s, const jsonrpc::Message& m, Reply& r);
+  void on_templates_list(Session& s, const jsonrpc::Message& m, Reply& r);
+  void on_resources_read(Session& s, const jsonrpc::Message& m, Reply& r);
+  void on_subscribe(Session& s, const jsonrpc::Message& m, Reply& r, bool on);
+  void on_prompts_list(Session& s, const jsonrpc::Message& m, Reply& r);
+  void on_prompts_get(Session& s, const jsonrpc::Message& m, Reply& r);
+  void on_complete(Session& s, const jsonrpc::Message& m, Reply& r);
+  void on_set_level(Session& s, const jsonrpc::Message& m, Reply& r);
+  void run_tool(ToolCall& call, Reply& r);
+  bool page_start(const jsonrpc::Message& m, Reply& r, size_t total, size_t* start);
+  void write_tool(json::Writer& w, const Tool& t, Version v);
+  void list_changed(const char* method);
+  Status notify_progress(Session& s, const Token& token, double done, double total, StrView msg);
+  Status send_log(Session& s, LogLevel level, StrView message, StrView logger);
+  Deferred* deferred(Pending p);
+  const Deferred* deferred(Pending p) const;
+  void drop_session_work(Session& s);
+  Status send_request(Session& s, StrView method, ParamsFn params, const void* params_ctx,
+                      ResponseFn done, void* done_ctx, uint32_t timeout_ms);
+
+  const ServerInfo& info_;
+  uint64_t (*now_ms_)();
+  Span<const Tool> tools_;
+  Span<const Resource> resources_;
+  Span<const ResourceTemplate> templates_;
+  Span<const Prompt> prompts_;
+  uint16_t page_size_ = EMCP_PAGE_SIZE;
+  bool logging_ = true;
+  bool has_tools_ = false, has_resources_ = false, has_prompts_ = false;
+  Session* sessions_ = nullptr;
+  Deferred deferred_[EMCP_MAX_DEFERRED];
+  Outgoing outgoing_[EMCP_MAX_OUTGOING];
+  int64_t next_request_id_ = 1;
+};
+
+}  // namespace mcp
+EMCP_NS_END
+
+#endif  // EMCP_MCP_SERVER_H

@@ -1,0 +1,92 @@
+// emcp/transport/stdio.h - the MCP stdio transport over any byte stream (stdin/stdout, a UART).
+//
+// One JSON-RPC message per line in and out (MCP "stdio" transport). Input bytes are handed to
+// feed() as they arrive, in any split; answers and notifications leave through a small output
+// buffer and a port callback. Over-long lines are answered with -32600 and skipped; invalid
+// lines get their JSON-RPC error; the transport keeps serving. Nothing but JSON-RPC is written
+// to the output (log through another channel).
+//
+// StdioTransport works on storage the caller provides; StaticStdioTransport<> carries its own.
+//
+// Context: the loop that owns the server.
+//
+// Example:
+//   static emcp::transport::StaticStdioTransport<> stdio(server, &emcp::posix::fd_flush, &fd1);
+//   stdio.feed(bytes, n);   // whenever input arrives
+#ifndef EMCP_TRANSPORT_STDIO_H
+#define EMCP_TRANSPORT_STDIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "emcp/json/reader.h"
+#include "emcp/json/sink.h"
+#include "emcp/jsonrpc/decoder.h"
+#include "emcp/mcp/server.h"
+#include "emcp/transport/line_framer.h"
+#include "emcp/util/arena.h"
+
+EMCP_NS_BEGIN
+namespace transport {
+
+class StdioTransport {
+ public:
+  /// Serves `server` (not owned) on one session. `write(ctx, data, n)` must take all bytes or
+  /// return an error; `out_buf` (at least 1 byte) is the output buffer; `reader` and `arena`
+  /// decode input. All must outlive the transport.
+  StdioTransport(mcp::Server& server, json::FlushingSink::FlushFn write, void* ctx,
+                 json::Reader& reader, Arena& arena, char* out_buf, size_t out_cap,
+                 size_t max_line = EMCP_MAX_MESSAGE_LEN);
+  StdioTransport(const StdioTransport&) = delete;
+  StdioTransport& operator=(const StdioTransport&) = delete;
+
+  /// Consumes input bytes; answers as messages complete. Returns the output's status (kOk,
+  /// or the first error of `write`, after which output is dropped).
+  Status feed(const void* data, size_t n);
+  /// End of input: a last line without newline is answered. The session is detached.
+  Status finish();
+
+  mcp::Session& session() { return session_; }
+  Status status() const { return out_.status(); }
+  /// Messages handled and over-long lines rejected since construction.
+  uint64_t messages() const { return framer_.messages(); }
+  uint64_t too_long() const { return framer_.too_long(); }
+  const Arena& arena() const { return arena_; }
+
+ private:
+  static json::Sink* open(void* ctx);
+  static Status close(void* ctx);
+  void dispatch(LineFramer::Event ev);
+
+  mcp::Server& server_;
+  Arena& arena_;
+  jsonrpc::Decoder decoder_;
+  LineFramer framer_;
+  json::FlushingSink out_;
+  mcp::Session session_;
+};
+
+namespace detail {
+template <size_t ArenaSize, size_t OutSize>
+struct StdioStorage {
+  json::StaticReader<> reader;
+  StaticArena<ArenaSize> arena;
+  char out[OutSize];
+};
+}  // namespace detail
+
+/// A StdioTransport with its own reader, arena and output buffer.
+template <size_t ArenaSize = EMCP_ARENA_SIZE, size_t OutSize = 256>
+class StaticStdioTransport : private detail::StdioStorage<ArenaSize, OutSize>,
+                             public StdioTransport {
+  using Storage = detail::StdioStorage<ArenaSize, OutSize>;
+
+ public:
+  StaticStdioTransport(mcp::Server& server, json::FlushingSink::FlushFn write, void* ctx)
+      : StdioTransport(server, write, ctx, Storage::reader, Storage::arena, Storage::out, OutSize) {}
+};
+
+}  // namespace transport
+EMCP_NS_END
+
+#endif  // EMCP_TRANSPORT_STDIO_H

@@ -1,0 +1,298 @@
+// Outbound messages, answers, text formatting and content blocks.
+#include "emcp/json/number.h"
+#include "reply.h"
+
+EMCP_NS_BEGIN
+namespace mcp {
+
+// ---- Outbound -----------------------------------------------------------------------------------
+
+bool Outbound::open() {
+  if (writer_ != nullptr) return !failed_;
+  json::Sink* sink = nullptr;
+  if (!session_.open_ && session_.channel_.open != nullptr) {
+    sink = session_.channel_.open(session_.channel_.ctx);
+  }
+  if (sink != nullptr) {
+    session_.open_ = true;
+    owns_channel_ = true;
+  } else {
+    failed_ = true;
+    sink = &discard_;
+  }
+  writer_ = new (storage_) json::Writer(*sink);  // placement: no heap
+  return !failed_;
+}
+
+Status Outbound::close() {
+  if (writer_ == nullptr) return Status::kOk;
+  writer_ = nullptr;
+  if (!owns_channel_) return Status::kClosed;
+  owns_channel_ = false;
+  session_.open_ = false;
+  return session_.channel_.close != nullptr ? session_.channel_.close(session_.channel_.ctx)
+                                            : Status::kOk;
+}
+
+// ---- Batches ------------------------------------------------------------------------------------
+
+json::Sink& BatchOut::element() {
+  if (!started) {
+    started = true;
+    if (!session.open_ && session.channel_.open != nullptr)
+      sink = session.channel_.open(session.channel_.ctx);
+    if (sink == nullptr) {
+      failed = true;
+      return discard;
+    }
+    session.open_ = true;
+    sink->put('[');
+    return *sink;
+  }
+  if (failed) return discard;
+  sink->put(',');
+  return *sink;
+}
+
+void BatchOut::finish() {
+  if (!started || failed) return;
+  sink->put(']');
+  session.open_ = false;
+  if (session.channel_.close != nullptr) (void)session.channel_.close(session.channel_.ctx);
+}
+
+// ---- Reply --------------------------------------------------------------------------------------
+
+json::Writer& Reply::start() {
+  begun_ = true;
+  if (batch_ != nullptr) {
+    element_writer_ = new (storage_) json::Writer(batch_->element());
+    return *element_writer_;
+  }
+  (void)out_.open();
+  return out_.w();
+}
+
+json::Writer& Reply::result() {
+  if (begun_) return element_writer_ ? *element_writer_ : out_.w();
+  json::Writer& w = start();
+  jsonrpc::begin_response(w, id_);
+  return w;
+}
+
+json::Writer& Reply::error_with_data(jsonrpc::ErrorCode code,
+                                     std::initializer_list<TextPiece> message) {
+  json::Writer& w = start();
+  w.begin_object();
+  w.member_str("jsonrpc", "2.0");
+  w.key("id");
+  jsonrpc::write_id(w, id_);
+  w.key("error");
+  w.begin_object();
+  w.member_int("code", static_cast<int64_t>(code));
+  w.key("message");
+  w.string_begin();
+  write_text_pieces(w, message);
+  w.string_end();
+  w.key("data");
+  return w;
+}
+
+void Reply::error(jsonrpc::ErrorCode code, std::initializer_list<TextPiece> message) {
+  if (begun_ || suppressed_) return;
+  json::Writer& w = start();
+  w.begin_object();
+  w.member_str("jsonrpc", "2.0");
+  w.key("id");
+  jsonrpc::write_id(w, id_);
+  w.key("error");
+  w.begin_object();
+  w.member_int("code", static_cast<int64_t>(code));
+  w.key("message");
+  w.string_begin();
+  write_text_pieces(w, message);
+  w.string_end();
+  w.end_object();
+  w.end_object();
+  ended_ = true;
+  if (batch_ == nullptr) (void)out_.close();
+}
+
+void Reply::invalid(const jsonrpc::Message& m) {
+  if (begun_) return;
+  json::Writer& w = start();
+  jsonrpc::write_invalid(w, m);
+  ended_ = true;
+  if (batch_ == nullptr) (void)out_.close();
+}
+
+void Reply::end() {
+  if (!begun_ || ended_) return;
+  ended_ = true;
+  json::Writer& w = element_writer_ ? *element_writer_ : out_.w();
+  // Close whatever the handler left open (a string, a result object), then the envelope, so
+  // the client always gets well-formed JSON.
+  w.close_to(1);
+  w.end_object();
+  if (batch_ == nullptr) (void)out_.close();
+}
+
+// ---- Text ---------------------------------------------------------------------------------------
+
+namespace {
+
+// Writes d with `places` digits after the point, rounding half away from zero. Falls back to
+// the shortest round-trip form for magnitudes where the scaled value leaves int64's exact
+// range.
+void write_fixed(json::Writer& w, double d, int places) {
+  if (places > 9) places = 9;
+  char buf[40];
+  double scale = 1;
+  for (int i = 0; i < places; ++i) scale *= 10;
+  const double scaled = d * scale;
+  if (!(scaled > -9.0e15 && scaled < 9.0e15)) {
+    const size_t n = json::format_double(d, buf);
+    w.string_part(n == 0 ? StrView("NaN") : StrView(buf, n));
+    return;
+  }
+  const bool neg = scaled < 0;
+  const double mag = neg ? -scaled : scaled;
+  const uint64_t r = static_cast<uint64_t>(mag + 0.5);
+  const uint64_t div = static_cast<uint64_t>(scale);
+  const uint64_t ip = r / div;
+  uint64_t fp = r % div;
+  size_t n = 0;
+  if (neg && r != 0) buf[n++] = '-';
+  n += json::format_uint64(ip, buf + n);
+  if (places > 0) {
+    buf[n++] = '.';
+    for (int i = places - 1; i >= 0; --i) {
+      buf[n + static_cast<size_t>(i)] = static_cast<char>('0' + fp % 10);
+      fp /= 10;
+    }
+    n += static_cast<size_t>(places);
+  }
+  w.string_part(StrView(buf, n));
+}
+
+}  // namespace
+
+void write_text_pieces(json::Writer& w, std::initializer_list<TextPiece> pieces) {
+  for (const TextPiece& p : pieces) {
+    switch (p.kind) {
+      case TextPiece::kStr:
+        w.string_part(p.s);
+        break;
+      case TextPiece::kInt: {
+        char buf[24];
+        w.string_part(StrView(buf, json::format_int64(p.i, buf)));
+        break;
+      }
+      case TextPiece::kDouble: {
+        if (p.decimals >= 0) {
+          write_fixed(w, p.d, p.decimals);
+        } else {
+          char buf[json::kMaxDoubleChars];
+          const size_t n = json::format_double(p.d, buf);
+          w.string_part(n == 0 ? StrView("NaN") : StrView(buf, n));
+        }
+        break;
+      }
+    }
+  }
+}
+
+// ---- Content blocks -----------------------------------------------------------------------------
+
+void ContentWriter::text(StrView s) {
+  if (w_ == nullptr) return;  // a closed content list
+  w_->begin_object();
+  w_->member_str("type", "text");
+  w_->member_str("text", s);
+  w_->end_object();
+}
+
+void ContentWriter::text(std::initializer_list<TextPiece> pieces) {
+  if (w_ == nullptr) return;  // a closed content list
+  w_->begin_object();
+  w_->member_str("type", "text");
+  w_->key("text");
+  w_->string_begin();
+  write_text_pieces(*w_, pieces);
+  w_->string_end();
+  w_->end_object();
+}
+
+void ContentWriter::blob(const char* type, const void* data, size_t n, StrView mime_type) {
+  if (w_ == nullptr) return;  // a closed content list
+  w_->begin_object();
+  w_->member_str("type", type);
+  w_->key("data");
+  w_->base64_begin();
+  w_->base64_part(data, n);
+  w_->base64_end();
+  w_->member_str("mimeType", mime_type);
+  w_->end_object();
+}
+
+void ContentWriter::image(const void* data, size_t n, StrView mime_type) {
+  blob("image", data, n, mime_type);
+}
+
+void ContentWriter::audio(const void* data, size_t n, StrView mime_type) {
+  if (w_ == nullptr) return;  // a closed content list
+  if (version_ < Version::k2025_03_26) {
+    text({"[audio content (", mime_type, ", ", static_cast<long long>(n),
+          " bytes) left out: it needs protocol revision 2025-03-26 or later]"});
+    return;
+  }
+  blob("audio", data, n, mime_type);
+}
+
+void ContentWriter::resource_link(StrView uri, StrView name, StrView mime_type,
+                                  StrView description) {
+  if (w_ == nullptr) return;  // a closed content list
+  if (version_ < Version::k2025_06_18) {
+    text({"Resource: ", name, " <", uri, ">"});
+    return;
+  }
+  w_->begin_object();
+  w_->member_str("type", "resource_link");
+  w_->member_str("uri", uri);
+  w_->member_str("name", name);
+  if (!mime_type.empty()) w_->member_str("mimeType", mime_type);
+  if (!description.empty()) w_->member_str("description", description);
+  w_->end_object();
+}
+
+void ContentWriter::resource_text(StrView uri, StrView mime_type, StrView text) {
+  if (w_ == nullptr) return;  // a closed content list
+  w_->begin_object();
+  w_->member_str("type", "resource");
+  w_->key("resource");
+  w_->begin_object();
+  w_->member_str("uri", uri);
+  if (!mime_type.empty()) w_->member_str("mimeType", mime_type);
+  w_->member_str("text", text);
+  w_->end_object();
+  w_->end_object();
+}
+
+void ContentWriter::resource_blob(StrView uri, StrView mime_type, const void* data, size_t n) {
+  if (w_ == nullptr) return;  // a closed content list
+  w_->begin_object();
+  w_->member_str("type", "resource");
+  w_->key("resource");
+  w_->begin_object();
+  w_->member_str("uri", uri);
+  if (!mime_type.empty()) w_->member_str("mimeType", mime_type);
+  w_->key("blob");
+  w_->base64_begin();
+  w_->base64_part(data, n);
+  w_->base64_end();
+  w_->end_object();
+  w_->end_object();
+}
+
+}  // namespace mcp
+EMCP_NS_END

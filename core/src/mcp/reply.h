@@ -1,0 +1,95 @@
+// Internal: writing one answer (or notification, or request) to a session's channel.
+#ifndef EMCP_SRC_MCP_REPLY_H
+#define EMCP_SRC_MCP_REPLY_H
+
+#include <new>
+
+#include "emcp/jsonrpc/encode.h"
+#include "emcp/mcp/server.h"
+
+EMCP_NS_BEGIN
+namespace mcp {
+
+/// One outbound message on a session's channel: open() starts it, the writer writes it,
+/// close() ends it. When the channel cannot start a message, writes go to a counting sink
+/// (dropped) and failed() tells.
+class Outbound {
+ public:
+  explicit Outbound(Session& s) : session_(s) {}
+  Outbound(const Outbound&) = delete;
+  Outbound& operator=(const Outbound&) = delete;
+  ~Outbound() { (void)close(); }
+
+  /// Starts the message; false when the channel is busy or closed (writes are then dropped).
+  bool open();
+  json::Writer& w() { return *writer_; }
+  Status close();
+  bool is_open() const { return writer_ != nullptr; }
+  bool failed() const { return failed_; }
+
+ private:
+  Session& session_;
+  json::Writer* writer_ = nullptr;
+  bool owns_channel_ = false;
+  bool failed_ = false;
+  json::CountingSink discard_;
+  alignas(json::Writer) unsigned char storage_[sizeof(json::Writer)];
+};
+
+/// A batch being answered: one array on the channel, opened with the first answer.
+struct BatchOut {
+  Session& session;
+  json::Sink* sink = nullptr;
+  bool started = false;
+  bool failed = false;
+  json::CountingSink discard;
+  explicit BatchOut(Session& s) : session(s) {}
+  /// The sink for the next element (writes '[' or ',').
+  json::Sink& element();
+  /// Writes ']' and ends the message if any answer was written.
+  void finish();
+};
+
+/// The answer to one request: the envelope is written lazily by result() or error().
+class Reply {
+ public:
+  Reply(Session& s, const jsonrpc::Id& id, BatchOut* batch) : session_(s), id_(id), batch_(batch) {}
+  Reply(const Reply&) = delete;
+  Reply& operator=(const Reply&) = delete;
+  ~Reply() { end(); }
+
+  /// Opens the answer and writes {"jsonrpc":"2.0","id":..,"result": ; returns the writer for
+  /// the result value. Never null (a dead channel gives a discarding writer).
+  json::Writer& result();
+  /// A whole error answer instead (ignored once anything was written).
+  void error(jsonrpc::ErrorCode code, std::initializer_list<TextPiece> message);
+  /// An error answer whose `data` the caller writes next with the returned writer.
+  json::Writer& error_with_data(jsonrpc::ErrorCode code, std::initializer_list<TextPiece> message);
+  /// The decoder's answer to an invalid message.
+  void invalid(const jsonrpc::Message& m);
+  /// Closes the envelope and ends the message (not needed for error()).
+  void end();
+  bool begun() const { return begun_; }
+  /// No answer at all (a deferred call, a notification).
+  void suppress() { suppressed_ = true; }
+  bool suppressed() const { return suppressed_; }
+  Session& session() { return session_; }
+  const jsonrpc::Id& id() const { return id_; }
+
+ private:
+  json::Writer& start();
+  Session& session_;
+  jsonrpc::Id id_;
+  BatchOut* batch_;
+  Outbound out_{session_};
+  json::Writer* element_writer_ = nullptr;
+  bool begun_ = false;
+  bool ended_ = false;
+  bool suppressed_ = false;
+  alignas(json::Writer) unsigned char storage_[sizeof(json::Writer)];
+};
+
+}  // namespace mcp
+EMCP_NS_END
+
+#endif

@@ -1,0 +1,191 @@
+#include "emcp/mcp/schema.h"
+
+EMCP_NS_BEGIN
+namespace mcp {
+
+namespace {
+
+const char* type_name(ParamType t) {
+  switch (t) {
+    case ParamType::kString: return "string";
+    case ParamType::kInteger: return "integer";
+    case ParamType::kNumber: return "number";
+    case ParamType::kBoolean: return "boolean";
+    case ParamType::kArray: return "array";
+    case ParamType::kObject: return "object";
+  }
+  return "string";
+}
+
+void write_param_schema(json::Writer& w, const Param& p);
+
+void write_properties(json::Writer& w, const Param* props, size_t n) {
+  w.member_str("type", "object");
+  w.key("properties");
+  w.begin_object();
+  for (size_t i = 0; i < n; ++i) {
+    w.key(props[i].name);
+    write_param_schema(w, props[i]);
+  }
+  w.end_object();
+  bool any = false;
+  for (size_t i = 0; i < n; ++i) any = any || props[i].is_required;
+  if (any) {
+    w.key("required");
+    w.begin_array();
+    for (size_t i = 0; i < n; ++i)
+      if (props[i].is_required) w.string(props[i].name);
+    w.end_array();
+  }
+}
+
+// Recursion follows the schema tables, which are constant program data of fixed depth.
+void write_param_schema(json::Writer& w, const Param& p) {
+  if (p.raw_json != nullptr) {
+    w.raw(p.raw_json);
+    return;
+  }
+  w.begin_object();
+  if (p.type == ParamType::kObject) {
+    write_properties(w, p.props, p.prop_count);
+  } else {
+    w.member_str("type", type_name(p.type));
+  }
+  if (p.title != nullptr) w.member_str("title", p.title);
+  if (p.description != nullptr) w.member_str("description", p.description);
+  if (p.enum_count != 0) {
+    w.key("enum");
+    w.begin_array();
+    for (uint16_t i = 0; i < p.enum_count; ++i) w.string(p.enums[i]);
+    w.end_array();
+  }
+  if (p.type == ParamType::kInteger || p.type == ParamType::kNumber) {
+    if (p.has_min) w.member_double("minimum", p.min);
+    if (p.has_max) w.member_double("maximum", p.max);
+  }
+  if (p.type == ParamType::kString) {
+    if (p.min_len != 0) w.member_int("minLength", p.min_len);
+    if (p.max_len != UINT32_MAX) w.member_int("maxLength", p.max_len);
+    if (p.format != nullptr) w.member_str("format", p.format);
+  }
+  if (p.type == ParamType::kArray) {
+    if (p.min_len != 0) w.member_int("minItems", p.min_len);
+    if (p.max_len != UINT32_MAX) w.member_int("maxItems", p.max_len);
+    if (p.items != nullptr) {
+      w.key("items");
+      write_param_schema(w, *p.items);
+    }
+  }
+  if (p.default_json != nullptr) {
+    w.key("default");
+    w.raw(p.default_json);
+  }
+  w.end_object();
+}
+
+// Number of Unicode code points in valid UTF-8 (the reader validated it).
+size_t code_points(StrView s) {
+  size_t n = 0;
+  for (char c : s)
+    if ((static_cast<uint8_t>(c) & 0xC0) != 0x80) ++n;
+  return n;
+}
+
+bool fail(SchemaError* err, const char* reason, StrView name) {
+  err->reason = reason;
+  err->name = name;
+  return false;
+}
+
+bool check(json::Value v, const Param& p, StrView name, SchemaError* err);
+
+bool check_object(json::Value v, const Param* props, size_t n, SchemaError* err) {
+  for (size_t i = 0; i < n; ++i) {
+    const json::Value m = v.get(props[i].name);
+    if (!m.exists()) {
+      if (props[i].is_required) return fail(err, "is required", props[i].name);
+      continue;
+    }
+    if (!check(m, props[i], props[i].name, err)) return false;
+  }
+  return true;
+}
+
+// Recursion follows the schema tables (constant, of fixed depth), not the input.
+bool check(json::Value v, const Param& p, StrView name, SchemaError* err) {
+  switch (p.type) {
+    case ParamType::kString: {
+      if (!v.is_string()) return fail(err, "must be a string", name);
+      if (p.raw_json != nullptr) return true;
+      const StrView s = v.as_string().value();
+      if (p.enum_count != 0) {
+        bool found = false;
+        for (uint16_t i = 0; i < p.enum_count && !found; ++i) found = s == StrView(p.enums[i]);
+        if (!found) return fail(err, "must be one of the allowed values", name);
+      }
+      const size_t len = code_points(s);
+      if (len < p.min_len) return fail(err, "is too short", name);
+      if (len > p.max_len) return fail(err, "is too long", name);
+      return true;
+    }
+    case ParamType::kInteger:
+    case ParamType::kNumber: {
+      if (!v.is_number()) {
+        return fail(err, p.type == ParamType::kInteger ? "must be an integer" : "must be a number",
+                    name);
+      }
+      if (p.type == ParamType::kInteger && !v.as_int().ok())
+        return fail(err, "must be an integer", name);
+      if (p.raw_json != nullptr) return true;
+      const double d = v.as_double().value();
+      if (p.has_min && d < p.min) return fail(err, "is below the minimum", name);
+      if (p.has_max && d > p.max) return fail(err, "is above the maximum", name);
+      return true;
+    }
+    case ParamType::kBoolean:
+      return v.is_bool() || fail(err, "must be a boolean", name);
+    case ParamType::kArray: {
+      if (!v.is_array()) return fail(err, "must be an array", name);
+      if (p.raw_json != nullptr) return true;
+      if (v.size() < p.min_len) return fail(err, "has too few items", name);
+      if (v.size() > p.max_len) return fail(err, "has too many items", name);
+      if (p.items == nullptr) return true;
+      int32_t i = 0;
+      for (json::Value e : v.elements()) {
+        if (!check(e, *p.items, name, err)) {
+          err->index = i;
+          return false;
+        }
+        ++i;
+      }
+      return true;
+    }
+    case ParamType::kObject:
+      if (!v.is_object()) return fail(err, "must be an object", name);
+      if (p.raw_json != nullptr) return true;
+      if (!check_object(v, p.props, p.prop_count, err)) {
+        if (err->parent.empty()) err->parent = name;
+        return false;
+      }
+      return true;
+  }
+  return true;
+}
+
+}  // namespace
+
+void write_object_schema(json::Writer& w, Span<const Param> props) {
+  w.begin_object();
+  write_properties(w, props.data(), props.size());
+  w.end_object();
+}
+
+bool validate(json::Value value, Span<const Param> props, SchemaError* err) {
+  *err = SchemaError{};
+  if (!value.exists()) return check_object(json::Value(), props.data(), props.size(), err);
+  if (!value.is_object()) return fail(err, "must be an object", StrView());
+  return check_object(value, props.data(), props.size(), err);
+}
+
+}  // namespace mcp
+EMCP_NS_END

@@ -1,0 +1,1330 @@
+#include "emcp/mcp/server.h"
+
+#include <string.h>
+
+#include "emcp/json/number.h"
+#include "emcp/util/assert.h"
+#include "reply.h"
+#include "uri_template.h"
+
+EMCP_NS_BEGIN
+namespace mcp {
+
+using jsonrpc::ErrorCode;
+using jsonrpc::Id;
+using jsonrpc::Kind;
+using jsonrpc::Message;
+using json::Value;
+
+namespace {
+
+constexpr const char* kVersionNames[] = {"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"};
+constexpr const char* kLevelNames[] = {"debug", "info",     "notice", "warning",
+                                       "error", "critical", "alert",  "emergency"};
+
+// FNV-1a of a URI, never 0 (0 marks a free subscription slot).
+uint32_t uri_hash(StrView s) {
+  uint32_t h = 2166136261u;
+  for (char c : s) {
+    h ^= static_cast<uint8_t>(c);
+    h *= 16777619u;
+  }
+  return h == 0 ? 1 : h;
+}
+
+bool at_least(const Session& s, Version v) { return s.version() >= v; }
+
+// A sink that escapes what is written into it as the body of a JSON string of another writer
+// (structured output rendered as the text of a content block).
+class StringBodySink : public json::Sink {
+ public:
+  explicit StringBodySink(json::Writer& outer) : Sink(buf_, sizeof buf_, &drain, true), outer_(outer) {}
+
+ private:
+  static Status drain(Sink& self) {
+    auto& s = static_cast<StringBodySink&>(self);
+    s.outer_.string_part(StrView(s.buf_, s.len_));
+    return Status::kOk;
+  }
+  json::Writer& outer_;
+  char buf_[64];
+};
+
+void write_icons(json::Writer& w, Span<const Icon> icons) {
+  if (icons.empty()) return;
+  w.key("icons");
+  w.begin_array();
+  for (const Icon& i : icons) {
+    w.begin_object();
+    w.member_str("src", i.src);
+    if (i.mime_type) w.member_str("mimeType", i.mime_type);
+    if (i.sizes) {
+      w.key("sizes");
+      w.begin_array();
+      w.string(i.sizes);
+      w.end_array();
+    }
+    if (i.theme) w.member_str("theme", i.theme);
+    w.end_object();
+  }
+  w.end_array();
+}
+
+void write_annotations(json::Writer& w, const Annotations& a, Version v) {
+  if (!a.any()) return;
+  w.key("annotations");
+  w.begin_object();
+  if (a.for_user || a.for_assistant) {
+    w.key("audience");
+    w.begin_array();
+    if (a.for_user) w.string("user");
+    if (a.for_assistant) w.string("assistant");
+    w.end_array();
+  }
+  if (a.priority >= 0) w.member_double("priority", a.priority);
+  if (a.last_modified && v >= Version::k2025_06_18) w.member_str("lastModified", a.last_modified);
+  w.end_object();
+}
+
+void write_hint(json::Writer& w, const char* key, Hint h) {
+  if (h != Hint::kUnset) w.member_bool(key, h == Hint::kTrue);
+}
+
+// The request's _meta.progressToken, if any.
+bool progress_token_of(const Message& m, Token* out) {
+  const Value t = m.params["_meta"]["progressToken"];
+  if (t.is_int()) {
+    out->set(Id::of(t.as_int().value()));
+  } else if (t.is_string()) {
+    out->set(Id::of(t.as_string().value()));
+  } else {
+    return false;
+  }
+  return out->present();
+}
+
+}  // namespace
+
+// ---- Small types --------------------------------------------------------------------------------
+
+const char* version_str(Version v) { return kVersionNames[static_cast<uint8_t>(v)]; }
+
+bool parse_version(StrView s, Version* out) {
+  for (uint8_t i = 0; i < 4; ++i) {
+    if (s == StrView(kVersionNames[i])) {
+      *out = static_cast<Version>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+const char* log_level_str(LogLevel l) { return kLevelNames[static_cast<uint8_t>(l)]; }
+
+bool parse_log_level(StrView s, LogLevel* out) {
+  for (uint8_t i = 0; i < 8; ++i) {
+    if (s == StrView(kLevelNames[i])) {
+      *out = static_cast<LogLevel>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+void Token::set(const Id& id) {
+  type = Id::Type::kNone;
+  if (id.type == Id::Type::kInt) {
+    type = id.type;
+    num = id.num;
+  } else if (id.type == Id::Type::kString && id.str.size() <= sizeof str) {
+    type = id.type;
+    len = static_cast<uint16_t>(id.str.size());
+    if (len != 0) memcpy(str, id.str.data(), len);
+  } else if (id.type == Id::Type::kNull) {
+    type = id.type;
+  }
+}
+
+Id Token::id() const {
+  switch (type) {
+    case Id::Type::kInt: return Id::of(num);
+    case Id::Type::kString: return Id::of(StrView(str, len));
+    case Id::Type::kNull: return Id::null();
+    default: return Id{};
+  }
+}
+
+void Session::reset() {
+  state_ = kNew;
+  version_ = kLatestVersion;
+  caps_ = ClientCaps{};
+  log_level_ = LogLevel::kInfo;
+  client_name_len_ = 0;
+  for (uint32_t& h : subs_) h = 0;
+}
+
+// ---- ToolCall -----------------------------------------------------------------------------------
+
+StrView ToolCall::str(StrView name, StrView fallback) const {
+  return args_[name].as_string().value_or(fallback);
+}
+int64_t ToolCall::integer(StrView name, int64_t fallback) const {
+  return args_[name].as_int().value_or(fallback);
+}
+double ToolCall::number(StrView name, double fallback) const {
+  return args_[name].as_double().value_or(fallback);
+}
+bool ToolCall::boolean(StrView name, bool fallback) const {
+  return args_[name].as_bool().value_or(fallback);
+}
+
+bool ToolCall::begin_result() {
+  if (phase_ != kIdle) return phase_ == kContent;
+  json::Writer& w = reply_->result();
+  w.begin_object();
+  w.key("content");
+  w.begin_array();
+  content_ = ContentWriter(w, session_->version());
+  phase_ = kContent;
+  return true;
+}
+
+ContentWriter& ToolCall::content() {
+  if (phase_ == kIdle) begin_result();
+  if (phase_ != kContent) content_ = ContentWriter();  // content is closed: writes go nowhere
+  return content_;
+}
+
+void ToolCall::structured(StructuredFn fn, const void* ctx) {
+  if (phase_ == kIdle) begin_result();
+  if (phase_ != kContent) return;
+  json::Writer& w = content_.writer();
+  // The JSON as a text block, for clients that read only content.
+  w.begin_object();
+  w.member_str("type", "text");
+  w.key("text");
+  w.string_begin();
+  {
+    StringBodySink body(w);
+    json::Writer inner(body);
+    fn(inner, ctx);
+    (void)body.flush();
+  }
+  w.string_end();
+  w.end_object();
+  if (session_->version() < Version::k2025_06_18) return;  // no structuredContent before
+  w.end_array();
+  w.key("structuredContent");
+  fn(w, ctx);
+  phase_ = kStructured;
+}
+
+void ToolCall::fail(StrView message) { fail({message}); }
+
+void ToolCall::fail(std::initializer_list<TextPiece> pieces) {
+  if (phase_ == kIdle) begin_result();
+  if (phase_ == kContent) content_.text(pieces);
+  is_error_ = true;
+}
+
+void ToolCall::invalid_params(StrView message) {
+  if (phase_ == kIdle) {
+    reply_->error(ErrorCode::kInvalidParams, {message});
+    phase_ = kErrored;
+    return;
+  }
+  fail(message);
+}
+
+Status ToolCall::progress(double done, double total, StrView message) {
+  if (progress_token_ == nullptr || !progress_token_->present()) return Status::kNotFound;
+  if (reply_->begun()) return Status::kInvalidState;
+  return server_->notify_progress(*session_, *progress_token_, done, total, message);
+}
+
+Status ToolCall::log(LogLevel level, StrView message, StrView logger) {
+  if (reply_->begun()) return Status::kInvalidState;
+  return server_->send_log(*session_, level, message, logger);
+}
+
+Pending ToolCall::defer() {
+  if (phase_ != kIdle) return Pending{};
+  for (uint16_t i = 0; i < EMCP_MAX_DEFERRED; ++i) {
+    Server::Deferred& d = server_->deferred_[i];
+    if (d.used) continue;
+    d.used = true;
+    d.cancelled = false;
+    d.session = session_;
+    d.tool = tool_;
+    d.id.set(reply_->id());
+    d.progress = progress_token_ ? *progress_token_ : Token{};
+    ++d.generation;
+    phase_ = kDeferred;
+    reply_->suppress();
+    return Pending{i, d.generation};
+  }
+  fail({"The server is busy: ", static_cast<long long>(EMCP_MAX_DEFERRED),
+        " calls are already in progress (EMCP_MAX_DEFERRED). Try again later."});
+  return Pending{};
+}
+
+void ToolCall::finish() {
+  switch (phase_) {
+    case kDeferred:
+    case kErrored:
+    case kDone:
+      return;
+    case kIdle:
+      begin_result();
+      break;
+    default:
+      break;
+  }
+  json::Writer& w = reply_->result();
+  if (phase_ == kContent) w.end_array();
+  if (is_error_) w.member_bool("isError", true);
+  w.end_object();
+  reply_->end();
+  phase_ = kDone;
+}
+
+// ---- ResourceRead -------------------------------------------------------------------------------
+
+StrView ResourceRead::var(StrView name) const {
+  for (uint8_t i = 0; i < vars_; ++i)
+    if (names_[i] == name) return values_[i];
+  return StrView();
+}
+
+bool ResourceRead::begin() {
+  if (missing_) return false;
+  if (!started_) {
+    json::Writer& w = reply_->result();
+    w.begin_object();
+    w.key("contents");
+    w.begin_array();
+    started_ = true;
+  }
+  return true;
+}
+
+void ResourceRead::text(StrView s, StrView mime_type) { text({s}, mime_type); }
+
+void ResourceRead::text(std::initializer_list<TextPiece> pieces, StrView mime_type) {
+  if (!begin()) return;
+  json::Writer& w = reply_->result();
+  w.begin_object();
+  w.member_str("uri", uri_);
+  const StrView mime = !mime_type.empty() ? mime_type : StrView(mime_);
+  if (!mime.empty()) w.member_str("mimeType", mime);
+  w.key("text");
+  w.string_begin();
+  write_text_pieces(w, pieces);
+  w.string_end();
+  w.end_object();
+}
+
+void ResourceRead::blob(const void* data, size_t n, StrView mime_type) {
+  if (!begin()) return;
+  json::Writer& w = reply_->result();
+  w.begin_object();
+  w.member_str("uri", uri_);
+  const StrView mime = !mime_type.empty() ? mime_type : StrView(mime_);
+  if (!mime.empty()) w.member_str("mimeType", mime);
+  w.key("blob");
+  w.base64_begin();
+  w.base64_part(data, n);
+  w.base64_end();
+  w.end_object();
+}
+
+void ResourceRead::not_found() {
+  if (started_) return;
+  missing_ = true;
+}
+
+// ---- PromptGet ----------------------------------------------------------------------------------
+
+StrView PromptGet::arg(StrView name, StrView fallback) const {
+  return args_[name].as_string().value_or(fallback);
+}
+
+ContentWriter& PromptGet::message(Role role) {
+  json::Writer& w = reply_->result();
+  if (!started_) {
+    w.begin_object();
+    if (prompt_->description) w.member_str("description", prompt_->description);
+    w.key("messages");
+    w.begin_array();
+    started_ = true;
+  }
+  if (in_message_) w.end_object();  // the previous message
+  w.begin_object();
+  w.member_str("role", role == Role::kUser ? "user" : "assistant");
+  w.key("content");
+  in_message_ = true;
+  content_ = ContentWriter(w, session_->version());
+  return content_;
+}
+
+void PromptGet::invalid_params(StrView message) {
+  if (started_) return;
+  reply_->error(ErrorCode::kInvalidParams, {message});
+  failed_ = true;
+}
+
+// ---- Completion ---------------------------------------------------------------------------------
+
+StrView Completion::context(StrView name) const {
+  return context_[name].as_string().value_or(StrView());
+}
+
+void Completion::add(StrView value) {
+  if (count_ >= 100) {
+    more_ = true;
+    return;
+  }
+  w_->string(value);
+  ++count_;
+}
+
+void Completion::add_matching(Span<const char* const> values) {
+  for (const char* v : values)
+    if (StrView(v).starts_with(prefix_)) add(v);
+}
+
+// ---- Server -------------------------------------------------------------------------------------
+
+Server::Server(const ServerInfo& info, uint64_t (*now_ms)()) : info_(info), now_ms_(now_ms) {}
+
+void Server::set_tools(Span<const Tool> tools) {
+  tools_ = tools;
+  has_tools_ = true;
+  list_changed("notifications/tools/list_changed");
+}
+void Server::set_resources(Span<const Resource> resources) {
+  resources_ = resources;
+  has_resources_ = true;
+  list_changed("notifications/resources/list_changed");
+}
+void Server::set_templates(Span<const ResourceTemplate> templates) {
+  templates_ = templates;
+  has_resources_ = true;
+  list_changed("notifications/resources/list_changed");
+}
+void Server::set_prompts(Span<const Prompt> prompts) {
+  prompts_ = prompts;
+  has_prompts_ = true;
+  list_changed("notifications/prompts/list_changed");
+}
+
+void Server::attach(Session& s) {
+  if (s.attached_) return;
+  s.attached_ = true;
+  s.next_ = sessions_;
+  sessions_ = &s;
+}
+
+void Server::detach(Session& s) {
+  drop_session_work(s);
+  for (Session** p = &sessions_; *p != nullptr; p = &(*p)->next_) {
+    if (*p == &s) {
+      *p = s.next_;
+      break;
+    }
+  }
+  s.attached_ = false;
+  s.next_ = nullptr;
+}
+
+void Server::drop_session_work(Session& s) {
+  for (Deferred& d : deferred_)
+    if (d.used && d.session == &s) d.cancelled = true;
+  for (Outgoing& o : outgoing_) {
+    if (!o.used || o.session != &s) continue;
+    o.used = false;
+    Response r;
+    r.outcome = Response::Outcome::kClosed;
+    r.session = &s;
+    if (o.done) o.done(r, o.ctx);
+  }
+}
+
+void Server::list_changed(const char* method) {
+  for (Session* s = sessions_; s != nullptr; s = s->next_) {
+    if (!s->initialized()) continue;
+    Outbound out(*s);
+    if (!out.open()) continue;
+    jsonrpc::write_notification(out.w(), method);
+  }
+}
+
+Status Server::notify_progress(Session& s, const Token& token, double done, double total,
+                               StrView msg) {
+  Outbound out(s);
+  if (!out.open()) return Status::kInvalidState;
+  json::Writer& w = out.w();
+  jsonrpc::begin_notification(w, "notifications/progress");
+  w.begin_object();
+  w.key("progressToken");
+  jsonrpc::write_id(w, token.id());
+  w.member_double("progress", done);
+  if (total >= 0) w.member_double("total", total);
+  if (!msg.empty() && at_least(s, Version::k2025_03_26)) w.member_str("message", msg);
+  w.end_object();
+  jsonrpc::end_message(w);
+  return out.close();
+}
+
+Status Server::send_log(Session& s, LogLevel level, StrView message, StrView logger) {
+  if (!logging_ || level < s.log_level_) return Status::kOk;
+  Outbound out(s);
+  if (!out.open()) return Status::kInvalidState;
+  json::Writer& w = out.w();
+  jsonrpc::begin_notification(w, "notifications/message");
+  w.begin_object();
+  w.member_str("level", log_level_str(level));
+  if (!logger.empty()) w.member_str("logger", logger);
+  w.member_str("data", message);
+  w.end_object();
+  jsonrpc::end_message(w);
+  return out.close();
+}
+
+void Server::log(LogLevel level, StrView message, StrView logger) {
+  for (Session* s = sessions_; s != nullptr; s = s->next_)
+    if (s->initialized()) (void)send_log(*s, level, message, logger);
+}
+
+void Server::resource_updated(StrView uri) {
+  const uint32_t h = uri_hash(uri);
+  for (Session* s = sessions_; s != nullptr; s = s->next_) {
+    bool subscribed = false;
+    for (uint32_t x : s->subs_) subscribed = subscribed || x == h;
+    if (!subscribed) continue;
+    Outbound out(*s);
+    if (!out.open()) continue;
+    json::Writer& w = out.w();
+    jsonrpc::begin_notification(w, "notifications/resources/updated");
+    w.begin_object();
+    w.member_str("uri", uri);
+    w.end_object();
+    jsonrpc::end_message(w);
+  }
+}
+
+// ---- Input --------------------------------------------------------------------------------------
+
+void Server::handle(Session& s, const jsonrpc::Decoded& d) {
+  attach(s);
+  if (!d.batch) {
+    const Message& m = *d.first;
+    Reply r(s, m.id, nullptr);
+    handle_message(s, m, r);
+    return;
+  }
+  // Batches exist in revision 2025-03-26 only.
+  if (!s.initialized() || s.version() != Version::k2025_03_26) {
+    Reply r(s, Id::null(), nullptr);
+    if (!s.initialized()) {
+      r.error(ErrorCode::kInvalidRequest,
+              {"Invalid Request: a batch cannot come before initialize (which must be sent alone)"});
+    } else {
+      r.error(ErrorCode::kInvalidRequest, {"Invalid Request: JSON-RPC batches are not part of "
+                                           "protocol revision ", version_str(s.version())});
+    }
+    return;
+  }
+  BatchOut batch(s);
+  for (const Message* m = d.first; m != nullptr; m = m->next) {
+    Reply r(s, m->id, &batch);
+    if (m->kind == Kind::kRequest && m->method == "initialize") {
+      r.error(ErrorCode::kInvalidRequest, {"Invalid Request: initialize must not be part of a batch"});
+      continue;
+    }
+    handle_message(s, *m, r);
+  }
+  batch.finish();
+}
+
+void Server::handle_message(Session& s, const Message& m, Reply& r) {
+  switch (m.kind) {
+    case Kind::kInvalid:
+      r.invalid(m);
+      return;
+    case Kind::kRequest:
+      on_request(s, m, r);
+      return;
+    case Kind::kNotification:
+      r.suppress();
+      on_notification(s, m);
+      return;
+    case Kind::kResponse:
+    case Kind::kErrorResponse:
+      r.suppress();
+      on_response(s, m);
+      return;
+  }
+}
+
+void Server::on_request(Session& s, const Message& m, Reply& r) {
+  const StrView method = m.method;
+  if (method == "initialize") return on_initialize(s, m, r);
+  if (method == "ping") {
+    json::Writer& w = r.result();
+    w.begin_object();
+    w.end_object();
+    return r.end();
+  }
+  if (!s.initialized()) {
+    r.error(ErrorCode::kInvalidRequest,
+            {"Invalid Request: the session is not initialized; send initialize first"});
+    return;
+  }
+  if (has_tools_) {
+    if (method == "tools/list") return on_tools_list(s, m, r);
+    if (method == "tools/call") return on_tools_call(s, m, r);
+  }
+  if (has_resources_) {
+    if (method == "resources/list") return on_resources_list(s, m, r);
+    if (method == "resources/templates/list") return on_templates_list(s, m, r);
+    if (method == "resources/read") return on_resources_read(s, m, r);
+    if (method == "resources/subscribe") return on_subscribe(s, m, r, true);
+    if (method == "resources/unsubscribe") return on_subscribe(s, m, r, false);
+  }
+  if (has_prompts_) {
+    if (method == "prompts/list") return on_prompts_list(s, m, r);
+    if (method == "prompts/get") return on_prompts_get(s, m, r);
+  }
+  if ((has_prompts_ || has_resources_) && method == "completion/complete") return on_complete(s, m, r);
+  if (logging_ && method == "logging/setLevel") return on_set_level(s, m, r);
+  r.error(ErrorCode::kMethodNotFound, {"Method not found: ", method});
+}
+
+void Server::on_initialize(Session& s, const Message& m, Reply& r) {
+  const Value p = m.params;
+  const Result<StrView> requested = p["protocolVersion"].as_string();
+  if (!requested.ok()) {
+    r.error(ErrorCode::kInvalidParams, {"Invalid params: protocolVersion must be a string"});
+    return;
+  }
+  if (!p["capabilities"].is_object() && p["capabilities"].exists()) {
+    r.error(ErrorCode::kInvalidParams, {"Invalid params: capabilities must be an object"});
+    return;
+  }
+  // A repeated initialize starts the session afresh (a client reconnecting over a bridge).
+  drop_session_work(s);
+  s.reset();
+  Version v = kLatestVersion;
+  if (!parse_version(requested.value(), &v)) v = kLatestVersion;  // answer our latest
+  s.version_ = v;
+  const Value caps = p["capabilities"];
+  s.caps_.sampling = caps["sampling"].is_object();
+  s.caps_.sampling_tools = caps["sampling"]["tools"].is_object();
+  const Value elicitation = caps["elicitation"];
+  if (elicitation.is_object() && v >= Version::k2025_06_18) {
+    const bool form = elicitation["form"].is_object();
+    const bool url = elicitation["url"].is_object();
+    s.caps_.elicitation_form = form || !url;  // {} means form (2025-06-18 style)
+    s.caps_.elicitation_url = url && v >= Version::k2025_11_25;
+  }
+  s.caps_.roots = caps["roots"].is_object();
+  s.caps_.roots_list_changed = caps["roots"]["listChanged"].as_bool().value_or(false);
+  const StrView name = p["clientInfo"]["name"].as_string().value_or(StrView());
+  s.client_name_len_ = static_cast<uint8_t>(name.size() < sizeof s.client_name_ ? name.size()
+                                                                               : sizeof s.client_name_);
+  if (s.client_name_len_) memcpy(s.client_name_, name.data(), s.client_name_len_);
+  s.state_ = Session::kInitialized;
+
+  json::Writer& w = r.result();
+  w.begin_object();
+  w.member_str("protocolVersion", version_str(v));
+  w.key("capabilities");
+  w.begin_object();
+  if (logging_) {
+    w.key("logging");
+    w.begin_object();
+    w.end_object();
+  }
+  if ((has_prompts_ || has_resources_) && v >= Version::k2025_03_26) {
+    w.key("completions");
+    w.begin_object();
+    w.end_object();
+  }
+  if (has_prompts_) {
+    w.key("prompts");
+    w.begin_object();
+    w.member_bool("listChanged", true);
+    w.end_object();
+  }
+  if (has_resources_) {
+    w.key("resources");
+    w.begin_object();
+    w.member_bool("subscribe", true);
+    w.member_bool("listChanged", true);
+    w.end_object();
+  }
+  if (has_tools_) {
+    w.key("tools");
+    w.begin_object();
+    w.member_bool("listChanged", true);
+    w.end_object();
+  }
+  w.end_object();
+  w.key("serverInfo");
+  w.begin_object();
+  w.member_str("name", info_.name);
+  w.member_str("version", info_.version);
+  if (info_.title && v >= Version::k2025_06_18) w.member_str("title", info_.title);
+  if (v >= Version::k2025_11_25) {
+    if (info_.description) w.member_str("description", info_.description);
+    if (info_.website_url) w.member_str("websiteUrl", info_.website_url);
+    write_icons(w, info_.icons);
+  }
+  w.end_object();
+  if (info_.instructions) w.member_str("instructions", info_.instructions);
+  w.end_object();
+  r.end();
+}
+
+void Server::on_notification(Session& s, const Message& m) {
+  if (m.method == "notifications/initialized") {
+    if (s.initialized()) s.state_ = Session::kReady;
+    return;
+  }
+  if (m.method == "notifications/cancelled") {
+    const Value rid = m.params["requestId"];
+    Id id;
+    if (rid.is_int()) id = Id::of(rid.as_int().value());
+    else if (rid.is_string()) id = Id::of(rid.as_string().value());
+    else return;
+    for (Deferred& d : deferred_)
+      if (d.used && d.session == &s && d.id.id() == id) d.cancelled = true;
+    return;
+  }
+  // notifications/roots/list_changed, notifications/progress and unknown notifications need
+  // no answer; MCP says to ignore what one does not understand.
+}
+
+void Server::on_response(Session& s, const Message& m) {
+  if (m.id.type != Id::Type::kInt) return;  // not one of ours (we send integer ids)
+  for (Outgoing& o : outgoing_) {
+    if (!o.used || o.session != &s || o.id != m.id.num) continue;
+    o.used = false;
+    Response r;
+    r.session = &s;
+    if (m.kind == Kind::kResponse) {
+      r.outcome = Response::Outcome::kResult;
+      r.result = m.result;
+    } else {
+      r.outcome = Response::Outcome::kError;
+      r.code = m.error.code;
+      r.message = m.error.message;
+      r.data = m.error.data;
+    }
+    if (o.done) o.done(r, o.ctx);
+    return;
+  }
+}
+
+bool Server::page_start(const Message& m, Reply& r, size_t total, size_t* start) {
+  *start = 0;
+  const Value c = m.params["cursor"];
+  if (!c.exists() || c.is_null()) return true;
+  const Result<StrView> cs = c.as_string();
+  bool ok = cs.ok() && cs.value().size() >= 2 && cs.value().size() <= 11 && cs.value()[0] == 'p';
+  size_t n = 0;
+  if (ok) {
+    for (size_t i = 1; i < cs.value().size() && ok; ++i) {
+      const char ch = cs.value()[i];
+      ok = ch >= '0' && ch <= '9';
+      n = n * 10 + static_cast<size_t>(ch - '0');
+    }
+  }
+  if (!ok || n > total) {
+    r.error(ErrorCode::kInvalidParams, {"Invalid params: unknown cursor"});
+    return false;
+  }
+  *start = n;
+  return true;
+}
+
+namespace {
+// {"<key>":[ ... the caller writes entries ... then end_page()
+json::Writer& begin_page(Reply& r, const char* key) {
+  json::Writer& w = r.result();
+  w.begin_object();
+  w.key(key);
+  w.begin_array();
+  return w;
+}
+
+void end_page(Reply& r, json::Writer& w, size_t next, size_t total) {
+  w.end_array();
+  if (next < total) {
+    char buf[24];
+    buf[0] = 'p';
+    const size_t n = json::format_uint64(next, buf + 1);
+    w.member_str("nextCursor", StrView(buf, n + 1));
+  }
+  w.end_object();
+  r.end();
+}
+}  // namespace
+
+void Server::write_tool(json::Writer& w, const Tool& t, Version v) {
+  w.begin_object();
+  w.member_str("name", t.name);
+  if (t.title && v >= Version::k2025_06_18) w.member_str("title", t.title);
+  if (t.description) w.member_str("description", t.description);
+  w.key("inputSchema");
+  if (t.input_schema_json) w.raw(t.input_schema_json);
+  else write_object_schema(w, t.params);
+  if (v >= Version::k2025_06_18) {
+    if (t.output_schema_json) {
+      w.key("outputSchema");
+      w.raw(t.output_schema_json);
+    } else if (!t.output.empty()) {
+      w.key("outputSchema");
+      write_object_schema(w, t.output);
+    }
+  }
+  const bool annotated = t.annotation_title || t.read_only_hint != Hint::kUnset ||
+                         t.destructive_hint != Hint::kUnset || t.idempotent_hint != Hint::kUnset ||
+                         t.open_world_hint != Hint::kUnset;
+  if (annotated && v >= Version::k2025_03_26) {
+    w.key("annotations");
+    w.begin_object();
+    if (t.annotation_title) w.member_str("title", t.annotation_title);
+    write_hint(w, "readOnlyHint", t.read_only_hint);
+    write_hint(w, "destructiveHint", t.destructive_hint);
+    write_hint(w, "idempotentHint", t.idempotent_hint);
+    write_hint(w, "openWorldHint", t.open_world_hint);
+    w.end_object();
+  }
+  if (v >= Version::k2025_11_25) write_icons(w, t.icons);
+  w.end_object();
+}
+
+void Server::on_tools_list(Session& s, const Message& m, Reply& r) {
+  size_t start = 0;
+  if (!page_start(m, r, tools_.size(), &start)) return;
+  json::Writer& w = begin_page(r, "tools");
+  size_t i = start;
+  for (; i < tools_.size() && i < start + page_size_; ++i) write_tool(w, tools_[i], s.version());
+  end_page(r, w, i, tools_.size());
+}
+
+void Server::on_tools_call(Session& s, const Message& m, Reply& r) {
+  const Result<StrView> name = m.params["name"].as_string();
+  if (!name.ok()) {
+    r.error(ErrorCode::kInvalidParams, {"Invalid params: name must be a string"});
+    return;
+  }
+  const Tool* tool = nullptr;
+  for (const Tool& t : tools_)
+    if (name.value() == StrView(t.name)) tool = &t;
+  if (tool == nullptr) {
+    r.error(ErrorCode::kInvalidParams, {"Invalid params: unknown tool \"", name.value(), "\""});
+    return;
+  }
+  const Value args = m.params["arguments"];
+  if (args.exists() && !args.is_object()) {
+    r.error(ErrorCode::kInvalidParams, {"Invalid params: arguments must be an object"});
+    return;
+  }
+  if (!tool->input_schema_json) {
+    SchemaError e;
+    if (!validate(args, tool->params, &e)) {
+      if (e.name.empty()) {
+        r.error(ErrorCode::kInvalidParams, {"Invalid params: arguments ", e.reason});
+      } else if (e.index >= 0) {
+        r.error(ErrorCode::kInvalidParams, {"Invalid params: argument \"", e.name, "\" item ",
+                                            static_cast<long long>(e.index), " ", e.reason});
+      } else if (!e.parent.empty() && !(e.parent == e.name)) {
+        r.error(ErrorCode::kInvalidParams,
+                {"Invalid params: argument \"", e.parent, ".", e.name, "\" ", e.reason});
+      } else {
+        r.error(ErrorCode::kInvalidParams, {"Invalid params: argument \"", e.name, "\" ", e.reason});
+      }
+      return;
+    }
+  }
+  Token progress;
+  const bool has_progress = progress_token_of(m, &progress);
+  ToolCall call;
+  call.server_ = this;
+  call.session_ = &s;
+  call.tool_ = tool;
+  call.args_ = args;
+  call.reply_ = &r;
+  call.progress_token_ = has_progress ? &progress : nullptr;
+  run_tool(call, r);
+}
+
+void Server::run_tool(ToolCall& call, Reply& r) {
+  (void)r;
+  if (call.tool_->handler != nullptr) call.tool_->handler(call);
+  call.finish();
+}
+
+void Server::on_resources_list(Session& s, const Message& m, Reply& r) {
+  size_t start = 0;
+  if (!page_start(m, r, resources_.size(), &start)) return;
+  json::Writer& w = begin_page(r, "resources");
+  size_t i = start;
+  const Version v = s.version();
+  for (; i < resources_.size() && i < start + page_size_; ++i) {
+    const Resource& res = resources_[i];
+    w.begin_object();
+    w.member_str("uri", res.uri);
+    w.member_str("name", res.name);
+    if (res.title && v >= Version::k2025_06_18) w.member_str("title", res.title);
+    if (res.description) w.member_str("description", res.description);
+    if (res.mime_type) w.member_str("mimeType", res.mime_type);
+    if (res.size >= 0) w.member_int("size", res.size);
+    write_annotations(w, res.annotations, v);
+    if (v >= Version::k2025_11_25) write_icons(w, res.icons);
+    w.end_object();
+  }
+  end_page(r, w, i, resources_.size());
+}
+
+void Server::on_templates_list(Session& s, const Message& m, Reply& r) {
+  size_t start = 0;
+  if (!page_start(m, r, templates_.size(), &start)) return;
+  json::Writer& w = begin_page(r, "resourceTemplates");
+  size_t i = start;
+  const Version v = s.version();
+  for (; i < templates_.size() && i < start + page_size_; ++i) {
+    const ResourceTemplate& t = templates_[i];
+    w.begin_object();
+    w.member_str("uriTemplate", t.uri_template);
+    w.member_str("name", t.name);
+    if (t.title && v >= Version::k2025_06_18) w.member_str("title", t.title);
+    if (t.description) w.member_str("description", t.description);
+    if (t.mime_type) w.member_str("mimeType", t.mime_type);
+    write_annotations(w, t.annotations, v);
+    if (v >= Version::k2025_11_25) write_icons(w, t.icons);
+    w.end_object();
+  }
+  end_page(r, w, i, templates_.size());
+}
+
+void Server::on_resources_read(Session& s, const Message& m, Reply& r) {
+  const Result<StrView> uri = m.params["uri"].as_string();
+  if (!uri.ok()) {
+    r.error(ErrorCode::kInvalidParams, {"Invalid params: uri must be a string"});
+    return;
+  }
+  ResourceRead read;
+  read.server_ = this;
+  read.session_ = &s;
+  read.reply_ = &r;
+  read.uri_ = uri.value();
+  ReadFn fn = nullptr;
+  for (const Resource& res : resources_) {
+    if (uri.value() == StrView(res.uri)) {
+      fn = res.read;
+      read.mime_ = res.mime_type;
+      read.user_ = res.user;
+      break;
+    }
+  }
+  if (fn == nullptr) {
+    for (const ResourceTemplate& t : templates_) {
+      uint8_t n = 0;
+      if (match_uri_template(t.uri_template, uri.value(), read.names_, read.values_,
+                             EMCP_MAX_TEMPLATE_VARS, &n)) {
+        fn = t.read;
+        read.vars_ = n;
+        read.mime_ = t.mime_type;
+        read.user_ = t.user;
+        break;
+      }
+    }
+  }
+  if (fn != nullptr) fn(read);
+  if (fn == nullptr || read.missing_) {
+    json::Writer& w = r.error_with_data(ErrorCode::kResourceNotFound,
+                                        {"Resource not found: ", uri.value()});
+    w.begin_object();
+    w.member_str("uri", uri.value());
+    w.end_object();
+    return r.end();
+  }
+  if (!read.started_) (void)read.begin();  // a reader that wrote nothing: empty contents
+  json::Writer& w = r.result();
+  w.end_array();
+  w.end_object();
+  r.end();
+}
+
+void Server::on_subscribe(Session& s, const Message& m, Reply& r, bool on) {
+  const Result<StrView> uri = m.params["uri"].as_string();
+  if (!uri.ok()) {
+    r.error(ErrorCode::kInvalidParams, {"Invalid params: uri must be a string"});
+    return;
+  }
+  const uint32_t h = uri_hash(uri.value());
+  uint32_t* free_slot = nullptr;
+  bool found = false;
+  for (uint32_t& x : s.subs_) {
+    if (x == h) {
+      found = true;
+      if (!on) x = 0;
+    }
+    if (x == 0 && free_slot == nullptr) free_slot = &x;
+  }
+  if (on && !found) {
+    if (free_slot == nullptr) {
+      r.error(ErrorCode::kInternalError,
+              {"Too many subscriptions: this server keeps ", static_cast<long long>(EMCP_MAX_SUBSCRIPTIONS),
+               " per session (EMCP_MAX_SUBSCRIPTIONS)"});
+      return;
+    }
+    *free_slot = h;
+  }
+  json::Writer& w = r.result();
+  w.begin_object();
+  w.end_object();
+  r.end();
+}
+
+void Server::on_prompts_list(Session& s, const Message& m, Reply& r) {
+  size_t start = 0;
+  if (!page_start(m, r, prompts_.size(), &start)) return;
+  json::Writer& w = begin_page(r, "prompts");
+  size_t i = start;
+  const Version v = s.version();
+  for (; i < prompts_.size() && i < start + page_size_; ++i) {
+    const Prompt& p = prompts_[i];
+    w.begin_object();
+    w.member_str("name", p.name);
+    if (p.title && v >= Version::k2025_06_18) w.member_str("title", p.title);
+    if (p.description) w.member_str("description", p.description);
+    if (!p.args.empty()) {
+      w.key("arguments");
+      w.begin_array();
+      for (const PromptArg& a : p.args) {
+        w.begin_object();
+        w.member_str("name", a.name);
+        if (a.title && v >= Version::k2025_06_18) w.member_str("title", a.title);
+        if (a.description) w.member_str("description", a.description);
+        if (a.required) w.member_bool("required", true);
+        w.end_object();
+      }
+      w.end_array();
+    }
+    if (v >= Version::k2025_11_25) write_icons(w, p.icons);
+    w.end_object();
+  }
+  end_page(r, w, i, prompts_.size());
+}
+
+void Server::on_prompts_get(Session& s, const Message& m, Reply& r) {
+  const Result<StrView> name = m.params["name"].as_string();
+  if (!name.ok()) {
+    r.error(ErrorCode::kInvalidParams, {"Invalid params: name must be a string"});
+    return;
+  }
+  const Prompt* prompt = nullptr;
+  for (const Prompt& p : prompts_)
+    if (name.value() == StrView(p.name)) prompt = &p;
+  if (prompt == nullptr) {
+    r.error(ErrorCode::kInvalidParams, {"Invalid params: unknown prompt \"", name.value(), "\""});
+    return;
+  }
+  const Value args = m.params["arguments"];
+  if (args.exists() && !args.is_object()) {
+    r.error(ErrorCode::kInvalidParams, {"Invalid params: arguments must be an object"});
+    return;
+  }
+  for (const PromptArg& a : prompt->args) {
+    const Value v = args[a.name];
+    if (!v.exists()) {
+      if (a.required) {
+        r.error(ErrorCode::kInvalidParams,
+                {"Invalid params: argument \"", a.name, "\" of prompt \"", prompt->name, "\" is required"});
+        return;
+      }
+    } else if (!v.is_string()) {
+      r.error(ErrorCode::kInvalidParams, {"Invalid params: argument \"", a.name, "\" must be a string"});
+      return;
+    }
+  }
+  PromptGet get;
+  get.server_ = this;
+  get.session_ = &s;
+  get.prompt_ = prompt;
+  get.args_ = args;
+  get.reply_ = &r;
+  if (prompt->get) prompt->get(get);
+  if (get.failed_) return;
+  json::Writer& w = r.result();
+  if (!get.started_) {
+    w.begin_object();
+    if (prompt->description) w.member_str("description", prompt->description);
+    w.key("messages");
+    w.begin_array();
+  }
+  if (get.in_message_) w.end_object();
+  w.end_array();
+  w.end_object();
+  r.end();
+}
+
+void Server::on_complete(Session& s, const Message& m, Reply& r) {
+  const Value ref = m.params["ref"];
+  const Value arg = m.params["argument"];
+  const Result<StrView> type = ref["type"].as_string();
+  const Result<StrView> arg_name = arg["name"].as_string();
+  const Result<StrView> arg_value = arg["value"].as_string();
+  if (!type.ok() || !arg_name.ok() || !arg_value.ok()) {
+    r.error(ErrorCode::kInvalidParams,
+            {"Invalid params: ref.type, argument.name and argument.value must be strings"});
+    return;
+  }
+  CompleteFn fn = nullptr;
+  if (type.value() == "ref/prompt") {
+    const StrView name = ref["name"].as_string().value_or(StrView());
+    const Prompt* prompt = nullptr;
+    for (const Prompt& p : prompts_)
+      if (name == StrView(p.name)) prompt = &p;
+    if (prompt == nullptr) {
+      r.error(ErrorCode::kInvalidParams, {"Invalid params: unknown prompt \"", name, "\""});
+      return;
+    }
+    for (const PromptArg& a : prompt->args)
+      if (arg_name.value() == StrView(a.name)) fn = a.complete;
+  } else if (type.value() == "ref/resource") {
+    const StrView uri = ref["uri"].as_string().value_or(StrView());
+    const ResourceTemplate* tmpl = nullptr;
+    for (const ResourceTemplate& t : templates_)
+      if (uri == StrView(t.uri_template)) tmpl = &t;
+    if (tmpl == nullptr) {
+      r.error(ErrorCode::kInvalidParams, {"Invalid params: unknown resource template \"", uri, "\""});
+      return;
+    }
+    fn = tmpl->complete;
+  } else {
+    r.error(ErrorCode::kInvalidParams, {"Invalid params: unknown reference type \"", type.value(), "\""});
+    return;
+  }
+  json::Writer& w = r.result();
+  w.begin_object();
+  w.key("completion");
+  w.begin_object();
+  w.key("values");
+  w.begin_array();
+  Completion c;
+  c.w_ = &w;
+  c.name_ = arg_name.value();
+  c.prefix_ = arg_value.value();
+  c.context_ = s.version() >= Version::k2025_06_18 ? m.params["context"]["arguments"] : Value();
+  if (fn) fn(c);
+  w.end_array();
+  if (c.more_) w.member_bool("hasMore", true);
+  w.end_object();
+  w.end_object();
+  r.end();
+}
+
+void Server::on_set_level(Session& s, const Message& m, Reply& r) {
+  LogLevel level;
+  const Result<StrView> name = m.params["level"].as_string();
+  if (!name.ok() || !parse_log_level(name.value(), &level)) {
+    r.error(ErrorCode::kInvalidParams,
+            {"Invalid params: level must be one of debug, info, notice, warning, error, "
+             "critical, alert, emergency"});
+    return;
+  }
+  s.log_level_ = level;
+  json::Writer& w = r.result();
+  w.begin_object();
+  w.end_object();
+  r.end();
+}
+
+// ---- Deferred calls -----------------------------------------------------------------------------
+
+Server::Deferred* Server::deferred(Pending p) {
+  if (!p.valid() || p.slot >= EMCP_MAX_DEFERRED) return nullptr;
+  Deferred& d = deferred_[p.slot];
+  return d.used && d.generation == p.generation ? &d : nullptr;
+}
+
+const Server::Deferred* Server::deferred(Pending p) const {
+  return const_cast<Server*>(this)->deferred(p);
+}
+
+bool Server::cancelled(Pending p) const {
+  const Deferred* d = deferred(p);
+  return d == nullptr || d->cancelled;
+}
+
+Session* Server::session_of(Pending p) const {
+  const Deferred* d = deferred(p);
+  return d ? d->session : nullptr;
+}
+
+Status Server::progress(Pending p, double done, double total, StrView message) {
+  Deferred* d = deferred(p);
+  if (d == nullptr) return Status::kNotFound;
+  if (d->cancelled) return Status::kClosed;
+  if (!d->progress.present()) return Status::kNotFound;
+  return notify_progress(*d->session, d->progress, done, total, message);
+}
+
+Status Server::complete(Pending p, FinishFn fn, void* ctx) {
+  Deferred* d = deferred(p);
+  if (d == nullptr) return Status::kNotFound;
+  if (d->cancelled) {
+    d->used = false;  // a cancelled request is never answered
+    return Status::kClosed;
+  }
+  Session& s = *d->session;
+  if (s.open_) return Status::kWouldBlock;  // another message is being written: try later
+  const Id id = d->id.id();
+  Reply r(s, id, nullptr);
+  ToolCall call;
+  call.server_ = this;
+  call.session_ = &s;
+  call.tool_ = d->tool;
+  call.reply_ = &r;
+  call.progress_token_ = nullptr;  // the progress of a deferred call goes through progress()
+  d->used = false;                 // the slot is free from here on
+  if (fn) fn(call, ctx);
+  if (call.phase_ == ToolCall::kDeferred) return Status::kOk;  // deferred again
+  call.finish();
+  return Status::kOk;
+}
+
+// ---- Requests to the client ---------------------------------------------------------------------
+
+Status Server::send_request(Session& s, StrView method, ParamsFn params, const void* params_ctx,
+                            ResponseFn done, void* done_ctx, uint32_t timeout_ms) {
+  Outgoing* slot = nullptr;
+  for (Outgoing& o : outgoing_)
+    if (!o.used && slot == nullptr) slot = &o;
+  if (slot == nullptr) return Status::kNoSpace;
+  if (s.open_) return Status::kInvalidState;
+  Outbound out(s);
+  if (!out.open()) return Status::kClosed;
+  const int64_t id = next_request_id_++;
+  json::Writer& w = out.w();
+  if (params) {
+    jsonrpc::begin_request(w, Id::of(id), method);
+    params(w, params_ctx);
+    jsonrpc::end_message(w);
+  } else {
+    w.begin_object();
+    w.member_str("jsonrpc", "2.0");
+    w.member_int("id", id);
+    w.member_str("method", method);
+    w.end_object();
+  }
+  const Status st = out.close();
+  if (st != Status::kOk) return st;
+  slot->used = true;
+  slot->session = &s;
+  slot->done = done;
+  slot->ctx = done_ctx;
+  slot->id = id;
+  slot->deadline = now_ms_ && timeout_ms ? now_ms_() + timeout_ms : 0;
+  return Status::kOk;
+}
+
+Status Server::request(Session& s, StrView method, ParamsFn params, const void* params_ctx,
+                       ResponseFn done, void* done_ctx, uint32_t timeout_ms) {
+  return send_request(s, method, params, params_ctx, done, done_ctx, timeout_ms);
+}
+
+Status Server::sample(Session& s, ParamsFn params, const void* params_ctx, ResponseFn done,
+                      void* ctx, uint32_t timeout_ms) {
+  if (!s.client().sampling) return Status::kNotFound;
+  return send_request(s, "sampling/createMessage", params, params_ctx, done, ctx, timeout_ms);
+}
+
+namespace {
+struct ElicitForm {
+  StrView message;
+  Span<const Param> schema;
+  bool mode;
+};
+void write_elicit_form(json::Writer& w, const void* ctx) {
+  const auto* f = static_cast<const ElicitForm*>(ctx);
+  w.begin_object();
+  if (f->mode) w.member_str("mode", "form");
+  w.member_str("message", f->message);
+  w.key("requestedSchema");
+  write_object_schema(w, f->schema);
+  w.end_object();
+}
+struct ElicitUrl {
+  StrView message, url, id;
+};
+void write_elicit_url(json::Writer& w, const void* ctx) {
+  const auto* u = static_cast<const ElicitUrl*>(ctx);
+  w.begin_object();
+  w.member_str("mode", "url");
+  w.member_str("message", u->message);
+  w.member_str("elicitationId", u->id);
+  w.member_str("url", u->url);
+  w.end_object();
+}
+}  // namespace
+
+Status Server::elicit(Session& s, StrView message, Span<const Param> schema, ResponseFn done,
+                      void* ctx, uint32_t timeout_ms) {
+  if (!s.client().elicitation_form) return Status::kNotFound;
+  const ElicitForm f{message, schema, s.version() >= Version::k2025_11_25};
+  return send_request(s, "elicitation/create", &write_elicit_form, &f, done, ctx, timeout_ms);
+}
+
+Status Server::elicit_url(Session& s, StrView message, StrView url, StrView elicitation_id,
+                          ResponseFn done, void* ctx, uint32_t timeout_ms) {
+  if (!s.client().elicitation_url) return Status::kNotFound;
+  const ElicitUrl u{message, url, elicitation_id};
+  return send_request(s, "elicitation/create", &write_elicit_url, &u, done, ctx, timeout_ms);
+}
+
+Status Server::list_roots(Session& s, ResponseFn done, void* ctx, uint32_t timeout_ms) {
+  if (!s.client().roots) return Status::kNotFound;
+  return send_request(s, "roots/list", nullptr, nullptr, done, ctx, timeout_ms);
+}
+
+Status Server::ping(Session& s, ResponseFn done, void* ctx, uint32_t timeout_ms) {
+  return send_request(s, "ping", nullptr, nullptr, done, ctx, timeout_ms);
+}
+
+void Server::poll() {
+  if (now_ms_ == nullptr) return;
+  const uint64_t now = now_ms_();
+  for (Outgoing& o : outgoing_) {
+    if (!o.used || o.deadline == 0 || now < o.deadline) continue;
+    Session& s = *o.session;
+    if (s.open_) continue;  // the channel is busy; try on the next poll
+    o.used = false;
+    {
+      // Tell the client we stopped waiting (MCP: a sender that times out SHOULD cancel).
+      Outbound out(s);
+      if (out.open()) {
+        json::Writer& w = out.w();
+        jsonrpc::begin_notification(w, "notifications/cancelled");
+        w.begin_object();
+        w.member_int("requestId", o.id);
+        w.member_str("reason", "timeout");
+        w.end_object();
+        jsonrpc::end_message(w);
+      }
+    }
+    Response r;
+    r.outcome = Response::Outcome::kTimeout;
+    r.session = &s;
+    if (o.done) o.done(r, o.ctx);
+  }
+}
+
+}  // namespace mcp
+EMCP_NS_END

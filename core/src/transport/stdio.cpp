@@ -1,0 +1,64 @@
+#include "emcp/transport/stdio.h"
+
+#include "emcp/jsonrpc/encode.h"
+
+EMCP_NS_BEGIN
+namespace transport {
+
+StdioTransport::StdioTransport(mcp::Server& server, json::FlushingSink::FlushFn write, void* ctx,
+                               json::Reader& reader, Arena& arena, char* out_buf, size_t out_cap,
+                               size_t max_line)
+    : server_(server),
+      arena_(arena),
+      decoder_(reader, arena),
+      framer_(decoder_, max_line),
+      out_(out_buf, out_cap, write, ctx),
+      session_(mcp::Channel{&StdioTransport::open, &StdioTransport::close, this}) {
+  server_.attach(session_);
+}
+
+json::Sink* StdioTransport::open(void* ctx) {
+  auto* self = static_cast<StdioTransport*>(ctx);
+  return self->out_.status() == Status::kOk ? &self->out_ : nullptr;
+}
+
+Status StdioTransport::close(void* ctx) {
+  auto* self = static_cast<StdioTransport*>(ctx);
+  self->out_.put('\n');
+  return self->out_.flush();
+}
+
+void StdioTransport::dispatch(LineFramer::Event ev) {
+  if (ev == LineFramer::Event::kMessage) {
+    server_.handle(session_, framer_.decoded());
+  } else if (ev == LineFramer::Event::kTooLong) {
+    json::Sink* sink = open(this);
+    if (sink == nullptr) return;
+    json::Writer w(*sink);
+    jsonrpc::write_error(w, framer_.too_long_id(), jsonrpc::ErrorCode::kInvalidRequest,
+                         "Invalid Request: message longer than the line limit (EMCP_MAX_MESSAGE_LEN)");
+    (void)close(this);
+  }
+}
+
+Status StdioTransport::feed(const void* data, size_t n) {
+  const uint8_t* p = static_cast<const uint8_t*>(data);
+  while (n != 0) {
+    size_t used = 0;
+    const LineFramer::Event ev = framer_.push(p, n, &used);
+    p += used;
+    n -= used;
+    if (ev == LineFramer::Event::kNeedInput) break;
+    dispatch(ev);
+  }
+  return out_.status();
+}
+
+Status StdioTransport::finish() {
+  dispatch(framer_.finish());
+  server_.detach(session_);
+  return out_.status();
+}
+
+}  // namespace transport
+EMCP_NS_END
