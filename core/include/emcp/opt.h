@@ -139,12 +139,13 @@
 
 // ---- ABI namespace -----------------------------------------------------------------------------
 
-#define EMCP_CAT5_(a, b, c, d, e) a##_##b##_##c##_##d##_##e
-#define EMCP_CAT5(a, b, c, d, e) EMCP_CAT5_(a, b, c, d, e)
-/// Inline namespace whose name encodes the layout-changing options.
-#define EMCP_ABI_NS                                                                     \
-  EMCP_CAT5(v0, EMCP_JSON_MAX_DEPTH, EMCP_JSON_MAX_KEY_LEN, EMCP_JSON_MAX_NUMBER_DIGITS, \
-            EMCP_JSONRPC_MAX_ID_LEN)
+#define EMCP_CAT10_(a, b, c, d, e, f, g, h, i, j) a##_##b##_##c##_##d##_##e##_##f##_##g##_##h##_##i##_##j
+#define EMCP_CAT10(a, b, c, d, e, f, g, h, i, j) EMCP_CAT10_(a, b, c, d, e, f, g, h, i, j)
+/// Inline namespace whose name encodes the options that change the layout of public types.
+#define EMCP_ABI_NS                                                                            \
+  EMCP_CAT10(v0, EMCP_JSON_MAX_DEPTH, EMCP_JSON_MAX_KEY_LEN, EMCP_JSON_MAX_NUMBER_DIGITS,        \
+             EMCP_JSONRPC_MAX_ID_LEN, EMCP_JSON_WRITER_MAX_DEPTH, EMCP_MAX_DEFERRED,             \
+             EMCP_MAX_OUTGOING, EMCP_MAX_SUBSCRIPTIONS, EMCP_MAX_TEMPLATE_VARS)
 #define EMCP_NS_BEGIN namespace emcp { inline namespace EMCP_ABI_NS {
 #define EMCP_NS_END } }
 

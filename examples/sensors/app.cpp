@@ -1,0 +1,662 @@
+// The sensors example: a device's sensors, an LED and a relay, its log, exposed over MCP.
+#include "app.h"
+
+#include <string.h>
+
+#include "emcp/json/number.h"
+#include "media.h"
+#include "sensors.h"
+
+namespace app {
+
+using emcp::Status;
+using emcp::StrView;
+using namespace emcp::mcp;
+
+namespace {
+
+// ---- Device state -------------------------------------------------------------------------------
+
+Server* g_server = nullptr;
+uint64_t (*g_now)() = nullptr;
+bool g_led = false;
+bool g_relay = false;
+
+constexpr int kHistory = 32;  // readings kept per sensor, one per second
+double g_history[sensors::kCount][kHistory];
+uint32_t g_history_count = 0;
+uint64_t g_next_history = 0;
+char g_last_sent[sensors::kCount][24];  // the value text last announced (resources/updated)
+
+// Formats a reading like the resources show it ("41.3").
+size_t format_value(sensors::Id id, double v, char* out) {
+  emcp::json::BufferSink sink(out, 24);
+  emcp::json::Writer w(sink);
+  w.string_begin();
+  write_text_pieces(w, {TextPiece(v, static_cast<int8_t>(sensors::decimals(id)))});
+  w.string_end();
+  // Strip the quotes the writer put around the string.
+  const StrView s = sink.view();
+  const size_t n = s.size() >= 2 ? s.size() - 2 : 0;
+  memmove(out, s.data() + 1, n);
+  return n;
+}
+
+double g_offset = 0;  // temperature calibration (calibrate_temperature)
+
+sensors::Reading now_reading(sensors::Id id) {
+  sensors::Reading r = sensors::read(id, g_now());
+  if (id == sensors::Id::kTemperature) r.value += g_offset;
+  return r;
+}
+
+constexpr int kLogLines = 8;
+constexpr int kLogWidth = 96;
+char g_log[kLogLines][kLogWidth];
+uint8_t g_log_len[kLogLines];
+uint32_t g_log_count = 0;  // lines ever written
+
+// The log as text, oldest line first, one line per '\n'; returns the length.
+constexpr size_t kLogText = kLogLines * (kLogWidth + 1);
+size_t log_text(char* buf) {
+  size_t len = 0;
+  const uint32_t n = g_log_count < kLogLines ? g_log_count : kLogLines;
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t k = (g_log_count - n + i) % kLogLines;
+    memcpy(buf + len, g_log[k], g_log_len[k]);
+    len += g_log_len[k];
+    buf[len++] = '\n';
+  }
+  return len;
+}
+
+// " °C", or "" for unitless sensors.
+StrView unit_suffix(sensors::Id id) {
+  switch (id) {
+    case sensors::Id::kTemperature: return " \xC2\xB0" "C";
+    case sensors::Id::kUptime: return " s";
+    case sensors::Id::kMemory: return " %";
+    default: return "";
+  }
+}
+
+// ---- Tools --------------------------------------------------------------------------------------
+
+constexpr const char* kSensorNames[] = {"temperature", "load", "uptime", "memory"};
+
+struct SensorOut {
+  sensors::Id id;
+  sensors::Reading r;
+};
+
+void write_reading(emcp::json::Writer& w, const void* ctx) {
+  const auto* s = static_cast<const SensorOut*>(ctx);
+  w.begin_object();
+  w.member_str("sensor", sensors::name(s->id));
+  w.member_double("value", s->r.value);
+  w.member_str("unit", sensors::unit(s->id));
+  w.member_bool("simulated", s->r.simulated);
+  w.end_object();
+}
+
+void read_sensor(ToolCall& call) {
+  sensors::Id id;
+  if (!sensors::parse(call.str("sensor"), &id)) return call.invalid_params("unknown sensor");
+  const SensorOut out{id, now_reading(id)};
+  call.text({sensors::name(id), ": ", TextPiece(out.r.value, static_cast<int8_t>(sensors::decimals(id))),
+             unit_suffix(id), out.r.simulated ? " (simulated)" : ""});
+  call.structured(&write_reading, &out);
+}
+
+void write_all(emcp::json::Writer& w, const void*) {
+  w.begin_object();
+  for (int i = 0; i < sensors::kCount; ++i) {
+    const auto id = static_cast<sensors::Id>(i);
+    w.member_double(sensors::name(id), now_reading(id).value);
+  }
+  w.end_object();
+}
+
+void read_all(ToolCall& call) { call.structured(&write_all, nullptr); }
+
+void set_led(ToolCall& call) {
+  g_led = call.boolean("on");
+  log(LogLevel::kInfo, g_led ? "LED switched on" : "LED switched off");
+  g_server->resource_updated("device://led");
+  call.text({"LED is now ", g_led ? "on" : "off"});
+}
+
+void set_relay(ToolCall& call) {
+  g_relay = call.boolean("on");
+  log(LogLevel::kNotice, g_relay ? "relay closed (load powered)" : "relay opened (load off)");
+  g_server->resource_updated("device://relay");
+  call.text({"Relay is now ", g_relay ? "closed" : "open"});
+}
+
+// sample_sensor: a long-running tool. The handler defers; tick() takes the samples, reports
+// progress, honours cancellation and finally answers.
+struct Job {
+  bool active = false;
+  Pending pending;
+  sensors::Id id = sensors::Id::kTemperature;
+  int64_t samples = 0;
+  int64_t taken = 0;
+  uint32_t interval = 0;
+  uint64_t next_at = 0;
+  double min = 0, max = 0, sum = 0;
+};
+Job g_jobs[EMCP_MAX_DEFERRED];
+
+void sample_sensor(ToolCall& call) {
+  sensors::Id id;
+  if (!sensors::parse(call.str("sensor"), &id)) return call.invalid_params("unknown sensor");
+  Job* job = nullptr;
+  for (Job& j : g_jobs)
+    if (!j.active && job == nullptr) job = &j;
+  if (job == nullptr) return call.fail("All sampling slots are busy; try again when a run ends.");
+  const Pending p = call.defer();  // copies what it needs of the request; args go away after
+  if (!p.valid()) return;          // answered with an error already
+  *job = Job{};
+  job->active = true;
+  job->pending = p;
+  job->id = id;
+  job->samples = call.integer("samples", 10);
+  job->interval = static_cast<uint32_t>(call.integer("interval_ms", 200));
+  job->next_at = g_now();
+  log(LogLevel::kInfo, "sampling started");
+}
+
+void finish_job(ToolCall& call, void* ctx) {
+  const Job& j = *static_cast<const Job*>(ctx);
+  const int8_t d = static_cast<int8_t>(sensors::decimals(j.id));
+  call.text({"Sampled ", sensors::name(j.id), " ", static_cast<long long>(j.taken), " times: min ",
+             TextPiece(j.min, d), ", average ", TextPiece(j.sum / static_cast<double>(j.taken), d),
+             ", max ", TextPiece(j.max, d), unit_suffix(j.id)});
+}
+
+void run_jobs() {
+  const uint64_t now = g_now();
+  for (Job& j : g_jobs) {
+    if (!j.active) continue;
+    if (g_server->cancelled(j.pending)) {
+      (void)g_server->complete(j.pending, nullptr, nullptr);  // frees the slot, sends nothing
+      j.active = false;
+      log(LogLevel::kInfo, "sampling cancelled by the client");
+      continue;
+    }
+    if (now < j.next_at) continue;
+    const double v = now_reading(j.id).value;
+    if (j.taken == 0 || v < j.min) j.min = v;
+    if (j.taken == 0 || v > j.max) j.max = v;
+    j.sum += v;
+    ++j.taken;
+    j.next_at = now + j.interval;
+    if (j.taken < j.samples) {
+      (void)g_server->progress(j.pending, static_cast<double>(j.taken),
+                               static_cast<double>(j.samples), "sampling");
+      continue;
+    }
+    if (g_server->complete(j.pending, &finish_job, &j) == Status::kWouldBlock) continue;
+    j.active = false;
+    log(LogLevel::kInfo, "sampling finished");
+  }
+}
+
+// calibrate_temperature: asks the user (elicitation) for a reference reading.
+constexpr Param kCalibrationForm[] = {
+    Param::number("reference_celsius", "Temperature of a trusted thermometer next to the device")
+        .range(-40, 125)
+        .required(),
+};
+struct ClientWait {
+  bool used = false;
+  Pending pending;
+  char text[160];
+  bool failed = false;
+};
+ClientWait g_waits[EMCP_MAX_OUTGOING];
+
+ClientWait* new_wait(Pending p) {
+  for (ClientWait& w : g_waits) {
+    if (!w.used) {
+      w = ClientWait{};
+      w.used = true;
+      w.pending = p;
+      return &w;
+    }
+  }
+  return nullptr;
+}
+
+// Copies text into a wait slot (the response tree goes away after the callback).
+void set_text(ClientWait* w, std::initializer_list<TextPiece> pieces, bool failed) {
+  emcp::json::BufferSink sink(w->text, sizeof w->text - 1);
+  emcp::json::Writer wr(sink);
+  wr.string_begin();
+  write_text_pieces(wr, pieces);
+  wr.string_end();
+  const StrView s = sink.view();
+  const size_t n = s.size() >= 2 ? s.size() - 2 : 0;  // without the quotes
+  memmove(w->text, s.data() + 1, n);
+  w->text[n] = '\0';
+  w->failed = failed;
+}
+
+void answer_wait(ToolCall& call, void* ctx) {
+  auto* w = static_cast<ClientWait*>(ctx);
+  if (w->failed) call.fail(StrView(w->text));
+  else call.text(StrView(w->text));
+  w->used = false;
+}
+
+void finish_wait(ClientWait* w) {
+  if (g_server->complete(w->pending, &answer_wait, w) != Status::kOk) w->used = false;
+}
+
+void outcome_text(ClientWait* w, const Response& r, const char* what) {
+  switch (r.outcome) {
+    case Response::Outcome::kError:
+      set_text(w, {"The client refused the ", what, ": ", r.message}, true);
+      break;
+    case Response::Outcome::kTimeout:
+      set_text(w, {"The client did not answer the ", what, " in time."}, true);
+      break;
+    case Response::Outcome::kClosed:
+      set_text(w, {"The connection closed during the ", what, "."}, true);
+      break;
+    default:
+      break;
+  }
+}
+
+void on_calibration(const Response& r, void* ctx) {
+  auto* w = static_cast<ClientWait*>(ctx);
+  if (r.outcome != Response::Outcome::kResult) {
+    outcome_text(w, r, "calibration request");
+  } else {
+    const StrView action = r.result["action"].as_string().value_or("");
+    if (action == "accept") {
+      const double ref = r.result["content"]["reference_celsius"].as_double().value_or(0);
+      const double measured = sensors::read(sensors::Id::kTemperature, g_now()).value;  // raw
+      g_offset = ref - measured;
+      set_text(w, {"Calibrated: reference ", TextPiece(ref, 1), " \xC2\xB0" "C, measured ",
+                   TextPiece(measured, 1), " \xC2\xB0" "C, offset ", TextPiece(g_offset, 2)}, false);
+      log(LogLevel::kNotice, "temperature calibrated");
+    } else {
+      set_text(w, {"Calibration not done: the user chose \"", action, "\"."}, false);
+    }
+  }
+  finish_wait(w);
+}
+
+void calibrate_temperature(ToolCall& call) {
+  if (!call.session().client().elicitation_form)
+    return call.fail("This client cannot ask the user (no elicitation capability).");
+  const Pending p = call.defer();
+  if (!p.valid()) return;
+  ClientWait* w = new_wait(p);
+  const Status s = w ? g_server->elicit(call.session(),
+                                        "Enter the temperature a trusted thermometer shows next "
+                                        "to the device.",
+                                        kCalibrationForm, &on_calibration, w)
+                     : Status::kNoSpace;
+  if (s != Status::kOk) {
+    if (w == nullptr) return;  // cannot happen: as many waits as deferred slots... keep safe
+    set_text(w, {"Could not ask the user (", emcp::status_str(s), ")."}, true);
+    finish_wait(w);
+  }
+}
+
+// summarize_readings: asks the client's model (sampling) for a one-paragraph summary.
+void write_sampling_params(emcp::json::Writer& w, const void*) {
+  w.begin_object();
+  w.key("messages");
+  w.begin_array();
+  w.begin_object();
+  w.member_str("role", "user");
+  w.key("content");
+  w.begin_object();
+  w.member_str("type", "text");
+  w.key("text");
+  w.string_begin();
+  w.string_part("Summarize the state of this device in one short paragraph. Readings: ");
+  for (int i = 0; i < sensors::kCount; ++i) {
+    const auto id = static_cast<sensors::Id>(i);
+    write_text_pieces(w, {sensors::name(id), " ",
+                          TextPiece(now_reading(id).value, static_cast<int8_t>(sensors::decimals(id))),
+                          unit_suffix(id), "; "});
+  }
+  write_text_pieces(w, {"LED ", g_led ? "on" : "off", ", relay ", g_relay ? "closed" : "open", "."});
+  w.string_end();
+  w.end_object();
+  w.end_object();
+  w.end_array();
+  w.member_str("systemPrompt", "You are a concise embedded systems assistant.");
+  w.member_int("maxTokens", 200);
+  w.end_object();
+}
+
+void on_summary(const Response& r, void* ctx) {
+  auto* w = static_cast<ClientWait*>(ctx);
+  if (r.outcome != Response::Outcome::kResult) {
+    outcome_text(w, r, "sampling request");
+  } else {
+    const emcp::json::Value content = r.result["content"];
+    const StrView text = content["text"].as_string().value_or("(the model answered without text)");
+    set_text(w, {"Summary by ", r.result["model"].as_string().value_or("the client's model"), ": ", text},
+             false);
+  }
+  finish_wait(w);
+}
+
+void summarize_readings(ToolCall& call) {
+  if (!call.session().client().sampling)
+    return call.fail("This client offers no model to the server (no sampling capability).");
+  const Pending p = call.defer();
+  if (!p.valid()) return;
+  ClientWait* w = new_wait(p);
+  const Status s = w ? g_server->sample(call.session(), &write_sampling_params, nullptr, &on_summary, w)
+                     : Status::kNoSpace;
+  if (s != Status::kOk && w != nullptr) {
+    set_text(w, {"Could not ask the client's model (", emcp::status_str(s), ")."}, true);
+    finish_wait(w);
+  }
+}
+
+// list_roots: what the client shares with the server (roots/list).
+void on_roots(const Response& r, void* ctx) {
+  auto* w = static_cast<ClientWait*>(ctx);
+  if (r.outcome != Response::Outcome::kResult) {
+    outcome_text(w, r, "roots request");
+  } else {
+    const emcp::json::Value roots = r.result["roots"];
+    emcp::json::BufferSink sink(w->text, sizeof w->text - 1);
+    emcp::json::Writer wr(sink);
+    wr.string_begin();
+    write_text_pieces(wr, {"The client shares ", static_cast<long long>(roots.size()), " root(s)"});
+    for (emcp::json::Value root : roots.elements())
+      write_text_pieces(wr, {": ", root["uri"].as_string().value_or("?")});
+    wr.string_end();
+    const StrView s = sink.view();
+    const size_t n = s.size() >= 2 ? s.size() - 2 : (s.size() > 1 ? s.size() - 1 : 0);
+    memmove(w->text, s.data() + 1, n);
+    w->text[n] = '\0';
+    w->failed = false;
+  }
+  finish_wait(w);
+}
+
+void list_roots(ToolCall& call) {
+  if (!call.session().client().roots) return call.fail("This client shares no roots.");
+  const Pending p = call.defer();
+  if (!p.valid()) return;
+  ClientWait* w = new_wait(p);
+  const Status s = w ? g_server->list_roots(call.session(), &on_roots, w) : Status::kNoSpace;
+  if (s != Status::kOk && w != nullptr) {
+    set_text(w, {"Could not ask for roots (", emcp::status_str(s), ")."}, true);
+    finish_wait(w);
+  }
+}
+
+// snapshot: a PNG chart of the temperature history and a beep, to show binary content.
+void snapshot(ToolCall& call) {
+  static uint8_t png[media::kMaxPng];
+  double values[kHistory];
+  const uint32_t n = g_history_count < kHistory ? g_history_count : kHistory;
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t k = (g_history_count - n + i) % kHistory;
+    values[i] = g_history[static_cast<int>(sensors::Id::kTemperature)][k];
+  }
+  const size_t png_len = media::chart_png(values, n, png, sizeof png);
+  call.text({"Temperature over the last ", static_cast<long long>(n), " seconds:"});
+  call.image(png, png_len, "image/png");
+  static uint8_t wav[media::kMaxWav];
+  const size_t wav_len = media::beep_wav(wav, sizeof wav);
+  call.audio(wav, wav_len, "audio/wav");
+}
+
+// get_log: the device log, embedded, with a link to its resource.
+void get_log(ToolCall& call);
+
+constexpr Param kSensorParam[] = {
+    Param::string("sensor", "Which sensor").one_of(kSensorNames).required(),
+};
+constexpr Param kReadingOutput[] = {
+    Param::string("sensor").required(),
+    Param::number("value").required(),
+    Param::string("unit").required(),
+    Param::boolean("simulated", "True when no real sensor exists and a model answered").required(),
+};
+constexpr Param kSwitchParams[] = {
+    Param::boolean("on", "true to switch on (LED) / close (relay), false for off/open").required(),
+};
+constexpr Param kSampleParams[] = {
+    Param::string("sensor", "Which sensor").one_of(kSensorNames).required(),
+    Param::integer("samples", "How many readings to take").range(1, 100).with_default("10"),
+    Param::integer("interval_ms", "Milliseconds between readings").range(10, 10000).with_default("200"),
+};
+
+constexpr Tool kTools[] = {
+    Tool::make("read_sensor", &read_sensor)
+        .titled("Read a sensor")
+        .describe("Reads one sensor of the device now: temperature (\xC2\xB0" "C), load, uptime (s) or memory (%).")
+        .with_params(kSensorParam)
+        .with_output(kReadingOutput)
+        .read_only(),
+    Tool::make("read_all", &read_all)
+        .titled("Read all sensors")
+        .describe("Reads every sensor at once, as one JSON object.")
+        .read_only(),
+    Tool::make("set_led", &set_led)
+        .titled("Switch the LED")
+        .describe("Switches the status LED on or off.")
+        .with_params(kSwitchParams)
+        .acts(false, true),
+    Tool::make("set_relay", &set_relay)
+        .titled("Switch the relay")
+        .describe("Closes (powers the load) or opens the relay. Switches real equipment on a device.")
+        .with_params(kSwitchParams)
+        .acts(true, true),
+    Tool::make("sample_sensor", &sample_sensor)
+        .titled("Sample a sensor")
+        .describe("Reads a sensor repeatedly and reports min/average/max. Reports progress; can be cancelled.")
+        .with_params(kSampleParams)
+        .read_only(),
+    Tool::make("calibrate_temperature", &calibrate_temperature)
+        .titled("Calibrate the temperature sensor")
+        .describe("Asks the user for a reference temperature and stores the offset.")
+        .acts(false, false),
+    Tool::make("summarize_readings", &summarize_readings)
+        .titled("Summarize the device state")
+        .describe("Asks the client's language model to summarize the current readings.")
+        .read_only(),
+    Tool::make("list_roots", &list_roots)
+        .titled("List the client's roots")
+        .describe("Shows which roots (folders) the client shares with the server.")
+        .read_only(),
+    Tool::make("snapshot", &snapshot)
+        .titled("Temperature chart")
+        .describe("A PNG chart of the last 32 seconds of temperature, and a beep.")
+        .read_only(),
+    Tool::make("get_log", &get_log)
+        .titled("Device log")
+        .describe("The last lines of the device log.")
+        .read_only(),
+};
+
+// ---- Resources ----------------------------------------------------------------------------------
+
+void read_sensor_resource(ResourceRead& read) {
+  const sensors::Id id = *static_cast<const sensors::Id*>(read.user());
+  const sensors::Reading r = now_reading(id);
+  read.text({"{\"sensor\":\"", sensors::name(id), "\",\"value\":",
+             TextPiece(r.value, static_cast<int8_t>(sensors::decimals(id))), ",\"unit\":\"",
+             sensors::unit(id), "\",\"simulated\":", r.simulated ? "true" : "false", "}"});
+}
+
+void read_led(ResourceRead& read) { read.text(g_led ? "on" : "off"); }
+void read_relay(ResourceRead& read) { read.text(g_relay ? "closed" : "open"); }
+
+void read_log(ResourceRead& read) {
+  char buf[kLogText];
+  read.text(StrView(buf, log_text(buf)));
+}
+
+void get_log(ToolCall& call) {
+  char buf[kLogText];
+  const StrView text(buf, log_text(buf));
+  call.resource_text("device://log", "text/plain", text);
+  call.resource_link("device://log", "device log", "text/plain", "The live log (subscribe for updates)");
+}
+
+void read_history(ResourceRead& read) {
+  sensors::Id id;
+  if (!sensors::parse(read.var("sensor"), &id)) return read.not_found();
+  char buf[kHistory * 24 + 64];
+  emcp::json::BufferSink sink(buf, sizeof buf);
+  emcp::json::Writer w(sink);
+  w.begin_object();
+  w.member_str("sensor", sensors::name(id));
+  w.member_str("unit", sensors::unit(id));
+  w.key("values");
+  w.begin_array();
+  const uint32_t n = g_history_count < kHistory ? g_history_count : kHistory;
+  for (uint32_t i = 0; i < n; ++i)
+    w.number(g_history[static_cast<int>(id)][(g_history_count - n + i) % kHistory]);
+  w.end_array();
+  w.end_object();
+  read.text(sink.view(), "application/json");
+}
+
+void complete_sensor(Completion& c) { c.add_matching(kSensorNames); }
+
+constexpr sensors::Id kSensorIds[] = {sensors::Id::kTemperature, sensors::Id::kLoad,
+                                     sensors::Id::kUptime, sensors::Id::kMemory};
+
+constexpr Resource kResources[] = {
+    Resource::make("sensor://temperature", "temperature", &read_sensor_resource)
+        .titled("Temperature").describe("Die temperature, \xC2\xB0" "C").mime("application/json")
+        .with_user(&kSensorIds[0]),
+    Resource::make("sensor://load", "load", &read_sensor_resource)
+        .titled("Load").describe("1-minute load average").mime("application/json")
+        .with_user(&kSensorIds[1]),
+    Resource::make("sensor://uptime", "uptime", &read_sensor_resource)
+        .titled("Uptime").describe("Seconds since boot").mime("application/json")
+        .with_user(&kSensorIds[2]),
+    Resource::make("sensor://memory", "memory", &read_sensor_resource)
+        .titled("Memory").describe("Memory in use, %").mime("application/json")
+        .with_user(&kSensorIds[3]),
+    Resource::make("device://led", "led", &read_led).titled("LED state").describe("on or off").mime("text/plain"),
+    Resource::make("device://relay", "relay", &read_relay).titled("Relay state").describe("closed or open").mime("text/plain"),
+    Resource::make("device://log", "log", &read_log).titled("Device log").describe("The last lines of the device log").mime("text/plain"),
+};
+
+constexpr ResourceTemplate kTemplates[] = {
+    ResourceTemplate::make("sensor://{sensor}/history", "sensor history", &read_history)
+        .titled("Sensor history")
+        .describe("The last 32 readings of a sensor, one per second")
+        .mime("application/json")
+        .completed_by(&complete_sensor),
+};
+
+// ---- Prompts ------------------------------------------------------------------------------------
+
+void diagnose(PromptGet& get) {
+  const StrView symptom = get.arg("symptom", "nothing specific");
+  sensors::Id focus = sensors::Id::kTemperature;
+  const bool has_focus = sensors::parse(get.arg("sensor"), &focus);
+  ContentWriter& m = get.message(Role::kUser);
+  emcp::json::Writer& w = m.writer();
+  w.begin_object();
+  w.member_str("type", "text");
+  w.key("text");
+  w.string_begin();
+  write_text_pieces(w, {"Diagnose this device. Reported symptom: ", symptom, ". Current readings: "});
+  for (int i = 0; i < sensors::kCount; ++i) {
+    const auto id = static_cast<sensors::Id>(i);
+    const sensors::Reading r = now_reading(id);
+    write_text_pieces(w, {sensors::name(id), " ", TextPiece(r.value, static_cast<int8_t>(sensors::decimals(id))),
+                          unit_suffix(id), i + 1 < sensors::kCount ? ", " : "."});
+  }
+  if (has_focus) write_text_pieces(w, {" Pay most attention to the ", sensors::name(focus), " sensor."});
+  w.string_end();
+  w.end_object();
+  char buf[kLogText];
+  get.message(Role::kUser).resource_text("device://log", "text/plain", StrView(buf, log_text(buf)));
+}
+
+constexpr PromptArg kDiagnoseArgs[] = {
+    PromptArg::make("sensor", "The sensor to look at first").completed_by(&complete_sensor),
+    PromptArg::make("symptom", "What looks wrong"),
+};
+
+constexpr Prompt kPrompts[] = {
+    Prompt::make("diagnose_device", &diagnose)
+        .titled("Diagnose the device")
+        .describe("Readings and the device log, with a request to find what is wrong")
+        .with_args(kDiagnoseArgs),
+};
+
+// ---- Periodic work ------------------------------------------------------------------------------
+
+void record_history() {
+  const uint64_t now = g_now();
+  if (now < g_next_history) return;
+  g_next_history = now + 1000;
+  const uint32_t k = g_history_count % kHistory;
+  for (int i = 0; i < sensors::kCount; ++i) {
+    const auto id = static_cast<sensors::Id>(i);
+    const double v = now_reading(id).value;
+    g_history[i][k] = v;
+    char text[24];
+    const size_t n = format_value(id, v, text);
+    text[n] = '\0';
+    if (strcmp(text, g_last_sent[i]) != 0) {
+      memcpy(g_last_sent[i], text, n + 1);
+      char uri[32] = "sensor://";
+      strcat(uri, sensors::name(id));
+      g_server->resource_updated(uri);
+    }
+  }
+  ++g_history_count;
+}
+
+}  // namespace
+
+void log(LogLevel level, StrView line) {
+  const uint32_t k = g_log_count % kLogLines;
+  size_t n = line.size() < kLogWidth ? line.size() : kLogWidth;
+  memcpy(g_log[k], line.data(), n);
+  g_log_len[k] = static_cast<uint8_t>(n);
+  ++g_log_count;
+  if (g_server) {
+    g_server->log(level, line, "device");
+    g_server->resource_updated("device://log");
+  }
+}
+
+void init(Server& server, uint64_t (*now_ms)()) {
+  g_server = &server;
+  g_now = now_ms;
+  server.set_tools(kTools);
+  server.set_resources(kResources);
+  server.set_templates(kTemplates);
+  server.set_prompts(kPrompts);
+  log(LogLevel::kInfo, "device started");
+  record_history();
+}
+
+void tick() {
+  run_jobs();
+  record_history();
+}
+
+uint32_t next_tick_ms() {
+  const uint64_t now = g_now();
+  uint64_t next = g_next_history;
+  for (const Job& j : g_jobs)
+    if (j.active && j.next_at < next) next = j.next_at;
+  return next <= now ? 0 : static_cast<uint32_t>(next - now);
+}
+
+}  // namespace app
