@@ -38,3 +38,18 @@ find_shared_dir() {
 BASE_PACKAGES=(cmake ninja-build g++ binutils libgtest-dev)
 # The benchmark peers (scripts/bench measures against them; scripts/test cross-checks with them).
 BENCH_PACKAGES=(rapidjson-dev libyajl-dev libcjson-dev nlohmann-json3-dev pkg-config)
+
+# Node.js and the pinned npm packages of tests/mcp (the official MCP SDK, ajv): installs Node
+# from Debian when missing, then `npm ci` when package-lock.json changed since the last install.
+need_node_packages() {
+  local dir=$1
+  command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || need_packages nodejs npm
+  local stamp="$dir/node_modules/.emcp-lock.sha256"
+  local want
+  want=$(sha256sum "$dir/package-lock.json" | cut -d' ' -f1)
+  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+    echo "== npm ci in $dir"
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) || return 1
+    echo "$want" > "$stamp"
+  fi
+}

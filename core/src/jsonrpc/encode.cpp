@@ -13,6 +13,12 @@ void write_id(json::Writer& w, const Id& id) {
   }
 }
 
+void write_id_member(json::Writer& w, const Id& id) {
+  if (id.type == Id::Type::kNone) return;
+  w.key("id");
+  write_id(w, id);
+}
+
 namespace {
 void envelope(json::Writer& w) {
   w.begin_object();
@@ -21,8 +27,7 @@ void envelope(json::Writer& w) {
 
 void error_head(json::Writer& w, const Id& id, ErrorCode code) {
   envelope(w);
-  w.key("id");
-  write_id(w, id);
+  write_id_member(w, id);
   w.key("error");
   w.begin_object();
   w.member_int("code", static_cast<int64_t>(code));
@@ -31,8 +36,7 @@ void error_head(json::Writer& w, const Id& id, ErrorCode code) {
 
 void begin_response(json::Writer& w, const Id& id) {
   envelope(w);
-  w.key("id");
-  write_id(w, id);
+  write_id_member(w, id);
   w.key("result");
 }
 

@@ -85,8 +85,7 @@ json::Writer& Reply::error_with_data(jsonrpc::ErrorCode code,
   json::Writer& w = start();
   w.begin_object();
   w.member_str("jsonrpc", "2.0");
-  w.key("id");
-  jsonrpc::write_id(w, id_);
+  jsonrpc::write_id_member(w, id_);
   w.key("error");
   w.begin_object();
   w.member_int("code", static_cast<int64_t>(code));
@@ -103,8 +102,7 @@ void Reply::error(jsonrpc::ErrorCode code, std::initializer_list<TextPiece> mess
   json::Writer& w = start();
   w.begin_object();
   w.member_str("jsonrpc", "2.0");
-  w.key("id");
-  jsonrpc::write_id(w, id_);
+  jsonrpc::write_id_member(w, id_);
   w.key("error");
   w.begin_object();
   w.member_int("code", static_cast<int64_t>(code));
@@ -121,7 +119,9 @@ void Reply::error(jsonrpc::ErrorCode code, std::initializer_list<TextPiece> mess
 void Reply::invalid(const jsonrpc::Message& m) {
   if (begun_) return;
   json::Writer& w = start();
-  jsonrpc::write_invalid(w, m);
+  jsonrpc::Message copy = m;
+  copy.id = id_;  // the id as this session writes unknown ids
+  jsonrpc::write_invalid(w, copy);
   ended_ = true;
   if (batch_ == nullptr) (void)out_.close();
 }

@@ -51,9 +51,19 @@ struct BatchOut {
 };
 
 /// The answer to one request: the envelope is written lazily by result() or error().
+inline jsonrpc::Id unknown_id_as_absent(const Session& s, const jsonrpc::Id& id) {
+  if (id.type == jsonrpc::Id::Type::kNull &&
+      (!s.initialized() || s.version() >= Version::k2025_11_25))
+    return jsonrpc::Id{};
+  return id;
+}
+
 class Reply {
  public:
-  Reply(Session& s, const jsonrpc::Id& id, BatchOut* batch) : session_(s), id_(id), batch_(batch) {}
+  /// An unknown id (null) is written as MCP 2025-11-25 has it (no "id" member) for sessions
+  /// at that revision or not yet initialized, as JSON-RPC 2.0 has it ("id": null) for older ones.
+  Reply(Session& s, const jsonrpc::Id& id, BatchOut* batch)
+      : session_(s), id_(unknown_id_as_absent(s, id)), batch_(batch) {}
   Reply(const Reply&) = delete;
   Reply& operator=(const Reply&) = delete;
   ~Reply() { end(); }

@@ -23,6 +23,10 @@ namespace jsonrpc {
 
 /// Writes an id: integer, string, or null (kNone is written as null too).
 void write_id(json::Writer& w, const Id& id);
+/// Writes the member "id": <id>, or nothing for kNone. Responses and errors use it: an error
+/// whose request id is unknown carries "id": null per JSON-RPC 2.0 (Id::null()), or no id at all
+/// as MCP 2025-11-25 has it (Id{}), as the caller chooses.
+void write_id_member(json::Writer& w, const Id& id);
 
 /// {"jsonrpc":"2.0","id":<id>,"result":  - then write the result value and call end_message().
 void begin_response(json::Writer& w, const Id& id);

@@ -1,0 +1,90 @@
+// Validates MCP messages against the official JSON schema of a protocol revision
+// (shared/spec/schema/<revision>.schema.json), with ajv.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import Ajv from "ajv";
+import Ajv2020 from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+
+export const REVISIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+
+const sharedDir = process.env.EMCP_SHARED_DIR ?? new URL("../../../../shared", import.meta.url).pathname;
+
+// What a request's result must be, by method.
+const RESULT_OF = {
+  initialize: "InitializeResult",
+  ping: "EmptyResult",
+  "tools/list": "ListToolsResult",
+  "tools/call": "CallToolResult",
+  "resources/list": "ListResourcesResult",
+  "resources/templates/list": "ListResourceTemplatesResult",
+  "resources/read": "ReadResourceResult",
+  "resources/subscribe": "EmptyResult",
+  "resources/unsubscribe": "EmptyResult",
+  "prompts/list": "ListPromptsResult",
+  "prompts/get": "GetPromptResult",
+  "completion/complete": "CompleteResult",
+  "logging/setLevel": "EmptyResult",
+};
+
+// What a server-sent notification or request must be, by method.
+const MESSAGE_OF = {
+  "notifications/message": "LoggingMessageNotification",
+  "notifications/progress": "ProgressNotification",
+  "notifications/resources/updated": "ResourceUpdatedNotification",
+  "notifications/resources/list_changed": "ResourceListChangedNotification",
+  "notifications/tools/list_changed": "ToolListChangedNotification",
+  "notifications/prompts/list_changed": "PromptListChangedNotification",
+  "notifications/cancelled": "CancelledNotification",
+  "sampling/createMessage": "CreateMessageRequest",
+  "elicitation/create": "ElicitRequest",
+  "roots/list": "ListRootsRequest",
+  ping: "PingRequest",
+};
+
+const cache = new Map();
+
+function compile(revision) {
+  if (cache.has(revision)) return cache.get(revision);
+  const schema = JSON.parse(readFileSync(join(sharedDir, "spec/schema", `${revision}.schema.json`), "utf8"));
+  const modern = revision >= "2025-11-25";
+  const ajv = modern ? new Ajv2020({ strict: false, allErrors: true }) : new Ajv({ strict: false, allErrors: true });
+  addFormats(ajv);
+  ajv.addSchema(schema, "mcp");
+  const defs = modern ? "$defs" : "definitions";
+  const get = (name) => {
+    const v = ajv.getSchema(`mcp#/${defs}/${name}`);
+    if (!v) throw new Error(`schema ${revision} has no definition ${name}`);
+    return v;
+  };
+  const entry = { get, revision };
+  cache.set(revision, entry);
+  return entry;
+}
+
+/// Returns a list of problems (empty when valid) for one message the server sent. `method` is
+/// the method of the request a response answers (undefined for other messages).
+export function check(revision, message, method) {
+  const { get } = compile(revision);
+  const problems = [];
+  const run = (name, value) => {
+    const v = get(name);
+    if (!v(value)) problems.push(`${name}: ${JSON.stringify(v.errors.slice(0, 3))}`);
+  };
+  if (message.jsonrpc !== "2.0") problems.push("jsonrpc is not 2.0");
+  if ("error" in message) {
+    run(revision >= "2025-11-25" ? "JSONRPCErrorResponse" : "JSONRPCError", message);
+  } else if ("result" in message) {
+    run(revision >= "2025-11-25" ? "JSONRPCResultResponse" : "JSONRPCResponse", message);
+    const name = RESULT_OF[method];
+    if (!name) problems.push(`no result schema known for method ${method}`);
+    else run(name, message.result);
+  } else if ("method" in message) {
+    const name = MESSAGE_OF[message.method];
+    if (!name) problems.push(`no schema known for server message ${message.method}`);
+    else run(name, message);
+  } else {
+    problems.push("neither result, error nor method");
+  }
+  return problems.map((p) => `${revision} ${JSON.stringify(message).slice(0, 300)}: ${p}`);
+}

@@ -1,0 +1,306 @@
+// emcp-sensors driven over stdio by the official MCP TypeScript SDK client, at each protocol
+// revision. Every message the server sends is validated against the official JSON schema of
+// the negotiated revision.
+//
+//   EMCP_SENSORS=build/native/bin/emcp-sensors node --test tests/mcp/stdio_sdk.test.mjs
+import { test, describe, after } from "node:test";
+import assert from "node:assert/strict";
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  ProgressNotificationSchema,
+  McpError,
+} from "@modelcontextprotocol/sdk/types.js";
+import { connect, waitFor } from "./lib/harness.mjs";
+import { REVISIONS } from "./lib/schema.mjs";
+
+const SERVER = process.env.EMCP_SENSORS ?? new URL("../../build/native/bin/emcp-sensors", import.meta.url).pathname;
+
+const CAPS = {
+  sampling: {},
+  elicitation: {},
+  roots: { listChanged: true },
+};
+
+const HANDLERS = [
+  [CreateMessageRequestSchema, async (req) => {
+    const text = req.params.messages[0].content.text;
+    return { role: "assistant", content: { type: "text", text: `All nominal (${text.length} chars read).` }, model: "test-model", stopReason: "endTurn" };
+  }],
+  [ElicitRequestSchema, async (req) => {
+    assert.equal(req.params.requestedSchema.type, "object");
+    assert.ok(req.params.requestedSchema.properties.reference_celsius);
+    return { action: "accept", content: { reference_celsius: 22.5 } };
+  }],
+  [ListRootsRequestSchema, async () => ({ roots: [{ uri: "file:///home/user/project", name: "project" }] })],
+];
+
+const ge = (a, b) => REVISIONS.indexOf(a) >= REVISIONS.indexOf(b);
+
+for (const revision of REVISIONS) {
+  describe(`stdio at ${revision}`, () => {
+    let client, transport;
+    const open = async (args = ["--simulate"]) => {
+      ({ client, transport } = await connect({ command: SERVER, args, revision, capabilities: CAPS, handlers: HANDLERS }));
+    };
+    after(async () => {
+      if (client) {
+        const problems = transport.schemaProblems(revision);
+        await client.close();
+        assert.deepEqual(problems, [], "every server message matches the official schema");
+      }
+    });
+
+    test("initialize negotiates the revision and declares capabilities", async () => {
+      await open();
+      const init = transport.received[0].message.result;
+      assert.equal(init.protocolVersion, revision);
+      assert.equal(client.getServerVersion().name, "emcp-sensors");
+      const caps = client.getServerCapabilities();
+      assert.deepEqual(caps.tools, { listChanged: true });
+      assert.deepEqual(caps.resources, { subscribe: true, listChanged: true });
+      assert.deepEqual(caps.prompts, { listChanged: true });
+      assert.deepEqual(caps.logging, {});
+      assert.equal("completions" in caps, ge(revision, "2025-03-26"));
+      assert.match(client.getInstructions(), /small device/);
+      // Fields newer than the revision are left out.
+      assert.equal("title" in init.serverInfo, ge(revision, "2025-06-18"));
+      assert.equal("description" in init.serverInfo, ge(revision, "2025-11-25"));
+    });
+
+    test("ping both ways", async () => {
+      assert.deepEqual(await client.ping(), {});
+    });
+
+    test("tools/list describes every tool with its schema and annotations", async () => {
+      const { tools, nextCursor } = await client.listTools();
+      assert.equal(nextCursor, undefined);
+      assert.equal(tools.length, 10);
+      const read = tools.find((t) => t.name === "read_sensor");
+      assert.deepEqual(read.inputSchema.required, ["sensor"]);
+      assert.deepEqual(read.inputSchema.properties.sensor.enum, ["temperature", "load", "uptime", "memory"]);
+      assert.equal("outputSchema" in read, ge(revision, "2025-06-18"));
+      assert.equal("title" in read, ge(revision, "2025-06-18"));
+      const relay = tools.find((t) => t.name === "set_relay");
+      if (ge(revision, "2025-03-26")) {
+        assert.deepEqual(relay.annotations, { readOnlyHint: false, destructiveHint: true, idempotentHint: true });
+        assert.equal(read.annotations.readOnlyHint, true);
+      } else {
+        assert.equal(relay.annotations, undefined);
+      }
+    });
+
+    test("tools/call with text and structured content", async () => {
+      const r = await client.callTool({ name: "read_sensor", arguments: { sensor: "temperature" } });
+      assert.equal(r.isError, undefined);
+      assert.match(r.content[0].text, /^temperature: \d+\.\d °C \(simulated\)$/);
+      const json = JSON.parse(r.content[1].text);
+      assert.equal(json.sensor, "temperature");
+      if (ge(revision, "2025-06-18")) assert.deepEqual(r.structuredContent, json);
+      else assert.equal(r.structuredContent, undefined);
+    });
+
+    test("arguments are validated against the tool's schema (-32602)", async () => {
+      const cases = [
+        [{ sensor: "pressure" }, /"sensor" must be one of the allowed values/],
+        [{}, /"sensor" is required/],
+        [{ sensor: 5 }, /"sensor" must be a string/],
+      ];
+      for (const [args, message] of cases) {
+        await assert.rejects(client.callTool({ name: "read_sensor", arguments: args }), (e) => {
+          assert.ok(e instanceof McpError);
+          assert.equal(e.code, -32602);
+          assert.match(e.message, message);
+          return true;
+        });
+      }
+      await assert.rejects(client.callTool({ name: "sample_sensor", arguments: { sensor: "load", samples: 1000 } }),
+        (e) => e.code === -32602 && /"samples" is above the maximum/.test(e.message));
+      await assert.rejects(client.callTool({ name: "no_such_tool", arguments: {} }),
+        (e) => e.code === -32602 && /unknown tool/.test(e.message));
+    });
+
+    test("binary content: image and audio", async () => {
+      const r = await client.callTool({ name: "snapshot", arguments: {} });
+      assert.equal(r.content[1].type, "image");
+      assert.equal(r.content[1].mimeType, "image/png");
+      const png = Buffer.from(r.content[1].data, "base64");
+      assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+      if (ge(revision, "2025-03-26")) {
+        assert.equal(r.content[2].type, "audio");
+        assert.equal(Buffer.from(r.content[2].data, "base64").subarray(0, 4).toString(), "RIFF");
+      } else {
+        assert.equal(r.content[2].type, "text");  // audio is not part of 2024-11-05
+        assert.match(r.content[2].text, /audio content .* left out/);
+      }
+    });
+
+    test("embedded resource and resource link", async () => {
+      const r = await client.callTool({ name: "get_log", arguments: {} });
+      assert.equal(r.content[0].type, "resource");
+      assert.equal(r.content[0].resource.uri, "device://log");
+      assert.match(r.content[0].resource.text, /device started/);
+      if (ge(revision, "2025-06-18")) {
+        assert.deepEqual(r.content[1], { type: "resource_link", uri: "device://log", name: "device log", mimeType: "text/plain", description: "The live log (subscribe for updates)" });
+      } else {
+        assert.equal(r.content[1].type, "text");
+      }
+    });
+
+    test("resources: list, read, template, not found", async () => {
+      const { resources } = await client.listResources();
+      assert.deepEqual(resources.map((r) => r.uri), ["sensor://temperature", "sensor://load", "sensor://uptime", "sensor://memory", "device://led", "device://relay", "device://log"]);
+      const { resourceTemplates } = await client.listResourceTemplates();
+      assert.equal(resourceTemplates[0].uriTemplate, "sensor://{sensor}/history");
+      const load = await client.readResource({ uri: "sensor://load" });
+      assert.equal(JSON.parse(load.contents[0].text).sensor, "load");
+      const hist = await client.readResource({ uri: "sensor://memory/history" });
+      assert.equal(hist.contents[0].mimeType, "application/json");
+      assert.ok(Array.isArray(JSON.parse(hist.contents[0].text).values));
+      for (const uri of ["sensor://pressure", "sensor://pressure/history", "nothing"]) {
+        await assert.rejects(client.readResource({ uri }), (e) => e.code === -32002 && e.data?.uri === uri);
+      }
+    });
+
+    test("subscriptions: resources/updated when a value changes", async () => {
+      await client.subscribeResource({ uri: "device://led" });
+      await client.callTool({ name: "set_led", arguments: { on: true } });
+      await waitFor(() => transport.notifications("notifications/resources/updated").some((n) => n.params.uri === "device://led"), 3000, "led update");
+      await client.subscribeResource({ uri: "sensor://uptime" });  // changes every second
+      await waitFor(() => transport.notifications("notifications/resources/updated").some((n) => n.params.uri === "sensor://uptime"), 3000, "uptime update");
+      await client.unsubscribeResource({ uri: "sensor://uptime" });
+      await client.unsubscribeResource({ uri: "device://led" });
+      const before = transport.notifications("notifications/resources/updated").length;
+      await client.callTool({ name: "set_led", arguments: { on: false } });
+      await new Promise((r) => setTimeout(r, 1200));
+      assert.equal(transport.notifications("notifications/resources/updated").length, before, "no updates after unsubscribe");
+    });
+
+    test("logging: setLevel filters notifications/message", async () => {
+      await client.setLoggingLevel("warning");
+      const before = transport.notifications("notifications/message").length;
+      await client.callTool({ name: "set_led", arguments: { on: true } });  // logs at info
+      await client.callTool({ name: "set_relay", arguments: { on: false } });  // logs at notice
+      await new Promise((r) => setTimeout(r, 100));
+      assert.equal(transport.notifications("notifications/message").length, before);
+      await client.setLoggingLevel("debug");
+      await client.callTool({ name: "set_led", arguments: { on: false } });
+      await waitFor(() => transport.notifications("notifications/message").some((n) => n.params.data === "LED switched off"), 2000, "log message");
+      const m = transport.notifications("notifications/message").at(-1);
+      assert.equal(m.params.level, "info");
+      assert.equal(m.params.logger, "device");
+      await assert.rejects(client.setLoggingLevel("loud"), (e) => e.code === -32602);
+    });
+
+    test("progress notifications of a long-running tool", async () => {
+      const progress = [];
+      const r = await client.callTool({ name: "sample_sensor", arguments: { sensor: "temperature", samples: 5, interval_ms: 20 } },
+        undefined, { onprogress: (p) => progress.push(p) });
+      assert.match(r.content[0].text, /^Sampled temperature 5 times: min \d/);
+      assert.deepEqual(progress.map((p) => p.progress), [1, 2, 3, 4]);
+      assert.ok(progress.every((p) => p.total === 5));
+      if (ge(revision, "2025-03-26")) assert.equal(progress[0].message, "sampling");
+    });
+
+    test("cancellation stops a pending call; the server keeps serving", async () => {
+      const ac = new AbortController();
+      const call = client.callTool({ name: "sample_sensor", arguments: { sensor: "load", samples: 100, interval_ms: 50 } },
+        undefined, { signal: ac.signal, onprogress: () => {} });
+      await new Promise((r) => setTimeout(r, 200));
+      ac.abort("changed my mind");
+      await assert.rejects(call);
+      await waitFor(() => transport.notifications("notifications/message").some((n) => /cancelled/.test(n.params.data)), 3000, "cancel log");
+      // No response for the cancelled request ever arrives; later calls work.
+      const r = await client.callTool({ name: "read_sensor", arguments: { sensor: "uptime" } });
+      assert.match(r.content[0].text, /^uptime: \d+ s/);
+    });
+
+    test("sampling: the tool asks the client's model", async () => {
+      const r = await client.callTool({ name: "summarize_readings", arguments: {} });
+      assert.match(r.content[0].text, /^Summary by test-model: All nominal \(\d+ chars read\)\.$/);
+      const req = transport.received.find(({ message }) => message.method === "sampling/createMessage").message;
+      assert.equal(req.params.maxTokens, 200);
+      assert.match(req.params.messages[0].content.text, /Readings: temperature/);
+    });
+
+    test("elicitation: the tool asks the user (2025-06-18 and later)", async () => {
+      const r = await client.callTool({ name: "calibrate_temperature", arguments: {} });
+      if (ge(revision, "2025-06-18")) {
+        assert.match(r.content[0].text, /^Calibrated: reference 22\.5 °C, measured \d+\.\d °C, offset -?\d+\.\d\d$/);
+      } else {
+        assert.equal(r.isError, true);  // no elicitation before 2025-06-18
+        assert.match(r.content[0].text, /no elicitation capability/);
+      }
+    });
+
+    test("roots: the tool lists the client's roots", async () => {
+      const r = await client.callTool({ name: "list_roots", arguments: {} });
+      assert.equal(r.content[0].text, "The client shares 1 root(s): file:///home/user/project");
+    });
+
+    test("prompts: list, get with arguments, completion", async () => {
+      const { prompts } = await client.listPrompts();
+      assert.equal(prompts[0].name, "diagnose_device");
+      assert.deepEqual(prompts[0].arguments.map((a) => a.name), ["sensor", "symptom"]);
+      const p = await client.getPrompt({ name: "diagnose_device", arguments: { sensor: "load", symptom: "fan noise" } });
+      assert.equal(p.messages.length, 2);
+      assert.match(p.messages[0].content.text, /symptom: fan noise\. Current readings: temperature/);
+      assert.match(p.messages[0].content.text, /attention to the load sensor/);
+      assert.equal(p.messages[1].content.type, "resource");
+      await assert.rejects(client.getPrompt({ name: "nope" }), (e) => e.code === -32602);
+      await assert.rejects(client.getPrompt({ name: "diagnose_device", arguments: { sensor: 3 } }), (e) => e.code === -32602);
+      const c = await client.complete({ ref: { type: "ref/prompt", name: "diagnose_device" }, argument: { name: "sensor", value: "m" } });
+      assert.deepEqual(c.completion.values, ["memory"]);
+      const t = await client.complete({ ref: { type: "ref/resource", uri: "sensor://{sensor}/history" }, argument: { name: "sensor", value: "" } });
+      assert.deepEqual(t.completion.values, ["temperature", "load", "uptime", "memory"]);
+    });
+
+    test("unknown methods answer -32601", async () => {
+      await assert.rejects(client.request({ method: "tools/frobnicate", params: {} }, (await import("zod")).z.any()),
+        (e) => e.code === -32601);
+    });
+  });
+}
+
+describe("pagination", () => {
+  test("tools, resources and prompts in pages of 3 with opaque cursors", async () => {
+    const { client, transport } = await connect({ command: SERVER, args: ["--simulate", "--page-size", "3"], revision: "2025-11-25" });
+    try {
+      const names = [];
+      let cursor;
+      let pages = 0;
+      do {
+        const page = await client.listTools(cursor ? { cursor } : {});
+        names.push(...page.tools.map((t) => t.name));
+        cursor = page.nextCursor;
+        ++pages;
+      } while (cursor);
+      assert.equal(pages, 4);
+      assert.equal(names.length, 10);
+      assert.equal(new Set(names).size, 10);
+      const first = await client.listResources();
+      assert.equal(first.resources.length, 3);
+      const second = await client.listResources({ cursor: first.nextCursor });
+      assert.equal(second.resources[0].uri, "sensor://memory");
+      await assert.rejects(client.listTools({ cursor: "not-a-cursor" }), (e) => e.code === -32602);
+      assert.deepEqual(transport.schemaProblems("2025-11-25"), []);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("schema checker", () => {
+  // The checker must be able to fail, or the checks above prove nothing.
+  test("rejects messages that break the official schema", async () => {
+    const { check } = await import("./lib/schema.mjs");
+    assert.deepEqual(check("2025-11-25", { jsonrpc: "2.0", id: 1, result: { tools: [{ name: "x", inputSchema: { type: "object" } }] } }, "tools/list"), []);
+    assert.notDeepEqual(check("2025-11-25", { jsonrpc: "2.0", id: 1, result: { tools: [{ name: 5 }] } }, "tools/list"), []);
+    assert.notDeepEqual(check("2024-11-05", { jsonrpc: "2.0", id: 1, result: { content: [{ type: "audio", data: "", mimeType: "audio/wav" }] } }, "tools/call"), []);
+    assert.deepEqual(check("2025-03-26", { jsonrpc: "2.0", id: 1, result: { content: [{ type: "audio", data: "", mimeType: "audio/wav" }] } }, "tools/call"), []);
+    assert.notDeepEqual(check("2025-06-18", { jsonrpc: "2.0", method: "notifications/progress", params: { progress: 1 } }), []);
+  });
+});
