@@ -8,9 +8,11 @@
 //
 //   $ echo '{"jsonrpc":"2.0","id":1,"method":"hello","params":{"x":[1,2]}}' | emcp-echo
 //   {"jsonrpc":"2.0","id":1,"result":{"method":"hello","params":{"x":[1,2]}}}
-#include <stdio.h>
 #include <string.h>
 
+#include <initializer_list>
+
+#include "emcp/json/number.h"
 #include "emcp/json/sink.h"
 #include "emcp/json/value.h"
 #include "emcp/json/writer.h"
@@ -76,13 +78,19 @@ void answer_all(const emcp::jsonrpc::Decoded& d) {
 
 }  // namespace
 
+// Diagnostics on stderr without stdio (which allocates).
+void say(std::initializer_list<emcp::StrView> parts) {
+  for (emcp::StrView s : parts) (void)emcp::posix::write_all(2, s.data(), s.size());
+}
+emcp::StrView num(uint64_t v, char* buf) { return emcp::StrView(buf, emcp::json::format_uint64(v, buf)); }
+
 int main(int argc, char** argv) {
   if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-    fprintf(stderr,
-            "usage: emcp-echo < requests.jsonl\n"
-            "JSON-RPC 2.0 echo over stdio: one message per line in, one answer per line out.\n"
-            "Limits: line %d bytes, arena %d bytes, nesting %d, key %d bytes.\n",
-            EMCP_MAX_MESSAGE_LEN, EMCP_ARENA_SIZE, EMCP_JSON_MAX_DEPTH, EMCP_JSON_MAX_KEY_LEN);
+    char a[24], b[24];
+    say({"usage: emcp-echo < requests.jsonl\n"
+         "JSON-RPC 2.0 echo over stdio: one message per line in, one answer per line out.\n"
+         "Limits: line ", num(EMCP_MAX_MESSAGE_LEN, a), " bytes, arena ", num(EMCP_ARENA_SIZE, b),
+         " bytes.\n"});
     return 0;
   }
   uint8_t in[512];
@@ -112,14 +120,14 @@ int main(int argc, char** argv) {
       if (eof) break;
     }
     if (g_out.status() != emcp::Status::kOk) {
-      fprintf(stderr, "emcp-echo: stdout failed: %s\n", emcp::status_str(g_out.status()));
+      say({"emcp-echo: stdout failed: ", emcp::status_str(g_out.status()), "\n"});
       return 1;
     }
     if (eof) break;
   }
-  fprintf(stderr, "emcp-echo: %llu messages, %llu over-long lines, arena high-water %zu of %zu bytes\n",
-          static_cast<unsigned long long>(g_framer.messages()),
-          static_cast<unsigned long long>(g_framer.too_long()), g_arena.high_water(),
-          g_arena.capacity());
+  char a[24], b[24], c[24], d[24];
+  say({"emcp-echo: ", num(g_framer.messages(), a), " messages, ", num(g_framer.too_long(), b),
+       " over-long lines, arena high-water ", num(g_arena.high_water(), c), " of ",
+       num(g_arena.capacity(), d), " bytes\n"});
   return 0;
 }

@@ -4,11 +4,12 @@
 //
 // stdout carries only JSON-RPC; diagnostics go to stderr. The process ends at the end of stdin.
 #include <poll.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "app.h"
+#include "emcp/json/number.h"
 #include "emcp/mcp/server.h"
 #include "emcp/posix/fd.h"
 #include "emcp/posix/platform.h"
@@ -31,29 +32,37 @@ constexpr emcp::mcp::ServerInfo kInfo = [] {
 
 int g_stdout = 1;
 
+// Diagnostics on stderr, without stdio (which allocates): pieces of text and numbers.
+void say(std::initializer_list<emcp::StrView> parts) {
+  for (emcp::StrView s : parts) (void)emcp::posix::write_all(2, s.data(), s.size());
+}
+emcp::StrView num(uint64_t v, char* buf) { return emcp::StrView(buf, emcp::json::format_uint64(v, buf)); }
+
 void usage() {
-  fprintf(stderr,
-          "usage: emcp-sensors [--simulate] [--page-size N]\n"
-          "  MCP server over stdio (one JSON-RPC message per line).\n"
-          "  --simulate      use the deterministic sensor model instead of /sys and /proc\n"
-          "  --page-size N   entries per page of tools/list, resources/list, ... (default %d)\n",
-          EMCP_PAGE_SIZE);
+  say({"usage: emcp-sensors [--simulate] [--page-size N]\n"
+       "  MCP server over stdio (one JSON-RPC message per line).\n"
+       "  --simulate      use the deterministic sensor model instead of /sys and /proc\n"
+       "  --page-size N   entries per page of tools/list, resources/list, ... (default 16)\n"});
 }
 
 }  // namespace
 
+// Objects live at namespace scope (no function-local statics: their guards pull in the C++
+// runtime's locking).
+emcp::mcp::Server g_server(kInfo, &emcp::posix::now_ms);
+emcp::transport::StaticStdioTransport<> g_stdio(g_server, &emcp::posix::fd_flush, &g_stdout);
+
 int main(int argc, char** argv) {
-  static emcp::mcp::Server server(kInfo, &emcp::posix::now_ms);
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--simulate") == 0) {
       sensors::force_simulation(true);
     } else if (strcmp(argv[i], "--page-size") == 0 && i + 1 < argc) {
       const long n = strtol(argv[++i], nullptr, 10);
       if (n < 1 || n > 1000) {
-        fprintf(stderr, "emcp-sensors: --page-size must be 1..1000\n");
+        say({"emcp-sensors: --page-size must be 1..1000\n"});
         return 2;
       }
-      server.set_page_size(static_cast<uint16_t>(n));
+      g_server.set_page_size(static_cast<uint16_t>(n));
     } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       usage();
       return 0;
@@ -62,9 +71,8 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  static emcp::transport::StaticStdioTransport<> stdio(server, &emcp::posix::fd_flush, &g_stdout);
-  app::init(server, &emcp::posix::now_ms);
-  fprintf(stderr, "emcp-sensors: serving MCP on stdio (protocol revisions 2024-11-05 to 2025-11-25)\n");
+  app::init(g_server, &emcp::posix::now_ms);
+  say({"emcp-sensors: serving MCP on stdio (protocol revisions 2024-11-05 to 2025-11-25)\n"});
 
   uint8_t buf[1024];
   for (;;) {
@@ -76,20 +84,21 @@ int main(int argc, char** argv) {
       size_t n = 0;
       const emcp::Status s = emcp::posix::read_some(0, buf, sizeof buf, &n);
       if (s == emcp::Status::kOk) {
-        if (stdio.feed(buf, n) != emcp::Status::kOk) {
-          fprintf(stderr, "emcp-sensors: stdout failed: %s\n", emcp::status_str(stdio.status()));
+        if (g_stdio.feed(buf, n) != emcp::Status::kOk) {
+          say({"emcp-sensors: stdout failed: ", emcp::status_str(g_stdio.status()), "\n"});
           return 1;
         }
       } else if (s != emcp::Status::kWouldBlock) {
-        (void)stdio.finish();
+        (void)g_stdio.finish();
         break;
       }
     }
     app::tick();
-    server.poll();
+    g_server.poll();
   }
-  fprintf(stderr, "emcp-sensors: end of input after %llu messages (%llu over-long lines)\n",
-          static_cast<unsigned long long>(stdio.messages()),
-          static_cast<unsigned long long>(stdio.too_long()));
+  char a[24], b[24], c[24];
+  say({"emcp-sensors: end of input after ", num(g_stdio.messages(), a), " messages (",
+       num(g_stdio.too_long(), b), " over-long lines), arena high-water ",
+       num(g_stdio.arena().high_water(), c), " bytes\n"});
   return 0;
 }

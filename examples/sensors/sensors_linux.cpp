@@ -1,9 +1,9 @@
 // Linux readings: thermal zones, load average, uptime and memory from /sys and /proc. Where the
 // host has no such source (a container without thermal zones, say), the model answers and the
-// reading says so (simulated: true). Uses stdio: this file is part of the Linux example only.
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+// reading says so (simulated: true). Plain open/read system calls and our own number parsing:
+// nothing here allocates (stdio's fopen would), so all of emcp-sensors passes the zero-heap check.
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "sensors.h"
 
@@ -12,42 +12,62 @@ namespace sensors {
 namespace {
 bool g_force = false;
 
-// Reads the first line of a file into buf; false when it does not exist.
-bool read_line(const char* path, char* buf, size_t cap) {
-  FILE* f = fopen(path, "r");
-  if (!f) return false;
-  const bool ok = fgets(buf, static_cast<int>(cap), f) != nullptr;
-  fclose(f);
-  return ok;
+// Reads up to cap-1 bytes of a file into buf (NUL-terminated); false when it does not exist.
+bool read_file(const char* path, char* buf, size_t cap) {
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  size_t n = 0;
+  while (n + 1 < cap) {
+    const ssize_t k = ::read(fd, buf + n, cap - 1 - n);
+    if (k <= 0) break;
+    n += static_cast<size_t>(k);
+  }
+  ::close(fd);
+  buf[n] = '\0';
+  return n != 0;
+}
+
+// Parses a decimal number (digits, optional fraction) at *p, advancing *p. Enough for /proc.
+double parse_number(const char** p) {
+  const char* s = *p;
+  while (*s == ' ' || *s == '\t') ++s;
+  double v = 0;
+  while (*s >= '0' && *s <= '9') v = v * 10 + (*s++ - '0');
+  if (*s == '.') {
+    double scale = 0.1;
+    for (++s; *s >= '0' && *s <= '9'; ++s, scale /= 10) v += (*s - '0') * scale;
+  }
+  *p = s;
+  return v;
 }
 
 bool temperature(double* out) {
-  char buf[64];
-  for (int zone = 0; zone < 16; ++zone) {
-    char path[64];
-    snprintf(path, sizeof path, "/sys/class/thermal/thermal_zone%d/temp", zone);
-    if (!read_line(path, buf, sizeof buf)) continue;
-    const long milli = strtol(buf, nullptr, 10);
+  char buf[32];
+  char path[] = "/sys/class/thermal/thermal_zone0/temp";
+  for (char zone = '0'; zone <= '9'; ++zone) {
+    path[31] = zone;
+    if (!read_file(path, buf, sizeof buf)) continue;
+    const char* p = buf;
+    const double milli = parse_number(&p);
     if (milli <= 0) continue;
-    *out = static_cast<double>(milli) / 1000.0;
+    *out = milli / 1000.0;
     return true;
   }
   return false;
 }
 
-bool meminfo(double* used_percent) {
-  FILE* f = fopen("/proc/meminfo", "r");
-  if (!f) return false;
-  char line[128];
-  double total = 0, available = 0;
-  while (fgets(line, sizeof line, f)) {
-    if (strncmp(line, "MemTotal:", 9) == 0) total = strtod(line + 9, nullptr);
-    if (strncmp(line, "MemAvailable:", 13) == 0) available = strtod(line + 13, nullptr);
+// The value of "Key:   1234 kB" in /proc/meminfo text.
+double meminfo_value(const char* text, const char* key) {
+  const size_t len = __builtin_strlen(key);
+  for (const char* line = text; *line;) {
+    if (__builtin_strncmp(line, key, len) == 0) {
+      const char* p = line + len;
+      return parse_number(&p);
+    }
+    while (*line && *line != '\n') ++line;
+    if (*line == '\n') ++line;
   }
-  fclose(f);
-  if (total <= 0) return false;
-  *used_percent = 100.0 * (total - available) / total;
-  return true;
+  return 0;
 }
 }  // namespace
 
@@ -66,18 +86,29 @@ void force_simulation(bool on) { g_force = on; }
 Reading read(Id id, uint64_t now_ms) {
   if (g_force) return simulate(id, now_ms);
   Reading r;
-  char buf[128];
+  char buf[2048];
+  const char* p = buf;
   switch (id) {
-    case Id::kTemperature: r.ok = temperature(&r.value); break;
+    case Id::kTemperature:
+      r.ok = temperature(&r.value);
+      break;
     case Id::kLoad:
-      r.ok = read_line("/proc/loadavg", buf, sizeof buf);
-      if (r.ok) r.value = strtod(buf, nullptr);
+      r.ok = read_file("/proc/loadavg", buf, sizeof buf);
+      if (r.ok) r.value = parse_number(&p);
       break;
     case Id::kUptime:
-      r.ok = read_line("/proc/uptime", buf, sizeof buf);
-      if (r.ok) r.value = static_cast<double>(static_cast<long>(strtod(buf, nullptr)));
+      r.ok = read_file("/proc/uptime", buf, sizeof buf);
+      if (r.ok) r.value = static_cast<double>(static_cast<long>(parse_number(&p)));
       break;
-    case Id::kMemory: r.ok = meminfo(&r.value); break;
+    case Id::kMemory:
+      r.ok = read_file("/proc/meminfo", buf, sizeof buf);
+      if (r.ok) {
+        const double total = meminfo_value(buf, "MemTotal:");
+        const double available = meminfo_value(buf, "MemAvailable:");
+        r.ok = total > 0;
+        if (r.ok) r.value = 100.0 * (total - available) / total;
+      }
+      break;
   }
   return r.ok ? r : simulate(id, now_ms);
 }

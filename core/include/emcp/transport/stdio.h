@@ -69,9 +69,9 @@ class StdioTransport {
 namespace detail {
 template <size_t ArenaSize, size_t OutSize>
 struct StdioStorage {
-  json::StaticReader<> reader;
-  StaticArena<ArenaSize> arena;
-  char out[OutSize];
+  json::StaticReader<> reader_storage;
+  StaticArena<ArenaSize> arena_storage;
+  char out_storage[OutSize];
 };
 }  // namespace detail
 
@@ -83,7 +83,8 @@ class StaticStdioTransport : private detail::StdioStorage<ArenaSize, OutSize>,
 
  public:
   StaticStdioTransport(mcp::Server& server, json::FlushingSink::FlushFn write, void* ctx)
-      : StdioTransport(server, write, ctx, Storage::reader, Storage::arena, Storage::out, OutSize) {}
+      : StdioTransport(server, write, ctx, Storage::reader_storage, Storage::arena_storage,
+                       Storage::out_storage, OutSize) {}
 };
 
 }  // namespace transport
