@@ -4,7 +4,7 @@ target_compile_options(emcp_flags INTERFACE
   -fno-exceptions -fno-rtti
   -Wall -Wextra -Wconversion -Wshadow -Werror
   -Wnon-virtual-dtor -Wold-style-cast -Wcast-align -Wunused -Woverloaded-virtual
-  -Wsign-conversion -Wdouble-promotion -Wformat=2 -Wimplicit-fallthrough)
+  -Wsign-conversion -Wdouble-promotion -Wformat=2 -Wimplicit-fallthrough -Winfinite-recursion)
 
 # Test code: the same language rules (no exceptions, no RTTI, warnings as errors); GoogleTest
 # adapts to both. Sign conversions are allowed in tests, where size_t/int mixes are harmless.

@@ -219,7 +219,8 @@ void ToolCall::structured(StructuredFn fn, const void* ctx) {
   phase_ = kStructured;
 }
 
-void ToolCall::fail(StrView message) { fail({message}); }
+// (An explicit list: `fail({message})` would pick this very overload on some compilers.)
+void ToolCall::fail(StrView message) { fail(std::initializer_list<TextPiece>{TextPiece(message)}); }
 
 void ToolCall::fail(std::initializer_list<TextPiece> pieces) {
   if (phase_ == kIdle) begin_result();
@@ -308,7 +309,9 @@ bool ResourceRead::begin() {
   return true;
 }
 
-void ResourceRead::text(StrView s, StrView mime_type) { text({s}, mime_type); }
+void ResourceRead::text(StrView s, StrView mime_type) {
+  text(std::initializer_list<TextPiece>{TextPiece(s)}, mime_type);
+}
 
 void ResourceRead::text(std::initializer_list<TextPiece> pieces, StrView mime_type) {
   if (!begin()) return;

@@ -1,0 +1,218 @@
+#include "mcp_fixture_app.h"
+
+namespace fixture {
+
+using emcp::Status;
+using emcp::StrView;
+using namespace emcp::mcp;
+
+namespace {
+
+uint64_t g_now = 1000;
+Server* g_server = nullptr;
+
+void echo(ToolCall& c) { c.text(c.str("text")); }
+
+void write_sum(emcp::json::Writer& w, const void* ctx) {
+  w.begin_object();
+  w.member_int("sum", *static_cast<const int64_t*>(ctx));
+  w.end_object();
+}
+void add(ToolCall& c) {
+  const int64_t sum = c.integer("a") + c.integer("b");
+  c.structured(&write_sum, &sum);
+}
+
+void kinds(ToolCall& c) {
+  static const uint8_t kPixel[] = {0x89, 'P', 'N', 'G'};
+  c.text("one of each");
+  c.image(kPixel, sizeof kPixel, "image/png");
+  c.audio("RIFF", 4, "audio/wav");
+  c.resource_link("test://static", "static", "text/plain", "A static text");
+  c.resource_text("test://inline", "text/plain", "inline text");
+  c.resource_blob("test://blob", "application/octet-stream", "\x00\x01\x02", 3);
+}
+
+void fail(ToolCall& c) { c.fail({"the tool failed: code ", 42}); }
+
+void validate(ToolCall& c) { c.text({"valid: mode ", c.str("mode"), ", count ", c.integer("count", -1)}); }
+
+void check_extra(ToolCall& c) {
+  if (c.integer("n") % 2 != 0) return c.invalid_params("n must be even");
+  c.text("even");
+}
+
+Pending g_slow[EMCP_MAX_DEFERRED];
+int g_slow_count = 0;
+void slow(ToolCall& c) {
+  const Pending p = c.defer();
+  if (p.valid()) g_slow[g_slow_count++] = p;
+}
+
+void progress(ToolCall& c) {
+  (void)c.progress(1, 3, "first");
+  (void)c.progress(2, 3);
+  (void)c.log(LogLevel::kInfo, "halfway", "fixture");
+  c.text("done");
+}
+
+void big(ToolCall& c) {
+  // 20 KB of text through the output buffer of any size.
+  for (int i = 0; i < 200; ++i)
+    c.text({"block ", i, ": ", "0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890"});
+}
+
+// ask: asks the client's model (sampling) and answers with what it said.
+struct Ask {
+  Pending pending;
+  char text[128];
+  size_t len = 0;
+  bool failed = false;
+};
+Ask g_ask;
+
+void answer_ask(ToolCall& c, void*) {
+  if (g_ask.failed) c.fail(StrView(g_ask.text, g_ask.len));
+  else c.text(StrView(g_ask.text, g_ask.len));
+}
+
+void on_sampled(const Response& r, void*) {
+  StrView text;
+  g_ask.failed = r.outcome != Response::Outcome::kResult;
+  if (r.outcome == Response::Outcome::kResult) text = r.result["content"]["text"].as_string().value_or("?");
+  else if (r.outcome == Response::Outcome::kError) text = r.message;
+  else if (r.outcome == Response::Outcome::kTimeout) text = "timed out";
+  else text = "closed";
+  g_ask.len = text.size() < sizeof g_ask.text ? text.size() : sizeof g_ask.text;
+  for (size_t i = 0; i < g_ask.len; ++i) g_ask.text[i] = text[i];
+  (void)g_server->complete(g_ask.pending, &answer_ask, nullptr);
+}
+
+void write_ask_params(emcp::json::Writer& w, const void*) {
+  w.begin_object();
+  w.key("messages");
+  w.begin_array();
+  w.begin_object();
+  w.member_str("role", "user");
+  w.key("content");
+  w.begin_object();
+  w.member_str("type", "text");
+  w.member_str("text", "Say something");
+  w.end_object();
+  w.end_object();
+  w.end_array();
+  w.member_int("maxTokens", 10);
+  w.end_object();
+}
+
+void ask(ToolCall& c) {
+  if (!c.session().client().sampling) return c.fail("no sampling");
+  g_ask.pending = c.defer();
+  if (!g_ask.pending.valid()) return;
+  if (g_server->sample(c.session(), &write_ask_params, nullptr, &on_sampled, nullptr, 60000) != Status::kOk) {
+    g_ask.failed = true;
+    g_ask.len = 0;
+    (void)g_server->complete(g_ask.pending, &answer_ask, nullptr);
+  }
+}
+
+constexpr const char* kModes[] = {"a", "b"};
+constexpr Param kEchoParams[] = {Param::string("text", "Text to echo").length(1, 100).required()};
+constexpr Param kAddParams[] = {Param::integer("a").required(), Param::integer("b").required()};
+constexpr Param kSumOut[] = {Param::integer("sum").required()};
+constexpr Param kTag = Param::string("tag").length(1, 8);
+constexpr Param kPoint[] = {Param::integer("x").required(), Param::integer("y")};
+constexpr Param kValidateParams[] = {
+    Param::string("mode").one_of(kModes).required(),
+    Param::integer("count").range(0, 10),
+    Param::number("ratio").range(0, 1),
+    Param::boolean("flag"),
+    Param::array("tags", kTag).length(0, 3),
+    Param::object("point", kPoint),
+};
+constexpr Param kEvenParams[] = {Param::integer("n").required()};
+constexpr Icon kIcons[] = {{"data:image/png;base64,iVBORw0KGgo=", "image/png", "16x16", "light"}};
+
+constexpr Tool kTools[] = {
+    Tool::make("echo", &echo).titled("Echo").describe("Echoes the text").with_params(kEchoParams).read_only().with_icons(kIcons),
+    Tool::make("add", &add).describe("Adds two integers").with_params(kAddParams).with_output(kSumOut),
+    Tool::make("kinds", &kinds).describe("One content block of each kind"),
+    Tool::make("fail", &fail).describe("Always fails").acts(true, false).open_world(false).annotation_titled("Failing tool"),
+    Tool::make("validate", &validate).with_params(kValidateParams),
+    Tool::make("even", &check_extra).with_params(kEvenParams),
+    Tool::make("slow", &slow).describe("Answers when the test says so"),
+    Tool::make("progress", &progress),
+    Tool::make("big", &big),
+    Tool::make("ask", &ask).describe("Asks the client's model"),
+    Tool::make("raw", &echo).with_input_schema(R"({"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"text":{"type":"string"}}})"),
+};
+
+void read_static(ResourceRead& r) { r.text("static text"); }
+void read_blob(ResourceRead& r) { r.blob("\xff\x00\x10", 3); }
+void read_item(ResourceRead& r) {
+  if (r.var("id") == "missing") return r.not_found();
+  r.text({"item ", r.var("id"), " of ", r.var("group")});
+}
+void complete_id(Completion& c) {
+  static const char* const kIds[] = {"alpha", "beta", "gamma"};
+  c.add_matching(kIds);
+}
+
+constexpr Resource kResources[] = {
+    Resource::make("test://static", "static", &read_static).titled("Static").describe("A static text").mime("text/plain"),
+    Resource::make("test://blob", "blob", &read_blob).mime("application/octet-stream").sized(3),
+};
+constexpr ResourceTemplate kTemplates[] = {
+    ResourceTemplate::make("item://{group}/{id}", "item", &read_item).describe("An item of a group").mime("text/plain").completed_by(&complete_id),
+};
+
+void greet(PromptGet& p) {
+  p.user({"Say hello to ", p.arg("name"), " in ", p.arg("language", "English"), "."});
+  p.assistant("Hello!");
+}
+constexpr PromptArg kGreetArgs[] = {
+    PromptArg::make("name", "Who to greet").needed().completed_by(&complete_id),
+    PromptArg::make("language"),
+};
+constexpr Prompt kPrompts[] = {
+    Prompt::make("greet", &greet).titled("Greeting").describe("Greets someone").with_args(kGreetArgs),
+};
+
+const ServerInfo kInfo = [] {
+  ServerInfo i;
+  i.name = "fixture";
+  i.version = "1.0.0";
+  i.title = "Fixture server";
+  i.description = "Tests";
+  i.instructions = "Use the tools.";
+  return i;
+}();
+
+void finish_slow(ToolCall& c, void*) { c.text("slow done"); }
+
+}  // namespace
+
+void install(Server& server) {
+  g_server = &server;
+  g_slow_count = 0;
+  server.set_tools(kTools);
+  server.set_resources(kResources);
+  server.set_templates(kTemplates);
+  server.set_prompts(kPrompts);
+}
+
+int pending_slow() { return g_slow_count; }
+
+Status complete_slow() {
+  if (g_slow_count == 0) return Status::kNotFound;
+  const Pending p = g_slow[0];
+  for (int i = 1; i < g_slow_count; ++i) g_slow[i - 1] = g_slow[i];
+  --g_slow_count;
+  return g_server->complete(p, &finish_slow, nullptr);
+}
+
+const ServerInfo& info() { return kInfo; }
+uint64_t now_ms() { return g_now; }
+void advance_ms(uint64_t ms) { g_now += ms; }
+
+}  // namespace fixture

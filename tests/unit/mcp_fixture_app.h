@@ -1,0 +1,26 @@
+// A small, deterministic MCP application for the server's unit tests and fuzz target: one of
+// each kind of tool, resource and prompt emcp supports.
+#ifndef EMCP_TESTS_MCP_FIXTURE_APP_H
+#define EMCP_TESTS_MCP_FIXTURE_APP_H
+
+#include "emcp/mcp/server.h"
+
+namespace fixture {
+
+/// Registers the fixture tables with `server`.
+void install(emcp::mcp::Server& server);
+
+/// The calls the `slow` tool deferred, oldest first; complete_slow() answers the oldest.
+int pending_slow();
+emcp::Status complete_slow();
+
+/// The server's info (name "fixture", version "1.0.0", title, instructions).
+const emcp::mcp::ServerInfo& info();
+
+/// A fake clock for the server's timeouts.
+uint64_t now_ms();
+void advance_ms(uint64_t ms);
+
+}  // namespace fixture
+
+#endif
