@@ -418,6 +418,9 @@ void snapshot(ToolCall& call) {
 // get_log: the device log, embedded, with a link to its resource.
 void get_log(ToolCall& call);
 
+// echo: answers with its text, to check the link to the device (and to benchmark a round trip).
+void echo(ToolCall& call) { call.text(call.str("text")); }
+
 constexpr Param kSensorParam[] = {
     Param::string("sensor", "Which sensor").one_of(kSensorNames).required(),
 };
@@ -434,6 +437,10 @@ constexpr Param kSampleParams[] = {
     Param::string("sensor", "Which sensor").one_of(kSensorNames).required(),
     Param::integer("samples", "How many readings to take").range(1, 100).with_default("10"),
     Param::integer("interval_ms", "Milliseconds between readings").range(10, 10000).with_default("200"),
+};
+
+constexpr Param kEchoParams[] = {
+    Param::string("text", "Any text").length(0, 1000).required(),
 };
 
 constexpr Tool kTools[] = {
@@ -481,6 +488,11 @@ constexpr Tool kTools[] = {
     Tool::make("get_log", &get_log)
         .titled("Device log")
         .describe("The last lines of the device log.")
+        .read_only(),
+    Tool::make("echo", &echo)
+        .titled("Echo")
+        .describe("Answers with the given text: checks the link to the device.")
+        .with_params(kEchoParams)
         .read_only(),
 };
 

@@ -78,7 +78,7 @@ for (const revision of REVISIONS) {
     test("tools/list describes every tool with its schema and annotations", async () => {
       const { tools, nextCursor } = await client.listTools();
       assert.equal(nextCursor, undefined);
-      assert.equal(tools.length, 10);
+      assert.equal(tools.length, 11);
       const read = tools.find((t) => t.name === "read_sensor");
       assert.deepEqual(read.inputSchema.required, ["sensor"]);
       assert.deepEqual(read.inputSchema.properties.sensor.enum, ["temperature", "load", "uptime", "memory"]);
@@ -279,8 +279,8 @@ describe("pagination", () => {
         ++pages;
       } while (cursor);
       assert.equal(pages, 4);
-      assert.equal(names.length, 10);
-      assert.equal(new Set(names).size, 10);
+      assert.equal(names.length, 11);
+      assert.equal(new Set(names).size, 11);
       const first = await client.listResources();
       assert.equal(first.resources.length, 3);
       const second = await client.listResources({ cursor: first.nextCursor });

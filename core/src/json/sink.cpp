@@ -16,7 +16,7 @@ bool Sink::drain() {
   return true;
 }
 
-void Sink::write(const void* data, size_t n) {
+void Sink::write_slow(const void* data, size_t n) {
   const char* p = static_cast<const char*>(data);
   while (n != 0) {
     if (len_ == cap_ && !drain()) return;

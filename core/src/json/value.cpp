@@ -55,6 +55,13 @@ Value Value::get(StrView key) const {
   return Value();
 }
 
+Value Value::get(const char* key) const {
+  if (!node_ || node_->type != Type::kObject) return Value();
+  for (const Node* n = node_->u.c.first; n != nullptr; n = n->next)
+    if (StrView(n->key, n->key_len).equals(key)) return Value(n);
+  return Value();
+}
+
 Value Value::at(size_t i) const {
   if (!container()) return Value();
   const Node* n = node_->u.c.first;

@@ -1,5 +1,7 @@
 #include "emcp/json/writer.h"
 
+#include <string.h>
+
 #include "char_class.h"
 #include "emcp/json/number.h"
 
@@ -87,13 +89,30 @@ void Writer::key(StrView k) {
     return;
   }
   const uint32_t level = depth_ - 1;
-  if (bit(used_bits_, level)) sink_.put(',');
-  else set_bit(used_bits_, level, true);
+  const bool comma = bit(used_bits_, level);
+  set_bit(used_bits_, level, true);
+  after_key_ = true;
+  // Fast path: a key of plain ASCII that fits the sink's buffer goes in with one copy.
+  const uint8_t* p = reinterpret_cast<const uint8_t*>(k.data());
+  const size_t n = k.size();
+  if (detail::skip_plain(p, p + n) == p + n) {
+    if (char* out = sink_.reserve(n + 4)) {
+      size_t o = 0;
+      if (comma) out[o++] = ',';
+      out[o++] = '"';
+      memcpy(out + o, p, n);
+      o += n;
+      out[o++] = '"';
+      out[o++] = ':';
+      sink_.commit(o);
+      return;
+    }
+  }
+  if (comma) sink_.put(',');
   sink_.put('"');
-  escape(reinterpret_cast<const uint8_t*>(k.data()), k.size());
+  escape(p, n);
   finish_utf8();
   sink_.write("\":", 2);
-  after_key_ = true;
 }
 
 void Writer::escape(const uint8_t* p, size_t n) {
@@ -189,6 +208,17 @@ void Writer::finish_utf8() {
 
 void Writer::string(StrView s) {
   if (!before_value()) return;
+  const uint8_t* p = reinterpret_cast<const uint8_t*>(s.data());
+  const size_t n = s.size();
+  if (n <= 64 && detail::skip_plain(p, p + n) == p + n) {  // short plain strings: one copy
+    if (char* out = sink_.reserve(n + 2)) {
+      out[0] = '"';
+      memcpy(out + 1, p, n);
+      out[n + 1] = '"';
+      sink_.commit(n + 2);
+      return;
+    }
+  }
   sink_.put('"');
   escape(reinterpret_cast<const uint8_t*>(s.data()), s.size());
   finish_utf8();

@@ -120,7 +120,7 @@ bool check(json::Value v, const Param& p, StrView name, SchemaError* err) {
       const StrView s = v.as_string().value();
       if (p.enum_count != 0) {
         bool found = false;
-        for (uint16_t i = 0; i < p.enum_count && !found; ++i) found = s == StrView(p.enums[i]);
+        for (uint16_t i = 0; i < p.enum_count && !found; ++i) found = s.equals(p.enums[i]);
         if (!found) return fail(err, "must be one of the allowed values", name);
       }
       const size_t len = code_points(s);

@@ -826,7 +826,7 @@ void Server::on_tools_call(Session& s, const Message& m, Reply& r) {
   }
   const Tool* tool = nullptr;
   for (const Tool& t : tools_)
-    if (name.value() == StrView(t.name)) tool = &t;
+    if (name.value().equals(t.name)) tool = &t;
   if (tool == nullptr) {
     r.error(ErrorCode::kInvalidParams, {"Invalid params: unknown tool \"", name.value(), "\""});
     return;
@@ -927,7 +927,7 @@ void Server::on_resources_read(Session& s, const Message& m, Reply& r) {
   read.uri_ = uri.value();
   ReadFn fn = nullptr;
   for (const Resource& res : resources_) {
-    if (uri.value() == StrView(res.uri)) {
+    if (uri.value().equals(res.uri)) {
       fn = res.read;
       read.mime_ = res.mime_type;
       read.user_ = res.user;
@@ -1033,7 +1033,7 @@ void Server::on_prompts_get(Session& s, const Message& m, Reply& r) {
   }
   const Prompt* prompt = nullptr;
   for (const Prompt& p : prompts_)
-    if (name.value() == StrView(p.name)) prompt = &p;
+    if (name.value().equals(p.name)) prompt = &p;
   if (prompt == nullptr) {
     r.error(ErrorCode::kInvalidParams, {"Invalid params: unknown prompt \"", name.value(), "\""});
     return;
@@ -1093,18 +1093,18 @@ void Server::on_complete(Session& s, const Message& m, Reply& r) {
     const StrView name = ref["name"].as_string().value_or(StrView());
     const Prompt* prompt = nullptr;
     for (const Prompt& p : prompts_)
-      if (name == StrView(p.name)) prompt = &p;
+      if (name.equals(p.name)) prompt = &p;
     if (prompt == nullptr) {
       r.error(ErrorCode::kInvalidParams, {"Invalid params: unknown prompt \"", name, "\""});
       return;
     }
     for (const PromptArg& a : prompt->args)
-      if (arg_name.value() == StrView(a.name)) fn = a.complete;
+      if (arg_name.value().equals(a.name)) fn = a.complete;
   } else if (type.value() == "ref/resource") {
     const StrView uri = ref["uri"].as_string().value_or(StrView());
     const ResourceTemplate* tmpl = nullptr;
     for (const ResourceTemplate& t : templates_)
-      if (uri == StrView(t.uri_template)) tmpl = &t;
+      if (uri.equals(t.uri_template)) tmpl = &t;
     if (tmpl == nullptr) {
       r.error(ErrorCode::kInvalidParams, {"Invalid params: unknown resource template \"", uri, "\""});
       return;

@@ -46,8 +46,20 @@ class Sink {
     buf_[len_++] = c;
   }
   /// Appends `n` bytes from `data` (not retained after the call).
-  void write(const void* data, size_t n);
+  void write(const void* data, size_t n) {
+    if (n <= cap_ - len_) {  // the common case: it fits (after an error cap_ == len_)
+      if (n != 0) memcpy(buf_ + len_, data, n);
+      len_ += n;
+      return;
+    }
+    write_slow(data, n);
+  }
   void write(StrView s) { write(s.data(), s.size()); }
+
+  /// Room for `n` bytes written straight into the buffer, or nullptr when they do not fit now
+  /// (or after an error). Follow with commit(n). A fast path for short writes.
+  char* reserve(size_t n) { return n <= cap_ - len_ ? buf_ + len_ : nullptr; }
+  void commit(size_t n) { len_ += n; }
 
   /// Drains what is buffered (FlushingSink: to the port). Returns the sticky status: kOk, or
   /// the first error of any write or drain.
@@ -81,6 +93,7 @@ class Sink {
 
  private:
   bool drain();
+  void write_slow(const void* data, size_t n);
 
   uint64_t drained_ = 0;
   DrainFn drain_fn_;

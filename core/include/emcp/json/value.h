@@ -87,7 +87,10 @@ class Value {
 
   /// Member `key` of an object; missing when absent or when this is not an object.
   Value get(StrView key) const;
+  /// The same for a NUL-terminated key (no strlen: keys in tables are C strings).
+  Value get(const char* key) const;
   Value operator[](StrView key) const { return get(key); }
+  Value operator[](const char* key) const { return get(key); }
   /// Element `i` of an array (or member i of an object); missing when out of range.
   Value at(size_t i) const;
   /// Number of elements or members (0 for scalars and missing values).

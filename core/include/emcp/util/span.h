@@ -58,6 +58,12 @@ class StrView {
     return true;
   }
   constexpr bool operator!=(StrView o) const { return !(*this == o); }
+  /// Equal to the NUL-terminated `cstr`, without measuring it first.
+  constexpr bool equals(const char* cstr) const {
+    for (size_t i = 0; i < size_; ++i)
+      if (cstr[i] == '\0' || cstr[i] != data_[i]) return false;
+    return cstr[size_] == '\0';
+  }
   constexpr bool starts_with(StrView p) const {
     return p.size_ <= size_ && StrView(data_, p.size_) == p;
   }
@@ -69,11 +75,9 @@ class StrView {
   }
 
  private:
-  static constexpr size_t length(const char* s) {
-    size_t n = 0;
-    while (s[n] != '\0') ++n;
-    return n;
-  }
+  // __builtin_strlen folds to a constant for string literals (the common case: keys, method
+  // names) and is usable in constant expressions.
+  static constexpr size_t length(const char* s) { return __builtin_strlen(s); }
   const char* data_ = "";
   size_t size_ = 0;
 };
