@@ -56,6 +56,9 @@ struct Annotations {
 
 /// The server's name and version, and what it tells clients at initialize.
 struct ServerInfo {
+  constexpr ServerInfo() = default;
+  constexpr ServerInfo(const char* n, const char* v) : name(n), version(v) {}
+
   const char* name = "emcp";
   const char* version = "0.0.0";
   const char* title = nullptr;         ///< 2025-06-18 and later
