@@ -1,5 +1,7 @@
 #include "mcp_fixture_app.h"
 
+#include <string.h>
+
 namespace fixture {
 
 using emcp::Status;
@@ -116,6 +118,47 @@ void ask(ToolCall& c) {
   }
 }
 
+// confirm: asks the user (elicitation, form mode); open_url: asks the user to visit a URL (URL
+// mode). Both answer with what the user chose.
+constexpr Param kConfirmForm[] = {
+    Param::boolean("ok", "Proceed?").required(),
+    Param::string("note", "Anything to add").length(0, 50),
+};
+void on_elicited(const Response& r, void*) {
+  StrView text;
+  g_ask.failed = r.outcome != Response::Outcome::kResult;
+  if (r.outcome == Response::Outcome::kResult) text = r.result["action"].as_string().value_or("?");
+  else text = r.outcome == Response::Outcome::kError ? r.message : StrView("no answer");
+  g_ask.len = text.size() < sizeof g_ask.text ? text.size() : sizeof g_ask.text;
+  for (size_t i = 0; i < g_ask.len; ++i) g_ask.text[i] = text[i];
+  (void)g_server->complete(g_ask.pending, &answer_ask, nullptr);
+}
+void confirm(ToolCall& c) {
+  g_ask.pending = c.defer();
+  if (!g_ask.pending.valid()) return;
+  const Status s = g_server->elicit(c.session(), "Proceed with the test?", kConfirmForm, &on_elicited, nullptr);
+  if (s != Status::kOk) {
+    const char* why = s == Status::kNotFound ? "the client cannot elicit" : "busy";
+    g_ask.failed = true;
+    g_ask.len = strlen(why);
+    memcpy(g_ask.text, why, g_ask.len);
+    (void)g_server->complete(g_ask.pending, &answer_ask, nullptr);
+  }
+}
+void open_url(ToolCall& c) {
+  g_ask.pending = c.defer();
+  if (!g_ask.pending.valid()) return;
+  const Status s = g_server->elicit_url(c.session(), "Authorize the device", "https://example.com/authorize?device=1",
+                                        "el-1", &on_elicited, nullptr);
+  if (s != Status::kOk) {
+    const char* why = s == Status::kNotFound ? "the client has no URL elicitation" : "busy";
+    g_ask.failed = true;
+    g_ask.len = strlen(why);
+    memcpy(g_ask.text, why, g_ask.len);
+    (void)g_server->complete(g_ask.pending, &answer_ask, nullptr);
+  }
+}
+
 constexpr const char* kModes[] = {"a", "b"};
 constexpr Param kEchoParams[] = {Param::string("text", "Text to echo").length(1, 100).required()};
 constexpr Param kAddParams[] = {Param::integer("a").required(), Param::integer("b").required()};
@@ -144,6 +187,8 @@ constexpr Tool kTools[] = {
     Tool::make("progress", &progress),
     Tool::make("big", &big),
     Tool::make("ask", &ask).describe("Asks the client's model"),
+    Tool::make("confirm", &confirm).describe("Asks the user (form)"),
+    Tool::make("open_url", &open_url).describe("Asks the user to open a URL"),
     Tool::make("raw", &echo).with_input_schema(R"({"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"text":{"type":"string"}}})"),
 };
 
@@ -212,6 +257,7 @@ Status complete_slow() {
 }
 
 const ServerInfo& info() { return kInfo; }
+Server* server() { return g_server; }
 uint64_t now_ms() { return g_now; }
 void advance_ms(uint64_t ms) { g_now += ms; }
 

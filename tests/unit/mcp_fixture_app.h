@@ -14,6 +14,9 @@ void install(emcp::mcp::Server& server);
 int pending_slow();
 emcp::Status complete_slow();
 
+/// The server install() was given.
+emcp::mcp::Server* server();
+
 /// The server's info (name "fixture", version "1.0.0", title, instructions).
 const emcp::mcp::ServerInfo& info();
 
