@@ -6,6 +6,7 @@ namespace fixture {
 
 using emcp::Status;
 using emcp::StrView;
+using emcp::Span;
 using namespace emcp::mcp;
 
 namespace {
@@ -215,12 +216,21 @@ void greet(PromptGet& p) {
   p.user({"Say hello to ", p.arg("name"), " in ", p.arg("language", "English"), "."});
   p.assistant("Hello!");
 }
+void show(PromptGet& p) {
+  static const uint8_t kPixel[] = {0x89, 'P', 'N', 'G'};
+  p.message(Role::kUser).image(kPixel, sizeof kPixel, "image/png");
+  p.message(Role::kUser).audio("RIFF", 4, "audio/wav");
+  p.message(Role::kAssistant).resource_text("test://inline", "text/plain", "embedded");
+  p.message(Role::kUser).resource_link("test://static", "static");
+}
+
 constexpr PromptArg kGreetArgs[] = {
     PromptArg::make("name", "Who to greet").needed().completed_by(&complete_id),
     PromptArg::make("language"),
 };
 constexpr Prompt kPrompts[] = {
     Prompt::make("greet", &greet).titled("Greeting").describe("Greets someone").with_args(kGreetArgs),
+    Prompt::make("show", &show).describe("One message of each content kind"),
 };
 
 const ServerInfo kInfo = [] {
@@ -244,6 +254,12 @@ void install(Server& server) {
   server.set_resources(kResources);
   server.set_templates(kTemplates);
   server.set_prompts(kPrompts);
+}
+
+void change_tables() {
+  g_server->set_tools(Span<const Tool>(kTools, 2));  // fewer tools: notifications/tools/list_changed
+  g_server->set_prompts(kPrompts);
+  g_server->set_resources(kResources);
 }
 
 int pending_slow() { return g_slow_count; }

@@ -10,6 +10,10 @@ namespace fixture {
 /// Registers the fixture tables with `server`.
 void install(emcp::mcp::Server& server);
 
+/// Replaces the tables (two tools only, the same prompts and resources): sessions get the
+/// list_changed notifications.
+void change_tables();
+
 /// The calls the `slow` tool deferred, oldest first; complete_slow() answers the oldest.
 int pending_slow();
 emcp::Status complete_slow();

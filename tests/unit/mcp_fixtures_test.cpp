@@ -77,6 +77,7 @@ std::string run_fixture(const std::string& path, std::vector<std::string>* failu
         if (cmd == "complete_slow") (void)fixture::complete_slow();
         else if (cmd.rfind("advance ", 0) == 0) fixture::advance_ms(std::strtoull(cmd.c_str() + 8, nullptr, 10));
         else if (cmd == "poll") server->poll();
+        else if (cmd == "change_tables") fixture::change_tables();
         else if (cmd == "ping_client") (void)server->ping(transport->session(), nullptr, nullptr, 1000);
         else if (cmd == "end") (void)transport->finish();
         else if (cmd.rfind("page_size ", 0) == 0) server->set_page_size(static_cast<uint16_t>(std::atoi(cmd.c_str() + 10)));
