@@ -72,6 +72,28 @@
 #define EMCP_MAX_MESSAGE_LEN 65536
 #endif
 
+// ---- HTTP ---------------------------------------------------------------------------------------
+
+/// Longest request target (path and query) in bytes; longer: 414.
+#ifndef EMCP_HTTP_MAX_TARGET
+#define EMCP_HTTP_MAX_TARGET 256
+#endif
+
+/// Most bytes of a request's head (request line and headers); more: 431.
+#ifndef EMCP_HTTP_MAX_HEAD
+#define EMCP_HTTP_MAX_HEAD 8192
+#endif
+
+/// Most headers in a request; more: 431.
+#ifndef EMCP_HTTP_MAX_HEADERS
+#define EMCP_HTTP_MAX_HEADERS 64
+#endif
+
+/// Longest Authorization header kept (bearer tokens, JWTs); longer: 431.
+#ifndef EMCP_HTTP_MAX_AUTH
+#define EMCP_HTTP_MAX_AUTH 1024
+#endif
+
 // ---- MCP server ------------------------------------------------------------------------------
 
 /// Entries per page of tools/list, resources/list, resources/templates/list and prompts/list
@@ -139,13 +161,15 @@
 
 // ---- ABI namespace -----------------------------------------------------------------------------
 
-#define EMCP_CAT10_(a, b, c, d, e, f, g, h, i, j) a##_##b##_##c##_##d##_##e##_##f##_##g##_##h##_##i##_##j
-#define EMCP_CAT10(a, b, c, d, e, f, g, h, i, j) EMCP_CAT10_(a, b, c, d, e, f, g, h, i, j)
+#define EMCP_CAT12_(a, b, c, d, e, f, g, h, i, j, k, l) \
+  a##_##b##_##c##_##d##_##e##_##f##_##g##_##h##_##i##_##j##_##k##_##l
+#define EMCP_CAT12(a, b, c, d, e, f, g, h, i, j, k, l) EMCP_CAT12_(a, b, c, d, e, f, g, h, i, j, k, l)
 /// Inline namespace whose name encodes the options that change the layout of public types.
 #define EMCP_ABI_NS                                                                            \
-  EMCP_CAT10(v0, EMCP_JSON_MAX_DEPTH, EMCP_JSON_MAX_KEY_LEN, EMCP_JSON_MAX_NUMBER_DIGITS,        \
+  EMCP_CAT12(v0, EMCP_JSON_MAX_DEPTH, EMCP_JSON_MAX_KEY_LEN, EMCP_JSON_MAX_NUMBER_DIGITS,        \
              EMCP_JSONRPC_MAX_ID_LEN, EMCP_JSON_WRITER_MAX_DEPTH, EMCP_MAX_DEFERRED,             \
-             EMCP_MAX_OUTGOING, EMCP_MAX_SUBSCRIPTIONS, EMCP_MAX_TEMPLATE_VARS)
+             EMCP_MAX_OUTGOING, EMCP_MAX_SUBSCRIPTIONS, EMCP_MAX_TEMPLATE_VARS,                  \
+             EMCP_HTTP_MAX_TARGET, EMCP_HTTP_MAX_AUTH)
 #define EMCP_NS_BEGIN namespace emcp { inline namespace EMCP_ABI_NS {
 #define EMCP_NS_END } }
 

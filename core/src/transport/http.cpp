@@ -1,0 +1,568 @@
+#include "emcp/transport/http.h"
+
+#include <string.h>
+
+#include "emcp/json/number.h"
+
+EMCP_NS_BEGIN
+namespace http {
+
+namespace {
+
+// RFC 9110 token characters (method, header names).
+bool is_tchar(uint8_t c) {
+  if (c >= '0' && c <= '9') return true;
+  if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') return true;
+  switch (c) {
+    case '!': case '#': case '$': case '%': case '&': case '\'': case '*': case '+': case '-':
+    case '.': case '^': case '_': case '`': case '|': case '~':
+      return true;
+    default:
+      return false;
+  }
+}
+
+uint8_t lower(uint8_t c) { return (c >= 'A' && c <= 'Z') ? static_cast<uint8_t>(c | 0x20) : c; }
+
+// The headers the parser keeps (index into the switch in store_value / end_header).
+enum Kept : uint8_t {
+  kNone = 0, kHost, kOrigin, kContentType, kAccept, kSessionId, kProtocolVersion, kLastEventId,
+  kAuthorization, kUpgrade, kWsKey, kWsVersion, kContentLength, kTransferEncoding, kConnection,
+  kExpect,
+};
+
+struct Known {
+  const char* name;
+  Kept which;
+};
+constexpr Known kKnown[] = {
+    {"host", kHost},
+    {"origin", kOrigin},
+    {"content-type", kContentType},
+    {"accept", kAccept},
+    {"mcp-session-id", kSessionId},
+    {"mcp-protocol-version", kProtocolVersion},
+    {"last-event-id", kLastEventId},
+    {"authorization", kAuthorization},
+    {"upgrade", kUpgrade},
+    {"sec-websocket-key", kWsKey},
+    {"sec-websocket-version", kWsVersion},
+    {"content-length", kContentLength},
+    {"transfer-encoding", kTransferEncoding},
+    {"connection", kConnection},
+    {"expect", kExpect},
+};
+
+// Calls fn(token) for each comma-separated token of a header value, trimmed.
+template <typename Fn>
+void for_each_token(StrView v, Fn fn) {
+  size_t i = 0;
+  while (i < v.size()) {
+    while (i < v.size() && (v[i] == ' ' || v[i] == '\t' || v[i] == ',')) ++i;
+    size_t j = i;
+    while (j < v.size() && v[j] != ',') ++j;
+    size_t k = j;
+    while (k > i && (v[k - 1] == ' ' || v[k - 1] == '\t')) --k;
+    if (k > i) fn(v.sub(i, k - i));
+    i = j;
+  }
+}
+
+}  // namespace
+
+bool ascii_iequal(StrView a, StrView b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (lower(static_cast<uint8_t>(a[i])) != lower(static_cast<uint8_t>(b[i]))) return false;
+  return true;
+}
+
+StrView Request::path() const {
+  const StrView t = target.view();
+  size_t q = 0;
+  while (q < t.size() && t[q] != '?') ++q;
+  return t.sub(0, q);
+}
+
+StrView Request::query() const {
+  const StrView t = target.view();
+  size_t q = 0;
+  while (q < t.size() && t[q] != '?') ++q;
+  return q < t.size() ? t.sub(q + 1) : StrView();
+}
+
+StrView Request::query_param(StrView name) const {
+  const StrView q = query();
+  size_t i = 0;
+  while (i < q.size()) {
+    size_t amp = i;
+    while (amp < q.size() && q[amp] != '&') ++amp;
+    const StrView pair = q.sub(i, amp - i);
+    size_t eq = 0;
+    while (eq < pair.size() && pair[eq] != '=') ++eq;
+    if (pair.sub(0, eq) == name) return eq < pair.size() ? pair.sub(eq + 1) : StrView();
+    i = amp + 1;
+  }
+  return StrView();
+}
+
+bool Request::accepts(StrView type) const {
+  bool ok = false;
+  size_t slash = 0;
+  while (slash < type.size() && type[slash] != '/') ++slash;
+  const StrView major = type.sub(0, slash);
+  for_each_token(accept.view(), [&](StrView tok) {
+    size_t semi = 0;
+    while (semi < tok.size() && tok[semi] != ';') ++semi;
+    StrView media = tok.sub(0, semi);
+    while (!media.empty() && (media[media.size() - 1] == ' ' || media[media.size() - 1] == '\t'))
+      media = media.sub(0, media.size() - 1);
+    if (ascii_iequal(media, type) || media == "*/*") ok = true;
+    if (media.size() == major.size() + 2 && ascii_iequal(media.sub(0, major.size()), major) &&
+        media.sub(major.size()) == "/*")
+      ok = true;
+  });
+  return ok;
+}
+
+bool Request::content_type_is(StrView type) const {
+  StrView v = content_type.view();
+  size_t semi = 0;
+  while (semi < v.size() && v[semi] != ';') ++semi;
+  v = v.sub(0, semi);
+  while (!v.empty() && (v[v.size() - 1] == ' ' || v[v.size() - 1] == '\t')) v = v.sub(0, v.size() - 1);
+  return ascii_iequal(v, type);
+}
+
+void RequestParser::reset() {
+  req_ = Request{};
+  state_ = kMethod;
+  error_ = 0;
+  reason_ = "";
+  head_bytes_ = 0;
+  headers_ = 0;
+  token_len_ = 0;
+  token_long_ = false;
+  version_len_ = 0;
+  which_ = kNone;
+  value_overflow_ = false;
+  seen_length_ = false;
+  seen_te_ = false;
+  value_len_ = 0;
+  remaining_ = 0;
+  body_seen_ = 0;
+  chunk_digits_ = 0;
+  body_ = StrView();
+}
+
+RequestParser::Event RequestParser::fail(int status, const char* reason) {
+  error_ = status;
+  reason_ = reason;
+  state_ = kFailed;
+  return Event::kError;
+}
+
+void RequestParser::store_value(uint8_t c) {
+  auto put = [&](auto& buf) {
+    if (buf.len < sizeof buf.data) buf.data[buf.len++] = static_cast<char>(c);
+    else value_overflow_ = true;
+  };
+  switch (which_) {
+    case kHost: put(req_.host); break;
+    case kOrigin: put(req_.origin); break;
+    case kContentType: put(req_.content_type); break;
+    case kAccept: put(req_.accept); break;
+    case kSessionId: put(req_.session_id); break;
+    case kProtocolVersion: put(req_.protocol_version); break;
+    case kLastEventId: put(req_.last_event_id); break;
+    case kAuthorization: put(req_.authorization); break;
+    case kUpgrade: put(req_.upgrade); break;
+    case kWsKey: put(req_.ws_key); break;
+    case kWsVersion: put(req_.ws_version); break;
+    case kContentLength:
+    case kTransferEncoding:
+    case kConnection:
+    case kExpect:
+      if (value_len_ < sizeof value_) value_[value_len_++] = static_cast<char>(c);
+      else value_overflow_ = true;
+      break;
+    default:
+      break;
+  }
+}
+
+// Finishes the header just read: trims kept values, interprets the framing headers. Returns
+// false after fail().
+bool RequestParser::end_header() {
+  auto trim = [](auto& buf) {
+    while (buf.len > 0 && (buf.data[buf.len - 1] == ' ' || buf.data[buf.len - 1] == '\t')) --buf.len;
+  };
+  const StrView v = [&] {
+    size_t n = value_len_;
+    while (n > 0 && (value_[n - 1] == ' ' || value_[n - 1] == '\t')) --n;
+    return StrView(value_, n);
+  }();
+  switch (which_) {
+    case kNone:
+      return true;
+    case kContentLength: {
+      if (value_overflow_ || v.empty()) return fail(400, "bad Content-Length"), false;
+      uint64_t n = 0;
+      for (char ch : v) {
+        if (ch < '0' || ch > '9' || n > (UINT64_MAX - 9) / 10) return fail(400, "bad Content-Length"), false;
+        n = n * 10 + static_cast<uint64_t>(ch - '0');
+      }
+      if (seen_length_ && static_cast<uint64_t>(req_.content_length) != n)
+        return fail(400, "conflicting Content-Length headers"), false;
+      seen_length_ = true;
+      req_.content_length = n > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(n);
+      return true;
+    }
+    case kTransferEncoding:
+      if (seen_te_ || value_overflow_ || !ascii_iequal(v, "chunked"))
+        return fail(501, "only Transfer-Encoding: chunked is supported"), false;
+      seen_te_ = true;
+      req_.chunked = true;
+      return true;
+    case kConnection:
+      // Only the tokens matter; a long list is scanned as far as it was kept.
+      for_each_token(v, [&](StrView tok) {
+        if (ascii_iequal(tok, "close")) req_.keep_alive = false;
+        if (ascii_iequal(tok, "keep-alive")) req_.keep_alive = true;
+        if (ascii_iequal(tok, "upgrade")) req_.connection_upgrade = true;
+      });
+      return true;
+    case kExpect:
+      req_.expect_continue = ascii_iequal(v, "100-continue");
+      return true;
+    default:
+      break;
+  }
+  if (value_overflow_) return fail(431, "a header value is too long"), false;
+  switch (which_) {
+    case kHost: trim(req_.host); req_.host.present = true; break;
+    case kOrigin: trim(req_.origin); req_.origin.present = true; break;
+    case kContentType: trim(req_.content_type); req_.content_type.present = true; break;
+    case kAccept:
+      // Several Accept headers combine; keep them as one list.
+      trim(req_.accept);
+      req_.accept.present = true;
+      break;
+    case kSessionId: trim(req_.session_id); req_.session_id.present = true; break;
+    case kProtocolVersion: trim(req_.protocol_version); req_.protocol_version.present = true; break;
+    case kLastEventId: trim(req_.last_event_id); req_.last_event_id.present = true; break;
+    case kAuthorization: trim(req_.authorization); req_.authorization.present = true; break;
+    case kUpgrade: trim(req_.upgrade); req_.upgrade.present = true; break;
+    case kWsKey: trim(req_.ws_key); req_.ws_key.present = true; break;
+    case kWsVersion: trim(req_.ws_version); req_.ws_version.present = true; break;
+    default: break;
+  }
+  return true;
+}
+
+RequestParser::Event RequestParser::head_done() {
+  if (req_.version_minor >= 1 && !req_.host.present) return fail(400, "Host header missing");
+  if (req_.chunked && seen_length_) return fail(400, "both Content-Length and Transfer-Encoding");
+  const bool has_body = req_.chunked || (seen_length_ && req_.content_length > 0);
+  if ((req_.method == Method::kPost || req_.method == Method::kPut) && !req_.chunked && !seen_length_)
+    return fail(411, "Content-Length required");
+  if (seen_length_ && static_cast<uint64_t>(req_.content_length) > max_body_)
+    return fail(413, "body too large");
+  if (req_.chunked) state_ = kChunkSize;
+  else if (has_body) {
+    state_ = kBodyLength;
+    remaining_ = static_cast<uint64_t>(req_.content_length);
+  } else {
+    state_ = kFinished;
+  }
+  return Event::kHead;
+}
+
+RequestParser::Event RequestParser::push(const void* data, size_t n, size_t* used) {
+  const uint8_t* const start = static_cast<const uint8_t*>(data);
+  const uint8_t* p = start;
+  const uint8_t* const end = p + n;
+  auto done = [&](Event e) {
+    *used = static_cast<size_t>(p - start);
+    return e;
+  };
+  // kDone is reported once; then nothing is parsed until reset().
+  if (state_ == kFinished) return done(finish());
+  if (state_ == kEnded) return done(Event::kNeedInput);
+  if (state_ == kFailed) return done(Event::kError);
+  while (p != end) {
+    const uint8_t c = *p;
+    // The head: every byte counts towards the limit.
+    if (state_ < kBodyLength) {
+      if (++head_bytes_ > EMCP_HTTP_MAX_HEAD) return done(fail(431, "request head too large"));
+    }
+    switch (state_) {
+      case kMethod:
+        if (c == ' ') {
+          const StrView m(token_, token_len_);
+          if (token_len_ == 0 || token_long_) return done(fail(400, "bad method"));
+          if (m == "GET") req_.method = Method::kGet;
+          else if (m == "POST") req_.method = Method::kPost;
+          else if (m == "DELETE") req_.method = Method::kDelete;
+          else if (m == "HEAD") req_.method = Method::kHead;
+          else if (m == "PUT") req_.method = Method::kPut;
+          else if (m == "OPTIONS") req_.method = Method::kOptions;
+          else req_.method = Method::kOther;
+          state_ = kTarget;
+        } else if (is_tchar(c)) {
+          if (token_len_ < sizeof token_) token_[token_len_++] = static_cast<char>(c);
+          else token_long_ = true;
+        } else {
+          return done(fail(400, "bad request line"));
+        }
+        break;
+      case kTarget:
+        if (c == ' ') {
+          if (req_.target.len == 0) return done(fail(400, "empty request target"));
+          state_ = kVersion;
+        } else if (c <= 0x20 || c == 0x7F) {
+          return done(fail(400, "bad request target"));
+        } else if (req_.target.len < sizeof req_.target.data) {
+          req_.target.data[req_.target.len++] = static_cast<char>(c);
+        } else {
+          return done(fail(414, "request target too long"));
+        }
+        break;
+      case kVersion:
+        if (c == '\r' || c == '\n') {
+          const StrView v(version_, version_len_);
+          if (v == "HTTP/1.1") req_.version_minor = 1;
+          else if (v == "HTTP/1.0") req_.version_minor = 0;
+          else if (v.starts_with("HTTP/")) return done(fail(505, "HTTP version not supported"));
+          else return done(fail(400, "bad request line"));
+          if (req_.version_minor == 0) req_.keep_alive = false;
+          req_.target.present = true;
+          state_ = c == '\r' ? kRequestLineLf : kHeaderStart;
+        } else if (version_len_ < sizeof version_) {
+          version_[version_len_++] = static_cast<char>(c);
+        } else {
+          return done(fail(400, "bad request line"));
+        }
+        break;
+      case kRequestLineLf:
+      case kHeaderLf:
+        if (c != '\n') return done(fail(400, "bare CR"));
+        if (state_ == kHeaderLf && !end_header()) return done(Event::kError);
+        state_ = kHeaderStart;
+        break;
+      case kHeaderStart:
+        if (c == '\r') {
+          state_ = kHeadLf;
+        } else if (c == '\n') {
+          ++p;
+          return done(head_done());
+        } else if (c == ' ' || c == '\t') {
+          return done(fail(400, "obsolete header line folding"));
+        } else if (is_tchar(c)) {
+          if (++headers_ > EMCP_HTTP_MAX_HEADERS) return done(fail(431, "too many headers"));
+          token_len_ = 0;
+          token_long_ = false;
+          token_[token_len_++] = static_cast<char>(lower(c));
+          state_ = kHeaderName;
+        } else {
+          return done(fail(400, "bad header name"));
+        }
+        break;
+      case kHeaderName:
+        if (c == ':') {
+          which_ = kNone;
+          if (!token_long_) {
+            const StrView name(token_, token_len_);
+            for (const Known& k : kKnown)
+              if (name == StrView(k.name)) which_ = k.which;
+          }
+          value_overflow_ = false;
+          value_len_ = 0;
+          // Repeated Accept headers append ", ..." to the kept list.
+          if (which_ == kAccept && req_.accept.present && static_cast<size_t>(req_.accept.len) + 2u <= sizeof req_.accept.data) {
+            req_.accept.data[req_.accept.len++] = ',';
+            req_.accept.data[req_.accept.len++] = ' ';
+          }
+          state_ = kHeaderValueSkipWs;
+        } else if (is_tchar(c)) {
+          if (token_len_ < sizeof token_) token_[token_len_++] = static_cast<char>(lower(c));
+          else token_long_ = true;
+        } else {
+          return done(fail(400, "bad header name"));
+        }
+        break;
+      case kHeaderValueSkipWs:
+        if (c == ' ' || c == '\t') break;
+        state_ = kHeaderValue;
+        [[fallthrough]];
+      case kHeaderValue:
+        if (c == '\r') {
+          state_ = kHeaderLf;
+        } else if (c == '\n') {
+          if (!end_header()) return done(Event::kError);
+          state_ = kHeaderStart;
+        } else if ((c < 0x20 && c != '\t') || c == 0x7F) {
+          return done(fail(400, "control character in a header value"));
+        } else {
+          store_value(c);
+        }
+        break;
+      case kHeadLf:
+        if (c != '\n') return done(fail(400, "bare CR"));
+        ++p;
+        return done(head_done());
+      case kBodyLength: {
+        const size_t take = static_cast<size_t>(static_cast<uint64_t>(end - p) < remaining_ ? static_cast<uint64_t>(end - p) : remaining_);
+        body_ = StrView(reinterpret_cast<const char*>(p), take);
+        p += take;
+        remaining_ -= take;
+        body_seen_ += take;
+        if (remaining_ == 0) state_ = kFinished;
+        return done(Event::kBody);
+      }
+      case kChunkSize: {
+        uint8_t d = 255;
+        if (c >= '0' && c <= '9') d = static_cast<uint8_t>(c - '0');
+        else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f') d = static_cast<uint8_t>((c | 0x20) - 'a' + 10);
+        if (d != 255) {
+          if (++chunk_digits_ > 8) return done(fail(400, "chunk size too long"));
+          remaining_ = remaining_ * 16 + d;
+        } else if (chunk_digits_ == 0) {
+          return done(fail(400, "bad chunk size"));
+        } else if (c == ';' || c == ' ' || c == '\t') {
+          state_ = kChunkExt;
+        } else if (c == '\r') {
+          state_ = kChunkSizeLf;
+        } else if (c == '\n') {
+          state_ = kChunkSizeLf;
+          continue;  // handle as the LF below without consuming twice
+        } else {
+          return done(fail(400, "bad chunk size"));
+        }
+        break;
+      }
+      case kChunkExt:
+        if (c == '\r') state_ = kChunkSizeLf;
+        else if (c == '\n') {
+          state_ = kChunkSizeLf;
+          continue;
+        } else if (++head_bytes_ > EMCP_HTTP_MAX_HEAD) {
+          return done(fail(431, "chunk extensions too long"));
+        }
+        break;
+      case kChunkSizeLf:
+        if (c != '\n') return done(fail(400, "bad chunk size line"));
+        chunk_digits_ = 0;
+        if (body_seen_ + remaining_ > max_body_) return done(fail(413, "body too large"));
+        state_ = remaining_ == 0 ? kTrailerStart : kChunkData;
+        break;
+      case kChunkData: {
+        const size_t take = static_cast<size_t>(static_cast<uint64_t>(end - p) < remaining_ ? static_cast<uint64_t>(end - p) : remaining_);
+        body_ = StrView(reinterpret_cast<const char*>(p), take);
+        p += take;
+        remaining_ -= take;
+        body_seen_ += take;
+        if (remaining_ == 0) state_ = kChunkDataCr;
+        return done(Event::kBody);
+      }
+      case kChunkDataCr:
+        if (c == '\r') state_ = kChunkDataLf;
+        else if (c == '\n') state_ = kChunkSize;
+        else return done(fail(400, "chunk data longer than its size"));
+        break;
+      case kChunkDataLf:
+        if (c != '\n') return done(fail(400, "bad chunk end"));
+        state_ = kChunkSize;
+        break;
+      case kTrailerStart:
+        if (c == '\r') {
+          state_ = kTrailerLf;
+        } else if (c == '\n') {
+          ++p;
+          return done(finish());
+        } else {
+          state_ = kTrailerLine;
+        }
+        break;
+      case kTrailerLine:
+        if (++head_bytes_ > EMCP_HTTP_MAX_HEAD) return done(fail(431, "trailers too large"));
+        if (c == '\n') state_ = kTrailerStart;
+        break;
+      case kTrailerLf:
+        if (c != '\n') return done(fail(400, "bad trailer end"));
+        ++p;
+        return done(finish());
+      case kFinished:
+        return done(finish());
+      case kEnded:
+        return done(Event::kNeedInput);
+      case kFailed:
+        return done(Event::kError);
+    }
+    ++p;
+  }
+  if (state_ == kFinished) return done(finish());
+  return done(Event::kNeedInput);
+}
+
+RequestParser::Event RequestParser::finish() {
+  body_ = StrView();
+  state_ = kEnded;
+  return Event::kDone;
+}
+
+const char* status_reason(int status) {
+  switch (status) {
+    case 100: return "Continue";
+    case 101: return "Switching Protocols";
+    case 200: return "OK";
+    case 202: return "Accepted";
+    case 204: return "No Content";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 406: return "Not Acceptable";
+    case 408: return "Request Timeout";
+    case 409: return "Conflict";
+    case 411: return "Length Required";
+    case 413: return "Content Too Large";
+    case 414: return "URI Too Long";
+    case 415: return "Unsupported Media Type";
+    case 426: return "Upgrade Required";
+    case 429: return "Too Many Requests";
+    case 431: return "Request Header Fields Too Large";
+    case 500: return "Internal Server Error";
+    case 501: return "Not Implemented";
+    case 503: return "Service Unavailable";
+    case 505: return "HTTP Version Not Supported";
+    default: return "Unknown";
+  }
+}
+
+void write_status_line(json::Sink& out, int status) {
+  char num[24];
+  out.write("HTTP/1.1 ", 9);
+  out.write(num, json::format_int64(status, num));
+  out.put(' ');
+  out.write(StrView(status_reason(status)));
+  out.write("\r\n", 2);
+}
+
+void write_header(json::Sink& out, StrView name, StrView value) {
+  out.write(name);
+  out.write(": ", 2);
+  out.write(value);
+  out.write("\r\n", 2);
+}
+
+void write_header(json::Sink& out, StrView name, uint64_t value) {
+  char num[24];
+  write_header(out, name, StrView(num, json::format_uint64(value, num)));
+}
+
+void write_end_head(json::Sink& out) { out.write("\r\n", 2); }
+
+}  // namespace http
+EMCP_NS_END
