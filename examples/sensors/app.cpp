@@ -56,18 +56,14 @@ char g_log[kLogLines][kLogWidth];
 uint8_t g_log_len[kLogLines];
 uint32_t g_log_count = 0;  // lines ever written
 
-// The log as text, oldest line first, one line per '\n'; returns the length.
-constexpr size_t kLogText = kLogLines * (kLogWidth + 1);
-size_t log_text(char* buf) {
-  size_t len = 0;
+// Calls fn(line) for each log line, oldest first.
+template <typename Fn>
+void for_each_log_line(Fn fn) {
   const uint32_t n = g_log_count < kLogLines ? g_log_count : kLogLines;
   for (uint32_t i = 0; i < n; ++i) {
     const uint32_t k = (g_log_count - n + i) % kLogLines;
-    memcpy(buf + len, g_log[k], g_log_len[k]);
-    len += g_log_len[k];
-    buf[len++] = '\n';
+    fn(StrView(g_log[k], g_log_len[k]));
   }
-  return len;
 }
 
 // " °C", or "" for unitless sensors.
@@ -184,6 +180,12 @@ void run_jobs() {
       log(LogLevel::kInfo, "sampling cancelled by the client");
       continue;
     }
+    if (j.taken >= j.samples) {  // all samples taken; the answer waited for the channel
+      if (g_server->complete(j.pending, &finish_job, &j) == Status::kWouldBlock) continue;
+      j.active = false;
+      log(LogLevel::kInfo, "sampling finished");
+      continue;
+    }
     if (now < j.next_at) continue;
     const double v = now_reading(j.id).value;
     if (j.taken == 0 || v < j.min) j.min = v;
@@ -210,8 +212,9 @@ constexpr Param kCalibrationForm[] = {
 };
 struct ClientWait {
   bool used = false;
+  bool ready = false;  // the answer is known; tick() retries complete() when the channel was busy
   Pending pending;
-  char text[160];
+  char text[160];      // the answer (longer texts are cut: these are short messages)
   bool failed = false;
 };
 ClientWait g_waits[EMCP_MAX_OUTGOING];
@@ -246,11 +249,18 @@ void answer_wait(ToolCall& call, void* ctx) {
   auto* w = static_cast<ClientWait*>(ctx);
   if (w->failed) call.fail(StrView(w->text));
   else call.text(StrView(w->text));
-  w->used = false;
 }
 
 void finish_wait(ClientWait* w) {
-  if (g_server->complete(w->pending, &answer_wait, w) != Status::kOk) w->used = false;
+  w->ready = true;
+  const Status s = g_server->complete(w->pending, &answer_wait, w);
+  if (s == Status::kWouldBlock) return;  // another message is being written: tick() retries
+  w->used = false;                       // answered, or the call is gone (cancelled, stale)
+}
+
+void retry_waits() {
+  for (ClientWait& w : g_waits)
+    if (w.used && w.ready) finish_wait(&w);
 }
 
 void outcome_text(ClientWait* w, const Response& r, const char* what) {
@@ -509,35 +519,32 @@ void read_sensor_resource(ResourceRead& read) {
 void read_led(ResourceRead& read) { read.text(g_led ? "on" : "off"); }
 void read_relay(ResourceRead& read) { read.text(g_relay ? "closed" : "open"); }
 
+// The log is streamed line by line from its ring: no text buffer on the stack.
 void read_log(ResourceRead& read) {
-  char buf[kLogText];
-  read.text(StrView(buf, log_text(buf)));
+  read.text_begin();
+  for_each_log_line([&](StrView line) { read.text_part({line, "\n"}); });
+  read.text_end();
 }
 
 void get_log(ToolCall& call) {
-  char buf[kLogText];
-  const StrView text(buf, log_text(buf));
-  call.resource_text("device://log", "text/plain", text);
+  ContentWriter& c = call.content();
+  c.resource_text_begin("device://log", "text/plain");
+  for_each_log_line([&](StrView line) { c.text_part({line, "\n"}); });
+  c.text_end();
   call.resource_link("device://log", "device log", "text/plain", "The live log (subscribe for updates)");
 }
 
 void read_history(ResourceRead& read) {
   sensors::Id id;
   if (!sensors::parse(read.var("sensor"), &id)) return read.not_found();
-  char buf[kHistory * 24 + 64];
-  emcp::json::BufferSink sink(buf, sizeof buf);
-  emcp::json::Writer w(sink);
-  w.begin_object();
-  w.member_str("sensor", sensors::name(id));
-  w.member_str("unit", sensors::unit(id));
-  w.key("values");
-  w.begin_array();
+  // JSON streamed as the text: no buffer whatever the digits of the values.
+  read.text_begin("application/json");
+  read.text_part({"{\"sensor\":\"", sensors::name(id), "\",\"unit\":\"", sensors::unit(id), "\",\"values\":["});
   const uint32_t n = g_history_count < kHistory ? g_history_count : kHistory;
   for (uint32_t i = 0; i < n; ++i)
-    w.number(g_history[static_cast<int>(id)][(g_history_count - n + i) % kHistory]);
-  w.end_array();
-  w.end_object();
-  read.text(sink.view(), "application/json");
+    read.text_part({i == 0 ? "" : ",", g_history[static_cast<int>(id)][(g_history_count - n + i) % kHistory]});
+  read.text_part("]}");
+  read.text_end();
 }
 
 void complete_sensor(Completion& c) { c.add_matching(kSensorNames); }
@@ -578,23 +585,20 @@ void diagnose(PromptGet& get) {
   sensors::Id focus = sensors::Id::kTemperature;
   const bool has_focus = sensors::parse(get.arg("sensor"), &focus);
   ContentWriter& m = get.message(Role::kUser);
-  emcp::json::Writer& w = m.writer();
-  w.begin_object();
-  w.member_str("type", "text");
-  w.key("text");
-  w.string_begin();
-  write_text_pieces(w, {"Diagnose this device. Reported symptom: ", symptom, ". Current readings: "});
+  m.text_begin();
+  m.text_part({"Diagnose this device. Reported symptom: ", symptom, ". Current readings: "});
   for (int i = 0; i < sensors::kCount; ++i) {
     const auto id = static_cast<sensors::Id>(i);
     const sensors::Reading r = now_reading(id);
-    write_text_pieces(w, {sensors::name(id), " ", TextPiece(r.value, static_cast<int8_t>(sensors::decimals(id))),
-                          unit_suffix(id), i + 1 < sensors::kCount ? ", " : "."});
+    m.text_part({sensors::name(id), " ", TextPiece(r.value, static_cast<int8_t>(sensors::decimals(id))),
+                 unit_suffix(id), i + 1 < sensors::kCount ? ", " : "."});
   }
-  if (has_focus) write_text_pieces(w, {" Pay most attention to the ", sensors::name(focus), " sensor."});
-  w.string_end();
-  w.end_object();
-  char buf[kLogText];
-  get.message(Role::kUser).resource_text("device://log", "text/plain", StrView(buf, log_text(buf)));
+  if (has_focus) m.text_part({" Pay most attention to the ", sensors::name(focus), " sensor."});
+  m.text_end();
+  ContentWriter& log_msg = get.message(Role::kUser);
+  log_msg.resource_text_begin("device://log", "text/plain");
+  for_each_log_line([&](StrView line) { log_msg.text_part({line, "\n"}); });
+  log_msg.text_end();
 }
 
 constexpr PromptArg kDiagnoseArgs[] = {
@@ -660,6 +664,7 @@ void init(Server& server, uint64_t (*now_ms)()) {
 
 void tick() {
   run_jobs();
+  retry_waits();
   record_history();
 }
 

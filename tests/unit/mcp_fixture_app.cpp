@@ -112,9 +112,12 @@ void ask(ToolCall& c) {
   if (!c.session().client().sampling) return c.fail("no sampling");
   g_ask.pending = c.defer();
   if (!g_ask.pending.valid()) return;
-  if (g_server->sample(c.session(), &write_ask_params, nullptr, &on_sampled, nullptr, 60000) != Status::kOk) {
+  const Status s = g_server->sample(c.session(), &write_ask_params, nullptr, &on_sampled, nullptr, 60000);
+  if (s != Status::kOk) {
+    const char* why = emcp::status_str(s);
     g_ask.failed = true;
-    g_ask.len = 0;
+    g_ask.len = strlen(why);
+    memcpy(g_ask.text, why, g_ask.len);
     (void)g_server->complete(g_ask.pending, &answer_ask, nullptr);
   }
 }
@@ -224,6 +227,21 @@ void show(PromptGet& p) {
   p.message(Role::kUser).resource_link("test://static", "static");
 }
 
+// Misuse that must still give well-formed answers.
+void refuse(PromptGet& p) {
+  p.invalid_params("refused");
+  p.user("ignored after the error");
+}
+void odd(PromptGet& p) {
+  (void)p.message(Role::kUser);  // no block: becomes an empty text
+  ContentWriter& m = p.message(Role::kAssistant);
+  m.text("first");
+  m.text("second, ignored");
+  m.text_begin();  // also ignored
+  m.text_part("x");
+  m.text_end();
+}
+
 constexpr PromptArg kGreetArgs[] = {
     PromptArg::make("name", "Who to greet").needed().completed_by(&complete_id),
     PromptArg::make("language"),
@@ -231,6 +249,8 @@ constexpr PromptArg kGreetArgs[] = {
 constexpr Prompt kPrompts[] = {
     Prompt::make("greet", &greet).titled("Greeting").describe("Greets someone").with_args(kGreetArgs),
     Prompt::make("show", &show).describe("One message of each content kind"),
+    Prompt::make("refuse", &refuse),
+    Prompt::make("odd", &odd),
 };
 
 const ServerInfo kInfo = [] {
@@ -257,9 +277,10 @@ void install(Server& server) {
 }
 
 void change_tables() {
-  g_server->set_tools(Span<const Tool>(kTools, 2));  // fewer tools: notifications/tools/list_changed
-  g_server->set_prompts(kPrompts);
-  g_server->set_resources(kResources);
+  g_server->set_tools(Span<const Tool>(kTools, 2));  // fewer of each: */list_changed
+  g_server->set_prompts(Span<const Prompt>(kPrompts, 1));
+  g_server->set_resources(Span<const Resource>(kResources, 1));
+  g_server->set_resources(Span<const Resource>(kResources, 1));  // the same again: no notification
 }
 
 int pending_slow() { return g_slow_count; }

@@ -74,6 +74,7 @@ json::Writer& Reply::start() {
 }
 
 json::Writer& Reply::result() {
+  if (ended_ || suppressed_) return dead_;
   if (begun_) return element_writer_ ? *element_writer_ : out_.w();
   json::Writer& w = start();
   jsonrpc::begin_response(w, id_);
@@ -205,7 +206,7 @@ void write_text_pieces(json::Writer& w, std::initializer_list<TextPiece> pieces)
 // ---- Content blocks -----------------------------------------------------------------------------
 
 void ContentWriter::text(StrView s) {
-  if (w_ == nullptr) return;  // a closed content list
+  if (!begin_block()) return;
   w_->begin_object();
   w_->member_str("type", "text");
   w_->member_str("text", s);
@@ -213,7 +214,7 @@ void ContentWriter::text(StrView s) {
 }
 
 void ContentWriter::text(std::initializer_list<TextPiece> pieces) {
-  if (w_ == nullptr) return;  // a closed content list
+  if (!begin_block()) return;
   w_->begin_object();
   w_->member_str("type", "text");
   w_->key("text");
@@ -224,7 +225,7 @@ void ContentWriter::text(std::initializer_list<TextPiece> pieces) {
 }
 
 void ContentWriter::blob(const char* type, const void* data, size_t n, StrView mime_type) {
-  if (w_ == nullptr) return;  // a closed content list
+  if (!begin_block()) return;
   w_->begin_object();
   w_->member_str("type", type);
   w_->key("data");
@@ -235,12 +236,58 @@ void ContentWriter::blob(const char* type, const void* data, size_t n, StrView m
   w_->end_object();
 }
 
+bool ContentWriter::begin_block() {
+  if (w_ == nullptr || open_ != 0) return false;
+  if (max_blocks_ != 0 && blocks_ >= max_blocks_) return false;
+  ++blocks_;
+  return true;
+}
+
+json::Writer* ContentWriter::writer() { return begin_block() ? w_ : nullptr; }
+
+void ContentWriter::text_begin() {
+  if (!begin_block()) return;
+  w_->begin_object();
+  w_->member_str("type", "text");
+  w_->key("text");
+  w_->string_begin();
+  open_ = 1;
+}
+
+void ContentWriter::resource_text_begin(StrView uri, StrView mime_type) {
+  if (!begin_block()) return;
+  w_->begin_object();
+  w_->member_str("type", "resource");
+  w_->key("resource");
+  w_->begin_object();
+  w_->member_str("uri", uri);
+  if (!mime_type.empty()) w_->member_str("mimeType", mime_type);
+  w_->key("text");
+  w_->string_begin();
+  open_ = 2;
+}
+
+void ContentWriter::text_part(StrView s) {
+  if (open_ != 0) w_->string_part(s);
+}
+
+void ContentWriter::text_part(std::initializer_list<TextPiece> pieces) {
+  if (open_ != 0) write_text_pieces(*w_, pieces);
+}
+
+void ContentWriter::text_end() {
+  if (open_ == 0) return;
+  w_->string_end();
+  if (open_ == 2) w_->end_object();
+  w_->end_object();
+  open_ = 0;
+}
+
 void ContentWriter::image(const void* data, size_t n, StrView mime_type) {
   blob("image", data, n, mime_type);
 }
 
 void ContentWriter::audio(const void* data, size_t n, StrView mime_type) {
-  if (w_ == nullptr) return;  // a closed content list
   if (version_ < Version::k2025_03_26) {
     text({"[audio content (", mime_type, ", ", static_cast<long long>(n),
           " bytes) left out: it needs protocol revision 2025-03-26 or later]"});
@@ -251,11 +298,11 @@ void ContentWriter::audio(const void* data, size_t n, StrView mime_type) {
 
 void ContentWriter::resource_link(StrView uri, StrView name, StrView mime_type,
                                   StrView description) {
-  if (w_ == nullptr) return;  // a closed content list
   if (version_ < Version::k2025_06_18) {
     text({"Resource: ", name, " <", uri, ">"});
     return;
   }
+  if (!begin_block()) return;
   w_->begin_object();
   w_->member_str("type", "resource_link");
   w_->member_str("uri", uri);
@@ -266,7 +313,7 @@ void ContentWriter::resource_link(StrView uri, StrView name, StrView mime_type,
 }
 
 void ContentWriter::resource_text(StrView uri, StrView mime_type, StrView text) {
-  if (w_ == nullptr) return;  // a closed content list
+  if (!begin_block()) return;
   w_->begin_object();
   w_->member_str("type", "resource");
   w_->key("resource");
@@ -279,7 +326,7 @@ void ContentWriter::resource_text(StrView uri, StrView mime_type, StrView text) 
 }
 
 void ContentWriter::resource_blob(StrView uri, StrView mime_type, const void* data, size_t n) {
-  if (w_ == nullptr) return;  // a closed content list
+  if (!begin_block()) return;
   w_->begin_object();
   w_->member_str("type", "resource");
   w_->key("resource");

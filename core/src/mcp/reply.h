@@ -51,25 +51,19 @@ struct BatchOut {
 };
 
 /// The answer to one request: the envelope is written lazily by result() or error().
-inline jsonrpc::Id unknown_id_as_absent(const Session& s, const jsonrpc::Id& id) {
-  if (id.type == jsonrpc::Id::Type::kNull &&
-      (!s.initialized() || s.version() >= Version::k2025_11_25))
-    return jsonrpc::Id{};
-  return id;
-}
-
 class Reply {
  public:
   /// An unknown id (null) is written as MCP 2025-11-25 has it (no "id" member) for sessions
   /// at that revision or not yet initialized, as JSON-RPC 2.0 has it ("id": null) for older ones.
   Reply(Session& s, const jsonrpc::Id& id, BatchOut* batch)
-      : session_(s), id_(unknown_id_as_absent(s, id)), batch_(batch) {}
+      : session_(s), id_(answer_id(s, id)), batch_(batch) {}
   Reply(const Reply&) = delete;
   Reply& operator=(const Reply&) = delete;
   ~Reply() { end(); }
 
   /// Opens the answer and writes {"jsonrpc":"2.0","id":..,"result": ; returns the writer for
-  /// the result value. Never null (a dead channel gives a discarding writer).
+  /// the result value. Never null: a dead channel, or an answer already ended (an error was
+  /// written), gives a writer whose bytes go nowhere.
   json::Writer& result();
   /// A whole error answer instead (ignored once anything was written).
   void error(jsonrpc::ErrorCode code, std::initializer_list<TextPiece> message);
@@ -97,6 +91,8 @@ class Reply {
   bool ended_ = false;
   bool suppressed_ = false;
   alignas(json::Writer) unsigned char storage_[sizeof(json::Writer)];
+  json::CountingSink dead_sink_;
+  json::Writer dead_{dead_sink_};
 };
 
 }  // namespace mcp

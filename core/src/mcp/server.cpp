@@ -154,6 +154,10 @@ Id Token::id() const {
   }
 }
 
+Session::~Session() {
+  if (server_ != nullptr) server_->detach(*this);
+}
+
 void Session::reset() {
   state_ = kNew;
   version_ = kLatestVersion;
@@ -161,6 +165,12 @@ void Session::reset() {
   log_level_ = LogLevel::kInfo;
   client_name_len_ = 0;
   for (uint32_t& h : subs_) h = 0;
+}
+
+jsonrpc::Id answer_id(const Session& s, const jsonrpc::Id& id) {
+  if (id.type == Id::Type::kNull && (!s.initialized() || s.version() >= Version::k2025_11_25))
+    return Id{};
+  return id;
 }
 
 // ---- ToolCall -----------------------------------------------------------------------------------
@@ -198,20 +208,17 @@ ContentWriter& ToolCall::content() {
 void ToolCall::structured(StructuredFn fn, const void* ctx) {
   if (phase_ == kIdle) begin_result();
   if (phase_ != kContent) return;
-  json::Writer& w = content_.writer();
+  json::Writer& w = reply_->result();
   // The JSON as a text block, for clients that read only content.
-  w.begin_object();
-  w.member_str("type", "text");
-  w.key("text");
-  w.string_begin();
+  content_.text_end();
+  content_.text_begin();
   {
     StringBodySink body(w);
     json::Writer inner(body);
     fn(inner, ctx);
     (void)body.flush();
   }
-  w.string_end();
-  w.end_object();
+  content_.text_end();
   if (session_->version() < Version::k2025_06_18) return;  // no structuredContent before
   w.end_array();
   w.key("structuredContent");
@@ -219,7 +226,6 @@ void ToolCall::structured(StructuredFn fn, const void* ctx) {
   phase_ = kStructured;
 }
 
-// (An explicit list: `fail({message})` would pick this very overload on some compilers.)
 void ToolCall::fail(StrView message) { fail(std::initializer_list<TextPiece>{TextPiece(message)}); }
 
 void ToolCall::fail(std::initializer_list<TextPiece> pieces) {
@@ -238,9 +244,13 @@ void ToolCall::invalid_params(StrView message) {
 }
 
 Status ToolCall::progress(double done, double total, StrView message) {
-  if (progress_token_ == nullptr || !progress_token_->present()) return Status::kNotFound;
+  Id token;
+  if (progress_value_.is_int()) token = Id::of(progress_value_.as_int().value());
+  else if (progress_value_.is_string()) token = Id::of(progress_value_.as_string().value());
+  else if (progress_token_ != nullptr && progress_token_->present()) token = progress_token_->id();
+  else return Status::kNotFound;
   if (reply_->begun()) return Status::kInvalidState;
-  return server_->notify_progress(*session_, *progress_token_, done, total, message);
+  return server_->notify_progress(*session_, token, done, total, message);
 }
 
 Status ToolCall::log(LogLevel level, StrView message, StrView logger) {
@@ -282,6 +292,7 @@ void ToolCall::finish() {
       break;
   }
   json::Writer& w = reply_->result();
+  content_.text_end();
   if (phase_ == kContent) w.end_array();
   if (is_error_) w.member_bool("isError", true);
   w.end_object();
@@ -314,6 +325,7 @@ void ResourceRead::text(StrView s, StrView mime_type) {
 }
 
 void ResourceRead::text(std::initializer_list<TextPiece> pieces, StrView mime_type) {
+  text_end();
   if (!begin()) return;
   json::Writer& w = reply_->result();
   w.begin_object();
@@ -327,7 +339,36 @@ void ResourceRead::text(std::initializer_list<TextPiece> pieces, StrView mime_ty
   w.end_object();
 }
 
+void ResourceRead::text_begin(StrView mime_type) {
+  if (in_text_ || !begin()) return;
+  json::Writer& w = reply_->result();
+  w.begin_object();
+  w.member_str("uri", uri_);
+  const StrView mime = !mime_type.empty() ? mime_type : StrView(mime_);
+  if (!mime.empty()) w.member_str("mimeType", mime);
+  w.key("text");
+  w.string_begin();
+  in_text_ = true;
+}
+
+void ResourceRead::text_part(StrView s) {
+  if (in_text_) reply_->result().string_part(s);
+}
+
+void ResourceRead::text_part(std::initializer_list<TextPiece> pieces) {
+  if (in_text_) write_text_pieces(reply_->result(), pieces);
+}
+
+void ResourceRead::text_end() {
+  if (!in_text_) return;
+  json::Writer& w = reply_->result();
+  w.string_end();
+  w.end_object();
+  in_text_ = false;
+}
+
 void ResourceRead::blob(const void* data, size_t n, StrView mime_type) {
+  text_end();
   if (!begin()) return;
   json::Writer& w = reply_->result();
   w.begin_object();
@@ -353,6 +394,10 @@ StrView PromptGet::arg(StrView name, StrView fallback) const {
 }
 
 ContentWriter& PromptGet::message(Role role) {
+  if (failed_) {
+    content_ = ContentWriter();  // after invalid_params(): nothing more is written
+    return content_;
+  }
   json::Writer& w = reply_->result();
   if (!started_) {
     w.begin_object();
@@ -361,13 +406,21 @@ ContentWriter& PromptGet::message(Role role) {
     w.begin_array();
     started_ = true;
   }
-  if (in_message_) w.end_object();  // the previous message
+  end_message();
   w.begin_object();
   w.member_str("role", role == Role::kUser ? "user" : "assistant");
   w.key("content");
   in_message_ = true;
-  content_ = ContentWriter(w, session_->version());
+  content_ = ContentWriter(w, session_->version(), 1);
   return content_;
+}
+
+void PromptGet::end_message() {
+  if (!in_message_) return;
+  content_.text_end();
+  if (content_.blocks() == 0) content_.text("");  // a message needs its one content block
+  reply_->result().end_object();
+  in_message_ = false;
 }
 
 void PromptGet::invalid_params(StrView message) {
@@ -400,49 +453,69 @@ void Completion::add_matching(Span<const char* const> values) {
 
 Server::Server(const ServerInfo& info, uint64_t (*now_ms)()) : info_(info), now_ms_(now_ms) {}
 
+namespace {
+template <typename T>
+bool same(Span<const T> a, Span<const T> b) {
+  return a.data() == b.data() && a.size() == b.size();
+}
+}  // namespace
+
 void Server::set_tools(Span<const Tool> tools) {
+  const bool changed = !has_tools_ || !same(tools_, tools);
   tools_ = tools;
   has_tools_ = true;
-  list_changed("notifications/tools/list_changed");
+  if (changed) list_changed(ListKind::kTools);
 }
 void Server::set_resources(Span<const Resource> resources) {
+  const bool changed = !has_resources_ || !same(resources_, resources);
   resources_ = resources;
   has_resources_ = true;
-  list_changed("notifications/resources/list_changed");
+  if (changed) list_changed(ListKind::kResources);
 }
 void Server::set_templates(Span<const ResourceTemplate> templates) {
+  const bool changed = !has_resources_ || !same(templates_, templates);
   templates_ = templates;
   has_resources_ = true;
-  list_changed("notifications/resources/list_changed");
+  if (changed) list_changed(ListKind::kResources);
 }
 void Server::set_prompts(Span<const Prompt> prompts) {
+  const bool changed = !has_prompts_ || !same(prompts_, prompts);
   prompts_ = prompts;
   has_prompts_ = true;
-  list_changed("notifications/prompts/list_changed");
+  if (changed) list_changed(ListKind::kPrompts);
+}
+
+Server::~Server() {
+  while (sessions_ != nullptr) detach(*sessions_);
 }
 
 void Server::attach(Session& s) {
-  if (s.attached_) return;
-  s.attached_ = true;
+  if (s.server_ == this) return;
+  if (s.server_ != nullptr) s.server_->detach(s);
+  s.server_ = this;
   s.next_ = sessions_;
   sessions_ = &s;
 }
 
 void Server::detach(Session& s) {
-  drop_session_work(s);
+  cancel_deferred(s);
+  close_outgoing(s);
   for (Session** p = &sessions_; *p != nullptr; p = &(*p)->next_) {
     if (*p == &s) {
       *p = s.next_;
       break;
     }
   }
-  s.attached_ = false;
+  s.server_ = nullptr;
   s.next_ = nullptr;
 }
 
-void Server::drop_session_work(Session& s) {
+void Server::cancel_deferred(Session& s) {
   for (Deferred& d : deferred_)
     if (d.used && d.session == &s) d.cancelled = true;
+}
+
+void Server::close_outgoing(Session& s) {
   for (Outgoing& o : outgoing_) {
     if (!o.used || o.session != &s) continue;
     o.used = false;
@@ -453,16 +526,23 @@ void Server::drop_session_work(Session& s) {
   }
 }
 
-void Server::list_changed(const char* method) {
+void Server::list_changed(ListKind kind) {
   for (Session* s = sessions_; s != nullptr; s = s->next_) {
-    if (!s->initialized()) continue;
+    // Only to sessions whose initialize answer offered the capability (and listChanged).
+    const bool offered = kind == ListKind::kTools       ? s->offers_tools_
+                         : kind == ListKind::kResources ? s->offers_resources_
+                                                        : s->offers_prompts_;
+    if (!s->initialized() || !offered) continue;
+    const char* method = kind == ListKind::kTools       ? "notifications/tools/list_changed"
+                         : kind == ListKind::kResources ? "notifications/resources/list_changed"
+                                                        : "notifications/prompts/list_changed";
     Outbound out(*s);
     if (!out.open()) continue;
     jsonrpc::write_notification(out.w(), method);
   }
 }
 
-Status Server::notify_progress(Session& s, const Token& token, double done, double total,
+Status Server::notify_progress(Session& s, const Id& token, double done, double total,
                                StrView msg) {
   Outbound out(s);
   if (!out.open()) return Status::kInvalidState;
@@ -470,7 +550,7 @@ Status Server::notify_progress(Session& s, const Token& token, double done, doub
   jsonrpc::begin_notification(w, "notifications/progress");
   w.begin_object();
   w.key("progressToken");
-  jsonrpc::write_id(w, token.id());
+  jsonrpc::write_id(w, token);
   w.member_double("progress", done);
   if (total >= 0) w.member_double("total", total);
   if (!msg.empty() && at_least(s, Version::k2025_03_26)) w.member_str("message", msg);
@@ -480,7 +560,7 @@ Status Server::notify_progress(Session& s, const Token& token, double done, doub
 }
 
 Status Server::send_log(Session& s, LogLevel level, StrView message, StrView logger) {
-  if (!logging_ || level < s.log_level_) return Status::kOk;
+  if (!s.offers_logging_ || level < s.log_level_) return Status::kOk;
   Outbound out(s);
   if (!out.open()) return Status::kInvalidState;
   json::Writer& w = out.w();
@@ -540,6 +620,7 @@ void Server::handle(Session& s, const jsonrpc::Decoded& d) {
   }
   BatchOut batch(s);
   for (const Message* m = d.first; m != nullptr; m = m->next) {
+    if (m->kind == Kind::kResponse || m->kind == Kind::kErrorResponse) continue;  // below
     Reply r(s, m->id, &batch);
     if (m->kind == Kind::kRequest && m->method == "initialize") {
       r.error(ErrorCode::kInvalidRequest, {"Invalid Request: initialize must not be part of a batch"});
@@ -548,6 +629,10 @@ void Server::handle(Session& s, const jsonrpc::Decoded& d) {
     handle_message(s, *m, r);
   }
   batch.finish();
+  // Responses to the server's own requests run their callbacks once the batch's answer is
+  // out: a callback may answer a deferred call or send a request, which needs the channel.
+  for (const Message* m = d.first; m != nullptr; m = m->next)
+    if (m->kind == Kind::kResponse || m->kind == Kind::kErrorResponse) on_response(s, *m);
 }
 
 void Server::handle_message(Session& s, const Message& m, Reply& r) {
@@ -584,23 +669,25 @@ void Server::on_request(Session& s, const Message& m, Reply& r) {
             {"Invalid Request: the session is not initialized; send initialize first"});
     return;
   }
-  if (has_tools_) {
+  if (s.offers_tools_) {
     if (method == "tools/list") return on_tools_list(s, m, r);
     if (method == "tools/call") return on_tools_call(s, m, r);
   }
-  if (has_resources_) {
+  if (s.offers_resources_) {
     if (method == "resources/list") return on_resources_list(s, m, r);
     if (method == "resources/templates/list") return on_templates_list(s, m, r);
     if (method == "resources/read") return on_resources_read(s, m, r);
     if (method == "resources/subscribe") return on_subscribe(s, m, r, true);
     if (method == "resources/unsubscribe") return on_subscribe(s, m, r, false);
   }
-  if (has_prompts_) {
+  if (s.offers_prompts_) {
     if (method == "prompts/list") return on_prompts_list(s, m, r);
     if (method == "prompts/get") return on_prompts_get(s, m, r);
   }
-  if ((has_prompts_ || has_resources_) && method == "completion/complete") return on_complete(s, m, r);
-  if (logging_ && method == "logging/setLevel") return on_set_level(s, m, r);
+  // completion/complete existed before the `completions` capability (2024-11-05).
+  if ((s.offers_prompts_ || s.offers_resources_) && method == "completion/complete")
+    return on_complete(s, m, r);
+  if (s.offers_logging_ && method == "logging/setLevel") return on_set_level(s, m, r);
   r.error(ErrorCode::kMethodNotFound, {"Method not found: ", method});
 }
 
@@ -615,8 +702,11 @@ void Server::on_initialize(Session& s, const Message& m, Reply& r) {
     r.error(ErrorCode::kInvalidParams, {"Invalid params: capabilities must be an object"});
     return;
   }
-  // A repeated initialize starts the session afresh (a client reconnecting over a bridge).
-  drop_session_work(s);
+  // A repeated initialize starts the session afresh (a client reconnecting over a bridge):
+  // its deferred calls are cancelled now, its requests to the client end (kClosed) after the
+  // answer, so whatever their callbacks send goes out after it.
+  cancel_deferred(s);
+  const bool had_outgoing = s.initialized();
   s.reset();
   Version v = kLatestVersion;
   if (!parse_version(requested.value(), &v)) v = kLatestVersion;  // answer our latest
@@ -638,36 +728,41 @@ void Server::on_initialize(Session& s, const Message& m, Reply& r) {
                                                                                : sizeof s.client_name_);
   if (s.client_name_len_) memcpy(s.client_name_, name.data(), s.client_name_len_);
   s.state_ = Session::kInitialized;
+  s.offers_tools_ = has_tools_;
+  s.offers_resources_ = has_resources_;
+  s.offers_prompts_ = has_prompts_;
+  s.offers_logging_ = logging_;
+  s.offers_completions_ = (has_prompts_ || has_resources_) && v >= Version::k2025_03_26;
 
   json::Writer& w = r.result();
   w.begin_object();
   w.member_str("protocolVersion", version_str(v));
   w.key("capabilities");
   w.begin_object();
-  if (logging_) {
+  if (s.offers_logging_) {
     w.key("logging");
     w.begin_object();
     w.end_object();
   }
-  if ((has_prompts_ || has_resources_) && v >= Version::k2025_03_26) {
+  if (s.offers_completions_) {
     w.key("completions");
     w.begin_object();
     w.end_object();
   }
-  if (has_prompts_) {
+  if (s.offers_prompts_) {
     w.key("prompts");
     w.begin_object();
     w.member_bool("listChanged", true);
     w.end_object();
   }
-  if (has_resources_) {
+  if (s.offers_resources_) {
     w.key("resources");
     w.begin_object();
     w.member_bool("subscribe", true);
     w.member_bool("listChanged", true);
     w.end_object();
   }
-  if (has_tools_) {
+  if (s.offers_tools_) {
     w.key("tools");
     w.begin_object();
     w.member_bool("listChanged", true);
@@ -688,6 +783,7 @@ void Server::on_initialize(Session& s, const Message& m, Reply& r) {
   if (info_.instructions) w.member_str("instructions", info_.instructions);
   w.end_object();
   r.end();
+  if (had_outgoing) close_outgoing(s);
 }
 
 void Server::on_notification(Session& s, const Message& m) {
@@ -735,7 +831,8 @@ bool Server::page_start(const Message& m, Reply& r, size_t total, size_t* start)
   const Value c = m.params["cursor"];
   if (!c.exists() || c.is_null()) return true;
   const Result<StrView> cs = c.as_string();
-  bool ok = cs.ok() && cs.value().size() >= 2 && cs.value().size() <= 11 && cs.value()[0] == 'p';
+  // "p" and at most 9 digits: no overflow even with a 32-bit size_t.
+  bool ok = cs.ok() && cs.value().size() >= 2 && cs.value().size() <= 10 && cs.value()[0] == 'p';
   size_t n = 0;
   if (ok) {
     for (size_t i = 1; i < cs.value().size() && ok; ++i) {
@@ -856,6 +953,7 @@ void Server::on_tools_call(Session& s, const Message& m, Reply& r) {
   Token progress;
   const bool has_progress = progress_token_of(m, &progress);
   ToolCall call;
+  call.progress_value_ = m.params["_meta"]["progressToken"];
   call.server_ = this;
   call.session_ = &s;
   call.tool_ = tool;
@@ -956,6 +1054,7 @@ void Server::on_resources_read(Session& s, const Message& m, Reply& r) {
     w.end_object();
     return r.end();
   }
+  read.text_end();
   if (!read.started_) (void)read.begin();  // a reader that wrote nothing: empty contents
   json::Writer& w = r.result();
   w.end_array();
@@ -1071,7 +1170,7 @@ void Server::on_prompts_get(Session& s, const Message& m, Reply& r) {
     w.key("messages");
     w.begin_array();
   }
-  if (get.in_message_) w.end_object();
+  get.end_message();
   w.end_array();
   w.end_object();
   r.end();
@@ -1176,7 +1275,7 @@ Status Server::progress(Pending p, double done, double total, StrView message) {
   if (d == nullptr) return Status::kNotFound;
   if (d->cancelled) return Status::kClosed;
   if (!d->progress.present()) return Status::kNotFound;
-  return notify_progress(*d->session, d->progress, done, total, message);
+  return notify_progress(*d->session, d->progress.id(), done, total, message);
 }
 
 Status Server::complete(Pending p, FinishFn fn, void* ctx) {
@@ -1188,7 +1287,10 @@ Status Server::complete(Pending p, FinishFn fn, void* ctx) {
   }
   Session& s = *d->session;
   if (s.open_) return Status::kWouldBlock;  // another message is being written: try later
-  const Id id = d->id.id();
+  // The slot is freed before `fn` runs (fn may defer again and reuse it): keep a copy of the id,
+  // which the answer must carry.
+  const Token token = d->id;
+  const Id id = token.id();
   Reply r(s, id, nullptr);
   ToolCall call;
   call.server_ = this;
@@ -1212,6 +1314,8 @@ Status Server::send_request(Session& s, StrView method, ParamsFn params, const v
     if (!o.used && slot == nullptr) slot = &o;
   if (slot == nullptr) return Status::kNoSpace;
   if (s.open_) return Status::kInvalidState;
+  // MCP: no requests but ping before the client said notifications/initialized.
+  if (!s.ready() && !(method == "ping")) return Status::kInvalidState;
   Outbound out(s);
   if (!out.open()) return Status::kClosed;
   const int64_t id = next_request_id_++;
@@ -1281,6 +1385,9 @@ void write_elicit_url(json::Writer& w, const void* ctx) {
 Status Server::elicit(Session& s, StrView message, Span<const Param> schema, ResponseFn done,
                       void* ctx, uint32_t timeout_ms) {
   if (!s.client().elicitation_form) return Status::kNotFound;
+  // requestedSchema allows flat primitive properties only (MCP PrimitiveSchemaDefinition).
+  for (const Param& p : schema)
+    if (p.type == ParamType::kObject || p.type == ParamType::kArray) return Status::kInvalidArgument;
   const ElicitForm f{message, schema, s.version() >= Version::k2025_11_25};
   return send_request(s, "elicitation/create", &write_elicit_form, &f, done, ctx, timeout_ms);
 }

@@ -35,7 +35,8 @@ void StdioTransport::dispatch(LineFramer::Event ev) {
     json::Sink* sink = open(this);
     if (sink == nullptr) return;
     json::Writer w(*sink);
-    jsonrpc::write_error(w, framer_.too_long_id(), jsonrpc::ErrorCode::kInvalidRequest,
+    jsonrpc::write_error(w, mcp::answer_id(session_, framer_.too_long_id()),
+                         jsonrpc::ErrorCode::kInvalidRequest,
                          "Invalid Request: message longer than the line limit (EMCP_MAX_MESSAGE_LEN)");
     (void)close(this);
   }
@@ -57,6 +58,7 @@ Status StdioTransport::feed(const void* data, size_t n) {
 Status StdioTransport::finish() {
   dispatch(framer_.finish());
   server_.detach(session_);
+  session_.reset();  // a new stream on this transport starts with initialize again
   return out_.status();
 }
 

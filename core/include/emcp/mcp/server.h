@@ -84,6 +84,8 @@ struct Token {
 class Session {
  public:
   explicit Session(const Channel& channel) : channel_(channel) {}
+  /// Detaches from the server it was attached to (its pending work is dropped).
+  ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
@@ -111,13 +113,21 @@ class Session {
   Version version_ = kLatestVersion;
   ClientCaps caps_;
   LogLevel log_level_ = LogLevel::kInfo;
+  // What the initialize answer offered this session (methods and notifications follow it).
+  bool offers_tools_ = false, offers_resources_ = false, offers_prompts_ = false;
+  bool offers_logging_ = false, offers_completions_ = false;
   bool open_ = false;                       // a message is being written to the channel
-  bool attached_ = false;
+  Server* server_ = nullptr;                // attached to (nullptr: not attached)
   uint8_t client_name_len_ = 0;
   char client_name_[31] = {};
   uint32_t subs_[EMCP_MAX_SUBSCRIPTIONS] = {};  // FNV-1a hashes of subscribed URIs (0: free)
   Session* next_ = nullptr;                 // the server's list of sessions
 };
+
+/// The id to write in an answer on session `s`: an unknown id (null) is left out as MCP
+/// 2025-11-25 has it for sessions at that revision or not yet initialized (Id{}), and written
+/// as null, as JSON-RPC 2.0 has it, for older ones. Transports use it for their own errors.
+jsonrpc::Id answer_id(const Session& s, const jsonrpc::Id& id);
 
 /// A piece of text: a string, or a number to format (TextPiece(21.537, 1) -> "21.5").
 struct TextPiece {
@@ -142,15 +152,20 @@ void write_text_pieces(json::Writer& w, std::initializer_list<TextPiece> pieces)
 /// Handle of a deferred tool call (ToolCall::defer()). Copyable; stale handles are detected.
 struct Pending {
   uint16_t slot = 0xFFFF;
-  uint16_t generation = 0;
+  uint32_t generation = 0;  ///< 2^32 uses of a slot before a stale handle could look fresh
   bool valid() const { return slot != 0xFFFF; }
 };
 
-/// Writes content blocks into an open JSON array: shared by tool results and prompt messages.
+/// Writes content blocks: into a tool result's content array (any number), or as a prompt
+/// message's content (exactly one: further blocks are ignored, none becomes an empty text).
+/// A block is either whole (text(), image()...) or streamed: text_begin() / text_part()... /
+/// text_end(), and resource_text_begin() / text_part()... / text_end(), for text of any length
+/// without a buffer.
 class ContentWriter {
  public:
   ContentWriter() = default;
-  ContentWriter(json::Writer& w, Version v) : w_(&w), version_(v) {}
+  ContentWriter(json::Writer& w, Version v, uint16_t max_blocks = 0)
+      : w_(&w), version_(v), max_blocks_(max_blocks) {}
   void text(StrView s);
   void text(std::initializer_list<TextPiece> pieces);
   void image(const void* data, size_t n, StrView mime_type);
@@ -163,12 +178,29 @@ class ContentWriter {
   void resource_text(StrView uri, StrView mime_type, StrView text);
   /// An embedded binary resource (base64-streamed).
   void resource_blob(StrView uri, StrView mime_type, const void* data, size_t n);
-  json::Writer& writer() { return *w_; }
+
+  /// A text block written in parts.
+  void text_begin();
+  /// An embedded text resource whose text is written in parts.
+  void resource_text_begin(StrView uri, StrView mime_type);
+  void text_part(StrView s);
+  void text_part(std::initializer_list<TextPiece> pieces);
+  void text_end();
+
+  /// Raw access for one block the caller writes itself (one JSON object); counts as a block.
+  /// nullptr when no block may be written here.
+  json::Writer* writer();
+  /// Blocks written so far.
+  uint16_t blocks() const { return blocks_; }
 
  private:
+  bool begin_block();
   void blob(const char* type, const void* data, size_t n, StrView mime_type);
   json::Writer* w_ = nullptr;
   Version version_ = kLatestVersion;
+  uint16_t max_blocks_ = 0;  // 0: any number
+  uint16_t blocks_ = 0;
+  uint8_t open_ = 0;         // 1: a streamed text block, 2: a streamed embedded resource
 };
 
 /// A tools/call in progress. Valid only during the handler (or during Server::complete()).
@@ -198,6 +230,8 @@ class ToolCall {
   void resource_blob(StrView uri, StrView mime, const void* data, size_t n) {
     content().resource_blob(uri, mime, data, n);
   }
+  /// The content list itself, for blocks written in parts (ContentWriter::text_begin()...).
+  ContentWriter& content();
   /// Structured output (2025-06-18 and later): `fn` writes one JSON object; it is called
   /// twice, for a text block holding the JSON (for clients that read text) and for
   /// structuredContent. Ends the content: no block may follow.
@@ -217,14 +251,14 @@ class ToolCall {
   /// notifications/message to this session, filtered by its level.
   Status log(LogLevel level, StrView message, StrView logger = StrView());
   /// Finishes the call later, outside the handler: returns a handle for Server::complete(),
-  /// Server::progress() and Server::cancelled(). kNoSpace-like failure (table full) returns an
-  /// invalid handle and the call is answered with an error. Arguments are gone after the
-  /// handler returns: copy what you need.
+  /// Server::progress() and Server::cancelled(). When EMCP_MAX_DEFERRED calls are pending, the
+  /// handle is invalid and the call has been answered with an isError result. Arguments are
+  /// gone after the handler returns: copy what you need. The progress token is kept when it
+  /// fits EMCP_JSONRPC_MAX_ID_LEN bytes (else progress() of the deferred call is kNotFound).
   Pending defer();
 
  private:
   friend class Server;
-  ContentWriter& content();
   bool begin_result();
   void finish();
 
@@ -234,7 +268,8 @@ class ToolCall {
   json::Value args_;
   Reply* reply_ = nullptr;
   ContentWriter content_;
-  const Token* progress_token_ = nullptr;
+  const Token* progress_token_ = nullptr;  // a copy that fits (deferred calls use it)
+  json::Value progress_value_;             // the request's token itself (synchronous calls)
   enum Phase : uint8_t { kIdle, kContent, kStructured, kDone, kDeferred, kErrored };
   Phase phase_ = kIdle;
   bool is_error_ = false;
@@ -251,6 +286,11 @@ class ResourceRead {
   /// A text content for uri() (mime type of the resource unless given).
   void text(StrView s, StrView mime_type = StrView());
   void text(std::initializer_list<TextPiece> pieces, StrView mime_type = StrView());
+  /// A text content written in parts (text of any length without a buffer).
+  void text_begin(StrView mime_type = StrView());
+  void text_part(StrView s);
+  void text_part(std::initializer_list<TextPiece> pieces);
+  void text_end();
   /// A binary content, base64-streamed.
   void blob(const void* data, size_t n, StrView mime_type = StrView());
   /// -32002 Resource not found (only before any content), e.g. a template value that does not exist.
@@ -270,6 +310,7 @@ class ResourceRead {
   uint8_t vars_ = 0;
   bool started_ = false;
   bool missing_ = false;
+  bool in_text_ = false;
 };
 
 /// A prompts/get in progress: write the messages.
@@ -280,7 +321,8 @@ class PromptGet {
   StrView arg(StrView name, StrView fallback = StrView()) const;
   json::Value args() const { return args_; }
   Session& session() const { return *session_; }
-  /// Starts a message of `role`; write its content with the returned writer (one block).
+  /// Starts a message of `role`; write its content (one block) with the returned writer. A
+  /// message left without a block gets an empty text; further blocks are ignored.
   ContentWriter& message(Role role);
   void user(StrView text) { message(Role::kUser).text(text); }
   void user(std::initializer_list<TextPiece> pieces) { message(Role::kUser).text(pieces); }
@@ -290,6 +332,7 @@ class PromptGet {
 
  private:
   friend class Server;
+  void end_message();
   Server* server_ = nullptr;
   Session* session_ = nullptr;
   const Prompt* prompt_ = nullptr;
@@ -347,6 +390,8 @@ class Server {
   /// `info` must outlive the server (a constant, usually). `now_ms` is the port's clock (for
   /// request timeouts); nullptr disables timeouts.
   explicit Server(const ServerInfo& info, uint64_t (*now_ms)() = nullptr);
+  /// Detaches every session still attached.
+  ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
 
@@ -402,8 +447,10 @@ class Server {
   // ---- Requests to the client
   /// Sends `method` with params written by `params(w, params_ctx)` (nullptr: none); `done` is
   /// called once with the response, an error, a timeout (after `timeout_ms`, also sending
-  /// notifications/cancelled) or kClosed when the session ends. Returns kNoSpace when
-  /// EMCP_MAX_OUTGOING requests are in flight, kInvalidState if the channel is busy.
+  /// notifications/cancelled) or kClosed when the session ends or re-initializes. Returns
+  /// kNoSpace when EMCP_MAX_OUTGOING requests are in flight; kInvalidState when another message
+  /// is being written on the channel, or before notifications/initialized (any method but
+  /// ping: MCP's lifecycle); kClosed when the channel cannot take a message.
   Status request(Session& s, StrView method, ParamsFn params, const void* params_ctx,
                  ResponseFn done, void* done_ctx, uint32_t timeout_ms = 30000);
   /// sampling/createMessage; kNotFound when the client did not declare `sampling`.
@@ -435,7 +482,7 @@ class Server {
     const Tool* tool = nullptr;
     Token id;
     Token progress;
-    uint16_t generation = 0;
+    uint32_t generation = 0;
     bool used = false;
     bool cancelled = false;
   };
@@ -466,12 +513,15 @@ class Server {
   void run_tool(ToolCall& call, Reply& r);
   bool page_start(const jsonrpc::Message& m, Reply& r, size_t total, size_t* start);
   void write_tool(json::Writer& w, const Tool& t, Version v);
-  void list_changed(const char* method);
-  Status notify_progress(Session& s, const Token& token, double done, double total, StrView msg);
+  enum class ListKind : uint8_t { kTools, kResources, kPrompts };
+  void list_changed(ListKind kind);
+  void cancel_deferred(Session& s);
+  void close_outgoing(Session& s);
+  Status notify_progress(Session& s, const jsonrpc::Id& token, double done, double total, StrView msg);
   Status send_log(Session& s, LogLevel level, StrView message, StrView logger);
   Deferred* deferred(Pending p);
   const Deferred* deferred(Pending p) const;
-  void drop_session_work(Session& s);
+
   Status send_request(Session& s, StrView method, ParamsFn params, const void* params_ctx,
                       ResponseFn done, void* done_ctx, uint32_t timeout_ms);
 

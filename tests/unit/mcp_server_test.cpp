@@ -1,0 +1,179 @@
+// Server behaviour that needs more than a wire fixture: object lifetimes, handles, and calls
+// into the server from callbacks. Each test pins a bug found in review.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "emcp/mcp/server.h"
+#include "emcp/transport/stdio.h"
+#include "heap_guard.h"
+#include "mcp_fixture_app.h"
+
+using emcp::Status;
+using emcp::StrView;
+using namespace emcp::mcp;
+
+namespace {
+
+struct Out {
+  std::string text;
+  static Status write(void* ctx, const char* p, size_t n) {
+    static_cast<Out*>(ctx)->text.append(p, n);
+    return Status::kOk;
+  }
+  std::string take() {
+    std::string t;
+    t.swap(text);
+    return t;
+  }
+};
+
+void feed(emcp::transport::StdioTransport& t, const std::string& s) { (void)t.feed(s.data(), s.size()); }
+
+const std::string kInit =
+    R"({"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}},"clientInfo":{"name":"t","version":"1"}}})" "\n"
+    R"({"jsonrpc":"2.0","method":"notifications/initialized"})" "\n";
+
+// A tool whose deferred calls the test completes in a chain.
+Server* g_server;
+Pending g_pending[3];
+int g_count = 0;
+void defer_tool(ToolCall& c) { g_pending[g_count++] = c.defer(); }
+// B defers again: it takes the first free slot, which is the one A just left. A's answer must
+// still carry A's id (the slot's copy of it is overwritten by B's).
+void finish_b(ToolCall& c, void*) { g_pending[2] = c.defer(); }
+void finish_b_really(ToolCall& c, void*) { c.text("B done"); }
+void finish_a(ToolCall& c, void*) {
+  (void)g_server->complete(g_pending[1], &finish_b, nullptr);
+  c.text("A done");
+}
+constexpr Tool kDeferTools[] = {Tool::make("defer", &defer_tool)};
+
+}  // namespace
+
+TEST(McpServer, CompleteKeepsItsIdWhenTheSlotIsReusedMeanwhile) {
+  Out out;
+  Server server(fixture::info());
+  g_server = &server;
+  g_count = 0;
+  server.set_tools(kDeferTools);
+  emcp::transport::StaticStdioTransport<> t(server, &Out::write, &out);
+  feed(t, kInit);
+  (void)out.take();
+  feed(t, R"({"jsonrpc":"2.0","id":"aaa","method":"tools/call","params":{"name":"defer"}})" "\n"
+          R"({"jsonrpc":"2.0","id":"bbb","method":"tools/call","params":{"name":"defer"}})" "\n");
+  EXPECT_EQ(out.take(), "");
+  // complete(A) runs finish_a, which completes B, which defers again into A's freed slot.
+  EXPECT_EQ(server.complete(g_pending[0], &finish_a, nullptr), Status::kOk);
+  EXPECT_EQ(out.take(), R"({"jsonrpc":"2.0","id":"aaa","result":{"content":[{"type":"text","text":"A done"}]}})" "\n");
+  EXPECT_EQ(g_pending[2].slot, g_pending[0].slot);  // the slot was indeed reused
+  EXPECT_EQ(server.complete(g_pending[2], &finish_b_really, nullptr), Status::kOk);
+  EXPECT_EQ(out.take(), R"({"jsonrpc":"2.0","id":"bbb","result":{"content":[{"type":"text","text":"B done"}]}})" "\n");
+  EXPECT_EQ(server.complete(g_pending[1], &finish_b, nullptr), Status::kNotFound);
+  // The handles are spent: completing again answers nothing.
+  EXPECT_EQ(server.complete(g_pending[0], &finish_a, nullptr), Status::kNotFound);
+}
+
+TEST(McpServer, TooLongLineAnswersWithoutIdBeforeInitialize) {
+  Out out;
+  Server server(fixture::info());
+  fixture::install(server);
+  emcp::transport::StaticStdioTransport<> t(server, &Out::write, &out);
+  feed(t, std::string(EMCP_MAX_MESSAGE_LEN + 10, ' ') + "x\n");
+  EXPECT_EQ(out.take(),
+            R"x({"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: message longer than the line limit (EMCP_MAX_MESSAGE_LEN)"}})x" "\n");
+}
+
+TEST(McpServer, ListChangedOnlyForCapabilitiesTheSessionWasOffered) {
+  Out out;
+  Server server(fixture::info());
+  server.set_tools(kDeferTools);  // tools only
+  emcp::transport::StaticStdioTransport<> t(server, &Out::write, &out);
+  feed(t, kInit);
+  EXPECT_EQ(out.take().find("prompts"), std::string::npos);
+  static const Prompt kPrompts[] = {Prompt::make("p", nullptr)};
+  server.set_prompts(kPrompts);  // added later: this session never heard of prompts
+  EXPECT_EQ(out.take(), "");
+  feed(t, R"({"jsonrpc":"2.0","id":1,"method":"prompts/list"})" "\n");
+  EXPECT_NE(out.take().find("-32601"), std::string::npos);
+  server.set_tools(kDeferTools);  // the same table again: no notification
+  EXPECT_EQ(out.take(), "");
+  // A session that initializes now is offered prompts.
+  feed(t, kInit);
+  EXPECT_NE(out.take().find(R"("prompts":{"listChanged":true})"), std::string::npos);
+}
+
+namespace {
+Server* g_resend_server;
+Session* g_resend_session;
+int g_closed = 0;
+void on_closed_resend(const Response& r, void*) {
+  if (r.outcome != Response::Outcome::kClosed) return;
+  ++g_closed;
+  (void)g_resend_server->ping(*g_resend_session, nullptr, nullptr);
+}
+}  // namespace
+
+TEST(McpServer, ReinitializeAnswersBeforeAnythingTheOldWorkSends) {
+  Out out;
+  Server server(fixture::info());
+  fixture::install(server);
+  emcp::transport::StaticStdioTransport<> t(server, &Out::write, &out);
+  feed(t, kInit);
+  (void)out.take();
+  g_resend_server = &server;
+  g_resend_session = &t.session();
+  g_closed = 0;
+  ASSERT_EQ(server.ping(t.session(), &on_closed_resend, nullptr), Status::kOk);
+  (void)out.take();
+  feed(t, kInit);
+  const std::string o = out.take();
+  EXPECT_EQ(g_closed, 1);
+  const size_t answer = o.find(R"("id":"i","result")");
+  const size_t ping = o.find(R"("method":"ping")");
+  ASSERT_NE(answer, std::string::npos) << o;
+  ASSERT_NE(ping, std::string::npos) << o;
+  EXPECT_LT(answer, ping) << o;
+}
+
+TEST(McpServer, FinishedStdioStreamNeedsInitializeAgain) {
+  Out out;
+  Server server(fixture::info());
+  fixture::install(server);
+  emcp::transport::StaticStdioTransport<> t(server, &Out::write, &out);
+  feed(t, kInit);
+  (void)t.finish();
+  (void)out.take();
+  feed(t, R"({"jsonrpc":"2.0","id":1,"method":"tools/list"})" "\n");
+  EXPECT_NE(out.take().find("not initialized"), std::string::npos);
+}
+
+TEST(McpServer, DestroyedSessionsLeaveTheServer) {
+  Out out;
+  Server server(fixture::info());
+  fixture::install(server);
+  {
+    emcp::transport::StaticStdioTransport<> t(server, &Out::write, &out);
+    feed(t, kInit);
+  }
+  // Under ASan a dangling session in the server's list would be caught here.
+  server.log(LogLevel::kEmergency, "nobody listens");
+  server.resource_updated("test://static");
+  Out out2;
+  {
+    emcp::transport::StaticStdioTransport<> t2(server, &Out::write, &out2);
+    feed(t2, kInit);
+    server.log(LogLevel::kEmergency, "one listens");
+  }
+  EXPECT_NE(out2.text.find("one listens"), std::string::npos);
+}
+
+TEST(McpServer, ServerOutlivedBySessionIsSafe) {
+  Out out;
+  auto* server = new Server(fixture::info());
+  fixture::install(*server);
+  emcp::transport::StaticStdioTransport<> t(*server, &Out::write, &out);
+  feed(t, kInit);
+  delete server;  // detaches the session; the session's destructor then has nothing to do
+  SUCCEED();
+}
