@@ -11,7 +11,7 @@ bool Outbound::open() {
   if (writer_ != nullptr) return !failed_;
   json::Sink* sink = nullptr;
   if (!session_.open_ && session_.channel_.open != nullptr) {
-    sink = session_.channel_.open(session_.channel_.ctx);
+    sink = session_.channel_.open(session_.channel_.ctx, message_);
   }
   if (sink != nullptr) {
     session_.open_ = true;
@@ -39,8 +39,12 @@ Status Outbound::close() {
 json::Sink& BatchOut::element() {
   if (!started) {
     started = true;
-    if (!session.open_ && session.channel_.open != nullptr)
-      sink = session.channel_.open(session.channel_.ctx);
+    if (!session.open_ && session.channel_.open != nullptr) {
+      OutMessage m;
+      m.kind = OutMessage::Kind::kResponse;
+      m.batch = true;
+      sink = session.channel_.open(session.channel_.ctx, m);
+    }
     if (sink == nullptr) {
       failed = true;
       return discard;

@@ -15,7 +15,7 @@ namespace mcp {
 /// (dropped) and failed() tells.
 class Outbound {
  public:
-  explicit Outbound(Session& s) : session_(s) {}
+  Outbound(Session& s, const OutMessage& m) : session_(s), message_(m) {}
   Outbound(const Outbound&) = delete;
   Outbound& operator=(const Outbound&) = delete;
   ~Outbound() { (void)close(); }
@@ -29,6 +29,7 @@ class Outbound {
 
  private:
   Session& session_;
+  OutMessage message_;
   json::Writer* writer_ = nullptr;
   bool owns_channel_ = false;
   bool failed_ = false;
@@ -82,10 +83,16 @@ class Reply {
 
  private:
   json::Writer& start();
+  OutMessage response_message() const {
+    OutMessage m;
+    m.kind = OutMessage::Kind::kResponse;
+    m.related = id_;
+    return m;
+  }
   Session& session_;
   jsonrpc::Id id_;
   BatchOut* batch_;
-  Outbound out_{session_};
+  Outbound out_{session_, response_message()};
   json::Writer* element_writer_ = nullptr;
   bool begun_ = false;
   bool ended_ = false;

@@ -105,6 +105,25 @@ bool progress_token_of(const Message& m, Token* out) {
 
 }  // namespace
 
+// While a client request is handled (or a deferred one completed), what the server sends on
+// that session relates to it.
+struct CurrentRequest {
+  CurrentRequest(Server& server, Session& s, const Id& id)
+      : server_(server), id_(server.current_), session_(server.current_session_) {
+    server.current_ = id;
+    server.current_session_ = &s;
+  }
+  ~CurrentRequest() {
+    server_.current_ = id_;
+    server_.current_session_ = session_;
+  }
+  CurrentRequest(const CurrentRequest&) = delete;
+  CurrentRequest& operator=(const CurrentRequest&) = delete;
+  Server& server_;
+  Id id_;
+  Session* session_;
+};
+
 // ---- Small types --------------------------------------------------------------------------------
 
 const char* version_str(Version v) { return kVersionNames[static_cast<uint8_t>(v)]; }
@@ -250,12 +269,12 @@ Status ToolCall::progress(double done, double total, StrView message) {
   else if (progress_token_ != nullptr && progress_token_->present()) token = progress_token_->id();
   else return Status::kNotFound;
   if (reply_->begun()) return Status::kInvalidState;
-  return server_->notify_progress(*session_, token, done, total, message);
+  return server_->notify_progress(*session_, token, done, total, message, reply_->id());
 }
 
 Status ToolCall::log(LogLevel level, StrView message, StrView logger) {
   if (reply_->begun()) return Status::kInvalidState;
-  return server_->send_log(*session_, level, message, logger);
+  return server_->send_log(*session_, level, message, logger, reply_->id());
 }
 
 Pending ToolCall::defer() {
@@ -536,15 +555,15 @@ void Server::list_changed(ListKind kind) {
     const char* method = kind == ListKind::kTools       ? "notifications/tools/list_changed"
                          : kind == ListKind::kResources ? "notifications/resources/list_changed"
                                                         : "notifications/prompts/list_changed";
-    Outbound out(*s);
+    Outbound out(*s, OutMessage{OutMessage::Kind::kNotification, Id{}, false});
     if (!out.open()) continue;
     jsonrpc::write_notification(out.w(), method);
   }
 }
 
 Status Server::notify_progress(Session& s, const Id& token, double done, double total,
-                               StrView msg) {
-  Outbound out(s);
+                               StrView msg, const Id& related) {
+  Outbound out(s, OutMessage{OutMessage::Kind::kNotification, related, false});
   if (!out.open()) return Status::kInvalidState;
   json::Writer& w = out.w();
   jsonrpc::begin_notification(w, "notifications/progress");
@@ -559,9 +578,10 @@ Status Server::notify_progress(Session& s, const Id& token, double done, double 
   return out.close();
 }
 
-Status Server::send_log(Session& s, LogLevel level, StrView message, StrView logger) {
+Status Server::send_log(Session& s, LogLevel level, StrView message, StrView logger,
+                        const Id& related) {
   if (!s.offers_logging_ || level < s.log_level_) return Status::kOk;
-  Outbound out(s);
+  Outbound out(s, OutMessage{OutMessage::Kind::kNotification, related, false});
   if (!out.open()) return Status::kInvalidState;
   json::Writer& w = out.w();
   jsonrpc::begin_notification(w, "notifications/message");
@@ -576,7 +596,7 @@ Status Server::send_log(Session& s, LogLevel level, StrView message, StrView log
 
 void Server::log(LogLevel level, StrView message, StrView logger) {
   for (Session* s = sessions_; s != nullptr; s = s->next_)
-    if (s->initialized()) (void)send_log(*s, level, message, logger);
+    if (s->initialized()) (void)send_log(*s, level, message, logger, s == current_session_ ? current_ : Id{});
 }
 
 void Server::resource_updated(StrView uri) {
@@ -585,7 +605,7 @@ void Server::resource_updated(StrView uri) {
     bool subscribed = false;
     for (uint32_t x : s->subs_) subscribed = subscribed || x == h;
     if (!subscribed) continue;
-    Outbound out(*s);
+    Outbound out(*s, OutMessage{OutMessage::Kind::kNotification, Id{}, false});
     if (!out.open()) continue;
     json::Writer& w = out.w();
     jsonrpc::begin_notification(w, "notifications/resources/updated");
@@ -656,6 +676,7 @@ void Server::handle_message(Session& s, const Message& m, Reply& r) {
 }
 
 void Server::on_request(Session& s, const Message& m, Reply& r) {
+  const CurrentRequest current(*this, s, m.id);
   const StrView method = m.method;
   if (method == "initialize") return on_initialize(s, m, r);
   if (method == "ping") {
@@ -1275,7 +1296,7 @@ Status Server::progress(Pending p, double done, double total, StrView message) {
   if (d == nullptr) return Status::kNotFound;
   if (d->cancelled) return Status::kClosed;
   if (!d->progress.present()) return Status::kNotFound;
-  return notify_progress(*d->session, d->progress.id(), done, total, message);
+  return notify_progress(*d->session, d->progress.id(), done, total, message, d->id.id());
 }
 
 Status Server::complete(Pending p, FinishFn fn, void* ctx) {
@@ -1299,6 +1320,7 @@ Status Server::complete(Pending p, FinishFn fn, void* ctx) {
   call.reply_ = &r;
   call.progress_token_ = nullptr;  // the progress of a deferred call goes through progress()
   d->used = false;                 // the slot is free from here on
+  const CurrentRequest current(*this, s, id);
   if (fn) fn(call, ctx);
   if (call.phase_ == ToolCall::kDeferred) return Status::kOk;  // deferred again
   call.finish();
@@ -1316,7 +1338,7 @@ Status Server::send_request(Session& s, StrView method, ParamsFn params, const v
   if (s.open_) return Status::kInvalidState;
   // MCP: no requests but ping before the client said notifications/initialized.
   if (!s.ready() && !(method == "ping")) return Status::kInvalidState;
-  Outbound out(s);
+  Outbound out(s, OutMessage{OutMessage::Kind::kRequest, &s == current_session_ ? current_ : Id{}, false});
   if (!out.open()) return Status::kClosed;
   const int64_t id = next_request_id_++;
   json::Writer& w = out.w();
@@ -1418,7 +1440,7 @@ void Server::poll() {
     o.used = false;
     {
       // Tell the client we stopped waiting (MCP: a sender that times out SHOULD cancel).
-      Outbound out(s);
+      Outbound out(s, OutMessage{OutMessage::Kind::kNotification, Id{}, false});
       if (out.open()) {
         json::Writer& w = out.w();
         jsonrpc::begin_notification(w, "notifications/cancelled");

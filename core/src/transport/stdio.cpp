@@ -17,7 +17,7 @@ StdioTransport::StdioTransport(mcp::Server& server, json::FlushingSink::FlushFn 
   server_.attach(session_);
 }
 
-json::Sink* StdioTransport::open(void* ctx) {
+json::Sink* StdioTransport::open(void* ctx, const mcp::OutMessage&) {
   auto* self = static_cast<StdioTransport*>(ctx);
   return self->out_.status() == Status::kOk ? &self->out_ : nullptr;
 }
@@ -32,7 +32,7 @@ void StdioTransport::dispatch(LineFramer::Event ev) {
   if (ev == LineFramer::Event::kMessage) {
     server_.handle(session_, framer_.decoded());
   } else if (ev == LineFramer::Event::kTooLong) {
-    json::Sink* sink = open(this);
+    json::Sink* sink = open(this, mcp::OutMessage{});
     if (sink == nullptr) return;
     json::Writer w(*sink);
     jsonrpc::write_error(w, mcp::answer_id(session_, framer_.too_long_id()),

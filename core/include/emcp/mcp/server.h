@@ -47,11 +47,23 @@ class Reply;
 class Outbound;
 struct BatchOut;
 
+/// What an outbound message is, for transports that route messages (Streamable HTTP sends a
+/// request's answer and what relates to it on that request's stream, the rest on the session's
+/// own stream).
+struct OutMessage {
+  enum class Kind : uint8_t { kResponse, kNotification, kRequest };
+  Kind kind = Kind::kNotification;
+  /// The client request it answers or relates to (progress, logs and requests to the client
+  /// while that request is being handled or completed); kNone when unrelated.
+  jsonrpc::Id related;
+  bool batch = false;  ///< the answer to a batch (a JSON array of answers)
+};
+
 /// Where one session's outbound messages go. The transport provides it.
 struct Channel {
   /// Starts one outbound message and returns the sink to write it to, or nullptr when no
   /// message can be started now (closed; or the transport cannot interleave).
-  json::Sink* (*open)(void* ctx) = nullptr;
+  json::Sink* (*open)(void* ctx, const OutMessage& m) = nullptr;
   /// Ends the message started by open() (stdio: newline and flush). Returns the sink status.
   Status (*close)(void* ctx) = nullptr;
   void* ctx = nullptr;
@@ -517,8 +529,9 @@ class Server {
   void list_changed(ListKind kind);
   void cancel_deferred(Session& s);
   void close_outgoing(Session& s);
-  Status notify_progress(Session& s, const jsonrpc::Id& token, double done, double total, StrView msg);
-  Status send_log(Session& s, LogLevel level, StrView message, StrView logger);
+  Status notify_progress(Session& s, const jsonrpc::Id& token, double done, double total, StrView msg,
+                         const jsonrpc::Id& related);
+  Status send_log(Session& s, LogLevel level, StrView message, StrView logger, const jsonrpc::Id& related);
   Deferred* deferred(Pending p);
   const Deferred* deferred(Pending p) const;
 
@@ -535,6 +548,10 @@ class Server {
   bool logging_ = true;
   bool has_tools_ = false, has_resources_ = false, has_prompts_ = false;
   Session* sessions_ = nullptr;
+  // The client request being handled or completed: what the server sends meanwhile relates to it.
+  friend struct CurrentRequest;
+  jsonrpc::Id current_;
+  Session* current_session_ = nullptr;
   Deferred deferred_[EMCP_MAX_DEFERRED];
   Outgoing outgoing_[EMCP_MAX_OUTGOING];
   int64_t next_request_id_ = 1;

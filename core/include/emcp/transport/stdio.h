@@ -54,7 +54,7 @@ class StdioTransport {
   const Arena& arena() const { return arena_; }
 
  private:
-  static json::Sink* open(void* ctx);
+  static json::Sink* open(void* ctx, const mcp::OutMessage& m);
   static Status close(void* ctx);
   void dispatch(LineFramer::Event ev);
 
