@@ -35,7 +35,7 @@ find_shared_dir() {
   return 1
 }
 
-BASE_PACKAGES=(cmake ninja-build g++ binutils libgtest-dev)
+BASE_PACKAGES=(cmake ninja-build g++ binutils libgtest-dev libmbedtls-dev)
 # The benchmark peers (scripts/bench measures against them; scripts/test cross-checks with them).
 BENCH_PACKAGES=(rapidjson-dev libyajl-dev libcjson-dev nlohmann-json3-dev pkg-config)
 

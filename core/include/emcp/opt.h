@@ -94,6 +94,12 @@
 #define EMCP_HTTP_MAX_AUTH 1024
 #endif
 
+/// Event streams per HTTP session (POST answers in flight, the GET stream, streams waiting
+/// for a client to resume). More concurrent POSTs of one session get 503.
+#ifndef EMCP_HTTP_STREAMS
+#define EMCP_HTTP_STREAMS 4
+#endif
+
 // ---- MCP server ------------------------------------------------------------------------------
 
 /// Entries per page of tools/list, resources/list, resources/templates/list and prompts/list
@@ -155,21 +161,25 @@
 #if EMCP_MAX_SUBSCRIPTIONS < 1 || EMCP_MAX_TEMPLATE_VARS < 1
 #error "EMCP_MAX_SUBSCRIPTIONS and EMCP_MAX_TEMPLATE_VARS must be at least 1"
 #endif
+#if EMCP_HTTP_STREAMS < 2 || EMCP_HTTP_STREAMS > 64
+#error "EMCP_HTTP_STREAMS must be between 2 (a POST and the GET stream) and 64"
+#endif
 #if EMCP_JSONRPC_MAX_ID_LEN < 20 || EMCP_JSONRPC_MAX_ID_LEN > 1024
 #error "EMCP_JSONRPC_MAX_ID_LEN must be between 20 (every int64) and 1024"
 #endif
 
 // ---- ABI namespace -----------------------------------------------------------------------------
 
-#define EMCP_CAT12_(a, b, c, d, e, f, g, h, i, j, k, l) \
-  a##_##b##_##c##_##d##_##e##_##f##_##g##_##h##_##i##_##j##_##k##_##l
-#define EMCP_CAT12(a, b, c, d, e, f, g, h, i, j, k, l) EMCP_CAT12_(a, b, c, d, e, f, g, h, i, j, k, l)
+#define EMCP_CAT13_(a, b, c, d, e, f, g, h, i, j, k, l, m) \
+  a##_##b##_##c##_##d##_##e##_##f##_##g##_##h##_##i##_##j##_##k##_##l##_##m
+#define EMCP_CAT13(a, b, c, d, e, f, g, h, i, j, k, l, m) \
+  EMCP_CAT13_(a, b, c, d, e, f, g, h, i, j, k, l, m)
 /// Inline namespace whose name encodes the options that change the layout of public types.
 #define EMCP_ABI_NS                                                                            \
-  EMCP_CAT12(v0, EMCP_JSON_MAX_DEPTH, EMCP_JSON_MAX_KEY_LEN, EMCP_JSON_MAX_NUMBER_DIGITS,        \
+  EMCP_CAT13(v0, EMCP_JSON_MAX_DEPTH, EMCP_JSON_MAX_KEY_LEN, EMCP_JSON_MAX_NUMBER_DIGITS,        \
              EMCP_JSONRPC_MAX_ID_LEN, EMCP_JSON_WRITER_MAX_DEPTH, EMCP_MAX_DEFERRED,             \
              EMCP_MAX_OUTGOING, EMCP_MAX_SUBSCRIPTIONS, EMCP_MAX_TEMPLATE_VARS,                  \
-             EMCP_HTTP_MAX_TARGET, EMCP_HTTP_MAX_AUTH)
+             EMCP_HTTP_MAX_TARGET, EMCP_HTTP_MAX_AUTH, EMCP_HTTP_STREAMS)
 #define EMCP_NS_BEGIN namespace emcp { inline namespace EMCP_ABI_NS {
 #define EMCP_NS_END } }
 

@@ -12,6 +12,7 @@ const char* error_code_message(ErrorCode code) {
     case ErrorCode::kInternalError: return "Internal error";
     case ErrorCode::kResourceNotFound: return "Resource not found";
     case ErrorCode::kUrlElicitationRequired: return "URL elicitation required";
+    case ErrorCode::kServerError: return "Server error";
   }
   return "Server error";
 }

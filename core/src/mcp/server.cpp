@@ -298,6 +298,14 @@ Pending ToolCall::defer() {
   return Pending{};
 }
 
+Status ToolCall::close_stream(uint32_t retry_ms) {
+  if (phase_ != kIdle) return Status::kInvalidState;  // the answer has started (or is deferred)
+  const Channel& ch = session_->channel_;
+  if (ch.end_stream == nullptr || session_->open_ || server_->current_session_ != session_)
+    return Status::kInvalidState;
+  return ch.end_stream(ch.ctx, server_->current_, retry_ms);
+}
+
 void ToolCall::finish() {
   switch (phase_) {
     case kDeferred:
@@ -1270,6 +1278,19 @@ void Server::on_set_level(Session& s, const Message& m, Reply& r) {
 }
 
 // ---- Deferred calls -----------------------------------------------------------------------------
+
+bool Server::is_deferred(const Session& s, const Id& id) const {
+  for (const Deferred& d : deferred_)
+    if (d.used && !d.cancelled && d.session == &s && d.id.id() == id) return true;
+  return false;
+}
+
+size_t Server::deferred_ids(const Session& s, Id* out, size_t cap) const {
+  size_t n = 0;
+  for (const Deferred& d : deferred_)
+    if (d.used && !d.cancelled && d.session == &s && n < cap) out[n++] = d.id.id();
+  return n;
+}
 
 Server::Deferred* Server::deferred(Pending p) {
   if (!p.valid() || p.slot >= EMCP_MAX_DEFERRED) return nullptr;

@@ -27,7 +27,7 @@ uint8_t lower(uint8_t c) { return (c >= 'A' && c <= 'Z') ? static_cast<uint8_t>(
 // The headers the parser keeps (index into the switch in store_value / end_header).
 enum Kept : uint8_t {
   kNone = 0, kHost, kOrigin, kContentType, kAccept, kSessionId, kProtocolVersion, kLastEventId,
-  kAuthorization, kUpgrade, kWsKey, kWsVersion, kContentLength, kTransferEncoding, kConnection,
+  kAuthorization, kUpgrade, kWsKey, kWsVersion, kWsProtocol, kContentLength, kTransferEncoding, kConnection,
   kExpect,
 };
 
@@ -47,6 +47,7 @@ constexpr Known kKnown[] = {
     {"upgrade", kUpgrade},
     {"sec-websocket-key", kWsKey},
     {"sec-websocket-version", kWsVersion},
+    {"sec-websocket-protocol", kWsProtocol},
     {"content-length", kContentLength},
     {"transfer-encoding", kTransferEncoding},
     {"connection", kConnection},
@@ -75,6 +76,12 @@ bool ascii_iequal(StrView a, StrView b) {
   for (size_t i = 0; i < a.size(); ++i)
     if (lower(static_cast<uint8_t>(a[i])) != lower(static_cast<uint8_t>(b[i]))) return false;
   return true;
+}
+
+bool has_token(StrView list, StrView token) {
+  bool found = false;
+  for_each_token(list, [&](StrView tok) { found = found || ascii_iequal(tok, token); });
+  return found;
 }
 
 StrView Request::path() const {
@@ -179,6 +186,7 @@ void RequestParser::store_value(uint8_t c) {
     case kUpgrade: put(req_.upgrade); break;
     case kWsKey: put(req_.ws_key); break;
     case kWsVersion: put(req_.ws_version); break;
+    case kWsProtocol: put(req_.ws_protocol); break;
     case kContentLength:
     case kTransferEncoding:
     case kConnection:
@@ -255,6 +263,7 @@ bool RequestParser::end_header() {
     case kUpgrade: trim(req_.upgrade); req_.upgrade.present = true; break;
     case kWsKey: trim(req_.ws_key); req_.ws_key.present = true; break;
     case kWsVersion: trim(req_.ws_version); req_.ws_version.present = true; break;
+    case kWsProtocol: trim(req_.ws_protocol); req_.ws_protocol.present = true; break;
     default: break;
   }
   return true;

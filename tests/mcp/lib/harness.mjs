@@ -1,8 +1,19 @@
-// Test harness around the official SDK client: spawns a server over stdio, forces the
-// protocol revision the client asks for, and records every message the server sends.
+// Test harness around the official SDK client: spawns a server (over stdio, or listening on a
+// loopback port for Streamable HTTP, HTTP+SSE and WebSocket), forces the protocol revision the
+// client asks for, and records every message the server sends.
+import { spawn } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { WebSocketClientTransport } from "@modelcontextprotocol/sdk/client/websocket.js";
+import { WebSocket } from "ws";
 import { check } from "./schema.mjs";
+
+// Node 20 has no WebSocket global; the SDK's client transport expects one.
+globalThis.WebSocket ??= WebSocket;
+
+export const TRANSPORTS = ["stdio", "http", "sse", "ws"];
 
 /// A transport that wraps another: rewrites the initialize request's protocolVersion and keeps
 /// every incoming message (with the method of the request it answers).
@@ -29,7 +40,8 @@ export class RecordingTransport {
     if ("id" in message && "method" in message) this.sentMethods.set(message.id, message.method);
     return this.inner.send(message, options);
   }
-  get sessionId() { return undefined; }
+  get sessionId() { return this.inner.sessionId; }
+  setProtocolVersion(v) { this.inner.setProtocolVersion?.(v); }
   /// Every recorded server message checked against the schema of `revision`.
   schemaProblems(revision) {
     return this.received.flatMap(({ message, method }) => check(revision, message, method));
@@ -39,14 +51,69 @@ export class RecordingTransport {
   }
 }
 
-/// Connects an SDK client to `command args` over stdio at `revision`.
-export async function connect({ command, args = [], revision, capabilities = {}, handlers = [] }) {
-  const inner = new StdioClientTransport({ command, args, stderr: "pipe" });
+/// Starts `command args --http 0 --ws` and resolves with { proc, port } once it listens on a
+/// loopback port (it prints the port on stderr).
+export function startNetworkServer(command, args = []) {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(command, [...args, "--http", "0", "--ws"], { stdio: ["ignore", "ignore", "pipe"] });
+    let err = "";
+    const timer = setTimeout(() => { proc.kill("SIGKILL"); reject(new Error(`server did not start: ${err}`)); }, 5000);
+    proc.stderr.on("data", (d) => {
+      err += d;
+      const m = /serving MCP on http:\/\/127\.0\.0\.1:(\d+)\//.exec(err);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ proc, port: Number(m[1]), stderr: () => err });
+      }
+    });
+    proc.on("exit", (code) => { clearTimeout(timer); reject(new Error(`server exited (${code}): ${err}`)); });
+  });
+}
+
+/// Stops a server from startNetworkServer(), and waits for it.
+export async function stopNetworkServer(server) {
+  if (server.proc.exitCode !== null) return;
+  const exited = new Promise((r) => server.proc.once("exit", r));
+  server.proc.kill("SIGTERM");
+  await exited;
+}
+
+function clientTransport(kind, port) {
+  const base = `127.0.0.1:${port}`;
+  switch (kind) {
+    case "http": return new StreamableHTTPClientTransport(new URL(`http://${base}/mcp`));
+    case "sse": return new SSEClientTransport(new URL(`http://${base}/sse`));
+    case "ws": return new WebSocketClientTransport(new URL(`ws://${base}/ws`));
+    default: throw new Error(`unknown transport ${kind}`);
+  }
+}
+
+/// Connects an SDK client to `command args` at `revision` over `transport` ("stdio", or
+/// "http", "sse", "ws": the server is started listening on a free loopback port). Returns
+/// { client, transport, close } (close() ends the client and the server).
+export async function connect({ command, args = [], revision, capabilities = {}, handlers = [], transport: kind = "stdio" }) {
+  let server = null;
+  let inner;
+  if (kind === "stdio") {
+    inner = new StdioClientTransport({ command, args, stderr: "pipe" });
+  } else {
+    server = await startNetworkServer(command, args);
+    inner = clientTransport(kind, server.port);
+  }
   const transport = new RecordingTransport(inner, revision);
   const client = new Client({ name: "emcp-sdk-test", version: "1.0.0" }, { capabilities });
   for (const [schema, handler] of handlers) client.setRequestHandler(schema, handler);
-  await client.connect(transport);
-  return { client, transport };
+  try {
+    await client.connect(transport);
+  } catch (e) {
+    if (server) await stopNetworkServer(server);
+    throw e;
+  }
+  const close = async () => {
+    await client.close();
+    if (server) await stopNetworkServer(server);
+  };
+  return { client, transport, close, server };
 }
 
 /// Waits until `predicate()` is true, polling every 20 ms, at most `ms`.

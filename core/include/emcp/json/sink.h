@@ -67,6 +67,8 @@ class Sink {
 
   /// kOk, or the first error: kNoSpace (BufferSink full) or whatever the port callback returned.
   Status status() const { return status_; }
+  /// Bytes in the buffer, not yet drained.
+  size_t buffered() const { return len_; }
   /// Bytes accepted so far (including those already drained), since construction or reset().
   uint64_t total() const { return drained_ + len_; }
   /// Forgets buffered bytes, the count and any error.

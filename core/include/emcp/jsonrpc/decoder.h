@@ -70,6 +70,9 @@ class Decoder {
   bool failed() const { return reader_.status() != Status::kOk; }
   /// True once the top-level value is complete (only whitespace may follow).
   bool value_complete() const { return reader_.done(); }
+  /// The reader's status (kInvalidUtf8... after a failure).
+  Status reader_status() const { return reader_.status(); }
+  const Arena& arena() const { return arena_; }
   /// The id of a single (non-batch) message if it has been read intact so far, else null. A
   /// framer that gives up on an input (too long) answers with it.
   Id known_id() const;

@@ -26,6 +26,7 @@ enum class ErrorCode : int32_t {
   kMethodNotFound = -32601,
   kInvalidParams = -32602,
   kInternalError = -32603,
+  kServerError = -32000,             ///< implementation-defined (HTTP: missing or unknown session)
   kResourceNotFound = -32002,        ///< MCP: resources/read of an unknown URI
   kUrlElicitationRequired = -32042,  ///< MCP 2025-11-25
 };

@@ -67,6 +67,11 @@ struct Channel {
   /// Ends the message started by open() (stdio: newline and flush). Returns the sink status.
   Status (*close)(void* ctx) = nullptr;
   void* ctx = nullptr;
+  /// Optional: ends the stream that carries the answer to client request `related` and tells
+  /// the client to reconnect after `retry_ms` (Streamable HTTP SSE polling, SEP-1699); what is
+  /// sent for that request afterwards waits for the client's GET with Last-Event-ID. nullptr
+  /// on transports without resumable streams.
+  Status (*end_stream)(void* ctx, const jsonrpc::Id& related, uint32_t retry_ms) = nullptr;
 };
 
 /// What the client declared at initialize.
@@ -117,6 +122,7 @@ class Session {
   friend class Server;
   friend class Reply;
   friend class Outbound;
+  friend class ToolCall;
   friend struct BatchOut;
   enum State : uint8_t { kNew, kInitialized, kReady };
 
@@ -262,6 +268,12 @@ class ToolCall {
   Status progress(double done, double total = -1, StrView message = StrView());
   /// notifications/message to this session, filtered by its level.
   Status log(LogLevel level, StrView message, StrView logger = StrView());
+  /// Streamable HTTP (SEP-1699 polling): ends the HTTP stream that carries this call and tells
+  /// the client to come back after `retry_ms`; progress and the result then wait in the
+  /// session's replay buffer until the client reconnects (GET with Last-Event-ID). Frees the
+  /// connection during long work. kInvalidState on transports without resumable streams
+  /// (stdio, WebSocket, legacy HTTP+SSE) or when the answer has started.
+  Status close_stream(uint32_t retry_ms);
   /// Finishes the call later, outside the handler: returns a handle for Server::complete(),
   /// Server::progress() and Server::cancelled(). When EMCP_MAX_DEFERRED calls are pending, the
   /// handle is invalid and the call has been answered with an isError result. Arguments are
@@ -455,6 +467,12 @@ class Server {
   bool cancelled(Pending p) const;
   /// The session of a deferred call (nullptr for a stale handle).
   Session* session_of(Pending p) const;
+  /// True while a deferred call of session `s` answers request `id` (transports use it to
+  /// know which requests are still to be answered after handle() returns).
+  bool is_deferred(const Session& s, const jsonrpc::Id& id) const;
+  /// The request ids of session `s`'s deferred calls still to be answered (not cancelled):
+  /// up to `cap` into `out` (valid while those calls are pending); returns how many.
+  size_t deferred_ids(const Session& s, jsonrpc::Id* out, size_t cap) const;
 
   // ---- Requests to the client
   /// Sends `method` with params written by `params(w, params_ctx)` (nullptr: none); `done` is

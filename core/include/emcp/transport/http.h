@@ -72,6 +72,7 @@ struct Request {
   HeaderBuf<16> upgrade;         ///< Upgrade (websocket)
   HeaderBuf<32> ws_key;          ///< Sec-WebSocket-Key
   HeaderBuf<8> ws_version;       ///< Sec-WebSocket-Version
+  HeaderBuf<64> ws_protocol;     ///< Sec-WebSocket-Protocol (subprotocols offered)
 
   /// The target's path (up to '?') and query (after it, "" when none).
   StrView path() const;
@@ -86,6 +87,8 @@ struct Request {
 
 /// Case-insensitive equality of ASCII strings (header names, tokens).
 bool ascii_iequal(StrView a, StrView b);
+/// True when the comma-separated header value `list` holds `token` (case-insensitive).
+bool has_token(StrView list, StrView token);
 
 class RequestParser {
  public:

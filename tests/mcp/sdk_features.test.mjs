@@ -1,8 +1,9 @@
-// emcp-sensors driven over stdio by the official MCP TypeScript SDK client, at each protocol
-// revision. Every message the server sends is validated against the official JSON schema of
-// the negotiated revision.
+// emcp-sensors driven by the official MCP TypeScript SDK client over one transport, at each
+// protocol revision: stdio, Streamable HTTP ("http"), the HTTP+SSE transport of 2024-11-05
+// ("sse") or WebSocket ("ws"). Every message the server sends is validated against the
+// official JSON schema of the negotiated revision.
 //
-//   EMCP_SENSORS=build/native/bin/emcp-sensors node --test tests/mcp/stdio_sdk.test.mjs
+//   EMCP_TRANSPORT=http EMCP_SENSORS=build/native/bin/emcp-sensors node --test tests/mcp/sdk_features.test.mjs
 import { test, describe, after } from "node:test";
 import assert from "node:assert/strict";
 import {
@@ -14,10 +15,12 @@ import {
   ProgressNotificationSchema,
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
-import { connect, waitFor } from "./lib/harness.mjs";
+import { connect, waitFor, TRANSPORTS } from "./lib/harness.mjs";
 import { REVISIONS } from "./lib/schema.mjs";
 
 const SERVER = process.env.EMCP_SENSORS ?? new URL("../../build/native/bin/emcp-sensors", import.meta.url).pathname;
+const KIND = process.env.EMCP_TRANSPORT ?? "stdio";
+if (!TRANSPORTS.includes(KIND)) throw new Error(`EMCP_TRANSPORT must be one of ${TRANSPORTS}`);
 
 const CAPS = {
   sampling: {},
@@ -41,15 +44,15 @@ const HANDLERS = [
 const ge = (a, b) => REVISIONS.indexOf(a) >= REVISIONS.indexOf(b);
 
 for (const revision of REVISIONS) {
-  describe(`stdio at ${revision}`, () => {
-    let client, transport;
+  describe(`${KIND} at ${revision}`, () => {
+    let client, transport, close;
     const open = async (args = ["--simulate"]) => {
-      ({ client, transport } = await connect({ command: SERVER, args, revision, capabilities: CAPS, handlers: HANDLERS }));
+      ({ client, transport, close } = await connect({ command: SERVER, args, revision, capabilities: CAPS, handlers: HANDLERS, transport: KIND }));
     };
     after(async () => {
       if (client) {
         const problems = transport.schemaProblems(revision);
-        await client.close();
+        await close();
         assert.deepEqual(problems, [], "every server message matches the official schema");
       }
     });
@@ -267,7 +270,7 @@ for (const revision of REVISIONS) {
 
 describe("pagination", () => {
   test("tools, resources and prompts in pages of 3 with opaque cursors", async () => {
-    const { client, transport } = await connect({ command: SERVER, args: ["--simulate", "--page-size", "3"], revision: "2025-11-25" });
+    const { client, transport, close } = await connect({ command: SERVER, args: ["--simulate", "--page-size", "3"], revision: "2025-11-25", transport: KIND });
     try {
       const names = [];
       let cursor;
@@ -288,7 +291,7 @@ describe("pagination", () => {
       await assert.rejects(client.listTools({ cursor: "not-a-cursor" }), (e) => e.code === -32602);
       assert.deepEqual(transport.schemaProblems("2025-11-25"), []);
     } finally {
-      await client.close();
+      await close();
     }
   });
 });

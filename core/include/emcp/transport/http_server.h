@@ -1,0 +1,360 @@
+// emcp/transport/http_server.h - MCP over HTTP: Streamable HTTP (2025-03-26 and later), the
+// HTTP+SSE transport of 2024-11-05, and WebSocket, as a byte-in/byte-out engine.
+//
+// No sockets here: a port (ports/posix: poll(); an lwIP port: the raw API's callbacks) tells
+// the engine about connections and bytes, and the engine answers through HttpPort::send. A
+// request body goes straight from the HTTP parser into the JSON reader; answers stream out
+// through each connection's small buffer. Everything lives in storage the application
+// declares (StaticHttpServer<> below holds it all): connection slots with their parser,
+// reader, arena and output buffer; session slots with their replay buffer.
+//
+// Endpoints (HttpOptions; each can be switched off with nullptr):
+//   POST   /mcp       JSON-RPC in; the answer as application/json, or as text/event-stream when
+//                     something related (progress, logs, requests to the client) goes out first;
+//                     202 when the body held only notifications or responses
+//   GET    /mcp       the session's stream for server-initiated messages; with Last-Event-ID,
+//                     resumes a broken stream from the replay buffer
+//   DELETE /mcp       ends the session
+//   GET    /sse       2024-11-05 HTTP+SSE: an `endpoint` event, then the session's messages
+//   POST   /messages  2024-11-05: ?sessionId=...; 202, the answer goes out on the SSE stream
+//   GET    /ws        WebSocket upgrade (subprotocol "mcp"); one JSON-RPC message per text frame
+//
+// HTTP errors (each with a short text body) and the server keeps serving:
+//   400  bad request line/headers/chunks, no Mcp-Session-Id on a non-initialize request,
+//        unsupported MCP-Protocol-Version, body that is not one JSON-RPC message
+//   403  Origin or Host not allowed (DNS rebinding protection), or the authorize hook says so
+//   401  the authorize hook says so (with WWW-Authenticate: Bearer)
+//   404  unknown path, unknown or ended session
+//   405  method not allowed on the path (with Allow)
+//   406  Accept without application/json and text/event-stream (POST) / text/event-stream (GET)
+//   408  request head or body too slow (HttpOptions timeouts)
+//   409  a second GET stream for a session that has one
+//   411/413/414/431/501/505  see emcp/transport/http.h
+//   415  POST without Content-Type: application/json
+//   503  no free session slot (all sessions have live connections)
+//
+// Content-Length vs chunked: an answer that fits the connection's output buffer goes out with
+// Content-Length; a longer one streams with chunked transfer coding. A second rendering pass to
+// count the bytes first would run tool handlers twice (side effects, changing readings), so it
+// is not done. HTTP/1.0 clients get the body up to connection close.
+//
+// Context: the loop that owns the mcp::Server; every call runs there, nothing blocks except
+// inside HttpPort::send (which the port bounds).
+#ifndef EMCP_TRANSPORT_HTTP_SERVER_H
+#define EMCP_TRANSPORT_HTTP_SERVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <new>
+
+#include "emcp/json/reader.h"
+#include "emcp/json/sink.h"
+#include "emcp/jsonrpc/decoder.h"
+#include "emcp/mcp/server.h"
+#include "emcp/transport/http.h"
+#include "emcp/transport/websocket.h"
+#include "emcp/util/arena.h"
+
+EMCP_NS_BEGIN
+namespace transport {
+
+class HttpServer;
+
+/// How the engine reaches the network. The port implements it.
+struct HttpPort {
+  /// Sends all `n` bytes on connection `conn` (kOk) or fails (kClosed, kIoError, kWouldBlock
+  /// after the port's own bounded wait). After a failure the engine drops the connection.
+  /// Must not call back into the HttpServer.
+  Status (*send)(void* ctx, uint16_t conn, const char* data, size_t n) = nullptr;
+  /// Ends connection `conn` once what was sent is out. The slot is free at once: the port
+  /// must not report anything more for that connection.
+  void (*close)(void* ctx, uint16_t conn) = nullptr;
+  void* ctx = nullptr;
+};
+
+/// Lets a request through (0) or answers it with an HTTP status (401: adds
+/// `WWW-Authenticate: Bearer`; 403...). Runs on every request before routing.
+using AuthorizeFn = int (*)(void* ctx, const http::Request& req);
+/// Fills `out` with `n` cryptographically random bytes (session ids); false on failure.
+using RandomFn = bool (*)(void* out, size_t n);
+
+struct HttpOptions {
+  const char* path = "/mcp";               ///< Streamable HTTP endpoint
+  const char* sse_path = "/sse";           ///< 2024-11-05 SSE endpoint (nullptr: off)
+  const char* messages_path = "/messages"; ///< 2024-11-05 POST endpoint
+  const char* ws_path = "/ws";             ///< WebSocket endpoint (nullptr or no sha1: off)
+  /// Host names (no port) the Host header may name; empty: localhost, 127.0.0.1, [::1].
+  Span<const char* const> allowed_hosts;
+  /// Host names an Origin header may name (any scheme and port); empty: the localhost names.
+  /// A request without Origin (not a browser) passes.
+  Span<const char* const> allowed_origins;
+  AuthorizeFn authorize = nullptr;
+  void* authorize_ctx = nullptr;
+  RandomFn random = nullptr;               ///< required: session ids
+  ws::Sha1Fn sha1 = nullptr;               ///< required for WebSocket (ports/mbedtls)
+  uint32_t max_body = EMCP_MAX_MESSAGE_LEN;  ///< longest request body / WebSocket message
+  uint32_t head_timeout_ms = 10000;        ///< from a request's first byte to its last header
+  uint32_t body_timeout_ms = 10000;        ///< longest pause inside a body
+  uint32_t keepalive_ms = 60000;           ///< idle keep-alive connection
+  uint32_t session_idle_ms = 30u * 60u * 1000u;  ///< session without connections or requests
+  uint32_t heartbeat_ms = 15000;           ///< SSE comment on a quiet stream (0: none)
+  uint32_t retry_ms = 2000;                ///< SSE `retry` field of the priming event
+};
+
+/// Connection slot: the HTTP parser and what decodes one request. Declare them through
+/// StaticHttpServer<> (or construct with storage of your own and pass a Span).
+class HttpConnection {
+ public:
+  /// `out` must hold at least kHeadroom + 64 bytes; the first kHeadroom bytes (and 2 at the
+  /// end) are kept for HTTP heads and chunk / frame framing around the output.
+  static constexpr size_t kHeadroom = 320;
+  HttpConnection(json::Reader& reader, Arena& arena, char* out, size_t out_cap);
+  HttpConnection(const HttpConnection&) = delete;
+  HttpConnection& operator=(const HttpConnection&) = delete;
+
+ private:
+  friend class HttpServer;
+  enum class Phase : uint8_t {
+    kFree,      // not in use
+    kIdle,      // open, between requests
+    kRequest,   // reading a request (head or body)
+    kDiscard,   // reading a body that will be refused (answer after it)
+    kWaiting,   // the request is in; answers still to come (deferred calls)
+    kStream,    // an SSE stream (GET, legacy /sse) open for events
+    kWebSocket, // upgraded
+  };
+  enum class Route : uint8_t { kNone, kPost, kGet, kDelete, kLegacySse, kLegacyPost, kWebSocket };
+  enum class Body : uint8_t { kNone, kBuffered, kChunked, kUntilClose, kWs };
+
+  http::RequestParser parser_;
+  ws::FrameParser frames_{EMCP_MAX_MESSAGE_LEN};
+  jsonrpc::Decoder decoder_;
+  json::FlushingSink sink_;
+  char* out_;
+  size_t out_cap_;
+  HttpServer* server_ = nullptr;
+  uint16_t index_ = 0;
+  Phase phase_ = Phase::kFree;
+  Route route_ = Route::kNone;
+  Body body_ = Body::kNone;
+  bool head_pending_ = false;  // the response head goes out with the next bytes
+  bool head_sent_ = false;     // the response head is out
+  bool keep_alive_ = true;
+  bool feeding_ = false;       // the body goes into the decoder
+  bool handling_ = false;      // inside Server::handle() for this connection
+  bool ended_ = false;         // the response ended while handling: end the request afterwards
+  bool dead_ = false;          // a send failed: close at the next chance
+  bool sse_ = false;           // the response is an event stream
+  bool force_sse_ = false;     // answer as an event stream even if JSON would do (batches)
+  bool ws_first_ = true;       // WebSocket: the next frame starts a message
+  bool ws_final_ = false;      // WebSocket: the next frame ends a message
+  bool tee_ = false;           // output between open and close also goes to the replay buffer
+  int8_t stream_ = -1;         // its stream slot in the session
+  int16_t session_ = -1;       // the HttpSession it belongs to
+  int status_ = 200;           // status of the response being prepared
+  const char* content_type_ = nullptr;
+  const char* extra_header_ = nullptr;  // whole header lines for the response head
+  const char* error_text_ = nullptr;    // kDiscard: the refusal to answer with
+  uint64_t started_ms_ = 0;    // the request's first byte
+  uint64_t last_ms_ = 0;       // last input or output
+};
+
+/// Session slot: one MCP session over HTTP, with its event streams and replay buffer.
+class HttpSession {
+ public:
+  /// `replay` (may be nullptr/0: no resumability) holds the events kept for Last-Event-ID.
+  HttpSession(char* replay, size_t replay_cap);
+  HttpSession(const HttpSession&) = delete;
+  HttpSession& operator=(const HttpSession&) = delete;
+  mcp::Session& session() { return session_; }
+  /// The Mcp-Session-Id ("" when the slot is free).
+  StrView id() const { return StrView(id_, id_len_); }
+
+ private:
+  friend class HttpServer;
+  enum class Kind : uint8_t { kFree, kStreamable, kLegacy, kWebSocket };
+  struct Stream {
+    bool used = false;
+    bool get = false;          // the session's standalone GET stream
+    bool sse = false;          // events went out with ids (resumable)
+    uint8_t awaiting = 0;      // requests still to be answered on it
+    int16_t conn = -1;         // live connection, or -1 (detached: events go to the replay buffer)
+    uint16_t id = 0;
+    uint32_t seq = 0;          // last event number used
+    uint32_t await[EMCP_MAX_DEFERRED + 1];  // FNV-1a hashes of the ids of those requests
+  };
+
+  static json::Sink* open(void* ctx, const mcp::OutMessage& m);
+  static Status close(void* ctx);
+  static Status end_stream(void* ctx, const jsonrpc::Id& related, uint32_t retry_ms);
+  static Status detached_flush(void* ctx, const char* data, size_t n);
+
+  mcp::Session session_;
+  HttpServer* server_ = nullptr;
+  uint16_t index_ = 0;
+  Kind kind_ = Kind::kFree;
+  uint8_t id_len_ = 0;
+  char id_[33] = {};
+  uint16_t next_stream_ = 0;
+  uint64_t last_ms_ = 0;
+  Stream streams_[EMCP_HTTP_STREAMS];
+  // The message being written (between open and close).
+  int8_t msg_stream_ = -1;
+  int16_t msg_conn_ = -1;
+  uint32_t msg_related_ = 0;  // hash of the related request id (0: none)
+  bool msg_response_ = false;
+  bool msg_detached_ = false;
+  // Replay buffer: records [u32 length][u16 stream][u16 flags][u32 seq][event text].
+  char* ring_;
+  size_t ring_cap_;
+  size_t ring_len_ = 0;
+  size_t rec_ = 0;            // offset of the record being written
+  bool rec_open_ = false;
+  bool rec_dead_ = false;     // the record being written did not fit
+  char detached_buf_[64];
+  json::FlushingSink detached_;
+};
+
+class HttpServer {
+ public:
+  /// `options` is read while serving (not copied): it must outlive the server, and may be
+  /// filled in after construction, before the first open().
+  HttpServer(mcp::Server& server, const HttpOptions& options, const HttpPort& port,
+             Span<HttpConnection> connections, Span<HttpSession> sessions);
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // ---- The port's calls
+  /// A new connection: its slot number, or -1 when every slot is busy (send busy_response()
+  /// and close).
+  int open();
+  /// Bytes from connection `conn`. Returns how many were consumed: fewer than `n` when the
+  /// connection cannot take a new request yet (an answer still streams); offer the rest again
+  /// once wants_input() says so.
+  size_t receive(uint16_t conn, const void* data, size_t n);
+  /// True when connection `conn` would consume input now.
+  bool wants_input(uint16_t conn) const;
+  /// The peer closed connection `conn` (or it failed). The slot is free afterwards.
+  void closed(uint16_t conn);
+  /// Timeouts, heartbeats, session expiry, and mcp::Server::poll(). Call it now and then
+  /// (every 100 ms or so) and after input.
+  void poll();
+  /// A complete HTTP 503 answer for connections refused before they get a slot.
+  static StrView busy_response();
+
+  // ---- Observation (tests, diagnostics)
+  size_t connections_in_use() const;
+  size_t sessions_in_use() const;
+  /// Largest arena use of any connection since construction.
+  size_t arena_high_water() const;
+  const HttpOptions& options() const { return options_; }
+  mcp::Server& mcp() { return server_; }
+
+ private:
+  friend class HttpSession;
+  friend class HttpConnection;
+  using Conn = HttpConnection;
+  using Phase = HttpConnection::Phase;
+  using Route = HttpConnection::Route;
+  using Body = HttpConnection::Body;
+
+  static Status conn_flush(void* ctx, const char* data, size_t n);
+  Status send(Conn& c, const char* data, size_t n);
+  size_t write_head(Conn& c, char* dst, size_t cap, int64_t length);
+  void start_stream_body(Conn& c, const char* content_type, bool sse);
+  void push_out(Conn& c);
+  void finish_body(Conn& c);
+  void answer(Conn& c, int status, const char* text, const char* content_type = nullptr);
+  void answer_rpc_error(Conn& c, int status, jsonrpc::ErrorCode code, const char* message);
+  void end_request(Conn& c);
+  void drop(Conn& c, bool tell_port);
+
+  void on_head(Conn& c);
+  void on_request_done(Conn& c);
+  void route_post(Conn& c);
+  void handle_post(Conn& c, const jsonrpc::Decoded& d);
+  void open_get_stream(Conn& c, HttpSession& s);
+  void resume_stream(Conn& c, HttpSession& s);
+  void open_legacy(Conn& c);
+  void upgrade(Conn& c);
+  void receive_ws(Conn& c, const uint8_t* p, size_t n);
+  void ws_close(Conn& c, uint16_t code);
+  bool check_host_origin(const http::Request& r) const;
+
+  HttpSession* session_by_id(StrView id, HttpSession::Kind kind);
+  HttpSession* new_session(HttpSession::Kind kind);
+  HttpSession* open_session(Conn& c, HttpSession::Kind kind);
+  void free_session(HttpSession& s);
+  int find_stream(HttpSession& s, uint32_t related_hash) const;
+  int new_stream(HttpSession& s, bool get);
+  void finish_stream(HttpSession& s, int stream);
+  void detach_stream(HttpSession& s, int stream);
+  void write_event_prefix(json::Sink& sink, HttpSession& s, HttpSession::Stream& st);
+  void write_priming(Conn& c, HttpSession& s, HttpSession::Stream& st, uint32_t retry_ms);
+
+  json::Sink* channel_open(HttpSession& s, const mcp::OutMessage& m);
+  Status channel_close(HttpSession& s);
+  Status channel_end_stream(HttpSession& s, const jsonrpc::Id& related, uint32_t retry_ms);
+
+  // Replay buffer
+  void ring_begin(HttpSession& s, uint16_t stream, uint32_t seq);
+  void ring_append(HttpSession& s, const char* data, size_t n);
+  void ring_end(HttpSession& s);
+  void ring_mark_final(HttpSession& s, uint16_t stream);
+  bool ring_make_room(HttpSession& s, size_t need);
+
+  mcp::Server& server_;
+  const HttpOptions& options_;
+  HttpPort port_;
+  Span<HttpConnection> conns_;
+  Span<HttpSession> sessions_;
+  uint64_t last_poll_ = 0;
+};
+
+namespace detail {
+template <size_t Conns, size_t Sessions, size_t ArenaSize, size_t OutSize, size_t ReplaySize>
+struct HttpStorage {
+  json::StaticReader<> readers[Conns];
+  StaticArena<ArenaSize> arenas[Conns];
+  char out[Conns][OutSize];
+  char replay[Sessions][ReplaySize == 0 ? 1 : ReplaySize];
+  alignas(HttpConnection) unsigned char conn_mem[Conns * sizeof(HttpConnection)];
+  alignas(HttpSession) unsigned char session_mem[Sessions * sizeof(HttpSession)];
+
+  HttpConnection* conns() { return reinterpret_cast<HttpConnection*>(conn_mem); }
+  HttpSession* sessions() { return reinterpret_cast<HttpSession*>(session_mem); }
+  HttpStorage() {
+    for (size_t i = 0; i < Conns; ++i) new (&conns()[i]) HttpConnection(readers[i], arenas[i], out[i], OutSize);
+    for (size_t i = 0; i < Sessions; ++i)
+      new (&sessions()[i]) HttpSession(ReplaySize == 0 ? nullptr : replay[i], ReplaySize);
+  }
+  ~HttpStorage() {
+    for (size_t i = 0; i < Conns; ++i) conns()[i].~HttpConnection();
+    for (size_t i = 0; i < Sessions; ++i) sessions()[i].~HttpSession();
+  }
+};
+}  // namespace detail
+
+/// An HttpServer with its own storage: `Conns` connections (each ArenaSize + OutSize bytes
+/// plus about 1.9 KiB of parser and reader state) and `Sessions` sessions (each ReplaySize
+/// bytes of replay buffer plus about 400 bytes).
+template <size_t Conns = 8, size_t Sessions = 4, size_t ArenaSize = EMCP_ARENA_SIZE,
+          size_t OutSize = 1536, size_t ReplaySize = 4096>
+class StaticHttpServer : private detail::HttpStorage<Conns, Sessions, ArenaSize, OutSize, ReplaySize>,
+                         public HttpServer {
+  using Storage = detail::HttpStorage<Conns, Sessions, ArenaSize, OutSize, ReplaySize>;
+  static_assert(OutSize >= HttpConnection::kHeadroom + 64, "OutSize too small");
+
+ public:
+  StaticHttpServer(mcp::Server& server, const HttpOptions& options, const HttpPort& port)
+      : Storage(),
+        HttpServer(server, options, port, Span<HttpConnection>(Storage::conns(), Conns),
+                   Span<HttpSession>(Storage::sessions(), Sessions)) {}
+};
+
+}  // namespace transport
+EMCP_NS_END
+
+#endif  // EMCP_TRANSPORT_HTTP_SERVER_H

@@ -1,0 +1,102 @@
+// emcp/posix/http_listener.h - BSD sockets for emcp::transport::HttpServer: a non-blocking
+// listener driven by poll(2).
+//
+// The listener accepts connections (TCP_NODELAY, non-blocking), hands their bytes to the
+// engine and sends what the engine writes. It owns no protocol logic. Bounded everything:
+//   - connections beyond the engine's slots are answered 503 and closed;
+//   - a send that cannot finish within write_timeout_ms (a client that stopped reading) fails
+//     and the engine drops that connection;
+//   - bytes the engine cannot take yet (a pipelined request while an answer still streams) wait
+//     in the connection's fixed read buffer, and the socket is not read meanwhile;
+//   - closed connections linger (shutdown, then reading until EOF or linger_ms) so the client
+//     gets the last answer instead of a reset.
+//
+// Context: one thread runs run_once() in a loop; the HttpServer and its mcp::Server belong to it.
+//
+// Example:
+//   emcp::posix::StaticHttpListener<8> net;
+//   static emcp::transport::StaticHttpServer<8> http(server, options, net.port_interface());
+//   if (net.listen("127.0.0.1", 8080) != emcp::Status::kOk) return 1;
+//   net.attach(http);
+//   for (;;) net.run_once(100);
+#ifndef EMCP_POSIX_HTTP_LISTENER_H
+#define EMCP_POSIX_HTTP_LISTENER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "emcp/transport/http_server.h"
+#include "emcp/util/span.h"
+#include "emcp/util/status.h"
+
+EMCP_NS_BEGIN
+namespace posix {
+
+/// Per-connection state of the listener (declare through StaticHttpListener<>).
+struct ListenerConn {
+  int fd = -1;             ///< the socket (-1: free)
+  int closing_fd = -1;     ///< a socket lingering after close
+  uint64_t closing_until = 0;
+  uint32_t pending_off = 0;
+  uint32_t pending_len = 0;  ///< read bytes the engine has not taken yet
+  char buf[8192];
+};
+
+class HttpListener {
+ public:
+  /// `slots` must have at least as many entries as the HttpServer has connections.
+  explicit HttpListener(Span<ListenerConn> slots);
+  ~HttpListener();
+  HttpListener(const HttpListener&) = delete;
+  HttpListener& operator=(const HttpListener&) = delete;
+
+  /// The callbacks for HttpServer's constructor.
+  transport::HttpPort port_interface();
+  /// Binds and listens on `address` (IPv4 or IPv6 literal; "127.0.0.1" is the safe default)
+  /// and `port` (0: any free port, see bound_port()). kIoError with errno kept on failure.
+  Status listen(const char* address, uint16_t port, int backlog = 64);
+  uint16_t bound_port() const { return bound_port_; }
+  /// The engine to serve (set before run_once()).
+  void attach(transport::HttpServer& server) { server_ = &server; }
+
+  /// Waits up to `timeout_ms` for activity, serves it, and runs the engine's poll().
+  /// Returns kIoError when poll() itself fails.
+  Status run_once(int timeout_ms);
+
+  /// Longest wait for a client to take output before its connection is dropped.
+  void set_write_timeout_ms(uint32_t ms) { write_timeout_ms_ = ms; }
+  uint64_t accepted() const { return accepted_; }
+  uint64_t refused() const { return refused_; }
+
+ private:
+  static Status send_cb(void* ctx, uint16_t conn, const char* data, size_t n);
+  static void close_cb(void* ctx, uint16_t conn);
+  void accept_all();
+  void read_conn(uint16_t i);
+  bool offer(uint16_t i);
+  void linger(ListenerConn& c, uint64_t now);
+
+  Span<ListenerConn> slots_;
+  transport::HttpServer* server_ = nullptr;
+  int listen_fd_ = -1;
+  uint16_t bound_port_ = 0;
+  uint32_t write_timeout_ms_ = 5000;
+  uint32_t linger_ms_ = 2000;
+  uint64_t accepted_ = 0;
+  uint64_t refused_ = 0;
+};
+
+/// A listener for up to N connections.
+template <size_t N>
+class StaticHttpListener : public HttpListener {
+ public:
+  StaticHttpListener() : HttpListener(Span<ListenerConn>(slots_, N)) {}
+
+ private:
+  ListenerConn slots_[N];
+};
+
+}  // namespace posix
+EMCP_NS_END
+
+#endif  // EMCP_POSIX_HTTP_LISTENER_H

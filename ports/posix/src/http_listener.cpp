@@ -1,0 +1,263 @@
+#include "emcp/posix/http_listener.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "emcp/posix/platform.h"
+
+EMCP_NS_BEGIN
+namespace posix {
+
+namespace {
+
+void set_nonblocking(int fd) {
+  const int flags = fcntl(fd, F_GETFL, 0);
+  if (flags >= 0) (void)fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+}
+
+// Writes all of data within the deadline (a non-blocking socket: waits for POLLOUT).
+Status send_all(int fd, const char* data, size_t n, uint32_t timeout_ms) {
+  const uint64_t deadline = now_ms() + timeout_ms;
+  while (n != 0) {
+    const ssize_t k = ::send(fd, data, n, MSG_NOSIGNAL);
+    if (k > 0) {
+      data += k;
+      n -= static_cast<size_t>(k);
+      continue;
+    }
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      const uint64_t now = now_ms();
+      if (now >= deadline) return Status::kWouldBlock;
+      pollfd p{fd, POLLOUT, 0};
+      const int r = ::poll(&p, 1, static_cast<int>(deadline - now));
+      if (r < 0 && errno != EINTR) return Status::kIoError;
+      continue;
+    }
+    return (k < 0 && (errno == EPIPE || errno == ECONNRESET)) ? Status::kClosed : Status::kIoError;
+  }
+  return Status::kOk;
+}
+
+}  // namespace
+
+HttpListener::HttpListener(Span<ListenerConn> slots) : slots_(slots) {}
+
+HttpListener::~HttpListener() {
+  for (ListenerConn& c : slots_) {
+    if (c.fd >= 0) ::close(c.fd);
+    if (c.closing_fd >= 0) ::close(c.closing_fd);
+    c.fd = c.closing_fd = -1;
+  }
+  if (listen_fd_ >= 0) ::close(listen_fd_);
+}
+
+transport::HttpPort HttpListener::port_interface() {
+  transport::HttpPort p;
+  p.send = &HttpListener::send_cb;
+  p.close = &HttpListener::close_cb;
+  p.ctx = this;
+  return p;
+}
+
+Status HttpListener::listen(const char* address, uint16_t port, int backlog) {
+  sockaddr_storage ss{};
+  socklen_t len = 0;
+  int family = AF_INET;
+  auto* v4 = reinterpret_cast<sockaddr_in*>(&ss);
+  auto* v6 = reinterpret_cast<sockaddr_in6*>(&ss);
+  if (inet_pton(AF_INET, address, &v4->sin_addr) == 1) {
+    v4->sin_family = AF_INET;
+    v4->sin_port = htons(port);
+    len = sizeof *v4;
+  } else if (inet_pton(AF_INET6, address, &v6->sin6_addr) == 1) {
+    family = AF_INET6;
+    v6->sin6_family = AF_INET6;
+    v6->sin6_port = htons(port);
+    len = sizeof *v6;
+  } else {
+    errno = EINVAL;
+    return Status::kInvalidArgument;
+  }
+  const int fd = ::socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return Status::kIoError;
+  const int one = 1;
+  (void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (family == AF_INET6) (void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&ss), len) != 0 || ::listen(fd, backlog) != 0) {
+    const int e = errno;
+    ::close(fd);
+    errno = e;
+    return Status::kIoError;
+  }
+  set_nonblocking(fd);
+  sockaddr_storage bound{};
+  socklen_t blen = sizeof bound;
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &blen) == 0) {
+    bound_port_ = family == AF_INET ? ntohs(reinterpret_cast<sockaddr_in*>(&bound)->sin_port)
+                                    : ntohs(reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port);
+  }
+  listen_fd_ = fd;
+  return Status::kOk;
+}
+
+Status HttpListener::send_cb(void* ctx, uint16_t conn, const char* data, size_t n) {
+  auto* self = static_cast<HttpListener*>(ctx);
+  if (conn >= self->slots_.size() || self->slots_[conn].fd < 0) return Status::kClosed;
+  return send_all(self->slots_[conn].fd, data, n, self->write_timeout_ms_);
+}
+
+void HttpListener::close_cb(void* ctx, uint16_t conn) {
+  auto* self = static_cast<HttpListener*>(ctx);
+  if (conn >= self->slots_.size()) return;
+  ListenerConn& c = self->slots_[conn];
+  if (c.fd < 0) return;
+  if (c.closing_fd >= 0) ::close(c.closing_fd);
+  // Linger: the client reads our last answer before it sees the end, not a reset.
+  (void)::shutdown(c.fd, SHUT_WR);
+  c.closing_fd = c.fd;
+  c.closing_until = now_ms() + self->linger_ms_;
+  c.fd = -1;
+  c.pending_len = c.pending_off = 0;
+}
+
+void HttpListener::accept_all() {
+  for (;;) {
+    const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) return;  // EAGAIN (all taken) or an error of that one connection
+    const int one = 1;
+    (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    const int idx = server_->open();
+    if (idx < 0 || static_cast<size_t>(idx) >= slots_.size() || slots_[static_cast<size_t>(idx)].fd >= 0) {
+      if (idx >= 0) server_->closed(static_cast<uint16_t>(idx));
+      const StrView busy = transport::HttpServer::busy_response();
+      (void)send_all(fd, busy.data(), busy.size(), 100);
+      ::close(fd);
+      ++refused_;
+      continue;
+    }
+    ListenerConn& c = slots_[static_cast<size_t>(idx)];
+    c.fd = fd;
+    c.pending_len = c.pending_off = 0;
+    ++accepted_;
+  }
+}
+
+// Gives the engine what it can take of the connection's read bytes. False: nothing moved.
+bool HttpListener::offer(uint16_t i) {
+  ListenerConn& c = slots_[i];
+  if (c.fd < 0 || c.pending_len == 0 || !server_->wants_input(i)) return false;
+  const size_t used = server_->receive(i, c.buf + c.pending_off, c.pending_len);
+  if (c.fd < 0) return true;  // the engine closed it meanwhile
+  c.pending_off += static_cast<uint32_t>(used);
+  c.pending_len -= static_cast<uint32_t>(used);
+  if (c.pending_len == 0) c.pending_off = 0;
+  return used != 0;
+}
+
+void HttpListener::read_conn(uint16_t i) {
+  ListenerConn& c = slots_[i];
+  for (int rounds = 0; rounds < 16 && c.fd >= 0 && c.pending_len == 0 && server_->wants_input(i); ++rounds) {
+    const ssize_t k = ::recv(c.fd, c.buf, sizeof c.buf, 0);
+    if (k > 0) {
+      c.pending_off = 0;
+      c.pending_len = static_cast<uint32_t>(k);
+      (void)offer(i);
+      continue;
+    }
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    // End of stream or error: the connection is over.
+    const int fd = c.fd;
+    c.fd = -1;
+    c.pending_len = c.pending_off = 0;
+    server_->closed(i);
+    ::close(fd);
+    return;
+  }
+}
+
+void HttpListener::linger(ListenerConn& c, uint64_t now) {
+  if (c.closing_fd < 0) return;
+  char sink[4096];
+  for (;;) {
+    const ssize_t k = ::recv(c.closing_fd, sink, sizeof sink, 0);
+    if (k > 0) continue;
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && now < c.closing_until) return;
+    break;
+  }
+  ::close(c.closing_fd);
+  c.closing_fd = -1;
+}
+
+Status HttpListener::run_once(int timeout_ms) {
+  if (server_ == nullptr || listen_fd_ < 0) return Status::kInvalidState;
+  // Bytes waiting from earlier rounds go first (the engine may take them now).
+  bool waiting = false;
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    (void)offer(static_cast<uint16_t>(i));
+    waiting = waiting || (slots_[i].fd >= 0 && slots_[i].pending_len != 0 && server_->wants_input(static_cast<uint16_t>(i)));
+  }
+  constexpr size_t kMaxFds = 1 + 2 * 512;
+  pollfd fds[kMaxFds];
+  uint16_t who[kMaxFds];
+  size_t n = 0;
+  fds[n++] = pollfd{listen_fd_, POLLIN, 0};
+  for (size_t i = 0; i < slots_.size() && n + 2 <= kMaxFds; ++i) {
+    ListenerConn& c = slots_[i];
+    if (c.fd >= 0 && c.pending_len == 0 && server_->wants_input(static_cast<uint16_t>(i))) {
+      who[n] = static_cast<uint16_t>(i);
+      fds[n++] = pollfd{c.fd, POLLIN, 0};
+    } else if (c.fd >= 0) {
+      // Not reading it now, but a hang-up must still end its streams.
+      who[n] = static_cast<uint16_t>(i);
+      fds[n++] = pollfd{c.fd, POLLRDHUP, 0};
+    }
+    if (c.closing_fd >= 0) {
+      who[n] = static_cast<uint16_t>(0x8000 | i);
+      fds[n++] = pollfd{c.closing_fd, POLLIN, 0};
+    }
+  }
+  const int r = ::poll(fds, static_cast<nfds_t>(n), waiting ? 0 : timeout_ms);
+  if (r < 0 && errno != EINTR) return Status::kIoError;
+  const uint64_t now = now_ms();
+  if (r > 0) {
+    if ((fds[0].revents & POLLIN) != 0) accept_all();
+    for (size_t k = 1; k < n; ++k) {
+      if (fds[k].revents == 0) continue;
+      if ((who[k] & 0x8000) != 0) {
+        linger(slots_[who[k] & 0x7FFF], now);
+        continue;
+      }
+      const uint16_t i = who[k];
+      if (slots_[i].fd != fds[k].fd) continue;  // closed and maybe reused this round
+      if ((fds[k].revents & (POLLIN | POLLHUP | POLLERR | POLLRDHUP)) != 0) {
+        if (fds[k].events == POLLRDHUP) {
+          // Hang-up of a connection we are not reading (an open stream): it is over.
+          const int fd = slots_[i].fd;
+          slots_[i].fd = -1;
+          slots_[i].pending_len = slots_[i].pending_off = 0;
+          server_->closed(i);
+          ::close(fd);
+          continue;
+        }
+        read_conn(i);
+      }
+    }
+  }
+  for (ListenerConn& c : slots_)
+    if (c.closing_fd >= 0 && now >= c.closing_until) linger(c, now);
+  server_->poll();
+  return Status::kOk;
+}
+
+}  // namespace posix
+EMCP_NS_END
