@@ -30,16 +30,7 @@ char g_last_sent[sensors::kCount][24];  // the value text last announced (resour
 
 // Formats a reading like the resources show it ("41.3").
 size_t format_value(sensors::Id id, double v, char* out) {
-  emcp::json::BufferSink sink(out, 24);
-  emcp::json::Writer w(sink);
-  w.string_begin();
-  write_text_pieces(w, {TextPiece(v, static_cast<int8_t>(sensors::decimals(id)))});
-  w.string_end();
-  // Strip the quotes the writer put around the string.
-  const StrView s = sink.view();
-  const size_t n = s.size() >= 2 ? s.size() - 2 : 0;
-  memmove(out, s.data() + 1, n);
-  return n;
+  return format_text(out, 24, {TextPiece(v, static_cast<int8_t>(sensors::decimals(id)))});
 }
 
 double g_offset = 0;  // temperature calibration (calibrate_temperature)
@@ -233,15 +224,7 @@ ClientWait* new_wait(Pending p) {
 
 // Copies text into a wait slot (the response tree goes away after the callback).
 void set_text(ClientWait* w, std::initializer_list<TextPiece> pieces, bool failed) {
-  emcp::json::BufferSink sink(w->text, sizeof w->text - 1);
-  emcp::json::Writer wr(sink);
-  wr.string_begin();
-  write_text_pieces(wr, pieces);
-  wr.string_end();
-  const StrView s = sink.view();
-  const size_t n = s.size() >= 2 ? s.size() - 2 : 0;  // without the quotes
-  memmove(w->text, s.data() + 1, n);
-  w->text[n] = '\0';
+  (void)format_text(w->text, sizeof w->text, pieces);
   w->failed = failed;
 }
 
@@ -380,17 +363,10 @@ void on_roots(const Response& r, void* ctx) {
     outcome_text(w, r, "roots request");
   } else {
     const emcp::json::Value roots = r.result["roots"];
-    emcp::json::BufferSink sink(w->text, sizeof w->text - 1);
-    emcp::json::Writer wr(sink);
-    wr.string_begin();
-    write_text_pieces(wr, {"The client shares ", static_cast<long long>(roots.size()), " root(s)"});
+    size_t n = format_text(w->text, sizeof w->text,
+                           {"The client shares ", static_cast<long long>(roots.size()), " root(s)"});
     for (emcp::json::Value root : roots.elements())
-      write_text_pieces(wr, {": ", root["uri"].as_string().value_or("?")});
-    wr.string_end();
-    const StrView s = sink.view();
-    const size_t n = s.size() >= 2 ? s.size() - 2 : (s.size() > 1 ? s.size() - 1 : 0);
-    memmove(w->text, s.data() + 1, n);
-    w->text[n] = '\0';
+      n += format_text(w->text + n, sizeof w->text - n, {": ", root["uri"].as_string().value_or("?")});
     w->failed = false;
   }
   finish_wait(w);

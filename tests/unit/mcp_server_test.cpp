@@ -1,5 +1,6 @@
 // Server behaviour that needs more than a wire fixture: object lifetimes, handles, and calls
 // into the server from callbacks. Each test pins a bug found in review.
+#include <string.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -176,4 +177,21 @@ TEST(McpServer, ServerOutlivedBySessionIsSafe) {
   feed(t, kInit);
   delete server;  // detaches the session; the session's destructor then has nothing to do
   SUCCEED();
+}
+
+TEST(McpText, FormatTextFormatsNumbersAndCutsAtCharacterBoundaries) {
+  using emcp::mcp::TextPiece;
+  char buf[32];
+  EXPECT_EQ(emcp::mcp::format_text(buf, sizeof buf, {"t=", TextPiece(21.537, 1), " n=", -42, " x=", 0.1}),
+            strlen("t=21.5 n=-42 x=0.1"));
+  EXPECT_STREQ(buf, "t=21.5 n=-42 x=0.1");
+  // "°" is two bytes: a cut never splits it.
+  char small[5];
+  EXPECT_EQ(emcp::mcp::format_text(small, sizeof small, {"21 \xC2\xB0" "C"}), 3u);
+  EXPECT_STREQ(small, "21 ");
+  EXPECT_EQ(emcp::mcp::format_text(small, 1, {"abc"}), 0u);
+  EXPECT_STREQ(small, "");
+  // Quotes and backslashes stay as they are (plain text, not JSON).
+  EXPECT_EQ(emcp::mcp::format_text(buf, sizeof buf, {"say \"hi\" \\"}), 10u);
+  EXPECT_STREQ(buf, "say \"hi\" \\");
 }

@@ -1,4 +1,6 @@
 // Outbound messages, answers, text formatting and content blocks.
+#include <string.h>
+
 #include "emcp/json/number.h"
 #include "reply.h"
 
@@ -149,17 +151,12 @@ namespace {
 // Writes d with `places` digits after the point, rounding half away from zero. Falls back to
 // the shortest round-trip form for magnitudes where the scaled value leaves int64's exact
 // range.
-void write_fixed(json::Writer& w, double d, int places) {
+size_t format_fixed(double d, int places, char* buf) {
   if (places > 9) places = 9;
-  char buf[40];
   double scale = 1;
   for (int i = 0; i < places; ++i) scale *= 10;
   const double scaled = d * scale;
-  if (!(scaled > -9.0e15 && scaled < 9.0e15)) {
-    const size_t n = json::format_double(d, buf);
-    w.string_part(n == 0 ? StrView("NaN") : StrView(buf, n));
-    return;
-  }
+  if (!(scaled > -9.0e15 && scaled < 9.0e15)) return json::format_double(d, buf);
   const bool neg = scaled < 0;
   const double mag = neg ? -scaled : scaled;
   const uint64_t r = static_cast<uint64_t>(mag + 0.5);
@@ -177,34 +174,51 @@ void write_fixed(json::Writer& w, double d, int places) {
     }
     n += static_cast<size_t>(places);
   }
-  w.string_part(StrView(buf, n));
+  return n;
 }
 
 }  // namespace
 
-void write_text_pieces(json::Writer& w, std::initializer_list<TextPiece> pieces) {
-  for (const TextPiece& p : pieces) {
-    switch (p.kind) {
-      case TextPiece::kStr:
-        w.string_part(p.s);
-        break;
-      case TextPiece::kInt: {
-        char buf[24];
-        w.string_part(StrView(buf, json::format_int64(p.i, buf)));
-        break;
-      }
-      case TextPiece::kDouble: {
-        if (p.decimals >= 0) {
-          write_fixed(w, p.d, p.decimals);
-        } else {
-          char buf[json::kMaxDoubleChars];
-          const size_t n = json::format_double(p.d, buf);
-          w.string_part(n == 0 ? StrView("NaN") : StrView(buf, n));
-        }
-        break;
-      }
-    }
+StrView TextPiece::render(char (&buf)[kMaxChars]) const {
+  static_assert(kMaxChars >= json::kMaxDoubleChars && kMaxChars >= 28, "room for any number");
+  size_t n = 0;
+  switch (kind) {
+    case kStr:
+      return s;
+    case kInt:
+      return StrView(buf, json::format_int64(i, buf));
+    case kDouble:
+      n = decimals >= 0 ? format_fixed(d, decimals, buf) : json::format_double(d, buf);
+      return n == 0 ? StrView("NaN") : StrView(buf, n);
   }
+  return StrView();
+}
+
+void write_text_pieces(json::Writer& w, std::initializer_list<TextPiece> pieces) {
+  char buf[TextPiece::kMaxChars];
+  for (const TextPiece& p : pieces) w.string_part(p.render(buf));
+}
+
+size_t format_text(char* out, size_t cap, std::initializer_list<TextPiece> pieces) {
+  if (cap == 0) return 0;
+  char buf[TextPiece::kMaxChars];
+  size_t n = 0;
+  for (const TextPiece& p : pieces) {
+    const StrView v = p.render(buf);
+    size_t k = v.size();
+    if (k > cap - 1 - n) {
+      k = cap - 1 - n;
+      // Cut before a UTF-8 continuation byte, never inside a character.
+      while (k > 0 && (static_cast<uint8_t>(v[k]) & 0xC0) == 0x80) --k;
+      memcpy(out + n, v.data(), k);
+      n += k;
+      break;
+    }
+    memcpy(out + n, v.data(), k);
+    n += k;
+  }
+  out[n] = '\0';
+  return n;
 }
 
 // ---- Content blocks -----------------------------------------------------------------------------

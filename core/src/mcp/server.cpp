@@ -1428,9 +1428,16 @@ void write_elicit_url(json::Writer& w, const void* ctx) {
 Status Server::elicit(Session& s, StrView message, Span<const Param> schema, ResponseFn done,
                       void* ctx, uint32_t timeout_ms) {
   if (!s.client().elicitation_form) return Status::kNotFound;
-  // requestedSchema allows flat primitive properties only (MCP PrimitiveSchemaDefinition).
-  for (const Param& p : schema)
-    if (p.type == ParamType::kObject || p.type == ParamType::kArray) return Status::kInvalidArgument;
+  // requestedSchema allows flat primitive properties only (MCP PrimitiveSchemaDefinition); from
+  // 2025-11-25 on also multi-select enums: arrays of enum strings (SEP-1330).
+  const bool multi_select = s.version() >= Version::k2025_11_25;
+  for (const Param& p : schema) {
+    if (p.type == ParamType::kObject) return Status::kInvalidArgument;
+    if (p.type == ParamType::kArray &&
+        !(multi_select && (p.raw_json != nullptr ||
+                           (p.items != nullptr && p.items->type == ParamType::kString && p.items->enum_count != 0))))
+      return Status::kInvalidArgument;
+  }
   const ElicitForm f{message, schema, s.version() >= Version::k2025_11_25};
   return send_request(s, "elicitation/create", &write_elicit_form, &f, done, ctx, timeout_ms);
 }

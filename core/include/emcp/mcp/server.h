@@ -162,10 +162,18 @@ struct TextPiece {
   TextPiece(long long v) : kind(kInt), i(v) {}    // NOLINT
   TextPiece(unsigned v) : kind(kInt), i(v) {}     // NOLINT
   TextPiece(double v, int8_t places = -1) : kind(kDouble), decimals(places), d(v) {}  // NOLINT
+
+  /// Longest text of a number piece.
+  static constexpr size_t kMaxChars = 40;
+  /// The piece as text: a string as it is, a number formatted into `buf`.
+  StrView render(char (&buf)[kMaxChars]) const;
 };
 
 /// Writes `pieces` into an open JSON string (Writer::string_part); numbers are formatted.
 void write_text_pieces(json::Writer& w, std::initializer_list<TextPiece> pieces);
+/// Writes `pieces` as plain text into `out` (NUL-terminated, cut to `cap` - 1 bytes at a
+/// character boundary); returns the length. No printf: for log lines and messages.
+size_t format_text(char* out, size_t cap, std::initializer_list<TextPiece> pieces);
 
 /// Handle of a deferred tool call (ToolCall::defer()). Copyable; stale handles are detected.
 struct Pending {
@@ -487,7 +495,9 @@ class Server {
   Status sample(Session& s, ParamsFn params, const void* params_ctx, ResponseFn done, void* ctx,
                 uint32_t timeout_ms = 60000);
   /// elicitation/create in form mode with `schema` as requestedSchema; kNotFound without the
-  /// client capability (2025-06-18 and later).
+  /// client capability (2025-06-18 and later). The form holds flat primitive properties
+  /// (string, number, integer, boolean, enums); arrays only as multi-select enums (items a
+  /// string enum, or raw()) for 2025-11-25 sessions; anything else is kInvalidArgument.
   Status elicit(Session& s, StrView message, Span<const Param> schema, ResponseFn done, void* ctx,
                 uint32_t timeout_ms = 300000);
   /// elicitation/create in URL mode (2025-11-25, client capability elicitation.url).

@@ -1,0 +1,45 @@
+// Host (Linux) loops shared by the examples: serve an mcp::Server over stdio, or over HTTP
+// (Streamable HTTP on /mcp, HTTP+SSE on /sse, optionally WebSocket on /ws) on a loopback port.
+// Board builds have their own loops (boards/).
+#ifndef EMCP_EXAMPLES_COMMON_SERVE_H
+#define EMCP_EXAMPLES_COMMON_SERVE_H
+
+#include <stdint.h>
+
+#include <initializer_list>
+
+#include "emcp/mcp/server.h"
+#include "emcp/util/span.h"
+
+namespace serve {
+
+/// The application's periodic work (may be nullptr).
+struct Loop {
+  void (*tick)() = nullptr;
+  uint32_t (*next_tick_ms)() = nullptr;  ///< how long the loop may sleep
+};
+
+struct HttpConfig {
+  const char* program = "emcp";         ///< for messages on stderr
+  const char* address = "127.0.0.1";
+  uint16_t port = 0;                    ///< 0: any free port (printed on stderr)
+  bool websocket = false;
+  /// Extra Host/Origin names besides the localhost names ("*": any).
+  emcp::Span<const char* const> allowed_hosts;
+};
+
+/// Serves stdin/stdout until the end of stdin. Returns the process exit code.
+int stdio(emcp::mcp::Server& server, const char* program, const Loop& loop);
+
+/// Serves HTTP until SIGINT/SIGTERM. Returns the process exit code.
+int http(emcp::mcp::Server& server, const HttpConfig& config, const Loop& loop);
+
+/// Writes pieces of text to stderr (no stdio: it allocates).
+void say(std::initializer_list<emcp::StrView> parts);
+
+/// Parses a decimal port 0..65535; false when it is not one.
+bool parse_port(const char* text, uint16_t* port);
+
+}  // namespace serve
+
+#endif
