@@ -105,6 +105,7 @@ int http(emcp::mcp::Server& server, const HttpConfig& config, const Loop& loop) 
   g_options.allowed_hosts = emcp::Span<const char* const>(g_hosts, n);
   g_options.allowed_origins = g_options.allowed_hosts;
   g_options.sha1 = config.websocket ? &emcp::mbedtls::sha1 : nullptr;
+  if (config.timeout_ms != 0) g_options.head_timeout_ms = g_options.body_timeout_ms = config.timeout_ms;
   if (g_net.listen(config.address, config.port) != emcp::Status::kOk) {
     char p[24];
     say({config.program, ": cannot listen on ", config.address, " port ", num(config.port, p), ": ",

@@ -24,6 +24,7 @@ struct HttpConfig {
   const char* address = "127.0.0.1";
   uint16_t port = 0;                    ///< 0: any free port (printed on stderr)
   bool websocket = false;
+  uint32_t timeout_ms = 0;              ///< request head/body timeouts (0: the defaults, 10 s)
   /// Extra Host/Origin names besides the localhost names ("*": any).
   emcp::Span<const char* const> allowed_hosts;
 };

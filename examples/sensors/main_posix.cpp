@@ -1,7 +1,7 @@
 // emcp-sensors on Linux: the sensors example served over stdio, or over the network.
 //
 //   emcp-sensors [--simulate] [--page-size N]                  stdio
-//   emcp-sensors --http PORT [--ws] [--bind ADDR] [--allow-host NAME]...
+//   emcp-sensors --http PORT [--ws] [--bind ADDR] [--allow-host NAME]... [--timeout-ms N]
 //
 // stdio: stdout carries only JSON-RPC; diagnostics go to stderr; the process ends at the end of
 // stdin. HTTP: Streamable HTTP on /mcp, the 2024-11-05 HTTP+SSE transport on /sse, and with
@@ -38,7 +38,8 @@ void usage() {
               "                    (PORT 0: any free port, printed on stderr)\n"
               "  --ws              also serve WebSocket on /ws (subprotocol mcp)\n"
               "  --bind ADDR       address to listen on (default 127.0.0.1; IPv6 literals work)\n"
-              "  --allow-host NAME a Host/Origin name to accept besides localhost (repeatable, * for any)\n"});
+              "  --allow-host NAME a Host/Origin name to accept besides localhost (repeatable, * for any)\n"
+              "  --timeout-ms N    longest wait for a request's head, and between body bytes (default 10000)\n"});
 }
 
 const char* g_allowed[8];
@@ -61,6 +62,13 @@ int main(int argc, char** argv) {
         return 2;
       }
       use_http = true;
+    } else if (strcmp(argv[i], "--timeout-ms") == 0 && has_value) {
+      const long n = strtol(argv[++i], nullptr, 10);
+      if (n < 100 || n > 600000) {
+        serve::say({"emcp-sensors: --timeout-ms must be 100..600000\n"});
+        return 2;
+      }
+      http.timeout_ms = static_cast<uint32_t>(n);
     } else if (strcmp(argv[i], "--ws") == 0) {
       http.websocket = true;
     } else if (strcmp(argv[i], "--bind") == 0 && has_value) {
@@ -88,8 +96,8 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (!use_http && (http.websocket || g_allowed_count != 0)) {
-    serve::say({"emcp-sensors: --ws, --bind and --allow-host need --http PORT\n"});
+  if (!use_http && (http.websocket || g_allowed_count != 0 || http.timeout_ms != 0)) {
+    serve::say({"emcp-sensors: --ws, --bind, --allow-host and --timeout-ms need --http PORT\n"});
     return 2;
   }
   app::init(g_server, &emcp::posix::now_ms);

@@ -113,8 +113,7 @@ bool parse_event_id(StrView s, uint16_t* stream, uint32_t* seq) {
 HttpConnection::HttpConnection(json::Reader& reader, Arena& arena, char* out, size_t out_cap)
     : decoder_(reader, arena),
       sink_(out + kHeadroom, out_cap - kHeadroom - 2, &HttpServer::conn_flush, this),
-      out_(out),
-      out_cap_(out_cap) {
+      out_(out) {
   EMCP_ASSERT(out_cap >= kHeadroom + 64);
 }
 
@@ -693,8 +692,16 @@ void HttpServer::handle_post(Conn& c, const jsonrpc::Decoded& d) {
   S.conn = static_cast<int16_t>(c.index_);
   c.stream_ = static_cast<int8_t>(st);
   c.force_sse_ = d.batch;  // a batch's deferred answers come as further events
+  // Input the server cannot accept gets an HTTP error status with the JSON-RPC error: not
+  // JSON-RPC at all, or a batch where the session's revision has none.
   if (!d.batch && d.first->kind == jsonrpc::Kind::kInvalid) c.status_ = 400;
-  if (!d.batch && d.first->kind == jsonrpc::Kind::kRequest) S.await[S.awaiting++] = id_hash(d.first->id);
+  if (d.batch && (!s.session_.initialized() || s.session_.version() != mcp::Version::k2025_03_26)) {
+    c.status_ = 400;
+    c.force_sse_ = false;
+  }
+  if (!d.batch && (d.first->kind == jsonrpc::Kind::kRequest || d.first->kind == jsonrpc::Kind::kInvalid) &&
+      d.first->id.present())
+    S.await[S.awaiting++] = id_hash(d.first->id);
 
   c.handling_ = true;
   server_.handle(s.session_, d);
@@ -706,7 +713,8 @@ void HttpServer::handle_post(Conn& c, const jsonrpc::Decoded& d) {
       if (m->kind != jsonrpc::Kind::kRequest || !server_.is_deferred(s.session_, m->id)) continue;
       if (S.used && S.awaiting < EMCP_MAX_DEFERRED + 1) S.await[S.awaiting++] = id_hash(m->id);
     }
-  } else if (S.used && S.awaiting != 0 && !server_.is_deferred(s.session_, d.first->id)) {
+  } else if (S.used && S.awaiting != 0 &&
+             (d.first->kind != jsonrpc::Kind::kRequest || !server_.is_deferred(s.session_, d.first->id))) {
     S.awaiting = 0;  // answered (or its answer could not go out)
   }
   if (fresh && !s.session_.initialized()) {
@@ -967,10 +975,6 @@ void HttpServer::receive_ws(Conn& c, const uint8_t* p, size_t n) {
         break;
       case ws::FrameParser::Event::kMessageEnd: {
         const jsonrpc::Decoded& d = c.decoder_.finish();
-        if (c.decoder_.reader_status() == Status::kInvalidUtf8) {
-          ws_close(c, ws::kCloseInvalidPayload);  // RFC 6455: text must be UTF-8
-          return;
-        }
         s.last_ms_ = server_.now();
         c.handling_ = true;
         server_.handle(s.session_, d);
@@ -1104,8 +1108,8 @@ json::Sink* HttpServer::channel_open(HttpSession& s, const mcp::OutMessage& m) {
     st = s.streams_[0].used && s.streams_[0].conn >= 0 ? 0 : -1;
   } else {
     st = find_stream(s, h);
-    if (st < 0 && (m.batch || (m.kind == mcp::OutMessage::Kind::kResponse && h == 0))) {
-      // The answer to what is being handled right now (a batch, or an input without id).
+    if (st < 0 && (m.batch || m.kind == mcp::OutMessage::Kind::kResponse)) {
+      // The answer to what is being handled right now (a batch, an input without usable id).
       for (const Conn& c : conns_)
         if (c.handling_ && c.session_ == static_cast<int16_t>(s.index_) && c.stream_ >= 0) st = c.stream_;
     }
@@ -1193,9 +1197,10 @@ Status HttpServer::channel_close(HttpSession& s) {
       }
       c.ws_final_ = false;
       c.ws_first_ = true;
-    } else if (c.body_ == Body::kBuffered) {
+    } else if (!c.sse_) {
+      // A JSON answer (buffered, or chunked once it outgrew the buffer) is whole: its end goes
+      // out when the stream finishes (below, or after handle()).
       result = c.sink_.status();
-      // The answer is whole: it goes out when the stream finishes (below, or after handle()).
     } else {
       c.sink_.write("\n\n", 2);
       result = c.sink_.flush();

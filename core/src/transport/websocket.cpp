@@ -31,6 +31,37 @@ void FrameParser::reset() {
   reason_ = "";
   control_len_ = 0;
   scratch_len_ = 0;
+  utf8_need_ = 0;
+  utf8_lo_ = 0x80;
+  utf8_hi_ = 0xBF;
+}
+
+// Incremental UTF-8 check (RFC 3629: no overlongs, no surrogates, nothing above U+10FFFF).
+bool FrameParser::utf8_ok(const uint8_t* p, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    const uint8_t b = p[i];
+    if (utf8_need_ != 0) {
+      if (b < utf8_lo_ || b > utf8_hi_) return false;
+      utf8_lo_ = 0x80;
+      utf8_hi_ = 0xBF;
+      --utf8_need_;
+      continue;
+    }
+    if (b < 0x80) continue;
+    if (b >= 0xC2 && b <= 0xDF) utf8_need_ = 1;
+    else if (b >= 0xE0 && b <= 0xEF) {
+      utf8_need_ = 2;
+      if (b == 0xE0) utf8_lo_ = 0xA0;
+      if (b == 0xED) utf8_hi_ = 0x9F;
+    } else if (b >= 0xF0 && b <= 0xF4) {
+      utf8_need_ = 3;
+      if (b == 0xF0) utf8_lo_ = 0x90;
+      if (b == 0xF4) utf8_hi_ = 0x8F;
+    } else {
+      return false;
+    }
+  }
+  return true;
 }
 
 StrView FrameParser::control_payload() const {
@@ -99,6 +130,7 @@ FrameParser::Event FrameParser::end_frame() {
     return Event::kMessageBegin;
   }
   if (fin_) {
+    if (utf8_need_ != 0) return fail(kCloseInvalidPayload, "text ends inside a UTF-8 character");
     in_message_ = false;
     return Event::kMessageEnd;
   }
@@ -139,6 +171,9 @@ FrameParser::Event FrameParser::push(const void* data, size_t n, size_t* used) {
           in_message_ = true;
           announce_ = true;
           message_len_ = 0;
+          utf8_need_ = 0;
+          utf8_lo_ = 0x80;
+          utf8_hi_ = 0xBF;
         } else {
           return done(fail(kCloseProtocolError, "unknown opcode"));
         }
@@ -197,10 +232,14 @@ FrameParser::Event FrameParser::push(const void* data, size_t n, size_t* used) {
         scratch_len_ = static_cast<uint16_t>(take);
         p += take;
         remaining_ -= take;
+        if (!utf8_ok(scratch_, take)) return done(fail(kCloseInvalidPayload, "text is not valid UTF-8"));
         if (remaining_ == 0) {
           // The data is out before the frame's end is handled (kMessageEnd on the next push).
           state_ = kHead0;
-          if (fin_) pending_end_ = true;
+          if (fin_) {
+            if (utf8_need_ != 0) return done(fail(kCloseInvalidPayload, "text ends inside a UTF-8 character"));
+            pending_end_ = true;
+          }
         }
         return done(Event::kData);
       }

@@ -53,9 +53,9 @@ export class RecordingTransport {
 
 /// Starts `command args --http 0 --ws` and resolves with { proc, port } once it listens on a
 /// loopback port (it prints the port on stderr).
-export function startNetworkServer(command, args = []) {
+export function startNetworkServer(command, args = [], extra = ["--ws"]) {
   return new Promise((resolve, reject) => {
-    const proc = spawn(command, [...args, "--http", "0", "--ws"], { stdio: ["ignore", "ignore", "pipe"] });
+    const proc = spawn(command, [...args, "--http", "0", ...extra], { stdio: ["ignore", "ignore", "pipe"] });
     let err = "";
     const timer = setTimeout(() => { proc.kill("SIGKILL"); reject(new Error(`server did not start: ${err}`)); }, 5000);
     proc.stderr.on("data", (d) => {

@@ -132,7 +132,6 @@ class HttpConnection {
   jsonrpc::Decoder decoder_;
   json::FlushingSink sink_;
   char* out_;
-  size_t out_cap_;
   HttpServer* server_ = nullptr;
   uint16_t index_ = 0;
   Phase phase_ = Phase::kFree;
@@ -201,7 +200,6 @@ class HttpSession {
   Stream streams_[EMCP_HTTP_STREAMS];
   // The message being written (between open and close).
   int8_t msg_stream_ = -1;
-  int16_t msg_conn_ = -1;
   uint32_t msg_related_ = 0;  // hash of the related request id (0: none)
   bool msg_response_ = false;
   bool msg_detached_ = false;
@@ -310,7 +308,6 @@ class HttpServer {
   HttpPort port_;
   Span<HttpConnection> conns_;
   Span<HttpSession> sessions_;
-  uint64_t last_poll_ = 0;
 };
 
 namespace detail {

@@ -11,6 +11,7 @@
 //         over-long control frame, continuation without a message, message inside a message,
 //         bad close payload
 //   1003  binary message (MCP messages are text)
+//   1007  text message that is not valid UTF-8 (checked across fragments)
 //   1009  message longer than the configured maximum
 //
 // Output: write_frame_header() writes the header of a server frame (servers never mask);
@@ -98,6 +99,7 @@ class FrameParser {
  private:
   enum State : uint8_t { kHead0, kHead1, kLength, kMask, kPayload, kFailed };
   Event fail(uint16_t code, const char* reason);
+  bool utf8_ok(const uint8_t* p, size_t n);
   Event frame_ready();
   Event end_frame();
 
@@ -119,6 +121,9 @@ class FrameParser {
   const char* reason_ = "";
   uint8_t control_len_ = 0;
   uint8_t control_[125];
+  uint8_t utf8_need_ = 0;      // continuation bytes still due in the text
+  uint8_t utf8_lo_ = 0x80;     // range of the next continuation byte
+  uint8_t utf8_hi_ = 0xBF;
   uint16_t scratch_len_ = 0;
   uint8_t scratch_[256];
 };

@@ -1,0 +1,540 @@
+// The HTTP engine (Streamable HTTP, HTTP+SSE, WebSocket) driven through a fake port: bytes in,
+// bytes out, a fake clock. Responses are parsed by a small HTTP/1.1 reader written here from
+// RFC 9112 (status line, headers, Content-Length, chunked) and SSE events from the HTML
+// event-stream format, independently of the engine's writer.
+#include <gtest/gtest.h>
+#include <string.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "emcp/mbedtls/sha1.h"
+#include "emcp/transport/http_server.h"
+
+using emcp::Status;
+using emcp::StrView;
+using namespace emcp::mcp;
+using emcp::transport::HttpOptions;
+using emcp::transport::HttpPort;
+
+namespace {
+
+// ---- Fake platform --------------------------------------------------------------------------
+
+uint64_t g_now = 1000;
+uint64_t now_ms() { return g_now; }
+uint8_t g_random = 0;
+bool fake_random(void* out, size_t n) {
+  for (size_t i = 0; i < n; ++i) static_cast<uint8_t*>(out)[i] = ++g_random;
+  return true;
+}
+
+struct FakePort {
+  std::map<uint16_t, std::string> out;
+  std::map<uint16_t, bool> closed;
+  bool fail_sends = false;
+  static Status send(void* ctx, uint16_t c, const char* d, size_t n) {
+    auto* self = static_cast<FakePort*>(ctx);
+    if (self->fail_sends) return Status::kIoError;
+    self->out[c].append(d, n);
+    return Status::kOk;
+  }
+  static void close(void* ctx, uint16_t c) { static_cast<FakePort*>(ctx)->closed[c] = true; }
+  HttpPort port() {
+    HttpPort p;
+    p.send = &send;
+    p.close = &close;
+    p.ctx = this;
+    return p;
+  }
+};
+
+// ---- The application ------------------------------------------------------------------------
+
+Server* g_server = nullptr;
+std::vector<Pending> g_slow;
+
+void echo(ToolCall& c) { c.text(c.str("text")); }
+void slow(ToolCall& c) {
+  const Pending p = c.defer();
+  if (p.valid()) g_slow.push_back(p);
+}
+void progress(ToolCall& c) {
+  (void)c.progress(1, 2);
+  c.text("done");
+}
+void big(ToolCall& c) {
+  for (int i = 0; i < 100; ++i) c.text({"block ", i, " 0123456789012345678901234567890123456789"});
+}
+// SEP-1699: ends its stream, answers later.
+void detach(ToolCall& c) {
+  EXPECT_EQ(c.close_stream(100), Status::kOk);
+  slow(c);
+}
+void finish_slow(ToolCall& c, void*) { c.text("slow done"); }
+
+constexpr Param kEchoParams[] = {Param::string("text").required()};
+constexpr Tool kTools[] = {
+    Tool::make("echo", &echo).with_params(kEchoParams),
+    Tool::make("slow", &slow),
+    Tool::make("progress", &progress),
+    Tool::make("big", &big),
+    Tool::make("detach", &detach),
+};
+constexpr ServerInfo kInfo = ServerInfo("http-test", "1.0.0");
+
+// ---- HTTP reading (RFC 9112) ------------------------------------------------------------------
+
+struct Response {
+  int status = 0;
+  std::map<std::string, std::string> headers;  // lower-case names
+  std::string body;
+  bool chunked = false;
+  bool complete = false;
+  std::vector<size_t> chunk_sizes;
+};
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Parses responses from the front of `in`; consumes what it parsed.
+std::vector<Response> parse(std::string& in) {
+  std::vector<Response> out;
+  for (;;) {
+    const size_t end = in.find("\r\n\r\n");
+    if (end == std::string::npos) break;
+    Response r;
+    const std::string head = in.substr(0, end);
+    size_t line_end = head.find("\r\n");
+    const std::string status_line = head.substr(0, line_end);
+    if (status_line.compare(0, 9, "HTTP/1.1 ") != 0) break;
+    r.status = atoi(status_line.c_str() + 9);
+    size_t pos = line_end == std::string::npos ? head.size() : line_end + 2;
+    while (pos < head.size()) {
+      size_t e = head.find("\r\n", pos);
+      if (e == std::string::npos) e = head.size();
+      const std::string line = head.substr(pos, e - pos);
+      const size_t colon = line.find(':');
+      std::string v = line.substr(colon + 1);
+      while (!v.empty() && v[0] == ' ') v.erase(0, 1);
+      r.headers[lower(line.substr(0, colon))] = v;
+      pos = e + 2;
+    }
+    size_t p = end + 4;
+    if (r.status < 200 || r.status == 101) {
+      r.complete = true;
+      out.push_back(r);
+      in.erase(0, p);
+      continue;
+    }
+    if (r.headers.count("content-length")) {
+      const size_t n = static_cast<size_t>(atol(r.headers["content-length"].c_str()));
+      if (in.size() < p + n) break;
+      r.body = in.substr(p, n);
+      r.complete = true;
+      in.erase(0, p + n);
+      out.push_back(r);
+      continue;
+    }
+    if (r.headers["transfer-encoding"] == "chunked") {
+      r.chunked = true;
+      for (;;) {
+        const size_t le = in.find("\r\n", p);
+        if (le == std::string::npos) break;
+        const size_t size = strtoul(in.substr(p, le - p).c_str(), nullptr, 16);
+        if (size == 0) {
+          if (in.size() < le + 4) break;
+          EXPECT_EQ(in.substr(le + 2, 2), "\r\n");
+          p = le + 4;
+          r.complete = true;
+          break;
+        }
+        if (in.size() < le + 2 + size + 2) break;
+        EXPECT_EQ(in.substr(le + 2 + size, 2), "\r\n") << "chunk data must end with CRLF";
+        r.body += in.substr(le + 2, size);
+        r.chunk_sizes.push_back(size);
+        p = le + 2 + size + 2;
+      }
+      if (!r.complete) {  // an open stream: report what came so far, keep the bytes
+        out.push_back(r);
+        break;
+      }
+      in.erase(0, p);
+      out.push_back(r);
+      continue;
+    }
+    r.body = in.substr(p);  // until close
+    in.clear();
+    out.push_back(r);
+  }
+  return out;
+}
+
+struct Event {
+  std::string id, event, data, retry;
+};
+
+// Splits an event stream (HTML "text/event-stream") into events; comments are skipped.
+std::vector<Event> events(const std::string& stream) {
+  std::vector<Event> out;
+  Event cur;
+  bool any = false;
+  size_t pos = 0;
+  while (pos < stream.size()) {
+    size_t e = stream.find('\n', pos);
+    if (e == std::string::npos) break;
+    const std::string line = stream.substr(pos, e - pos);
+    pos = e + 1;
+    if (line.empty()) {
+      if (any) out.push_back(cur);
+      cur = Event{};
+      any = false;
+      continue;
+    }
+    if (line[0] == ':') continue;
+    const size_t colon = line.find(':');
+    std::string field = line.substr(0, colon), value = colon == std::string::npos ? "" : line.substr(colon + 1);
+    if (!value.empty() && value[0] == ' ') value.erase(0, 1);
+    any = true;
+    if (field == "id") cur.id = value;
+    else if (field == "event") cur.event = value;
+    else if (field == "data") cur.data += value;
+    else if (field == "retry") cur.retry = value;
+  }
+  return out;
+}
+
+const char* kPostHeaders = "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n";
+
+std::string post(const std::string& body, const std::string& extra = "") {
+  return "POST /mcp HTTP/1.1\r\nHost: localhost:8080\r\n" + std::string(kPostHeaders) + extra +
+         "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+}
+
+std::string init_body(const char* version = "2025-11-25", const char* caps = "{}") {
+  return std::string(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":")") + version +
+         R"(","capabilities":)" + caps + R"(,"clientInfo":{"name":"t","version":"1"}}})";
+}
+
+std::string call(int id, const char* tool, const char* args = "{}") {
+  return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"method":"tools/call","params":{"name":")" + tool +
+         R"(","arguments":)" + args + "}}";
+}
+
+class HttpEngine : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    g_now = 1000;
+    g_slow.clear();
+    server_.set_tools(kTools);
+    g_server = &server_;
+    options_.random = &fake_random;
+    options_.sha1 = &emcp::mbedtls::sha1;
+  }
+
+  // Feeds `bytes` to connection c in pieces of `step` (0: whole).
+  size_t feed(int c, const std::string& bytes, size_t step = 0) {
+    size_t used = 0;
+    for (size_t off = 0; off < bytes.size();) {
+      const size_t n = step == 0 ? bytes.size() - off : std::min(step, bytes.size() - off);
+      const size_t k = http_.receive(static_cast<uint16_t>(c), bytes.data() + off, n);
+      used += k;
+      if (k < n) return used;  // the engine cannot take more now
+      off += n;
+    }
+    return used;
+  }
+  std::vector<Response> responses(int c) { return parse(port_.out[static_cast<uint16_t>(c)]); }
+
+  // A session at `version`, initialized; returns its id.
+  std::string session(const char* version = "2025-11-25") {
+    const int c = http_.open();
+    feed(c, post(init_body(version)));
+    auto rs = responses(c);
+    EXPECT_EQ(rs.size(), 1u);
+    EXPECT_EQ(rs[0].status, 200);
+    const std::string sid = rs[0].headers["mcp-session-id"];
+    EXPECT_EQ(sid.size(), 32u);
+    feed(c, post(R"({"jsonrpc":"2.0","method":"notifications/initialized"})", "Mcp-Session-Id: " + sid + "\r\n"));
+    rs = responses(c);
+    EXPECT_EQ(rs.size(), 1u);
+    EXPECT_EQ(rs[0].status, 202);
+    http_.closed(static_cast<uint16_t>(c));
+    return sid;
+  }
+
+  Server server_{kInfo, &now_ms};
+  HttpOptions options_;
+  FakePort port_;
+  emcp::transport::StaticHttpServer<4, 2, 4096, 512, 1024> http_{server_, options_, port_.port()};
+};
+
+TEST_F(HttpEngine, InitializeInAnySplitAnswersWithContentLengthAndSessionId) {
+  for (size_t step : {0, 1, 7}) {
+    const int c = http_.open();
+    ASSERT_GE(c, 0);
+    EXPECT_EQ(feed(c, post(init_body()), step), post(init_body()).size());
+    auto rs = responses(c);
+    ASSERT_EQ(rs.size(), 1u) << step;
+    EXPECT_EQ(rs[0].status, 200);
+    EXPECT_EQ(rs[0].headers["content-type"], "application/json");
+    EXPECT_FALSE(rs[0].chunked);
+    EXPECT_EQ(rs[0].headers["mcp-session-id"].size(), 32u);
+    EXPECT_NE(rs[0].body.find(R"("protocolVersion":"2025-11-25")"), std::string::npos);
+    http_.closed(static_cast<uint16_t>(c));
+  }
+  EXPECT_EQ(http_.connections_in_use(), 0u);
+}
+
+TEST_F(HttpEngine, AnswerLargerThanTheBufferIsChunked) {
+  const std::string sid = session();
+  const int c = http_.open();
+  feed(c, post(call(2, "big"), "Mcp-Session-Id: " + sid + "\r\n"));
+  auto rs = responses(c);
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_TRUE(rs[0].chunked);
+  EXPECT_TRUE(rs[0].complete);
+  EXPECT_GT(rs[0].chunk_sizes.size(), 5u);
+  for (size_t n : rs[0].chunk_sizes) EXPECT_LE(n, 512u);
+  EXPECT_EQ(rs[0].body.rfind(R"({"jsonrpc":"2.0","id":2,"result":{"content":[)", 0), 0u);
+  EXPECT_NE(rs[0].body.find("block 99 "), std::string::npos);
+  EXPECT_EQ(rs[0].body.back(), '}');
+  // Keep-alive: the connection takes the next request.
+  feed(c, post(call(3, "echo", R"({"text":"again"})"), "Mcp-Session-Id: " + sid + "\r\n"));
+  rs = responses(c);
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_NE(rs[0].body.find("again"), std::string::npos);
+}
+
+TEST_F(HttpEngine, ProgressTurnsTheAnswerIntoAnEventStreamWithIds) {
+  const std::string sid = session();
+  const int c = http_.open();
+  feed(c, post(R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"progress","_meta":{"progressToken":"p"}}})",
+               "Mcp-Session-Id: " + sid + "\r\n"));
+  auto rs = responses(c);
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_EQ(rs[0].headers["content-type"], "text/event-stream");
+  EXPECT_TRUE(rs[0].complete);
+  const auto ev = events(rs[0].body);
+  ASSERT_EQ(ev.size(), 3u);
+  // Priming event (2025-11-25): an id and empty data, with the retry time.
+  EXPECT_EQ(ev[0].data, "");
+  EXPECT_FALSE(ev[0].id.empty());
+  EXPECT_EQ(ev[0].retry, "2000");
+  EXPECT_NE(ev[1].data.find("notifications/progress"), std::string::npos);
+  EXPECT_NE(ev[2].data.find(R"("id":5,"result")"), std::string::npos);
+  EXPECT_NE(ev[1].id, ev[2].id);
+  EXPECT_EQ(ev[2].event, "message");
+}
+
+TEST_F(HttpEngine, DeferredAnswerHoldsTheConnectionAndPipelinedInputWaits) {
+  const std::string sid = session();
+  const int c = http_.open();
+  const std::string first = post(call(7, "slow"), "Mcp-Session-Id: " + sid + "\r\n");
+  const std::string second = post(call(8, "echo", R"({"text":"next"})"), "Mcp-Session-Id: " + sid + "\r\n");
+  const std::string both = first + second;
+  const size_t used = http_.receive(static_cast<uint16_t>(c), both.data(), both.size());
+  EXPECT_EQ(used, first.size()) << "the second request waits until the first is answered";
+  EXPECT_FALSE(http_.wants_input(static_cast<uint16_t>(c)));
+  EXPECT_TRUE(responses(c).empty());
+  ASSERT_EQ(g_slow.size(), 1u);
+  ASSERT_EQ(server_.complete(g_slow[0], &finish_slow, nullptr), Status::kOk);
+  auto rs = responses(c);
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_NE(rs[0].body.find("slow done"), std::string::npos);
+  EXPECT_TRUE(http_.wants_input(static_cast<uint16_t>(c)));
+  EXPECT_EQ(http_.receive(static_cast<uint16_t>(c), second.data(), second.size()), second.size());
+  rs = responses(c);
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_NE(rs[0].body.find("next"), std::string::npos);
+}
+
+TEST_F(HttpEngine, ClosedStreamIsResumedFromTheReplayBuffer) {
+  const std::string sid = session();
+  const int c = http_.open();
+  feed(c, post(call(9, "detach"), "Mcp-Session-Id: " + sid + "\r\n"));
+  auto rs = responses(c);
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_TRUE(rs[0].complete) << "the stream ends before the answer";
+  auto ev = events(rs[0].body);
+  ASSERT_FALSE(ev.empty());
+  EXPECT_EQ(ev.back().retry, "100");
+  const std::string last_id = ev[0].id;
+  // The answer comes while the client is away.
+  ASSERT_EQ(g_slow.size(), 1u);
+  ASSERT_EQ(server_.complete(g_slow[0], &finish_slow, nullptr), Status::kOk);
+  // The client comes back with Last-Event-ID on the same connection (keep-alive).
+  feed(c, "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: " + sid +
+              "\r\nLast-Event-ID: " + last_id + "\r\n\r\n");
+  rs = responses(c);
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_TRUE(rs[0].complete) << "the stream ends after its last answer";
+  ev = events(rs[0].body);
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_NE(ev[0].data.find(R"("id":9,"result")"), std::string::npos);
+  EXPECT_NE(ev[0].data.find("slow done"), std::string::npos);
+}
+
+TEST_F(HttpEngine, ServerMessagesGoToTheGetStreamAndDeleteEndsIt) {
+  const std::string sid = session();
+  const int g = http_.open();
+  feed(g, "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: " + sid + "\r\n\r\n");
+  server_.log(LogLevel::kError, "something happened");
+  auto rs = responses(g);
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_FALSE(rs[0].complete);
+  auto ev = events(rs[0].body);
+  ASSERT_EQ(ev.size(), 2u);  // priming, then the log message
+  EXPECT_NE(ev[1].data.find("something happened"), std::string::npos);
+  // Heartbeat comments on a quiet stream.
+  g_now += 20000;
+  http_.poll();
+  EXPECT_NE(port_.out[static_cast<uint16_t>(g)].find(":\n\n"), std::string::npos);
+  const int d = http_.open();
+  feed(d, "DELETE /mcp HTTP/1.1\r\nHost: localhost\r\nMcp-Session-Id: " + sid + "\r\n\r\n");
+  EXPECT_EQ(responses(d)[0].status, 200);
+  rs = responses(g);
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_TRUE(rs[0].complete) << "the GET stream ended with the session";
+  EXPECT_EQ(http_.sessions_in_use(), 0u);
+  feed(d, post(call(3, "echo", R"({"text":"x"})"), "Mcp-Session-Id: " + sid + "\r\n"));
+  EXPECT_EQ(responses(d)[0].status, 404);
+}
+
+TEST_F(HttpEngine, LeastRecentlyUsedIdleSessionMakesRoom) {
+  const std::string a = session();
+  g_now += 10;
+  const std::string b = session();
+  g_now += 10;
+  const std::string c3 = session();  // two slots: a goes
+  EXPECT_EQ(http_.sessions_in_use(), 2u);
+  const int c = http_.open();
+  feed(c, post(call(1, "echo", R"({"text":"x"})"), "Mcp-Session-Id: " + a + "\r\n"));
+  EXPECT_EQ(responses(c)[0].status, 404);
+  feed(c, post(call(1, "echo", R"({"text":"x"})"), "Mcp-Session-Id: " + b + "\r\n"));
+  EXPECT_EQ(responses(c)[0].status, 200);
+}
+
+TEST_F(HttpEngine, SlotsFullAndTimeouts) {
+  int c[4];
+  for (int& x : c) x = http_.open();
+  EXPECT_EQ(http_.open(), -1);
+  feed(c[0], "POST /mcp HTTP/1.1\r\nHost: localhost\r\n");  // head never finishes
+  feed(c[1], post(init_body()).substr(0, 200));             // body stalls
+  g_now += 11000;
+  http_.poll();
+  EXPECT_EQ(responses(c[0])[0].status, 408);
+  EXPECT_EQ(responses(c[1])[0].status, 408);
+  EXPECT_TRUE(port_.closed[static_cast<uint16_t>(c[0])]);
+  g_now += 61000;
+  http_.poll();  // idle keep-alive connections end
+  EXPECT_EQ(http_.connections_in_use(), 0u);
+}
+
+TEST_F(HttpEngine, LegacySseAnswersOnTheStream) {
+  const int s = http_.open();
+  feed(s, "GET /sse HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n");
+  auto rs = responses(s);
+  ASSERT_EQ(rs.size(), 1u);
+  auto ev = events(rs[0].body);
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].event, "endpoint");
+  ASSERT_EQ(ev[0].data.rfind("/messages?sessionId=", 0), 0u);
+  const std::string endpoint = ev[0].data;
+  const int p = http_.open();
+  feed(p, "POST " + endpoint + " HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: " +
+              std::to_string(init_body("2024-11-05").size()) + "\r\n\r\n" + init_body("2024-11-05"));
+  EXPECT_EQ(responses(p)[0].status, 202);
+  rs = responses(s);
+  ev = events(rs[0].body);
+  ASSERT_EQ(ev.size(), 2u);
+  EXPECT_EQ(ev[1].event, "message");
+  EXPECT_NE(ev[1].data.find(R"("protocolVersion":"2024-11-05")"), std::string::npos);
+  // The session lives with its stream.
+  http_.closed(static_cast<uint16_t>(s));
+  EXPECT_EQ(http_.sessions_in_use(), 0u);
+}
+
+std::string ws_frame(uint8_t first, const std::string& payload) {
+  std::string f(1, static_cast<char>(first));
+  const uint8_t key[4] = {9, 8, 7, 6};
+  if (payload.size() < 126) {
+    f += static_cast<char>(0x80 | payload.size());
+  } else {
+    f += static_cast<char>(0x80 | 126);
+    f += static_cast<char>(payload.size() >> 8);
+    f += static_cast<char>(payload.size() & 255);
+  }
+  f.append(reinterpret_cast<const char*>(key), 4);
+  for (size_t i = 0; i < payload.size(); ++i) f += static_cast<char>(payload[i] ^ key[i & 3]);
+  return f;
+}
+
+// Server frames (unmasked) into messages: {opcode of the first frame, text}.
+std::vector<std::pair<int, std::string>> ws_messages(const std::string& in) {
+  std::vector<std::pair<int, std::string>> out;
+  size_t p = 0;
+  std::string cur;
+  int op = -1;
+  while (p + 2 <= in.size()) {
+    const uint8_t b0 = static_cast<uint8_t>(in[p]), b1 = static_cast<uint8_t>(in[p + 1]);
+    EXPECT_EQ(b1 & 0x80, 0) << "server frames are not masked";
+    size_t n = b1 & 0x7F, h = 2;
+    if (n == 126) {
+      n = (static_cast<uint8_t>(in[p + 2]) << 8) | static_cast<uint8_t>(in[p + 3]);
+      h = 4;
+    }
+    if (p + h + n > in.size()) break;
+    if (op < 0) op = b0 & 0x0F;
+    else EXPECT_EQ(b0 & 0x0F, 0) << "continuation frames after the first";
+    cur += in.substr(p + h, n);
+    p += h + n;
+    if (b0 & 0x80) {
+      out.emplace_back(op, cur);
+      cur.clear();
+      op = -1;
+    }
+  }
+  return out;
+}
+
+TEST_F(HttpEngine, WebSocketCarriesOneMessagePerTextMessage) {
+  const int c = http_.open();
+  feed(c, "GET /ws HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: keep-alive, Upgrade\r\n"
+          "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n");
+  std::string& out = port_.out[static_cast<uint16_t>(c)];
+  ASSERT_EQ(out.rfind("HTTP/1.1 101 Switching Protocols\r\n", 0), 0u);
+  EXPECT_NE(out.find("Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n"), std::string::npos);
+  out.erase(0, out.find("\r\n\r\n") + 4);
+  feed(c, ws_frame(0x81, init_body()) + ws_frame(0x81, R"({"jsonrpc":"2.0","method":"notifications/initialized"})") +
+              ws_frame(0x81, call(2, "big")), 3);
+  const auto msgs = ws_messages(out);
+  ASSERT_EQ(msgs.size(), 2u);
+  EXPECT_EQ(msgs[0].first, 1);
+  EXPECT_NE(msgs[0].second.find("protocolVersion"), std::string::npos);
+  EXPECT_EQ(msgs[1].first, 1);
+  EXPECT_NE(msgs[1].second.find("block 99 "), std::string::npos);
+  EXPECT_EQ(msgs[1].second.back(), '}');
+  EXPECT_EQ(http_.sessions_in_use(), 1u);
+  http_.closed(static_cast<uint16_t>(c));
+  EXPECT_EQ(http_.sessions_in_use(), 0u);
+}
+
+TEST_F(HttpEngine, FailedSendDropsTheConnectionAndTheServerGoesOn) {
+  const std::string sid = session();
+  const int c = http_.open();
+  port_.fail_sends = true;
+  feed(c, post(call(2, "big"), "Mcp-Session-Id: " + sid + "\r\n"));
+  EXPECT_TRUE(port_.closed[static_cast<uint16_t>(c)]);
+  port_.fail_sends = false;
+  const int d = http_.open();
+  feed(d, post(call(3, "echo", R"({"text":"fine"})"), "Mcp-Session-Id: " + sid + "\r\n"));
+  auto rs = responses(d);
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_NE(rs[0].body.find("fine"), std::string::npos);
+}
+
+}  // namespace
