@@ -9,7 +9,7 @@ results=$2
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$results"
 drv="$bin/emcp_stdio_bench"
-ts=(node "$here/ts-server/server.mjs")
+ts=(node "$here/../ts-server/server.mjs")
 emcp=("$bin/emcp-sensors" --simulate)
 null=("$bin/emcp_null_responder")
 

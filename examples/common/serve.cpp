@@ -129,10 +129,11 @@ int http(emcp::mcp::Server& server, const HttpConfig& config, const Loop& loop) 
     }
     if (loop.tick) loop.tick();
   }
-  char a[24], b[24], c[24];
+  char a[24], b[24], c[24], d[24], e[24];
   say({config.program, ": stopped after ", num(g_net.accepted(), a), " connections (",
        num(g_net.refused(), b), " refused when full), arena high-water ",
-       num(engine.arena_high_water(), c), " bytes\n"});
+       num(engine.arena_high_water(), c), " bytes; in use at stop: ", num(engine.connections_in_use(), d),
+       " connections, ", num(engine.sessions_in_use(), e), " sessions\n"});
   return 0;
 }
 
