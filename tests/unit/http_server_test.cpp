@@ -235,6 +235,16 @@ class HttpEngine : public ::testing::Test {
     options_.sha1 = &emcp::mbedtls::sha1;
   }
 
+  // A new connection; what the fake port kept of an earlier one in the slot is forgotten.
+  int open_conn() {
+    const int c = http_.open();
+    if (c >= 0) {
+      port_.out[static_cast<uint16_t>(c)].clear();
+      port_.closed[static_cast<uint16_t>(c)] = false;
+    }
+    return c;
+  }
+
   // Feeds `bytes` to connection c in pieces of `step` (0: whole).
   size_t feed(int c, const std::string& bytes, size_t step = 0) {
     size_t used = 0;
@@ -251,7 +261,7 @@ class HttpEngine : public ::testing::Test {
 
   // A session at `version`, initialized; returns its id.
   std::string session(const char* version = "2025-11-25") {
-    const int c = http_.open();
+    const int c = open_conn();
     feed(c, post(init_body(version)));
     auto rs = responses(c);
     EXPECT_EQ(rs.size(), 1u);
@@ -274,7 +284,7 @@ class HttpEngine : public ::testing::Test {
 
 TEST_F(HttpEngine, InitializeInAnySplitAnswersWithContentLengthAndSessionId) {
   for (size_t step : {0, 1, 7}) {
-    const int c = http_.open();
+    const int c = open_conn();
     ASSERT_GE(c, 0);
     EXPECT_EQ(feed(c, post(init_body()), step), post(init_body()).size());
     auto rs = responses(c);
@@ -291,7 +301,7 @@ TEST_F(HttpEngine, InitializeInAnySplitAnswersWithContentLengthAndSessionId) {
 
 TEST_F(HttpEngine, AnswerLargerThanTheBufferIsChunked) {
   const std::string sid = session();
-  const int c = http_.open();
+  const int c = open_conn();
   feed(c, post(call(2, "big"), "Mcp-Session-Id: " + sid + "\r\n"));
   auto rs = responses(c);
   ASSERT_EQ(rs.size(), 1u);
@@ -311,7 +321,7 @@ TEST_F(HttpEngine, AnswerLargerThanTheBufferIsChunked) {
 
 TEST_F(HttpEngine, ProgressTurnsTheAnswerIntoAnEventStreamWithIds) {
   const std::string sid = session();
-  const int c = http_.open();
+  const int c = open_conn();
   feed(c, post(R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"progress","_meta":{"progressToken":"p"}}})",
                "Mcp-Session-Id: " + sid + "\r\n"));
   auto rs = responses(c);
@@ -332,7 +342,7 @@ TEST_F(HttpEngine, ProgressTurnsTheAnswerIntoAnEventStreamWithIds) {
 
 TEST_F(HttpEngine, DeferredAnswerHoldsTheConnectionAndPipelinedInputWaits) {
   const std::string sid = session();
-  const int c = http_.open();
+  const int c = open_conn();
   const std::string first = post(call(7, "slow"), "Mcp-Session-Id: " + sid + "\r\n");
   const std::string second = post(call(8, "echo", R"({"text":"next"})"), "Mcp-Session-Id: " + sid + "\r\n");
   const std::string both = first + second;
@@ -354,7 +364,7 @@ TEST_F(HttpEngine, DeferredAnswerHoldsTheConnectionAndPipelinedInputWaits) {
 
 TEST_F(HttpEngine, ClosedStreamIsResumedFromTheReplayBuffer) {
   const std::string sid = session();
-  const int c = http_.open();
+  const int c = open_conn();
   feed(c, post(call(9, "detach"), "Mcp-Session-Id: " + sid + "\r\n"));
   auto rs = responses(c);
   ASSERT_EQ(rs.size(), 1u);
@@ -380,7 +390,7 @@ TEST_F(HttpEngine, ClosedStreamIsResumedFromTheReplayBuffer) {
 
 TEST_F(HttpEngine, ServerMessagesGoToTheGetStreamAndDeleteEndsIt) {
   const std::string sid = session();
-  const int g = http_.open();
+  const int g = open_conn();
   feed(g, "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: " + sid + "\r\n\r\n");
   server_.log(LogLevel::kError, "something happened");
   auto rs = responses(g);
@@ -393,7 +403,7 @@ TEST_F(HttpEngine, ServerMessagesGoToTheGetStreamAndDeleteEndsIt) {
   g_now += 20000;
   http_.poll();
   EXPECT_NE(port_.out[static_cast<uint16_t>(g)].find(":\n\n"), std::string::npos);
-  const int d = http_.open();
+  const int d = open_conn();
   feed(d, "DELETE /mcp HTTP/1.1\r\nHost: localhost\r\nMcp-Session-Id: " + sid + "\r\n\r\n");
   EXPECT_EQ(responses(d)[0].status, 200);
   rs = responses(g);
@@ -411,7 +421,7 @@ TEST_F(HttpEngine, LeastRecentlyUsedIdleSessionMakesRoom) {
   g_now += 10;
   const std::string c3 = session();  // two slots: a goes
   EXPECT_EQ(http_.sessions_in_use(), 2u);
-  const int c = http_.open();
+  const int c = open_conn();
   feed(c, post(call(1, "echo", R"({"text":"x"})"), "Mcp-Session-Id: " + a + "\r\n"));
   EXPECT_EQ(responses(c)[0].status, 404);
   feed(c, post(call(1, "echo", R"({"text":"x"})"), "Mcp-Session-Id: " + b + "\r\n"));
@@ -420,8 +430,8 @@ TEST_F(HttpEngine, LeastRecentlyUsedIdleSessionMakesRoom) {
 
 TEST_F(HttpEngine, SlotsFullAndTimeouts) {
   int c[4];
-  for (int& x : c) x = http_.open();
-  EXPECT_EQ(http_.open(), -1);
+  for (int& x : c) x = open_conn();
+  EXPECT_EQ(open_conn(), -1);
   feed(c[0], "POST /mcp HTTP/1.1\r\nHost: localhost\r\n");  // head never finishes
   feed(c[1], post(init_body()).substr(0, 200));             // body stalls
   g_now += 11000;
@@ -435,7 +445,7 @@ TEST_F(HttpEngine, SlotsFullAndTimeouts) {
 }
 
 TEST_F(HttpEngine, LegacySseAnswersOnTheStream) {
-  const int s = http_.open();
+  const int s = open_conn();
   feed(s, "GET /sse HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n");
   auto rs = responses(s);
   ASSERT_EQ(rs.size(), 1u);
@@ -444,7 +454,7 @@ TEST_F(HttpEngine, LegacySseAnswersOnTheStream) {
   EXPECT_EQ(ev[0].event, "endpoint");
   ASSERT_EQ(ev[0].data.rfind("/messages?sessionId=", 0), 0u);
   const std::string endpoint = ev[0].data;
-  const int p = http_.open();
+  const int p = open_conn();
   feed(p, "POST " + endpoint + " HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: " +
               std::to_string(init_body("2024-11-05").size()) + "\r\n\r\n" + init_body("2024-11-05"));
   EXPECT_EQ(responses(p)[0].status, 202);
@@ -502,7 +512,7 @@ std::vector<std::pair<int, std::string>> ws_messages(const std::string& in) {
 }
 
 TEST_F(HttpEngine, WebSocketCarriesOneMessagePerTextMessage) {
-  const int c = http_.open();
+  const int c = open_conn();
   feed(c, "GET /ws HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: keep-alive, Upgrade\r\n"
           "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n");
   std::string& out = port_.out[static_cast<uint16_t>(c)];
@@ -525,16 +535,149 @@ TEST_F(HttpEngine, WebSocketCarriesOneMessagePerTextMessage) {
 
 TEST_F(HttpEngine, FailedSendDropsTheConnectionAndTheServerGoesOn) {
   const std::string sid = session();
-  const int c = http_.open();
+  const int c = open_conn();
   port_.fail_sends = true;
   feed(c, post(call(2, "big"), "Mcp-Session-Id: " + sid + "\r\n"));
   EXPECT_TRUE(port_.closed[static_cast<uint16_t>(c)]);
   port_.fail_sends = false;
-  const int d = http_.open();
+  const int d = open_conn();
   feed(d, post(call(3, "echo", R"({"text":"fine"})"), "Mcp-Session-Id: " + sid + "\r\n"));
   auto rs = responses(d);
   ASSERT_EQ(rs.size(), 1u);
   EXPECT_NE(rs[0].body.find("fine"), std::string::npos);
+}
+
+}  // namespace
+
+namespace {
+
+int g_auth_status = 0;
+int authorize(void*, const emcp::http::Request& r) {
+  if (r.authorization.view() == "Bearer good") return 0;
+  return g_auth_status;
+}
+
+TEST_F(HttpEngine, AuthorizeHookAnswers401Or403) {
+  options_.authorize = &authorize;
+  g_auth_status = 401;
+  const int c = open_conn();
+  feed(c, post(init_body()));
+  auto rs = responses(c);
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_EQ(rs[0].status, 401);
+  EXPECT_EQ(rs[0].headers["www-authenticate"], "Bearer");
+  g_auth_status = 403;
+  feed(c, post(init_body()));
+  EXPECT_EQ(responses(c)[0].status, 403);
+  feed(c, post(init_body(), "Authorization: Bearer good\r\n"));
+  EXPECT_EQ(responses(c)[0].status, 200);
+  EXPECT_EQ(http_.sessions_in_use(), 1u);
+  options_.authorize = nullptr;
+}
+
+TEST_F(HttpEngine, IdleSessionsExpire) {
+  options_.session_idle_ms = 60000;
+  const std::string sid = session();
+  g_now += 30000;
+  http_.poll();
+  EXPECT_EQ(http_.sessions_in_use(), 1u);
+  g_now += 31000;
+  http_.poll();
+  EXPECT_EQ(http_.sessions_in_use(), 0u);
+  const int c = open_conn();
+  feed(c, post(call(1, "echo", R"({"text":"x"})"), "Mcp-Session-Id: " + sid + "\r\n"));
+  EXPECT_EQ(responses(c)[0].status, 404);
+}
+
+TEST_F(HttpEngine, ResumingReplaysOnlyThatStreamsMissedEvents) {
+  const std::string sid = session();
+  // The GET stream gets a log message; then the client drops it.
+  const int g = open_conn();
+  feed(g, "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: " + sid + "\r\n\r\n");
+  server_.log(LogLevel::kError, "on the GET stream");
+  const auto get_events = events(responses(g)[0].body);
+  ASSERT_EQ(get_events.size(), 2u);
+  http_.closed(static_cast<uint16_t>(g));
+  // Meanwhile a POST stream ends early (detach) and its answer arrives, and another log goes to
+  // the now detached GET stream.
+  const int c = open_conn();
+  feed(c, post(call(4, "detach"), "Mcp-Session-Id: " + sid + "\r\n"));
+  const std::string post_id = events(responses(c)[0].body)[0].id;
+  server_.log(LogLevel::kError, "while away");
+  ASSERT_EQ(server_.complete(g_slow[0], &finish_slow, nullptr), Status::kOk);
+  // Resuming the GET stream gives its missed log only, and the stream goes on.
+  feed(c, "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: " + sid +
+              "\r\nLast-Event-ID: " + get_events[1].id + "\r\n\r\n");
+  auto rs = responses(c);
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_FALSE(rs[0].complete);
+  auto ev = events(rs[0].body);
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_NE(ev[0].data.find("while away"), std::string::npos);
+  // Resuming the POST stream from its priming event gives its answer only.
+  const int d = open_conn();
+  feed(d, "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: " + sid +
+              "\r\nLast-Event-ID: " + post_id + "\r\n\r\n");
+  rs = responses(d);
+  ASSERT_EQ(rs.size(), 1u);
+  ev = events(rs[0].body);
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_NE(ev[0].data.find("slow done"), std::string::npos);
+  // Event ids are unique in the session.
+  EXPECT_NE(ev[0].id, get_events[1].id);
+}
+
+TEST_F(HttpEngine, ReplayBufferKeepsTheNewestEventsThatFit) {
+  const std::string sid = session();
+  const int g = open_conn();
+  feed(g, "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: " + sid + "\r\n\r\n");
+  const std::string first = events(responses(g)[0].body)[0].id;  // the priming event
+  http_.closed(static_cast<uint16_t>(g));
+  // 1 KiB of replay buffer: twenty messages of ~130 bytes do not all fit: the newest stay.
+  for (int i = 0; i < 20; ++i) server_.log(LogLevel::kError, std::string("message number " + std::to_string(i)).c_str());
+  const int c = open_conn();
+  const std::string resume = "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: " +
+                             sid + "\r\nLast-Event-ID: " + first + "\r\n\r\n";
+  feed(c, resume);
+  auto ev = events(responses(c)[0].body);
+  ASSERT_GE(ev.size(), 3u);
+  ASSERT_LT(ev.size(), 20u);
+  EXPECT_NE(ev.back().data.find("message number 19"), std::string::npos);
+  EXPECT_EQ(ev[0].data.find("message number 0\""), std::string::npos);
+  http_.closed(static_cast<uint16_t>(c));
+  // An event larger than the whole buffer cannot be kept; what comes after it is.
+  server_.log(LogLevel::kError, std::string(2000, 'x').c_str());
+  server_.log(LogLevel::kError, "after the big one");
+  const int d = open_conn();
+  feed(d, resume);
+  ev = events(responses(d)[0].body);
+  ASSERT_FALSE(ev.empty());
+  EXPECT_NE(ev.back().data.find("after the big one"), std::string::npos);
+  for (const Event& e : ev) EXPECT_EQ(e.data.find("xxxx"), std::string::npos);
+}
+
+}  // namespace
+
+namespace {
+
+TEST_F(HttpEngine, CancelledDeferredCallEndsItsPostWithoutAnAnswer) {
+  const std::string sid = session();
+  const int c = open_conn();
+  feed(c, post(call(11, "slow"), "Mcp-Session-Id: " + sid + "\r\n"));
+  EXPECT_TRUE(responses(c).empty());
+  const int d = open_conn();
+  feed(d, post(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":11,"reason":"no"}})",
+               "Mcp-Session-Id: " + sid + "\r\n"));
+  EXPECT_EQ(responses(d)[0].status, 202);
+  http_.poll();
+  auto rs = responses(c);
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_EQ(rs[0].headers["content-type"], "text/event-stream");
+  EXPECT_TRUE(rs[0].complete);
+  EXPECT_EQ(rs[0].body.find("\"id\":11"), std::string::npos) << "a cancelled request is never answered";
+  EXPECT_TRUE(http_.wants_input(static_cast<uint16_t>(c)));
+  ASSERT_EQ(g_slow.size(), 1u);
+  EXPECT_EQ(server_.complete(g_slow[0], &finish_slow, nullptr), Status::kClosed);
 }
 
 }  // namespace

@@ -780,12 +780,12 @@ void HttpServer::finish_stream(HttpSession& s, int st) {
   if (conn < 0) return;
   Conn& c = conns_[static_cast<size_t>(conn)];
   c.stream_ = -1;
-  if (c.body_ != Body::kNone || c.head_pending_) finish_body(c);
-  else if (!c.head_sent_) {
-    // Nothing was answered (the channel refused): say so rather than leave the client waiting.
-    answer(c, 500, "Internal Server Error: the answer could not be written");
-    return;
+  if (c.body_ == Body::kNone && !c.head_pending_ && !c.head_sent_) {
+    // No answer will come (the client cancelled the request): an event stream without events
+    // ends the POST rather than leave it waiting.
+    start_stream_body(c, "text/event-stream", true);
   }
+  finish_body(c);
   end_request(c);
 }
 
