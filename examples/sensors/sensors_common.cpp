@@ -5,7 +5,7 @@ namespace sensors {
 
 namespace {
 constexpr const char* kNames[kCount] = {"temperature", "load", "uptime", "memory"};
-constexpr const char* kUnits[kCount] = {"\xC2\xB0" "C", "", "s", "%"};
+constexpr const char* kUnits[kCount] = {("\xC2\xB0" "C"), "", "s", "%"};
 constexpr int kDecimals[kCount] = {1, 2, 0, 1};
 
 // A small deterministic pseudo-random value in [0, 1) for (sensor, step): a hash, not a
