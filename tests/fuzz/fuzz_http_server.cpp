@@ -1,6 +1,6 @@
 // libFuzzer target: the whole HTTP engine (Streamable HTTP, HTTP+SSE, WebSocket) behind a fake
 // port, with the fixture application. The input is a script: each step picks a connection
-// (open, bytes, peer close) or lets time pass. Checked: no crash or sanitizer report, every
+// (open, bytes, peer close, sends failing) or lets time pass. Checked: no crash or sanitizer report, every
 // byte offered is either consumed or refused as the API says, and the slots always add up.
 #include <stdint.h>
 #include <stdlib.h>
@@ -23,9 +23,10 @@ void fake_sha1(const void* data, size_t n, uint8_t out[20]) {
 }
 
 bool g_open[4];
+bool g_fail[4];  // sends on this connection fail (a peer that went away mid-answer)
 emcp::Status port_send(void*, uint16_t c, const char*, size_t) {
   if (c >= 4 || !g_open[c]) abort();  // never writes to a connection it closed
-  return emcp::Status::kOk;
+  return g_fail[c] ? emcp::Status::kIoError : emcp::Status::kOk;
 }
 void port_close(void*, uint16_t c) {
   if (c >= 4) abort();
@@ -66,6 +67,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (k >= 0) {
           if (g_open[k]) abort();  // the engine gave out a slot in use
           g_open[k] = true;
+          g_fail[k] = false;
         }
         break;
       }
@@ -81,7 +83,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         break;
       }
       case 3:
-        (void)fixture::complete_slow();
+        if (op & 0x80) g_fail[c] = !g_fail[c];  // sends start or stop failing
+        else (void)fixture::complete_slow();
         break;
       default: {  // bytes: a length byte, then that many bytes
         if (i >= size) break;

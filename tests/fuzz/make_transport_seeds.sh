@@ -1,7 +1,8 @@
 #!/bin/sh
 # Seeds for fuzz_http_server and fuzz_ws_framer, written with printf (no binary files kept).
 # fuzz_http_server reads a script: op byte (bits 0-1 connection, bits 2-4 action: 0 open,
-# 1 peer close, 2 time passes, 3 answer a deferred call, 4-7 bytes: a length byte follows,
+# 1 peer close, 2 time passes, 3 answer a deferred call (with bit 7: sends on that connection
+# start or stop failing), 4-7 bytes: a length byte follows,
 # then that many bytes).
 # Usage: make_transport_seeds.sh OUT_DIR
 set -eu

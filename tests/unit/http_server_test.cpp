@@ -68,11 +68,17 @@ void big(ToolCall& c) {
   for (int i = 0; i < 100; ++i) c.text({"block ", i, " 0123456789012345678901234567890123456789"});
 }
 // SEP-1699: ends its stream, answers later.
+Status g_close_status = Status::kOk;
 void detach(ToolCall& c) {
-  EXPECT_EQ(c.close_stream(100), Status::kOk);
+  g_close_status = c.close_stream(100);
   slow(c);
 }
 void finish_slow(ToolCall& c, void*) { c.text("slow done"); }
+// Answers the oldest slow call from inside another call.
+void finish_now(ToolCall& c) {
+  if (!g_slow.empty()) (void)g_server->complete(g_slow[0], &finish_slow, nullptr);
+  c.text("finished it");
+}
 
 constexpr Param kEchoParams[] = {Param::string("text").required()};
 constexpr Tool kTools[] = {
@@ -81,6 +87,7 @@ constexpr Tool kTools[] = {
     Tool::make("progress", &progress),
     Tool::make("big", &big),
     Tool::make("detach", &detach),
+    Tool::make("finish_now", &finish_now),
 };
 constexpr ServerInfo kInfo = ServerInfo("http-test", "1.0.0");
 
@@ -678,6 +685,125 @@ TEST_F(HttpEngine, CancelledDeferredCallEndsItsPostWithoutAnAnswer) {
   EXPECT_TRUE(http_.wants_input(static_cast<uint16_t>(c)));
   ASSERT_EQ(g_slow.size(), 1u);
   EXPECT_EQ(server_.complete(g_slow[0], &finish_slow, nullptr), Status::kClosed);
+}
+
+}  // namespace
+
+namespace {
+
+// Review findings, each pinned.
+
+TEST_F(HttpEngine, RequestOfAnEndedSessionDoesNotRunInTheSessionThatTookItsSlot) {
+  const std::string a = session();
+  const int c = open_conn();
+  const std::string req = post(call(2, "echo", R"({"text":"mine"})"), "Mcp-Session-Id: " + a + "\r\n");
+  feed(c, req.substr(0, req.size() - 5));  // the body is not complete yet
+  const int d = open_conn();
+  feed(d, "DELETE /mcp HTTP/1.1\r\nHost: localhost\r\nMcp-Session-Id: " + a + "\r\n\r\n");
+  EXPECT_EQ(responses(d)[0].status, 200);
+  const std::string b = session();  // takes the freed slot
+  feed(c, req.substr(req.size() - 5));
+  auto rs = responses(c);
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_EQ(rs[0].status, 404);
+  EXPECT_EQ(rs[0].headers.count("mcp-session-id"), 0u) << "another client's session id leaked";
+}
+
+TEST_F(HttpEngine, SlowUploadKeepsItsSessionFromEviction) {
+  const std::string a = session();
+  const int c = open_conn();
+  const std::string req = post(call(2, "echo", R"({"text":"mine"})"), "Mcp-Session-Id: " + a + "\r\n");
+  feed(c, req.substr(0, req.size() - 5));
+  g_now += 10;
+  (void)session();
+  g_now += 10;
+  const int e = open_conn();
+  feed(e, post(init_body()));  // takes the idle second session's slot, not the uploading one's
+  EXPECT_EQ(responses(e)[0].status, 200);
+  feed(c, req.substr(req.size() - 5));
+  auto rs = responses(c);
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_EQ(rs[0].status, 200);
+  EXPECT_NE(rs[0].body.find("mine"), std::string::npos);
+}
+
+TEST_F(HttpEngine, DeletingASessionEndsItsWaitingPosts) {
+  const std::string sid = session();
+  const int c = open_conn();
+  feed(c, post(call(3, "slow"), "Mcp-Session-Id: " + sid + "\r\n"));
+  const int d = open_conn();
+  feed(d, "DELETE /mcp HTTP/1.1\r\nHost: localhost\r\nMcp-Session-Id: " + sid + "\r\n\r\n");
+  auto rs = responses(c);
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_TRUE(rs[0].complete);
+  EXPECT_EQ(rs[0].headers["content-type"], "text/event-stream");
+  EXPECT_TRUE(events(rs[0].body).empty());
+}
+
+TEST_F(HttpEngine, AnswerToAnotherRequestNeverBecomesTheCurrentAnswer) {
+  const std::string sid = session();
+  const int c = open_conn();
+  feed(c, post(call(7, "slow"), "Mcp-Session-Id: " + sid + "\r\n"));
+  http_.closed(static_cast<uint16_t>(c));  // the client of request 7 leaves
+  const int d = open_conn();
+  feed(d, post(call(8, "finish_now"), "Mcp-Session-Id: " + sid + "\r\n"));
+  auto rs = responses(d);
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_NE(rs[0].body.find(R"("id":8)"), std::string::npos);
+  EXPECT_EQ(rs[0].body.find(R"("id":7)"), std::string::npos);
+  EXPECT_NE(rs[0].body.find("finished it"), std::string::npos);
+}
+
+TEST_F(HttpEngine, FailedSendInsideAStreamLeavesNoStaleStateInTheSlot) {
+  const std::string sid = session();
+  const int c = open_conn();
+  port_.fail_sends = true;
+  feed(c, post(call(4, "detach"), "Mcp-Session-Id: " + sid + "\r\n"));
+  port_.fail_sends = false;
+  EXPECT_TRUE(port_.closed[static_cast<uint16_t>(c)]);
+  // The next connection in that slot: a deferred call holds it until answered.
+  const int d = open_conn();
+  EXPECT_EQ(d, c);
+  feed(d, post(call(5, "slow"), "Mcp-Session-Id: " + sid + "\r\n"));
+  EXPECT_FALSE(http_.wants_input(static_cast<uint16_t>(d)));
+  EXPECT_TRUE(responses(d).empty());
+  ASSERT_EQ(g_slow.size(), 2u);
+  ASSERT_EQ(server_.complete(g_slow[1], &finish_slow, nullptr), Status::kOk);
+  auto rs = responses(d);
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_NE(rs[0].body.find(R"("id":5)"), std::string::npos);
+}
+
+TEST_F(HttpEngine, EventsOfAFailedConnectionStayWholeForResuming) {
+  const std::string sid = session();
+  const int g = open_conn();
+  feed(g, "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: " + sid + "\r\n\r\n");
+  const std::string primed = events(responses(g)[0].body)[0].id;
+  port_.fail_sends = true;
+  server_.log(LogLevel::kError, std::string(600, 'a').c_str());  // fails in the middle
+  server_.log(LogLevel::kError, "second");                       // before any poll
+  port_.fail_sends = false;
+  http_.poll();
+  const int c = open_conn();
+  feed(c, "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: " + sid +
+              "\r\nLast-Event-ID: " + primed + "\r\n\r\n");
+  const auto ev = events(responses(c)[0].body);
+  ASSERT_EQ(ev.size(), 2u);
+  EXPECT_NE(ev[0].data.find(std::string(600, 'a')), std::string::npos);
+  EXPECT_EQ(ev[0].data.back(), '}');
+  EXPECT_NE(ev[1].data.find("second"), std::string::npos);
+}
+
+TEST_F(HttpEngine, CloseStreamNeedsARevisionThatCanResume) {
+  const std::string sid = session("2025-06-18");
+  const int c = open_conn();
+  feed(c, post(call(4, "detach"), "Mcp-Session-Id: " + sid + "\r\n"));
+  EXPECT_EQ(g_close_status, Status::kInvalidState);
+  EXPECT_TRUE(responses(c).empty()) << "the stream stays open";
+  ASSERT_EQ(server_.complete(g_slow[0], &finish_slow, nullptr), Status::kOk);
+  auto rs = responses(c);
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_NE(rs[0].body.find("slow done"), std::string::npos);
 }
 
 }  // namespace

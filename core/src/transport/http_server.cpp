@@ -16,8 +16,8 @@ using jsonrpc::Id;
 namespace {
 
 constexpr const char* kLocalNames[] = {"localhost", "127.0.0.1", "[::1]"};
-constexpr size_t kRecordHeader = 12;  // u32 length, u16 stream, u16 flags, u32 seq
-constexpr uint16_t kFinal = 1;        // record flag: the stream's last event
+constexpr size_t kRecordHeader = 16;  // u32 length, u32 stream, u32 flags, u32 seq
+constexpr uint32_t kFinal = 1;        // record flag: the stream's last event
 
 // FNV-1a of an id (type and value); 0 means "no id".
 uint32_t id_hash(const Id& id) {
@@ -60,15 +60,9 @@ bool name_allowed(StrView host, Span<const char* const> list) {
 }
 
 void put_u32(char* p, uint32_t v) { memcpy(p, &v, 4); }
-void put_u16(char* p, uint16_t v) { memcpy(p, &v, 2); }
 uint32_t get_u32(const char* p) {
   uint32_t v;
   memcpy(&v, p, 4);
-  return v;
-}
-uint16_t get_u16(const char* p) {
-  uint16_t v;
-  memcpy(&v, p, 2);
   return v;
 }
 
@@ -84,13 +78,13 @@ size_t format_hex(uint64_t v, char* out) {
 }
 
 // "<stream>-<seq>" as this engine writes event ids.
-bool parse_event_id(StrView s, uint16_t* stream, uint32_t* seq) {
+bool parse_event_id(StrView s, uint32_t* stream, uint32_t* seq) {
   uint64_t a = 0, b = 0;
   size_t i = 0;
   if (s.empty()) return false;
   while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
     a = a * 10 + static_cast<uint64_t>(s[i] - '0');
-    if (a > 0xFFFF) return false;
+    if (a > 0xFFFFFFFFu) return false;
     ++i;
   }
   if (i == 0 || i >= s.size() || s[i] != '-') return false;
@@ -101,7 +95,7 @@ bool parse_event_id(StrView s, uint16_t* stream, uint32_t* seq) {
     ++i;
   }
   if (i == start || i != s.size()) return false;
-  *stream = static_cast<uint16_t>(a);
+  *stream = static_cast<uint32_t>(a);
   *seq = static_cast<uint32_t>(b);
   return true;
 }
@@ -144,8 +138,8 @@ HttpServer::~HttpServer() {
 
 StrView HttpServer::busy_response() {
   return StrView(
-      "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: 28\r\n"
-      "Retry-After: 1\r\nConnection: close\r\n\r\nno free connection, retry\r\n\r\n");
+      "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: 26\r\n"
+      "Retry-After: 1\r\nConnection: close\r\n\r\nno free connection, retry\n");
 }
 
 size_t HttpServer::connections_in_use() const {
@@ -181,7 +175,9 @@ int HttpServer::open() {
     c.phase_ = Phase::kIdle;
     c.route_ = Route::kNone;
     c.body_ = Body::kNone;
-    c.head_sent_ = c.head_pending_ = c.feeding_ = c.handling_ = c.dead_ = c.sse_ = c.tee_ = false;
+    c.head_sent_ = c.head_pending_ = c.feeding_ = c.handling_ = c.dead_ = c.sse_ = c.tee_ = c.ended_ = false;
+    c.force_sse_ = false;
+    c.input_hash_ = 0;
     c.ws_first_ = true;
     c.ws_final_ = false;
     c.keep_alive_ = true;
@@ -223,6 +219,7 @@ void HttpServer::drop(Conn& c, bool tell_port) {
   }
   c.session_ = -1;
   c.stream_ = -1;
+  c.ended_ = false;
   c.sink_.reset();
   if (tell_port && port_.close != nullptr) port_.close(port_.ctx, c.index_);
 }
@@ -323,7 +320,10 @@ Status HttpServer::conn_flush(void* ctx, const char* data, size_t n) {
     c.head_pending_ = false;
     c.head_sent_ = true;
   }
-  return hs.send(c, start, len);
+  const Status st = hs.send(c, start, len);
+  // An event whose connection failed still goes whole into the replay buffer (the sink keeps
+  // taking its bytes); the connection is dropped at the next safe point.
+  return c.tee_ ? Status::kOk : st;
 }
 
 // Ends the response body: Content-Length answer, last chunk, or close.
@@ -382,6 +382,11 @@ void HttpServer::end_request(Conn& c) {
     c.ended_ = true;  // finished when handle() returns
     return;
   }
+  if (c.stream_ >= 0 && c.session_ >= 0) {
+    // Never leave a stream naming a connection that moves on.
+    detach_stream(sessions_[static_cast<size_t>(c.session_)], c.stream_);
+    c.stream_ = -1;
+  }
   if (c.dead_ || !c.keep_alive_) {
     drop(c, true);
     return;
@@ -391,7 +396,8 @@ void HttpServer::end_request(Conn& c) {
   c.phase_ = Phase::kIdle;
   c.route_ = Route::kNone;
   c.body_ = Body::kNone;
-  c.head_sent_ = c.head_pending_ = c.feeding_ = c.sse_ = c.tee_ = c.ended_ = false;
+  c.head_sent_ = c.head_pending_ = c.feeding_ = c.sse_ = c.tee_ = c.ended_ = c.force_sse_ = false;
+  c.input_hash_ = 0;
   c.session_ = -1;
   c.stream_ = -1;
   c.status_ = 200;
@@ -475,6 +481,12 @@ HttpSession* HttpServer::session_by_id(StrView id, HttpSession::Kind kind) {
   return nullptr;
 }
 
+bool HttpServer::session_gone(const Conn& c) const {
+  if (c.session_ < 0) return false;
+  const HttpSession& s = sessions_[static_cast<size_t>(c.session_)];
+  return s.kind_ == HttpSession::Kind::kFree || s.generation_ != c.session_gen_;
+}
+
 // The head is in: decide where the request goes; refusals are answered after the body.
 void HttpServer::on_head(Conn& c) {
   const http::Request& r = c.parser_.request();
@@ -514,6 +526,7 @@ void HttpServer::on_head(Conn& c) {
         HttpSession* s = session_by_id(r.session_id.view(), HttpSession::Kind::kStreamable);
         if (s == nullptr) return refuse(404, "Not Found: unknown or ended session");
         c.session_ = static_cast<int16_t>(s->index_);
+        c.session_gen_ = s->generation_;
       }
       c.route_ = Route::kPost;
     } else if (m == http::Method::kGet) {
@@ -522,12 +535,14 @@ void HttpServer::on_head(Conn& c) {
       HttpSession* s = session_by_id(r.session_id.view(), HttpSession::Kind::kStreamable);
       if (s == nullptr) return refuse(404, "Not Found: unknown or ended session");
       c.session_ = static_cast<int16_t>(s->index_);
+      c.session_gen_ = s->generation_;
       c.route_ = Route::kGet;
     } else if (m == http::Method::kDelete) {
       if (!r.session_id.present) return refuse(400, "Bad Request: Mcp-Session-Id header required");
       HttpSession* s = session_by_id(r.session_id.view(), HttpSession::Kind::kStreamable);
       if (s == nullptr) return refuse(404, "Not Found: unknown or ended session");
       c.session_ = static_cast<int16_t>(s->index_);
+      c.session_gen_ = s->generation_;
       c.route_ = Route::kDelete;
     } else {
       return refuse(405, "Method Not Allowed", "Allow: GET, POST, DELETE\r\n");
@@ -547,6 +562,7 @@ void HttpServer::on_head(Conn& c) {
     HttpSession* s = session_by_id(sid, HttpSession::Kind::kLegacy);
     if (s == nullptr) return refuse(404, "Not Found: unknown or ended session");
     c.session_ = static_cast<int16_t>(s->index_);
+    c.session_gen_ = s->generation_;
     c.route_ = Route::kLegacyPost;
   } else if (options_.ws_path != nullptr && options_.sha1 != nullptr && path == StrView(options_.ws_path)) {
     if (m != http::Method::kGet) return refuse(405, "Method Not Allowed", "Allow: GET\r\n");
@@ -571,6 +587,13 @@ void HttpServer::on_request_done(Conn& c) {
   if (c.phase_ == Phase::kDiscard) {
     c.session_ = -1;
     answer(c, c.status_, c.error_text_);
+    return;
+  }
+  if (session_gone(c)) {
+    // The session ended (DELETE, expiry, eviction) while this request was arriving; its slot
+    // may already serve another client.
+    c.session_ = -1;
+    answer(c, 404, "Not Found: the session ended");
     return;
   }
   c.phase_ = Phase::kWaiting;
@@ -692,6 +715,7 @@ void HttpServer::handle_post(Conn& c, const jsonrpc::Decoded& d) {
   S.conn = static_cast<int16_t>(c.index_);
   c.stream_ = static_cast<int8_t>(st);
   c.force_sse_ = d.batch;  // a batch's deferred answers come as further events
+  c.input_hash_ = d.batch ? 0 : id_hash(d.first->id);
   // Input the server cannot accept gets an HTTP error status with the JSON-RPC error: not
   // JSON-RPC at all, or a batch where the session's revision has none.
   if (!d.batch && d.first->kind == jsonrpc::Kind::kInvalid) c.status_ = 400;
@@ -753,8 +777,16 @@ int HttpServer::new_stream(HttpSession& s, bool get) {
   S = HttpSession::Stream{};
   S.used = true;
   S.get = get;
-  S.id = ++s.next_stream_;
-  if (S.id == 0) S.id = ++s.next_stream_;
+  // Unique in the session, also after the counter wraps (0 is no id).
+  for (;;) {
+    uint32_t id = ++s.next_stream_;
+    bool taken = id == 0;
+    for (const HttpSession::Stream& x : s.streams_) taken = taken || (x.used && x.id == id);
+    if (!taken) {
+      S.id = id;
+      break;
+    }
+  }
   return slot;
 }
 
@@ -780,11 +812,14 @@ void HttpServer::finish_stream(HttpSession& s, int st) {
   if (conn < 0) return;
   Conn& c = conns_[static_cast<size_t>(conn)];
   c.stream_ = -1;
-  if (c.body_ == Body::kNone && !c.head_pending_ && !c.head_sent_) {
-    // No answer will come (the client cancelled the request): an event stream without events
-    // ends the POST rather than leave it waiting.
-    start_stream_body(c, "text/event-stream", true);
-  }
+  close_response(c);
+}
+
+// Ends the connection's response: what it holds goes out and ends; a request that got nothing
+// (its call was cancelled, its session ended) gets an event stream without events rather than
+// wait forever.
+void HttpServer::close_response(Conn& c) {
+  if (c.body_ == Body::kNone && !c.head_pending_ && !c.head_sent_) start_stream_body(c, "text/event-stream", true);
   finish_body(c);
   end_request(c);
 }
@@ -850,7 +885,7 @@ void HttpServer::open_get_stream(Conn& c, HttpSession& s) {
 
 // GET with Last-Event-ID: the missed events of that stream, then the stream goes on here.
 void HttpServer::resume_stream(Conn& c, HttpSession& s) {
-  uint16_t sid = 0;
+  uint32_t sid = 0;
   uint32_t after = 0;
   if (!parse_event_id(c.parser_.request().last_event_id.view(), &sid, &after)) {
     open_get_stream(c, s);  // not one of ours: a plain GET
@@ -862,10 +897,10 @@ void HttpServer::resume_stream(Conn& c, HttpSession& s) {
   for (size_t off = 0; off + kRecordHeader <= s.ring_len_;) {
     const char* rec = s.ring_ + off;
     const uint32_t len = get_u32(rec);
-    if (get_u16(rec + 4) == sid && get_u32(rec + 8) > after && !(s.rec_open_ && off == s.rec_)) {
+    if (get_u32(rec + 4) == sid && get_u32(rec + 12) > after && !(s.rec_open_ && off == s.rec_)) {
       c.sink_.write(rec + kRecordHeader, len - kRecordHeader);
       any = true;
-      final = final || (get_u16(rec + 6) & kFinal) != 0;
+      final = final || (get_u32(rec + 8) & kFinal) != 0;
     }
     off += len;
   }
@@ -1024,7 +1059,8 @@ HttpSession* HttpServer::new_session(HttpSession::Kind kind) {
       if (s.kind_ != HttpSession::Kind::kStreamable) continue;
       bool live = false;
       for (const HttpSession::Stream& S : s.streams_) live = live || (S.used && S.conn >= 0);
-      for (const Conn& c : conns_) live = live || (c.handling_ && c.session_ == static_cast<int16_t>(s.index_));
+      // A request of the session still arriving (or being handled) counts as live too.
+      for (const Conn& c : conns_) live = live || (c.phase_ != Phase::kFree && c.session_ == static_cast<int16_t>(s.index_));
       if (live) continue;
       if (slot == nullptr || s.last_ms_ < slot->last_ms_) slot = &s;
     }
@@ -1040,6 +1076,7 @@ HttpSession* HttpServer::new_session(HttpSession::Kind kind) {
   slot->id_len_ = 32;
   slot->id_[32] = '\0';
   slot->kind_ = kind;
+  ++slot->generation_;
   slot->last_ms_ = server_.now();
   slot->next_stream_ = 0;
   slot->ring_len_ = 0;
@@ -1054,6 +1091,7 @@ HttpSession* HttpServer::new_session(HttpSession::Kind kind) {
 void HttpServer::free_session(HttpSession& s) {
   if (s.kind_ == HttpSession::Kind::kFree) return;
   s.kind_ = HttpSession::Kind::kFree;  // from here on nothing routes to it
+  ++s.generation_;
   server_.detach(s.session_);
   for (HttpSession::Stream& S : s.streams_) {
     if (!S.used) continue;
@@ -1067,8 +1105,7 @@ void HttpServer::free_session(HttpSession& s) {
       ws_close(c, ws::kCloseGoingAway);
       continue;
     }
-    if (c.body_ != Body::kNone || c.head_pending_) finish_body(c);
-    end_request(c);
+    close_response(c);
   }
   s.session_.reset();
   s.id_len_ = 0;
@@ -1111,7 +1148,9 @@ json::Sink* HttpServer::channel_open(HttpSession& s, const mcp::OutMessage& m) {
     if (st < 0 && (m.batch || m.kind == mcp::OutMessage::Kind::kResponse)) {
       // The answer to what is being handled right now (a batch, an input without usable id).
       for (const Conn& c : conns_)
-        if (c.handling_ && c.session_ == static_cast<int16_t>(s.index_) && c.stream_ >= 0) st = c.stream_;
+        if (c.handling_ && c.session_ == static_cast<int16_t>(s.index_) && c.stream_ >= 0 &&
+            (m.batch || h == 0 || h == c.input_hash_))
+          st = c.stream_;
     }
     if (st < 0 && m.kind != mcp::OutMessage::Kind::kResponse) {
       for (int i = 0; i < EMCP_HTTP_STREAMS; ++i)
@@ -1124,6 +1163,15 @@ json::Sink* HttpServer::channel_open(HttpSession& s, const mcp::OutMessage& m) {
   s.msg_related_ = h;
   s.msg_response_ = m.kind == mcp::OutMessage::Kind::kResponse;
   s.msg_detached_ = false;
+  if (S.conn >= 0 && conns_[static_cast<size_t>(S.conn)].dead_) {
+    // Its connection failed: the stream goes on in the replay buffer, as if the client left.
+    conns_[static_cast<size_t>(S.conn)].stream_ = -1;
+    detach_stream(s, st);
+    if (!S.used) {
+      s.msg_stream_ = -1;
+      return nullptr;
+    }
+  }
   if (S.conn < 0) {
     // The client left; it may come back with Last-Event-ID.
     if (!S.sse || s.ring_cap_ == 0) {
@@ -1138,10 +1186,6 @@ json::Sink* HttpServer::channel_open(HttpSession& s, const mcp::OutMessage& m) {
     return &s.detached_;
   }
   Conn& c = conns_[static_cast<size_t>(S.conn)];
-  if (c.dead_) {
-    s.msg_stream_ = -1;
-    return nullptr;
-  }
   if (s.kind_ == HttpSession::Kind::kWebSocket) {
     c.ws_first_ = true;
     c.ws_final_ = false;
@@ -1226,7 +1270,10 @@ Status HttpServer::channel_close(HttpSession& s) {
 }
 
 Status HttpServer::channel_end_stream(HttpSession& s, const Id& related, uint32_t retry_ms) {
-  if (s.kind_ != HttpSession::Kind::kStreamable || s.ring_cap_ == 0) return Status::kInvalidState;
+  // Before 2025-11-25 a stream has no priming event with an id: its client could not resume.
+  if (s.kind_ != HttpSession::Kind::kStreamable || s.ring_cap_ == 0 ||
+      s.session_.version() < mcp::Version::k2025_11_25)
+    return Status::kInvalidState;
   const int st = find_stream(s, id_hash(related));
   if (st < 0) return Status::kNotFound;
   HttpSession::Stream& S = s.streams_[st];
@@ -1265,7 +1312,7 @@ bool HttpServer::ring_make_room(HttpSession& s, size_t need) {
   return true;
 }
 
-void HttpServer::ring_begin(HttpSession& s, uint16_t stream, uint32_t seq) {
+void HttpServer::ring_begin(HttpSession& s, uint32_t stream, uint32_t seq) {
   s.rec_open_ = false;
   s.rec_dead_ = s.ring_cap_ == 0;
   if (s.rec_dead_ || !ring_make_room(s, kRecordHeader)) {
@@ -1275,9 +1322,9 @@ void HttpServer::ring_begin(HttpSession& s, uint16_t stream, uint32_t seq) {
   s.rec_ = s.ring_len_;
   char* rec = s.ring_ + s.rec_;
   put_u32(rec, kRecordHeader);
-  put_u16(rec + 4, stream);
-  put_u16(rec + 6, 0);
-  put_u32(rec + 8, seq);
+  put_u32(rec + 4, stream);
+  put_u32(rec + 8, 0);
+  put_u32(rec + 12, seq);
   s.ring_len_ += kRecordHeader;
   s.rec_open_ = true;
 }
@@ -1301,11 +1348,11 @@ void HttpServer::ring_end(HttpSession& s) {
   s.rec_dead_ = false;
 }
 
-void HttpServer::ring_mark_final(HttpSession& s, uint16_t stream) {
+void HttpServer::ring_mark_final(HttpSession& s, uint32_t stream) {
   size_t last = SIZE_MAX;
   for (size_t off = 0; off + kRecordHeader <= s.ring_len_; off += get_u32(s.ring_ + off))
-    if (get_u16(s.ring_ + off + 4) == stream) last = off;
-  if (last != SIZE_MAX) put_u16(s.ring_ + last + 6, kFinal);
+    if (get_u32(s.ring_ + off + 4) == stream) last = off;
+  if (last != SIZE_MAX) put_u32(s.ring_ + last + 8, kFinal);
 }
 
 // ---- Time ---------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -48,7 +49,8 @@ Status send_all(int fd, const char* data, size_t n, uint32_t timeout_ms) {
 
 }  // namespace
 
-HttpListener::HttpListener(Span<ListenerConn> slots) : slots_(slots) {}
+HttpListener::HttpListener(Span<ListenerConn> slots, Span<struct pollfd> fds, Span<uint16_t> who)
+    : slots_(slots), fds_(fds), who_(who) {}
 
 HttpListener::~HttpListener() {
   for (ListenerConn& c : slots_) {
@@ -119,12 +121,25 @@ void HttpListener::close_cb(void* ctx, uint16_t conn) {
   if (conn >= self->slots_.size()) return;
   ListenerConn& c = self->slots_[conn];
   if (c.fd < 0) return;
-  if (c.closing_fd >= 0) ::close(c.closing_fd);
-  // Linger: the client reads our last answer before it sees the end, not a reset.
+  // Linger: the client reads our last answer before it sees the end, not a reset. Any slot's
+  // lingering place will do; when all are taken, the one closest to its deadline gives way.
   (void)::shutdown(c.fd, SHUT_WR);
-  c.closing_fd = c.fd;
-  c.closing_until = now_ms() + self->linger_ms_;
+  ListenerConn* spot = nullptr;
+  for (ListenerConn& x : self->slots_)
+    if (x.closing_fd < 0) {
+      spot = &x;
+      break;
+    }
+  if (spot == nullptr) {
+    spot = &c;
+    for (ListenerConn& x : self->slots_)
+      if (x.closing_until < spot->closing_until) spot = &x;
+    ::close(spot->closing_fd);
+  }
+  spot->closing_fd = c.fd;
+  spot->closing_until = now_ms() + self->linger_ms_;
   c.fd = -1;
+  c.peer_done = false;
   c.pending_len = c.pending_off = 0;
 }
 
@@ -145,6 +160,7 @@ void HttpListener::accept_all() {
     }
     ListenerConn& c = slots_[static_cast<size_t>(idx)];
     c.fd = fd;
+    c.peer_done = false;
     c.pending_len = c.pending_off = 0;
     ++accepted_;
   }
@@ -177,6 +193,7 @@ void HttpListener::read_conn(uint16_t i) {
     // End of stream or error: the connection is over.
     const int fd = c.fd;
     c.fd = -1;
+    c.peer_done = false;
     c.pending_len = c.pending_off = 0;
     server_->closed(i);
     ::close(fd);
@@ -206,20 +223,20 @@ Status HttpListener::run_once(int timeout_ms) {
     (void)offer(static_cast<uint16_t>(i));
     waiting = waiting || (slots_[i].fd >= 0 && slots_[i].pending_len != 0 && server_->wants_input(static_cast<uint16_t>(i)));
   }
-  constexpr size_t kMaxFds = 1 + 2 * 512;
-  pollfd fds[kMaxFds];
-  uint16_t who[kMaxFds];
+  pollfd* const fds = fds_.data();
+  uint16_t* const who = who_.data();
   size_t n = 0;
   fds[n++] = pollfd{listen_fd_, POLLIN, 0};
-  for (size_t i = 0; i < slots_.size() && n + 2 <= kMaxFds; ++i) {
+  for (size_t i = 0; i < slots_.size() && n + 2 <= fds_.size(); ++i) {
     ListenerConn& c = slots_[i];
     if (c.fd >= 0 && c.pending_len == 0 && server_->wants_input(static_cast<uint16_t>(i))) {
       who[n] = static_cast<uint16_t>(i);
       fds[n++] = pollfd{c.fd, POLLIN, 0};
     } else if (c.fd >= 0) {
-      // Not reading it now, but a hang-up must still end its streams.
+      // Not reading it now (an answer still streams, or bytes wait): a hang-up must still end
+      // its streams. After a half-close only errors and full hang-ups are watched.
       who[n] = static_cast<uint16_t>(i);
-      fds[n++] = pollfd{c.fd, POLLRDHUP, 0};
+      fds[n++] = pollfd{c.fd, static_cast<short>(c.peer_done ? 0 : POLLRDHUP), 0};
     }
     if (c.closing_fd >= 0) {
       who[n] = static_cast<uint16_t>(0x8000 | i);
@@ -238,19 +255,26 @@ Status HttpListener::run_once(int timeout_ms) {
         continue;
       }
       const uint16_t i = who[k];
-      if (slots_[i].fd != fds[k].fd) continue;  // closed and maybe reused this round
-      if ((fds[k].revents & (POLLIN | POLLHUP | POLLERR | POLLRDHUP)) != 0) {
-        if (fds[k].events == POLLRDHUP) {
-          // Hang-up of a connection we are not reading (an open stream): it is over.
-          const int fd = slots_[i].fd;
-          slots_[i].fd = -1;
-          slots_[i].pending_len = slots_[i].pending_off = 0;
-          server_->closed(i);
-          ::close(fd);
+      ListenerConn& c = slots_[i];
+      if (c.fd != fds[k].fd) continue;  // closed and maybe reused this round
+      if (fds[k].events != POLLIN) {
+        // A connection we are not reading. The peer's end with nothing left to take: gone (a
+        // client that left an open stream). With bytes still waiting: a half-close; finish them.
+        int unread = 0;
+        const bool hangup = (fds[k].revents & (POLLHUP | POLLERR)) != 0;
+        if (!hangup && (c.pending_len != 0 || (ioctl(c.fd, FIONREAD, &unread) == 0 && unread > 0))) {
+          c.peer_done = true;
           continue;
         }
-        read_conn(i);
+        const int fd = c.fd;
+        c.fd = -1;
+        c.peer_done = false;
+        c.pending_len = c.pending_off = 0;
+        server_->closed(i);
+        ::close(fd);
+        continue;
       }
+      if ((fds[k].revents & (POLLIN | POLLHUP | POLLERR)) != 0) read_conn(i);
     }
   }
   for (ListenerConn& c : slots_)

@@ -143,6 +143,8 @@ class HttpConnection {
   bool feeding_ = false;       // the body goes into the decoder
   bool handling_ = false;      // inside Server::handle() for this connection
   bool ended_ = false;         // the response ended while handling: end the request afterwards
+  uint32_t session_gen_ = 0;   // the generation of session_ when the request named it
+  uint32_t input_hash_ = 0;    // hash of the id of the single message being handled (0: none)
   bool dead_ = false;          // a send failed: close at the next chance
   bool sse_ = false;           // the response is an event stream
   bool force_sse_ = false;     // answer as an event stream even if JSON would do (batches)
@@ -179,7 +181,7 @@ class HttpSession {
     bool sse = false;          // events went out with ids (resumable)
     uint8_t awaiting = 0;      // requests still to be answered on it
     int16_t conn = -1;         // live connection, or -1 (detached: events go to the replay buffer)
-    uint16_t id = 0;
+    uint32_t id = 0;           // unique in the session (0: none)
     uint32_t seq = 0;          // last event number used
     uint32_t await[EMCP_MAX_DEFERRED + 1];  // FNV-1a hashes of the ids of those requests
   };
@@ -195,7 +197,8 @@ class HttpSession {
   Kind kind_ = Kind::kFree;
   uint8_t id_len_ = 0;
   char id_[33] = {};
-  uint16_t next_stream_ = 0;
+  uint32_t next_stream_ = 0;
+  uint32_t generation_ = 0;    // changes whenever the slot is taken or freed
   uint64_t last_ms_ = 0;
   Stream streams_[EMCP_HTTP_STREAMS];
   // The message being written (between open and close).
@@ -203,7 +206,7 @@ class HttpSession {
   uint32_t msg_related_ = 0;  // hash of the related request id (0: none)
   bool msg_response_ = false;
   bool msg_detached_ = false;
-  // Replay buffer: records [u32 length][u16 stream][u16 flags][u32 seq][event text].
+  // Replay buffer: records [u32 length][u32 stream][u32 flags][u32 seq][event text].
   char* ring_;
   size_t ring_cap_;
   size_t ring_len_ = 0;
@@ -267,6 +270,8 @@ class HttpServer {
   void answer(Conn& c, int status, const char* text, const char* content_type = nullptr);
   void answer_rpc_error(Conn& c, int status, jsonrpc::ErrorCode code, const char* message);
   void end_request(Conn& c);
+  void close_response(Conn& c);
+  bool session_gone(const Conn& c) const;
   void drop(Conn& c, bool tell_port);
 
   void on_head(Conn& c);
@@ -297,10 +302,10 @@ class HttpServer {
   Status channel_end_stream(HttpSession& s, const jsonrpc::Id& related, uint32_t retry_ms);
 
   // Replay buffer
-  void ring_begin(HttpSession& s, uint16_t stream, uint32_t seq);
+  void ring_begin(HttpSession& s, uint32_t stream, uint32_t seq);
   void ring_append(HttpSession& s, const char* data, size_t n);
   void ring_end(HttpSession& s);
-  void ring_mark_final(HttpSession& s, uint16_t stream);
+  void ring_mark_final(HttpSession& s, uint32_t stream);
   bool ring_make_room(HttpSession& s, size_t need);
 
   mcp::Server& server_;

@@ -9,7 +9,10 @@
 //   - bytes the engine cannot take yet (a pipelined request while an answer still streams) wait
 //     in the connection's fixed read buffer, and the socket is not read meanwhile;
 //   - closed connections linger (shutdown, then reading until EOF or linger_ms) so the client
-//     gets the last answer instead of a reset.
+//     gets the last answer instead of a reset;
+//   - a peer that half-closes (shuts down its sending side) after its requests still gets their
+//     answers; one that hangs up on an open stream is noticed at once (POLLRDHUP) and its streams
+//     end.
 //
 // Context: one thread runs run_once() in a loop; the HttpServer and its mcp::Server belong to it.
 //
@@ -22,6 +25,7 @@
 #ifndef EMCP_POSIX_HTTP_LISTENER_H
 #define EMCP_POSIX_HTTP_LISTENER_H
 
+#include <poll.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,8 +39,9 @@ namespace posix {
 /// Per-connection state of the listener (declare through StaticHttpListener<>).
 struct ListenerConn {
   int fd = -1;             ///< the socket (-1: free)
-  int closing_fd = -1;     ///< a socket lingering after close
+  int closing_fd = -1;     ///< a socket lingering after close (any slot's)
   uint64_t closing_until = 0;
+  bool peer_done = false;  ///< the peer finished sending (half-close) but has bytes to be taken
   uint32_t pending_off = 0;
   uint32_t pending_len = 0;  ///< read bytes the engine has not taken yet
   char buf[8192];
@@ -44,8 +49,9 @@ struct ListenerConn {
 
 class HttpListener {
  public:
-  /// `slots` must have at least as many entries as the HttpServer has connections.
-  explicit HttpListener(Span<ListenerConn> slots);
+  /// `slots` must have at least as many entries as the HttpServer has connections; `fds` and
+  /// `who` hold 2 * slots + 1 entries (the poll set).
+  HttpListener(Span<ListenerConn> slots, Span<struct pollfd> fds, Span<uint16_t> who);
   ~HttpListener();
   HttpListener(const HttpListener&) = delete;
   HttpListener& operator=(const HttpListener&) = delete;
@@ -77,6 +83,8 @@ class HttpListener {
   void linger(ListenerConn& c, uint64_t now);
 
   Span<ListenerConn> slots_;
+  Span<struct pollfd> fds_;
+  Span<uint16_t> who_;
   transport::HttpServer* server_ = nullptr;
   int listen_fd_ = -1;
   uint16_t bound_port_ = 0;
@@ -90,10 +98,14 @@ class HttpListener {
 template <size_t N>
 class StaticHttpListener : public HttpListener {
  public:
-  StaticHttpListener() : HttpListener(Span<ListenerConn>(slots_, N)) {}
+  StaticHttpListener()
+      : HttpListener(Span<ListenerConn>(slots_, N), Span<struct pollfd>(fds_, 2 * N + 1),
+                     Span<uint16_t>(who_, 2 * N + 1)) {}
 
  private:
   ListenerConn slots_[N];
+  struct pollfd fds_[2 * N + 1];
+  uint16_t who_[2 * N + 1];
 };
 
 }  // namespace posix
