@@ -1,0 +1,38 @@
+// board/board.h - what a board provides to the firmware: a millisecond clock, a UART whose
+// receive interrupt fills a ring buffer, sleep until the next interrupt, and the painted-stack
+// high-water mark. Each board folder implements it with its own registers (no vendor HAL).
+//
+// Context: main loop, except where a function says it runs in an interrupt.
+#ifndef EMCP_BOARD_BOARD_H
+#define EMCP_BOARD_BOARD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+namespace board {
+
+/// Clocks, the UART (115200 8N1 on real hardware; RX interrupt on), SysTick at 1 kHz.
+void init();
+/// The board's name ("mps2-an385", "stm32f4").
+const char* name();
+
+/// Milliseconds since init() (SysTick).
+uint64_t now_ms();
+
+/// Sends `n` bytes, waiting for the transmitter (polled: the UART is the only output).
+void uart_write(const char* data, size_t n);
+/// Takes up to `cap` received bytes from the RX ring (filled by the interrupt); 0 when none.
+size_t uart_read(uint8_t* buf, size_t cap);
+/// Bytes lost because the RX ring was full (the loop did not keep up) or the UART overran.
+uint32_t uart_dropped();
+
+/// Sleeps until an interrupt (UART byte or SysTick) when no received byte is waiting.
+void idle();
+
+/// The main stack: its size, and the most of it ever used (painted at reset, scanned now).
+size_t stack_size();
+size_t stack_high_water();
+
+}  // namespace board
+
+#endif  // EMCP_BOARD_BOARD_H

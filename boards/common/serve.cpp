@@ -1,0 +1,45 @@
+#include "board/serve.h"
+
+#include "board/board.h"
+
+namespace board {
+
+namespace {
+emcp::transport::StdioTransport* g_link = nullptr;
+
+void say(const char* s) {
+  size_t n = 0;
+  while (s[n] != '\0') ++n;
+  uart_write(s, n);
+}
+}  // namespace
+
+emcp::Status uart_flush(void*, const char* data, size_t n) {
+  uart_write(data, n);
+  return emcp::Status::kOk;
+}
+
+emcp::transport::StdioTransport* served_link() { return g_link; }
+
+void serve_uart(emcp::mcp::Server& server, emcp::transport::StdioTransport& link, const char* program,
+                const Loop& loop) {
+  g_link = &link;
+  // The banner: one line that is not JSON (bridges wait for it and drop it).
+  say(program);
+  say(" on ");
+  say(name());
+  say(": MCP on this UART, one JSON-RPC message per line\n");
+  uint8_t buf[128];
+  for (;;) {
+    const size_t n = uart_read(buf, sizeof buf);
+    if (n != 0) {
+      (void)link.feed(buf, n);
+      continue;
+    }
+    if (loop.tick) loop.tick();
+    server.poll();
+    idle();
+  }
+}
+
+}  // namespace board

@@ -1,0 +1,123 @@
+// Cortex-M start-up shared by the boards: the vector table (16 core exceptions and 96 interrupt
+// slots, each a weak alias a board overrides), reset (copy .data, zero .bss, paint the stack,
+// run constructors, main), SysTick's millisecond count, and the C/C++ runtime hooks a
+// heap-free firmware needs (abort, __cxa_atexit, __cxa_pure_virtual) so nothing pulls in
+// newlib's allocator.
+#include <stdint.h>
+#include <string.h>
+
+#include "board/board.h"
+
+extern "C" {
+// From the linker script.
+extern uint32_t __data_load__, __data_start__, __data_end__, __bss_start__, __bss_end__;
+extern uint32_t __stack_limit__, __stack_top__;
+extern void (*__init_array_start__[])(), (*__init_array_end__[])();
+
+int main();
+void Reset_Handler();
+void Default_Handler();
+void HardFault_Handler();
+void SysTick_Handler();
+
+constexpr uint32_t kStackPaint = 0xA5A5A5A5u;
+volatile uint64_t g_board_ms = 0;
+
+void Reset_Handler() {
+  uint32_t* src = &__data_load__;
+  for (uint32_t* dst = &__data_start__; dst < &__data_end__;) *dst++ = *src++;
+  for (uint32_t* dst = &__bss_start__; dst < &__bss_end__;) *dst++ = 0;
+  // Paint the stack below the current frame for the high-water mark.
+  uint32_t* sp;
+  __asm__ volatile("mov %0, sp" : "=r"(sp));
+  for (uint32_t* p = &__stack_limit__; p < sp - 16; ++p) *p = kStackPaint;
+  for (auto* f = __init_array_start__; f < __init_array_end__; ++f) (*f)();
+  (void)main();
+  for (;;) __asm__ volatile("wfi");
+}
+
+void Default_Handler() {
+  for (;;) __asm__ volatile("bkpt #0");
+}
+
+void HardFault_Handler() {
+  for (;;) __asm__ volatile("bkpt #1");
+}
+
+void SysTick_Handler() { g_board_ms = g_board_ms + 1; }
+
+// ---- runtime hooks: no exceptions, no exit, no allocator -------------------------------------
+void abort() {
+  for (;;) __asm__ volatile("bkpt #2");
+}
+void _exit(int) { abort(); }
+void* __dso_handle = nullptr;
+// Static destructors are never run on a device that never exits: registering them would pull
+// in newlib's atexit tables.
+int __cxa_atexit(void (*)(void*), void*, void*) { return 0; }
+void __cxa_pure_virtual() { abort(); }
+}  // extern "C"
+
+namespace board {
+
+uint64_t now_ms() {
+  // 64-bit reads are not atomic on Cortex-M3: read until two reads agree.
+  uint64_t a, b;
+  do {
+    a = g_board_ms;
+    b = g_board_ms;
+  } while (a != b);
+  return a;
+}
+
+size_t stack_size() {
+  return static_cast<size_t>(reinterpret_cast<uintptr_t>(&__stack_top__) -
+                             reinterpret_cast<uintptr_t>(&__stack_limit__));
+}
+
+size_t stack_high_water() {
+  const uint32_t* p = &__stack_limit__;
+  while (p < &__stack_top__ && *p == kStackPaint) ++p;
+  return static_cast<size_t>(reinterpret_cast<uintptr_t>(&__stack_top__) - reinterpret_cast<uintptr_t>(p));
+}
+
+}  // namespace board
+
+// ---- vector table ---------------------------------------------------------------------------
+#define EMCP_WEAK_IRQ(n) extern "C" void IRQ##n##_Handler() __attribute__((weak, alias("Default_Handler")));
+#define EMCP_IRQ8(a) EMCP_WEAK_IRQ(a##0) EMCP_WEAK_IRQ(a##1) EMCP_WEAK_IRQ(a##2) EMCP_WEAK_IRQ(a##3) \
+  EMCP_WEAK_IRQ(a##4) EMCP_WEAK_IRQ(a##5) EMCP_WEAK_IRQ(a##6) EMCP_WEAK_IRQ(a##7)
+EMCP_WEAK_IRQ(0) EMCP_WEAK_IRQ(1) EMCP_WEAK_IRQ(2) EMCP_WEAK_IRQ(3) EMCP_WEAK_IRQ(4) EMCP_WEAK_IRQ(5)
+EMCP_WEAK_IRQ(6) EMCP_WEAK_IRQ(7) EMCP_WEAK_IRQ(8) EMCP_WEAK_IRQ(9)
+EMCP_IRQ8(1) EMCP_WEAK_IRQ(18) EMCP_WEAK_IRQ(19)
+EMCP_IRQ8(2) EMCP_WEAK_IRQ(28) EMCP_WEAK_IRQ(29)
+EMCP_IRQ8(3) EMCP_WEAK_IRQ(38) EMCP_WEAK_IRQ(39)
+EMCP_IRQ8(4) EMCP_WEAK_IRQ(48) EMCP_WEAK_IRQ(49)
+EMCP_IRQ8(5) EMCP_WEAK_IRQ(58) EMCP_WEAK_IRQ(59)
+EMCP_IRQ8(6) EMCP_WEAK_IRQ(68) EMCP_WEAK_IRQ(69)
+EMCP_IRQ8(7) EMCP_WEAK_IRQ(78) EMCP_WEAK_IRQ(79)
+EMCP_IRQ8(8) EMCP_WEAK_IRQ(88) EMCP_WEAK_IRQ(89)
+EMCP_WEAK_IRQ(90) EMCP_WEAK_IRQ(91) EMCP_WEAK_IRQ(92) EMCP_WEAK_IRQ(93) EMCP_WEAK_IRQ(94) EMCP_WEAK_IRQ(95)
+
+#define EMCP_V(n) reinterpret_cast<const void*>(&IRQ##n##_Handler),
+#define EMCP_V10(a) EMCP_V(a##0) EMCP_V(a##1) EMCP_V(a##2) EMCP_V(a##3) EMCP_V(a##4) EMCP_V(a##5) \
+  EMCP_V(a##6) EMCP_V(a##7) EMCP_V(a##8) EMCP_V(a##9)
+
+extern "C" __attribute__((section(".vectors"), used)) const void* const g_vectors[16 + 96] = {
+    &__stack_top__,
+    reinterpret_cast<const void*>(&Reset_Handler),
+    reinterpret_cast<const void*>(&Default_Handler),    // NMI
+    reinterpret_cast<const void*>(&HardFault_Handler),
+    reinterpret_cast<const void*>(&Default_Handler),    // MemManage
+    reinterpret_cast<const void*>(&Default_Handler),    // BusFault
+    reinterpret_cast<const void*>(&Default_Handler),    // UsageFault
+    nullptr, nullptr, nullptr, nullptr,
+    reinterpret_cast<const void*>(&Default_Handler),    // SVCall
+    reinterpret_cast<const void*>(&Default_Handler),    // DebugMonitor
+    nullptr,
+    reinterpret_cast<const void*>(&Default_Handler),    // PendSV
+    reinterpret_cast<const void*>(&SysTick_Handler),
+    EMCP_V(0) EMCP_V(1) EMCP_V(2) EMCP_V(3) EMCP_V(4) EMCP_V(5) EMCP_V(6) EMCP_V(7) EMCP_V(8) EMCP_V(9)
+    EMCP_V10(1) EMCP_V10(2) EMCP_V10(3) EMCP_V10(4) EMCP_V10(5) EMCP_V10(6) EMCP_V10(7) EMCP_V10(8)
+    EMCP_V(90) EMCP_V(91) EMCP_V(92) EMCP_V(93) EMCP_V(94) EMCP_V(95)
+};

@@ -1,0 +1,3 @@
+# mps2-an385: Cortex-M3, no FPU.
+set(EMCP_BOARD_CPU_FLAGS -mcpu=cortex-m3 -mthumb)
+set(EMCP_BOARD_QEMU_MACHINE mps2-an385)

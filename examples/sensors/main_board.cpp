@@ -1,0 +1,34 @@
+// emcp-sensors as firmware: the same application (app.cpp) over the board's UART, with the
+// deterministic sensor model (sensors_board.cpp) and the SysTick clock.
+#include "app.h"
+#include "board/board.h"
+#include "board/serve.h"
+#include "emcp/mcp/server.h"
+#include "emcp/transport/stdio.h"
+
+namespace {
+
+constexpr emcp::mcp::ServerInfo kInfo = [] {
+  emcp::mcp::ServerInfo i;
+  i.name = "emcp-sensors";
+  i.version = "0.1.0";
+  i.title = "emcp sensors demo";
+  i.description = "A device's sensors, LED, relay and log over MCP, served by emcp (zero heap).";
+  i.instructions =
+      "This server is a small device. Read its sensors with read_sensor or the sensor:// "
+      "resources, switch its LED and relay, sample a sensor over time, and read its log.";
+  return i;
+}();
+
+}  // namespace
+
+emcp::mcp::Server g_server(kInfo, &board::now_ms);
+emcp::transport::StaticStdioTransport<> g_link(g_server, &board::uart_flush, nullptr);
+
+int main() {
+  board::init();
+  app::init(g_server, &board::now_ms);
+  board::Loop loop;
+  loop.tick = &app::tick;
+  board::serve_uart(g_server, g_link, "emcp-sensors", loop);
+}
