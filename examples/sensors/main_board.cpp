@@ -28,6 +28,8 @@ emcp::transport::StaticStdioTransport<> g_link(g_server, &board::uart_flush, nul
 int main() {
   board::init();
   app::init(g_server, &board::now_ms);
+  // No command line on a board: lists come in pages of 5 (clients follow nextCursor).
+  g_server.set_page_size(5);
   board::Loop loop;
   loop.tick = &app::tick;
   board::serve_uart(g_server, g_link, "emcp-sensors", loop);

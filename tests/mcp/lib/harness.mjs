@@ -2,6 +2,7 @@
 // loopback port for Streamable HTTP, HTTP+SSE and WebSocket), forces the protocol revision the
 // client asks for, and records every message the server sends.
 import { spawn } from "node:child_process";
+import net from "node:net";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -13,7 +14,39 @@ import { check } from "./schema.mjs";
 // Node 20 has no WebSocket global; the SDK's client transport expects one.
 globalThis.WebSocket ??= WebSocket;
 
-export const TRANSPORTS = ["stdio", "http", "sse", "ws"];
+export const TRANSPORTS = ["stdio", "http", "sse", "ws", "qemu"];
+
+/// A free loopback port (bound and released: another process may take it first, rarely).
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/// Starts QEMU with `firmware` on `machine`, its first UART on a loopback TCP port (QEMU waits
+/// for the bridge before it runs the firmware, so the banner is not lost). Returns { proc, port }.
+export async function startQemu(machine, firmware) {
+  const port = await freePort();
+  const proc = spawn("qemu-system-arm", ["-M", machine, "-display", "none", "-monitor", "none",
+    "-serial", `tcp:127.0.0.1:${port},server=on,wait=on`, "-kernel", firmware], { stdio: ["ignore", "ignore", "pipe"] });
+  let err = "";
+  proc.stderr.on("data", (d) => { err += d; });
+  proc.stderr_text = () => err;
+  return { proc, port };
+}
+
+/// Stops QEMU (always: a test never leaves one running).
+export async function stopQemu(q) {
+  if (q.proc.exitCode !== null || q.proc.signalCode !== null) return;
+  const exited = new Promise((r) => q.proc.once("exit", r));
+  q.proc.kill("SIGKILL");
+  await exited;
+}
 
 /// A transport that wraps another: rewrites the initialize request's protocolVersion and keeps
 /// every incoming message (with the method of the request it answers).
@@ -93,9 +126,15 @@ function clientTransport(kind, port) {
 /// { client, transport, close } (close() ends the client and the server).
 export async function connect({ command, args = [], revision, capabilities = {}, handlers = [], transport: kind = "stdio" }) {
   let server = null;
+  let qemu = null;
   let inner;
   if (kind === "stdio") {
     inner = new StdioClientTransport({ command, args, stderr: "pipe" });
+  } else if (kind === "qemu") {
+    // The firmware on an emulated board, reached through emcp-bridge (EMCP_BRIDGE,
+    // EMCP_QEMU_MACHINE, EMCP_FIRMWARE); `command` and `args` are not used.
+    qemu = await startQemu(process.env.EMCP_QEMU_MACHINE, process.env.EMCP_FIRMWARE);
+    inner = new StdioClientTransport({ command: process.env.EMCP_BRIDGE, args: ["--tcp", `127.0.0.1:${qemu.port}`, "--quiet"], stderr: "pipe" });
   } else {
     server = await startNetworkServer(command, args);
     inner = clientTransport(kind, server.port);
@@ -107,13 +146,15 @@ export async function connect({ command, args = [], revision, capabilities = {},
     await client.connect(transport);
   } catch (e) {
     if (server) await stopNetworkServer(server);
+    if (qemu) await stopQemu(qemu);
     throw e;
   }
   const close = async () => {
     await client.close();
     if (server) await stopNetworkServer(server);
+    if (qemu) await stopQemu(qemu);
   };
-  return { client, transport, close, server };
+  return { client, transport, close, server, qemu };
 }
 
 /// Waits until `predicate()` is true, polling every 20 ms, at most `ms`.
