@@ -1,0 +1,3 @@
+# stm32f4: Cortex-M4; software floating point (the application's doubles need it either way).
+set(EMCP_BOARD_CPU_FLAGS -mcpu=cortex-m4 -mthumb -mfloat-abi=soft)
+set(EMCP_BOARD_QEMU_MACHINE netduinoplus2)

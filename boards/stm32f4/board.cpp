@@ -1,0 +1,110 @@
+// STM32F405/407 (Cortex-M4): USART1 on PA9/PA10 at 115200 8N1 with an RX interrupt (IRQ 37),
+// SysTick at 1 kHz from a 168 MHz system clock. Register level, no vendor HAL. The same code
+// runs on QEMU's netduinoplus2 (which models the USART but not the clock tree: its clock is a
+// fixed 168 MHz, and RCC/GPIO writes are ignored) and on Discovery/Nucleo boards.
+#include <stdint.h>
+
+#include "board/board.h"
+#include "board/ring.h"
+
+namespace {
+
+constexpr uint32_t kSysClk = 168000000;  // after clock_init()
+constexpr uint32_t kApb2Clk = kSysClk / 2;
+
+inline volatile uint32_t& reg(uint32_t addr) { return *reinterpret_cast<volatile uint32_t*>(addr); }
+
+// RCC
+constexpr uint32_t kRcc = 0x40023800u;
+volatile uint32_t& rcc_cr() { return reg(kRcc + 0x00); }
+volatile uint32_t& rcc_pllcfgr() { return reg(kRcc + 0x04); }
+volatile uint32_t& rcc_cfgr() { return reg(kRcc + 0x08); }
+volatile uint32_t& rcc_ahb1enr() { return reg(kRcc + 0x30); }
+volatile uint32_t& rcc_apb2enr() { return reg(kRcc + 0x44); }
+volatile uint32_t& flash_acr() { return reg(0x40023C00u); }
+// GPIOA
+constexpr uint32_t kGpioA = 0x40020000u;
+// USART1
+struct Usart {
+  volatile uint32_t sr;   // bit 5 RXNE, bit 7 TXE, bit 3 ORE
+  volatile uint32_t dr;
+  volatile uint32_t brr;
+  volatile uint32_t cr1;  // bit 13 UE, bit 5 RXNEIE, bit 3 TE, bit 2 RE
+};
+Usart& usart1() { return *reinterpret_cast<Usart*>(0x40011000u); }
+
+board::Ring<1024> g_rx;
+volatile uint32_t g_dropped = 0;
+
+// 168 MHz from the internal 16 MHz oscillator: PLL M=16, N=336, P=2; APB1 /4, APB2 /2; five
+// flash wait states. QEMU does not model the clock tree (PLLRDY never rises there, and its
+// clock already is 168 MHz), so the waits are bounded.
+void clock_init() {
+  flash_acr() = (flash_acr() & ~0xFu) | 5u | (1u << 8) | (1u << 9) | (1u << 10);
+  rcc_pllcfgr() = 16u | (336u << 6) | (0u << 16) | (7u << 24);  // HSI source, P = 2, Q = 7
+  rcc_cr() = rcc_cr() | (1u << 24);                              // PLLON
+  for (uint32_t i = 0; i < 100000 && (rcc_cr() & (1u << 25)) == 0; ++i) {
+  }
+  rcc_cfgr() = (rcc_cfgr() & ~0xFCF3u) | (5u << 10) | (4u << 13) | 2u;  // PPRE1 /4, PPRE2 /2, SW = PLL
+  for (uint32_t i = 0; i < 100000 && ((rcc_cfgr() >> 2) & 3u) != 2u; ++i) {
+  }
+}
+
+}  // namespace
+
+// USART1 (IRQ 37): every received byte goes into the ring. Reading DR clears RXNE.
+extern "C" void IRQ37_Handler() {
+  Usart& u = usart1();
+  for (;;) {
+    const uint32_t sr = u.sr;
+    if (sr & (1u << 3)) g_dropped = g_dropped + 1;  // overrun (cleared by the DR read below)
+    if ((sr & ((1u << 5) | (1u << 3))) == 0) break;
+    const uint8_t b = static_cast<uint8_t>(u.dr);
+    if ((sr & (1u << 5)) && !g_rx.push(b)) g_dropped = g_dropped + 1;
+  }
+}
+
+namespace board {
+
+const char* name() { return "stm32f4"; }
+
+void init() {
+  clock_init();
+  rcc_ahb1enr() = rcc_ahb1enr() | 1u;         // GPIOA
+  rcc_apb2enr() = rcc_apb2enr() | (1u << 4);  // USART1
+  // PA9 (TX), PA10 (RX): alternate function 7.
+  reg(kGpioA + 0x00) = (reg(kGpioA + 0x00) & ~(0xFu << 18)) | (0xAu << 18);
+  reg(kGpioA + 0x24) = (reg(kGpioA + 0x24) & ~(0xFFu << 4)) | (0x77u << 4);
+  Usart& u = usart1();
+  u.brr = (kApb2Clk + 115200 / 2) / 115200;
+  u.cr1 = (1u << 13) | (1u << 5) | (1u << 3) | (1u << 2);  // UE, RXNEIE, TE, RE
+  reg(0xE000E100u + 4 * (37 / 32)) = 1u << (37 % 32);       // NVIC: USART1
+  struct SysTickRegs {
+    volatile uint32_t ctrl, load, val, calib;
+  };
+  auto& st = *reinterpret_cast<SysTickRegs*>(0xE000E010u);
+  st.load = kSysClk / 1000 - 1;
+  st.val = 0;
+  st.ctrl = 7u;  // processor clock, interrupt, enable
+}
+
+void uart_write(const char* data, size_t n) {
+  Usart& u = usart1();
+  for (size_t i = 0; i < n; ++i) {
+    while ((u.sr & (1u << 7)) == 0) {
+    }
+    u.dr = static_cast<uint8_t>(data[i]);
+  }
+}
+
+size_t uart_read(uint8_t* buf, size_t cap) { return g_rx.pop(buf, cap); }
+
+uint32_t uart_dropped() { return g_dropped; }
+
+void idle() {
+  __asm__ volatile("cpsid i" ::: "memory");
+  if (g_rx.empty()) __asm__ volatile("wfi");
+  __asm__ volatile("cpsie i" ::: "memory");
+}
+
+}  // namespace board
