@@ -66,8 +66,24 @@ emcp::transport::HttpOptions g_options;
 alignas(Engine) unsigned char g_engine_mem[sizeof(Engine)];
 alignas(Stdio) unsigned char g_stdio_mem[sizeof(Stdio)];
 
+Stdio* g_stdio = nullptr;
+Engine* g_engine = nullptr;
+
+Figures figures() {
+  Figures f;
+  f.arena_size = EMCP_ARENA_SIZE;
+  if (g_stdio != nullptr) {
+    f.messages = g_stdio->messages();
+    f.arena_high_water = g_stdio->arena().high_water();
+  } else if (g_engine != nullptr) {
+    f.arena_high_water = g_engine->arena_high_water();
+  }
+  return f;
+}
+
 int stdio(emcp::mcp::Server& server, const char* program, const Loop& loop) {
   Stdio& transport = *new (g_stdio_mem) Stdio(server, &emcp::posix::fd_flush, &g_stdout);
+  g_stdio = &transport;
   uint8_t buf[1024];
   for (;;) {
     pollfd pfd = {0, POLLIN, 0};
@@ -97,6 +113,7 @@ int stdio(emcp::mcp::Server& server, const char* program, const Loop& loop) {
 
 int http(emcp::mcp::Server& server, const HttpConfig& config, const Loop& loop) {
   Engine& engine = *new (g_engine_mem) Engine(server, g_options, g_net.port_interface());
+  g_engine = &engine;
   size_t n = 0;
   for (const char* h : {"localhost", "127.0.0.1", "[::1]"}) g_hosts[n++] = h;
   for (const char* h : config.allowed_hosts)

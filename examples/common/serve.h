@@ -35,6 +35,15 @@ int stdio(emcp::mcp::Server& server, const char* program, const Loop& loop);
 /// Serves HTTP until SIGINT/SIGTERM. Returns the process exit code.
 int http(emcp::mcp::Server& server, const HttpConfig& config, const Loop& loop);
 
+/// Figures of the transport being served (for diagnostics tools): messages handled (stdio
+/// only), the most arena any message used, and the arena's size.
+struct Figures {
+  uint64_t messages = 0;
+  uint64_t arena_high_water = 0;
+  uint64_t arena_size = 0;
+};
+Figures figures();
+
 /// Writes pieces of text to stderr (no stdio: it allocates).
 void say(std::initializer_list<emcp::StrView> parts);
 

@@ -407,6 +407,47 @@ void get_log(ToolCall& call);
 // echo: answers with its text, to check the link to the device (and to benchmark a round trip).
 void echo(ToolCall& call) { call.text(call.str("text")); }
 
+// device_stats: memory and traffic figures of the running server (soak tests watch them).
+void (*g_stats_source)(PlatformStats*) = nullptr;
+
+struct StatsNow {
+  PlatformStats st;
+  uint64_t uptime_ms;
+};
+
+// Written twice (text and structuredContent): everything is read once, before.
+void write_stats(emcp::json::Writer& w, const void* ctx) {
+  const StatsNow& now = *static_cast<const StatsNow*>(ctx);
+  const PlatformStats& st = now.st;
+  w.begin_object();
+  w.member_str("platform", st.platform);
+  w.member_int("uptime_ms", static_cast<int64_t>(now.uptime_ms));
+  w.member_int("messages", static_cast<int64_t>(st.messages));
+  w.member_int("arena_high_water", static_cast<int64_t>(st.arena_high_water));
+  w.member_int("arena_size", static_cast<int64_t>(st.arena_size));
+  w.member_int("stack_high_water", static_cast<int64_t>(st.stack_high_water));
+  w.member_int("stack_size", static_cast<int64_t>(st.stack_size));
+  w.member_int("input_dropped", static_cast<int64_t>(st.input_dropped));
+  w.end_object();
+}
+
+void device_stats(ToolCall& call) {
+  StatsNow now{PlatformStats{}, g_now()};
+  if (g_stats_source) g_stats_source(&now.st);
+  call.structured(&write_stats, &now);
+}
+
+constexpr Param kStatsOutput[] = {
+    Param::string("platform").required(),
+    Param::integer("uptime_ms").required(),
+    Param::integer("messages").required(),
+    Param::integer("arena_high_water").required(),
+    Param::integer("arena_size").required(),
+    Param::integer("stack_high_water").required(),
+    Param::integer("stack_size").required(),
+    Param::integer("input_dropped").required(),
+};
+
 constexpr Param kSensorParam[] = {
     Param::string("sensor", "Which sensor").one_of(kSensorNames).required(),
 };
@@ -479,6 +520,11 @@ constexpr Tool kTools[] = {
         .titled("Echo")
         .describe("Answers with the given text: checks the link to the device.")
         .with_params(kEchoParams)
+        .read_only(),
+    Tool::make("device_stats", &device_stats)
+        .titled("Device statistics")
+        .describe("Memory and traffic figures of the server: messages handled, most arena and stack ever used, input bytes lost.")
+        .with_output(kStatsOutput)
         .read_only(),
 };
 
@@ -626,6 +672,8 @@ void log(LogLevel level, StrView line) {
     g_server->resource_updated("device://log");
   }
 }
+
+void set_stats_source(void (*fn)(PlatformStats* out)) { g_stats_source = fn; }
 
 void init(Server& server, uint64_t (*now_ms)()) {
   g_server = &server;

@@ -3,6 +3,7 @@
 #ifndef EMCP_EXAMPLES_SENSORS_APP_H
 #define EMCP_EXAMPLES_SENSORS_APP_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "emcp/mcp/server.h"
@@ -21,6 +22,19 @@ uint32_t next_tick_ms();
 
 /// Appends a line to the device log (resource device://log) and sends it as a log message.
 void log(emcp::mcp::LogLevel level, emcp::StrView line);
+
+/// What the platform reports through the device_stats tool (each main provides it; 0 when
+/// the platform does not know).
+struct PlatformStats {
+  const char* platform = "";
+  uint64_t messages = 0;          ///< messages the transport handled
+  uint64_t arena_high_water = 0;  ///< most bytes of the message arena ever used
+  uint64_t arena_size = 0;
+  uint64_t stack_high_water = 0;  ///< most bytes of the main stack ever used (boards: painted)
+  uint64_t stack_size = 0;
+  uint64_t input_dropped = 0;     ///< received bytes lost (UART ring full or overrun)
+};
+void set_stats_source(void (*fn)(PlatformStats* out));
 
 }  // namespace app
 

@@ -20,14 +20,29 @@ constexpr emcp::mcp::ServerInfo kInfo = [] {
   return i;
 }();
 
+void board_stats(app::PlatformStats* out);
+
 }  // namespace
 
 emcp::mcp::Server g_server(kInfo, &board::now_ms);
 emcp::transport::StaticStdioTransport<> g_link(g_server, &board::uart_flush, nullptr);
 
+namespace {
+void board_stats(app::PlatformStats* out) {
+  out->platform = board::name();
+  out->messages = g_link.messages();
+  out->arena_high_water = g_link.arena().high_water();
+  out->arena_size = EMCP_ARENA_SIZE;
+  out->stack_high_water = board::stack_high_water();
+  out->stack_size = board::stack_size();
+  out->input_dropped = board::uart_dropped();
+}
+}  // namespace
+
 int main() {
   board::init();
   app::init(g_server, &board::now_ms);
+  app::set_stats_source(&board_stats);
   // No command line on a board: lists come in pages of 5 (clients follow nextCursor).
   g_server.set_page_size(5);
   board::Loop loop;

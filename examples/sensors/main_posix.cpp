@@ -45,6 +45,14 @@ void usage() {
 const char* g_allowed[8];
 size_t g_allowed_count = 0;
 
+void linux_stats(app::PlatformStats* out) {
+  const serve::Figures f = serve::figures();
+  out->platform = "linux";
+  out->messages = f.messages;
+  out->arena_high_water = f.arena_high_water;
+  out->arena_size = f.arena_size;
+}
+
 }  // namespace
 
 // At namespace scope: no function-local statics (their guards pull in the C++ runtime's locking).
@@ -101,6 +109,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   app::init(g_server, &emcp::posix::now_ms);
+  app::set_stats_source(&linux_stats);
   serve::Loop loop;
   loop.tick = &app::tick;
   loop.next_tick_ms = &app::next_tick_ms;

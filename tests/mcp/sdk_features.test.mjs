@@ -94,7 +94,7 @@ for (const revision of REVISIONS) {
 
     test("tools/list describes every tool with its schema and annotations", async () => {
       const tools = await listAll((p) => client.listTools(p), "tools");
-      assert.equal(tools.length, 11);
+      assert.equal(tools.length, 12);
       const read = tools.find((t) => t.name === "read_sensor");
       assert.deepEqual(read.inputSchema.required, ["sensor"]);
       assert.deepEqual(read.inputSchema.properties.sensor.enum, ["temperature", "load", "uptime", "memory"]);
@@ -274,6 +274,19 @@ for (const revision of REVISIONS) {
       assert.deepEqual(t.completion.values, ["temperature", "load", "uptime", "memory"]);
     });
 
+    test("device_stats reports the server's memory figures", async () => {
+      const r = await client.callTool({ name: "device_stats", arguments: {} });
+      const st = JSON.parse(r.content[0].text);
+      assert.equal(st.platform, KIND === "qemu" ? process.env.EMCP_BOARD_NAME ?? st.platform : "linux");
+      assert.ok(st.arena_size > 0);
+      assert.ok(st.arena_high_water > 0 && st.arena_high_water <= st.arena_size);
+      if (KIND === "qemu") {
+        assert.ok(st.stack_high_water > 0 && st.stack_high_water < st.stack_size, JSON.stringify(st));
+        assert.equal(st.input_dropped, 0);
+      }
+      if (ge(revision, "2025-06-18")) assert.deepEqual(r.structuredContent, st);
+    });
+
     test("unknown methods answer -32601", async () => {
       await assert.rejects(client.request({ method: "tools/frobnicate", params: {} }, (await import("zod")).z.any()),
         (e) => e.code === -32601);
@@ -295,9 +308,9 @@ describe("pagination", () => {
         cursor = page.nextCursor;
         ++pages;
       } while (cursor);
-      assert.equal(pages, Math.ceil(11 / pageSize));
-      assert.equal(names.length, 11);
-      assert.equal(new Set(names).size, 11);
+      assert.equal(pages, Math.ceil(12 / pageSize));
+      assert.equal(names.length, 12);
+      assert.equal(new Set(names).size, 12);
       const first = await client.listResources();
       assert.equal(first.resources.length, pageSize);
       const second = await client.listResources({ cursor: first.nextCursor });

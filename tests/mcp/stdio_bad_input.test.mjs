@@ -1,6 +1,7 @@
 // Malformed and hostile input over stdio: each line gets the answer JSON-RPC 2.0 and MCP call
 // for (code and id, or no answer at all), every answer matches the official schema, and a
-// ping right after each one is answered: the server keeps serving.
+// ping right after each one is answered: the server keeps serving. With EMCP_TRANSPORT=qemu
+// the same lines go to the firmware in QEMU over its emulated UART, through emcp-bridge.
 //
 //   EMCP_SENSORS=build/native/bin/emcp-sensors node --test tests/mcp/stdio_bad_input.test.mjs
 import { test } from "node:test";
@@ -8,13 +9,22 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { check } from "./lib/schema.mjs";
+import { startQemu, stopQemu } from "./lib/harness.mjs";
 
 const SERVER = process.env.EMCP_SENSORS ?? new URL("../../build/native/bin/emcp-sensors", import.meta.url).pathname;
+const QEMU = process.env.EMCP_TRANSPORT === "qemu";
 
 /// A raw line client: send a line, read the next line the server writes.
 class LineClient {
-  constructor(args) {
-    this.proc = spawn(SERVER, args, { stdio: ["pipe", "pipe", "ignore"] });
+  static async open(args) {
+    if (!QEMU) return new LineClient(SERVER, args);
+    const qemu = await startQemu(process.env.EMCP_QEMU_MACHINE, process.env.EMCP_FIRMWARE);
+    const c = new LineClient(process.env.EMCP_BRIDGE, ["--tcp", `127.0.0.1:${qemu.port}`, "--quiet"]);
+    c.qemu = qemu;
+    return c;
+  }
+  constructor(command, args) {
+    this.proc = spawn(command, args, { stdio: ["pipe", "pipe", "ignore"] });
     this.lines = [];
     this.waiters = [];
     createInterface({ input: this.proc.stdout }).on("line", (l) => {
@@ -24,7 +34,7 @@ class LineClient {
     });
   }
   send(text) { this.proc.stdin.write(text + "\n"); }
-  next(ms = 3000) {
+  next(ms = QEMU ? 20000 : 3000) {
     if (this.lines.length) return Promise.resolve(this.lines.shift());
     return new Promise((resolve, reject) => {
       const t = setTimeout(() => reject(new Error("no answer within " + ms + " ms")), ms);
@@ -33,7 +43,8 @@ class LineClient {
   }
   async close() {
     this.proc.stdin.end();
-    await new Promise((r) => this.proc.on("exit", r));
+    if (this.proc.exitCode === null) await new Promise((r) => this.proc.on("exit", r));
+    if (this.qemu) await stopQemu(this.qemu);
   }
 }
 
@@ -121,7 +132,7 @@ async function expectAnswer(c, revision, name, line, want, pingId) {
 }
 
 test(`${BEFORE_INIT.length + AFTER_INIT.length} bad inputs, each answered, each followed by a working ping`, async () => {
-  const c = new LineClient(["--simulate"]);
+  const c = await LineClient.open(["--simulate"]);
   try {
     let ping = 1000;
     for (const [name, line, want] of BEFORE_INIT) await expectAnswer(c, null, name, line, want, ping++);
@@ -137,7 +148,7 @@ test(`${BEFORE_INIT.length + AFTER_INIT.length} bad inputs, each answered, each 
 });
 
 test("batches at 2025-03-26: answered as an array, initialize refused inside one", async () => {
-  const c = new LineClient(["--simulate"]);
+  const c = await LineClient.open(["--simulate"]);
   try {
     c.send(init("2025-03-26"));
     assert.equal(JSON.parse(await c.next()).result.protocolVersion, "2025-03-26");
@@ -168,7 +179,7 @@ test("batches at 2025-03-26: answered as an array, initialize refused inside one
 });
 
 test("re-initialize starts the session afresh", async () => {
-  const c = new LineClient(["--simulate"]);
+  const c = await LineClient.open(["--simulate"]);
   try {
     c.send(init("2025-06-18"));
     assert.equal(JSON.parse(await c.next()).result.protocolVersion, "2025-06-18");
@@ -189,7 +200,7 @@ test("re-initialize starts the session afresh", async () => {
 });
 
 test("an unsupported revision is answered with the latest", async () => {
-  const c = new LineClient(["--simulate"]);
+  const c = await LineClient.open(["--simulate"]);
   try {
     c.send(init("1999-01-01"));
     assert.equal(JSON.parse(await c.next()).result.protocolVersion, "2025-11-25");
@@ -198,8 +209,8 @@ test("an unsupported revision is answered with the latest", async () => {
   }
 });
 
-test("the server exits at the end of its input", async () => {
-  const c = new LineClient(["--simulate"]);
+test("the server (on a board: the bridge) exits at the end of its input", async () => {
+  const c = await LineClient.open(["--simulate"]);
   c.send(init("2025-11-25"));
   await c.next();
   const code = await new Promise((resolve) => {
@@ -207,4 +218,5 @@ test("the server exits at the end of its input", async () => {
     c.proc.stdin.end();
   });
   assert.equal(code, 0);
+  if (c.qemu) await stopQemu(c.qemu);
 });
