@@ -119,13 +119,9 @@ void Decoder::on_event(Event e) {
     case kValue:
       on_value(e);
       return;
-    case kCapture: {
-      const Status s = builder_.on_event(e, reader_);
-      if (s == Status::kNoSpace) too_large_ = true;
-      if (s == Status::kDepthLimit) note_problem(EMCP_ERRTEXT("Invalid Request: nesting too deep"));
-      if (builder_.complete()) store_capture();
+    case kCapture:
+      capture(e);
       return;
-    }
     case kSkip:
       if (json::completes_value(e) && reader_.depth() == skip_depth_) phase_ = skip_return_;
       return;
@@ -208,12 +204,20 @@ void Decoder::on_value(Event e) {
     case kError:
       builder_.begin();
       phase_ = kCapture;
-      on_event(e);
+      capture(e);
       return;
     case kOther:
       skip_from(e, kMember);
       return;
   }
+}
+
+// An event of params / result / error: into the tree.
+void Decoder::capture(Event e) {
+  const Status s = builder_.on_event(e, reader_);
+  if (s == Status::kNoSpace) too_large_ = true;
+  if (s == Status::kDepthLimit) note_problem(EMCP_ERRTEXT("Invalid Request: nesting too deep"));
+  if (builder_.complete()) store_capture();
 }
 
 void Decoder::store_capture() {

@@ -493,22 +493,52 @@ void Server::set_tools(Span<const Tool> tools) {
   has_tools_ = true;
   if (changed) list_changed(ListKind::kTools);
 }
+bool Server::resource_methods(Server& sv, Session& s, const Message& m, Reply& r) {
+  const StrView method = m.method;
+  if (method == "resources/list") sv.on_resources_list(s, m, r);
+  else if (method == "resources/templates/list") sv.on_templates_list(s, m, r);
+  else if (method == "resources/read") sv.on_resources_read(s, m, r);
+  else if (method == "resources/subscribe") sv.on_subscribe(s, m, r, true);
+  else if (method == "resources/unsubscribe") sv.on_subscribe(s, m, r, false);
+  else return false;
+  return true;
+}
+
+bool Server::prompt_methods(Server& sv, Session& s, const Message& m, Reply& r) {
+  const StrView method = m.method;
+  if (method == "prompts/list") sv.on_prompts_list(s, m, r);
+  else if (method == "prompts/get") sv.on_prompts_get(s, m, r);
+  else return false;
+  return true;
+}
+
+bool Server::completion_methods(Server& sv, Session& s, const Message& m, Reply& r) {
+  sv.on_complete(s, m, r);
+  return true;
+}
+
 void Server::set_resources(Span<const Resource> resources) {
   const bool changed = !has_resources_ || !same(resources_, resources);
   resources_ = resources;
   has_resources_ = true;
+  resource_methods_ = &Server::resource_methods;
+  completion_methods_ = &Server::completion_methods;
   if (changed) list_changed(ListKind::kResources);
 }
 void Server::set_templates(Span<const ResourceTemplate> templates) {
   const bool changed = !has_resources_ || !same(templates_, templates);
   templates_ = templates;
   has_resources_ = true;
+  resource_methods_ = &Server::resource_methods;
+  completion_methods_ = &Server::completion_methods;
   if (changed) list_changed(ListKind::kResources);
 }
 void Server::set_prompts(Span<const Prompt> prompts) {
   const bool changed = !has_prompts_ || !same(prompts_, prompts);
   prompts_ = prompts;
   has_prompts_ = true;
+  prompt_methods_ = &Server::prompt_methods;
+  completion_methods_ = &Server::completion_methods;
   if (changed) list_changed(ListKind::kPrompts);
 }
 
@@ -702,20 +732,15 @@ void Server::on_request(Session& s, const Message& m, Reply& r) {
     if (method == "tools/list") return on_tools_list(s, m, r);
     if (method == "tools/call") return on_tools_call(s, m, r);
   }
-  if (s.offers_resources_) {
-    if (method == "resources/list") return on_resources_list(s, m, r);
-    if (method == "resources/templates/list") return on_templates_list(s, m, r);
-    if (method == "resources/read") return on_resources_read(s, m, r);
-    if (method == "resources/subscribe") return on_subscribe(s, m, r, true);
-    if (method == "resources/unsubscribe") return on_subscribe(s, m, r, false);
-  }
-  if (s.offers_prompts_) {
-    if (method == "prompts/list") return on_prompts_list(s, m, r);
-    if (method == "prompts/get") return on_prompts_get(s, m, r);
-  }
+  // Resources, prompts and completion are reached through pointers that set_resources(),
+  // set_templates() and set_prompts() install: a firmware that never calls them links none of
+  // their code (--gc-sections).
+  if (s.offers_resources_ && resource_methods_ != nullptr && resource_methods_(*this, s, m, r)) return;
+  if (s.offers_prompts_ && prompt_methods_ != nullptr && prompt_methods_(*this, s, m, r)) return;
   // completion/complete existed before the `completions` capability (2024-11-05).
-  if ((s.offers_prompts_ || s.offers_resources_) && method == "completion/complete")
-    return on_complete(s, m, r);
+  if ((s.offers_prompts_ || s.offers_resources_) && completion_methods_ != nullptr &&
+      method == "completion/complete")
+    return (void)completion_methods_(*this, s, m, r);
   if (s.offers_logging_ && method == "logging/setLevel") return on_set_level(s, m, r);
   r.error(ErrorCode::kMethodNotFound, {"Method not found: ", method});
 }

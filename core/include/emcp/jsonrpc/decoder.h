@@ -108,6 +108,7 @@ class Decoder {
   void end_element();
   void add_message(Message* m);
   bool alloc_message(Message** out);
+  void capture(json::Event e);
   void store_capture();
   void note_problem(const char* why) {
     if (el_.problem == nullptr) el_.problem = why;

@@ -535,6 +535,10 @@ class Server {
     bool used = false;
   };
 
+  using Methods = bool (*)(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
+  static bool resource_methods(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
+  static bool prompt_methods(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
+  static bool completion_methods(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
   void handle_message(Session& s, const jsonrpc::Message& m, Reply& r);
   void on_request(Session& s, const jsonrpc::Message& m, Reply& r);
   void on_notification(Session& s, const jsonrpc::Message& m);
@@ -575,6 +579,9 @@ class Server {
   uint16_t page_size_ = EMCP_PAGE_SIZE;
   bool logging_ = true;
   bool has_tools_ = false, has_resources_ = false, has_prompts_ = false;
+  Methods resource_methods_ = nullptr;    // installed by set_resources() / set_templates()
+  Methods prompt_methods_ = nullptr;      // installed by set_prompts()
+  Methods completion_methods_ = nullptr;  // installed by either
   Session* sessions_ = nullptr;
   // The client request being handled or completed: what the server sends meanwhile relates to it.
   friend struct CurrentRequest;

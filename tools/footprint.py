@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+"""Footprint of a firmware image: flash, static RAM, worst-case stack; budgets.
+
+  footprint.py image --elf X.elf --ci-dir BUILD --name NAME --board BOARD
+               [--flash-budget BYTES] [--ram-budget BYTES] [--json OUT.json]
+      Measures one image and exits 1 when it is over a budget.
+  footprint.py table REPORT.json...
+      Prints the Markdown table of docs/footprint.md from the images' reports.
+
+Flash is what the image stores: .text (code and read-only data, vector table included),
+.ARM.exidx and the initial values of .data. Static RAM is .data + .bss, the stack region not
+included (it is reported on its own). The biggest RAM objects are listed (the arena and the
+buffers live inside the transport object).
+
+Worst-case stack: GCC's -fcallgraph-info=su gives each function's frame and its calls. The
+request path starts at main(); interrupt handlers (SysTick, the UART) can preempt it at its
+deepest point, each with an 8-word exception frame. A call through a function pointer (a tool
+handler, a channel's open/close, a sink's flush) is charged with the deepest function the
+image never calls directly, which are the only ones that can be called that way: an upper
+bound, not a guess. Recursion, or a frame of dynamic size, makes the figure unbounded and is
+reported as such.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+NODE = re.compile(r'node: \{ title: "([^"]+)" label: "([^"]*)"')
+EDGE = re.compile(r'edge: \{ sourcename: "([^"]+)" targetname: "([^"]+)"')
+FRAME = re.compile(r"\\n(\d+) bytes \(([a-z,]+)\)")
+EXC_FRAME = 32  # r0-r3, r12, lr, pc, xpsr pushed by the hardware (no FPU context: soft float)
+LIBRARY_FRAME = 64  # a library function without a frame record (libgcc, newlib): charged this much
+
+
+def run(cmd):
+    return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+
+
+def sections(elf):
+    sizes = {}
+    for line in run(["arm-none-eabi-size", "-A", elf]).splitlines():
+        parts = line.split()
+        if len(parts) >= 2 and parts[0].startswith(".") and parts[1].isdigit():
+            sizes[parts[0]] = int(parts[1])
+    return sizes
+
+
+def symbols(elf):
+    """(name, size, type) of every sized symbol, mangled."""
+    out = []
+    for line in run(["arm-none-eabi-nm", "-S", elf]).splitlines():
+        parts = line.split()
+        if len(parts) == 4:
+            out.append((parts[3], int(parts[1], 16), parts[2]))
+    return out
+
+
+def demangle(names):
+    if not names:
+        return []
+    res = subprocess.run(["arm-none-eabi-c++filt"], input="\n".join(names), capture_output=True, text=True, check=True)
+    return res.stdout.splitlines()
+
+
+def load_callgraph(ci_dir):
+    frames, dynamic, edges = {}, set(), {}
+    for root, _, files in os.walk(ci_dir):
+        for f in files:
+            if not f.endswith(".ci"):
+                continue
+            with open(os.path.join(root, f), encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
+            for m in NODE.finditer(text):
+                fr = FRAME.search(m.group(2))
+                if fr:
+                    frames[m.group(1)] = max(frames.get(m.group(1), 0), int(fr.group(1)))
+                    if "dynamic" in fr.group(2) and "bounded" not in fr.group(2):
+                        dynamic.add(m.group(1))
+            for m in EDGE.finditer(text):
+                edges.setdefault(m.group(1), set()).add(m.group(2))
+    return frames, dynamic, edges
+
+
+def worst_stack(elf, ci_dir):
+    frames, dynamic, edges = load_callgraph(ci_dir)
+    in_image = {name for name, _, t in symbols(elf) if t in "tTwW"}
+    funcs = {f for f in frames if f in in_image}
+    called = {t for s in edges for t in edges[s] if s in funcs}
+    roots_irq = [f for f in funcs if f.endswith("_Handler") and f != "Reset_Handler"]
+    # What only a function pointer (or the vector table) can reach.
+    indirect = [f for f in funcs if f not in called and f != "main" and not f.endswith("_Handler")
+                and not f.startswith("_GLOBAL__sub_I")]
+    notes = []
+    memo = {}
+
+    # Returns (bytes, path, bounded, cut): cut when a cycle through a pointer call was cut,
+    # which makes the figure depend on the path (then it is not memoized).
+    def depth(f, path, allow_indirect=True):
+        if f in path:
+            if not allow_indirect:
+                # Closed through a pointer call: an artefact of charging every pointer call
+                # with every callback (a channel's open never calls a tool handler back).
+                return 0, [], True, True
+            notes.append("recursion through " + f)
+            return 0, [f], False, False
+        key = (f, allow_indirect)
+        if key in memo:
+            return memo[key]
+        bounded = f not in dynamic
+        cut = False
+        best, best_path = 0, []
+        path = path | {f}
+        for callee in edges.get(f, ()):
+            if callee == "__indirect_call":
+                if not allow_indirect:
+                    continue
+                for target in indirect:
+                    # A callback does not call itself back through a pointer on this path.
+                    d, p, b, c = depth(target, path, allow_indirect=False)
+                    bounded = bounded and b
+                    cut = cut or c
+                    if d > best:
+                        best, best_path = d, ["(indirect) " + target] + p[1:]
+                continue
+            if callee not in funcs:
+                if callee in in_image and callee not in frames:
+                    # A library function (libgcc, newlib) without a frame record.
+                    if LIBRARY_FRAME > best:
+                        best, best_path = LIBRARY_FRAME, [callee]
+                continue  # otherwise gone from the image (--gc-sections)
+            d, p, b, c = depth(callee, path, allow_indirect)
+            bounded = bounded and b
+            cut = cut or c
+            if d > best:
+                best, best_path = d, p
+        result = (frames.get(f, 0) + best, [f] + best_path, bounded, cut)
+        if not cut:
+            memo[key] = result
+        return result
+
+    root = "Reset_Handler" if "Reset_Handler" in funcs else "main"
+    main_depth, main_path, main_bounded, _ = depth(root, set())
+    irq = [(depth(h, set())[0] + EXC_FRAME, h) for h in roots_irq]
+    irq_worst = max(irq) if irq else (0, "")
+    total = main_depth + EXC_FRAME + irq_worst[0] if irq else main_depth
+    return {
+        "main": main_depth,
+        "main_path": demangle(main_path[:12]),
+        "interrupt": irq_worst[0],
+        "interrupt_handler": irq_worst[1],
+        "total": total,
+        "bounded": main_bounded and not notes,
+        "notes": sorted(set(notes)),
+        "indirect_targets": len(indirect),
+    }
+
+
+def image(args):
+    sec = sections(args.elf)
+    flash = sec.get(".text", 0) + sec.get(".ARM.exidx", 0) + sec.get(".data", 0)
+    ram = sec.get(".data", 0) + sec.get(".bss", 0)
+    stack_region = sec.get(".stack", 0)
+    syms = [s for s in symbols(args.elf) if s[2] in "bBdD"]
+    syms.sort(key=lambda s: -s[1])
+    top = syms[:6]
+    names = demangle([s[0] for s in top])
+    stack = worst_stack(args.elf, args.ci_dir)
+    report = {
+        "name": args.name,
+        "board": args.board,
+        "flash": flash,
+        "ram": ram,
+        "ram_objects": [[n, s[1]] for n, s in zip(names, top)],
+        "stack_region": stack_region,
+        "stack": stack,
+        "flash_budget": args.flash_budget,
+        "ram_budget": args.ram_budget,
+    }
+    problems = []
+    if args.flash_budget and flash > args.flash_budget:
+        problems.append(f"flash {flash} B is over its budget of {args.flash_budget} B")
+    if args.ram_budget and ram > args.ram_budget:
+        problems.append(f"static RAM {ram} B is over its budget of {args.ram_budget} B")
+    if not stack["bounded"]:
+        problems.append("the worst-case stack is unbounded: " + "; ".join(stack["notes"] or ["a dynamic frame"]))
+    elif stack["total"] > stack_region:
+        problems.append(f"worst-case stack {stack['total']} B does not fit the stack region of {stack_region} B")
+    report["problems"] = problems
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump(report, fh, indent=1)
+    kib = lambda n: f"{n / 1024:.1f} KiB"
+    print(f"{args.name} ({args.board}): flash {flash} B ({kib(flash)}), static RAM {ram} B ({kib(ram)}), "
+          f"worst-case stack {stack['total']} B (main {stack['main']} + interrupt {stack['interrupt']}) of {stack_region} B")
+    for p in problems:
+        print(f"FOOTPRINT: {args.name} on {args.board}: {p}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+def table(args):
+    reports = []
+    for path in args.reports:
+        with open(path, encoding="utf-8") as fh:
+            reports.append(json.load(fh))
+    reports.sort(key=lambda r: (r["board"], r["name"]))
+    kib = lambda n: f"{n:,} B ({n / 1024:.1f} KiB)"
+    print("| image | board | flash | budget | static RAM | budget | biggest RAM objects | worst-case stack (request path + interrupt) | stack region |")
+    print("|---|---|---:|---:|---:|---:|---|---:|---:|")
+    for r in reports:
+        objs = ", ".join(f"{n.split('(')[0]} {s:,}" for n, s in r["ram_objects"][:4])
+        fb = f"{r['flash_budget']:,}" if r["flash_budget"] else "-"
+        rb = f"{r['ram_budget']:,}" if r["ram_budget"] else "-"
+        st = r["stack"]
+        print(f"| {r['name']} | {r['board']} | {kib(r['flash'])} | {fb} | {kib(r['ram'])} | {rb} | {objs} | "
+              f"{st['total']:,} B ({st['main']:,} + {st['interrupt']:,}) | {r['stack_region']:,} B |")
+    print()
+    for r in reports:
+        st = r["stack"]
+        print(f"- {r['name']} on {r['board']}: deepest request path "
+              + " -> ".join(p.split("(")[0] for p in st["main_path"][:8])
+              + f" ... ({st['indirect_targets']} functions reachable only through pointers, each charged at calls through one)")
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    a = sub.add_parser("image")
+    a.add_argument("--elf", required=True)
+    a.add_argument("--ci-dir", required=True)
+    a.add_argument("--name", required=True)
+    a.add_argument("--board", required=True)
+    a.add_argument("--flash-budget", type=int, default=0)
+    a.add_argument("--ram-budget", type=int, default=0)
+    a.add_argument("--json")
+    t = sub.add_parser("table")
+    t.add_argument("reports", nargs="+")
+    args = ap.parse_args()
+    return image(args) if args.cmd == "image" else table(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
