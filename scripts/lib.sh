@@ -39,7 +39,7 @@ BASE_PACKAGES=(cmake ninja-build g++ binutils libgtest-dev libmbedtls-dev)
 # Cortex-M firmware and the boards emulated in CI (no recommends: the QEMU package pulls in a
 # lot otherwise).
 BOARD_PACKAGES=(gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib
-                libstdc++-arm-none-eabi-dev qemu-system-arm python3)
+                libstdc++-arm-none-eabi-dev qemu-system-arm python3 socat)
 # The benchmark peers (scripts/bench measures against them; scripts/test cross-checks with them).
 BENCH_PACKAGES=(rapidjson-dev libyajl-dev libcjson-dev nlohmann-json3-dev pkg-config)
 
