@@ -147,7 +147,7 @@ def worst_stack(elf, ci_dir):
     total = main_depth + EXC_FRAME + irq_worst[0] if irq else main_depth
     return {
         "main": main_depth,
-        "main_path": demangle(main_path[:12]),
+        "main_path": demangle(main_path[:14]),
         "interrupt": irq_worst[0],
         "interrupt_handler": irq_worst[1],
         "total": total,
@@ -199,6 +199,20 @@ def image(args):
     return 1 if problems else 0
 
 
+def short(name):
+    """A demangled name without the ABI namespace, anonymous namespaces and parameters."""
+    name = re.sub(r"emcp::v0(_[0-9]+)+::", "emcp::", name)
+    name = name.replace("(anonymous namespace)::", "")
+    depth, out = 0, ""
+    for ch in name:  # drop the parameter list (the first top-level parenthesis onwards)
+        if ch == "(" and depth == 0 and out:
+            break
+        depth += ch == "<"
+        depth -= ch == ">"
+        out += ch
+    return out
+
+
 def table(args):
     reports = []
     for path in args.reports:
@@ -209,7 +223,7 @@ def table(args):
     print("| image | board | flash | budget | static RAM | budget | biggest RAM objects | worst-case stack (request path + interrupt) | stack region |")
     print("|---|---|---:|---:|---:|---:|---|---:|---:|")
     for r in reports:
-        objs = ", ".join(f"{n.split('(')[0]} {s:,}" for n, s in r["ram_objects"][:4])
+        objs = ", ".join(f"`{short(n)}` {s:,}" for n, s in r["ram_objects"][:4])
         fb = f"{r['flash_budget']:,}" if r["flash_budget"] else "-"
         rb = f"{r['ram_budget']:,}" if r["ram_budget"] else "-"
         st = r["stack"]
@@ -218,9 +232,9 @@ def table(args):
     print()
     for r in reports:
         st = r["stack"]
-        print(f"- {r['name']} on {r['board']}: deepest request path "
-              + " -> ".join(p.split("(")[0] for p in st["main_path"][:8])
-              + f" ... ({st['indirect_targets']} functions reachable only through pointers, each charged at calls through one)")
+        print(f"- {r['name']}: the deepest request path goes "
+              + " -> ".join(f"`{short(p)}`" for p in st["main_path"][2:12])
+              + f" ...; {st['indirect_targets']} functions are reachable only through pointers")
     return 0
 
 
