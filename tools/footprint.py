@@ -83,9 +83,27 @@ def load_callgraph(ci_dir):
     return frames, dynamic, edges
 
 
-def worst_stack(elf, ci_dir):
-    frames, dynamic, edges = load_callgraph(ci_dir)
-    in_image = {name for name, _, t in symbols(elf) if t in "tTwW"}
+def canonical(title, known):
+    """A call-graph title as the image's symbol: file-local functions appear as
+    "path/file.cpp:demangled(args)", the others by their mangled name."""
+    if title in known:
+        return title
+    m = re.match(r"^(/[^:]+|[A-Za-z]:[^:]+|[^/:][^:]*\.(?:c|cc|cpp|cxx)):(.+)$", title)
+    return m.group(2) if m else title
+
+
+def worst_stack(elf, ci_dir, bounded_recursion=None):
+    raw_frames, raw_dynamic, raw_edges = load_callgraph(ci_dir)
+    code = [name for name, _, t in symbols(elf) if t in "tTwW"]
+    # File-local functions are known by their demangled name in the call graph.
+    in_image = set(code) | set(demangle(code))
+    canon = lambda t: canonical(t, in_image)
+    frames, dynamic, edges = {}, set(), {}
+    for t, fr in raw_frames.items():
+        frames[canon(t)] = max(frames.get(canon(t), 0), fr)
+    dynamic = {canon(t) for t in raw_dynamic}
+    for src, dsts in raw_edges.items():
+        edges.setdefault(canon(src), set()).update(canon(d) if d != "__indirect_call" else d for d in dsts)
     funcs = {f for f in frames if f in in_image}
     called = {t for s in edges for t in edges[s] if s in funcs}
     roots_irq = [f for f in funcs if f.endswith("_Handler") and f != "Reset_Handler"]
@@ -95,14 +113,28 @@ def worst_stack(elf, ci_dir):
     notes = []
     memo = {}
 
-    # Returns (bytes, path, bounded, cut): cut when a cycle through a pointer call was cut,
-    # which makes the figure depend on the path (then it is not memoized).
-    def depth(f, path, allow_indirect=True):
+    bounded_recursion = bounded_recursion or {}
+    names = dict(zip(sorted(funcs), demangle(sorted(funcs))))
+
+    def recursion_bound(f):
+        short_name = short(names.get(f, f)).split("::")[-1]
+        return bounded_recursion.get(short_name, 0)
+
+    # Returns (bytes, path, bounded, cut): cut when a cycle was cut (through a pointer call,
+    # or a recursion of known depth), which makes the figure depend on the path (then it is
+    # not memoized).
+    def depth(f, path, allow_indirect=True, order=()):
         if f in path:
             if not allow_indirect:
                 # Closed through a pointer call: an artefact of charging every pointer call
                 # with every callback (a channel's open never calls a tool handler back).
                 return 0, [], True, True
+            n = recursion_bound(f)
+            if n:
+                # A recursion over constant tables of known depth (schemas): the cycle's frames
+                # again for every further level.
+                cycle = order[order.index(f):]
+                return sum(frames.get(x, 0) for x in cycle) * (n - 1), [], True, True
             notes.append("recursion through " + f)
             return 0, [f], False, False
         key = (f, allow_indirect)
@@ -112,13 +144,14 @@ def worst_stack(elf, ci_dir):
         cut = False
         best, best_path = 0, []
         path = path | {f}
+        order = order + (f,)
         for callee in edges.get(f, ()):
             if callee == "__indirect_call":
                 if not allow_indirect:
                     continue
                 for target in indirect:
                     # A callback does not call itself back through a pointer on this path.
-                    d, p, b, c = depth(target, path, allow_indirect=False)
+                    d, p, b, c = depth(target, path, False, order)
                     bounded = bounded and b
                     cut = cut or c
                     if d > best:
@@ -130,7 +163,7 @@ def worst_stack(elf, ci_dir):
                     if LIBRARY_FRAME > best:
                         best, best_path = LIBRARY_FRAME, [callee]
                 continue  # otherwise gone from the image (--gc-sections)
-            d, p, b, c = depth(callee, path, allow_indirect)
+            d, p, b, c = depth(callee, path, allow_indirect, order)
             bounded = bounded and b
             cut = cut or c
             if d > best:
@@ -166,7 +199,11 @@ def image(args):
     syms.sort(key=lambda s: -s[1])
     top = syms[:6]
     names = demangle([s[0] for s in top])
-    stack = worst_stack(args.elf, args.ci_dir)
+    bounds = {}
+    for item in args.recursion or []:
+        name, _, n = item.partition("=")
+        bounds[name] = int(n)
+    stack = worst_stack(args.elf, args.ci_dir, bounds)
     report = {
         "name": args.name,
         "board": args.board,
@@ -249,6 +286,8 @@ def main():
     a.add_argument("--flash-budget", type=int, default=0)
     a.add_argument("--ram-budget", type=int, default=0)
     a.add_argument("--json")
+    a.add_argument("--recursion", action="append",
+                   help="NAME=N: a function recursing over constant data at most N levels deep")
     t = sub.add_parser("table")
     t.add_argument("reports", nargs="+")
     args = ap.parse_args()

@@ -36,7 +36,9 @@ before(async () => {
 
 after(async () => {
   bridge.stdin.end();
+  const t = setTimeout(() => bridge.kill("SIGKILL"), 3000);
   await new Promise((r) => (bridge.exitCode === null ? bridge.once("exit", r) : r()));
+  clearTimeout(t);
   await stopQemu(qemu);
 });
 

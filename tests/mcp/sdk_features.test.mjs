@@ -65,8 +65,12 @@ for (const revision of REVISIONS) {
     };
     after(async () => {
       if (client) {
-        const problems = transport.schemaProblems(revision);
-        await close();
+        let problems;
+        try {
+          problems = transport.schemaProblems(revision);
+        } finally {
+          await close();  // always: a board's QEMU must never outlive its test
+        }
         assert.deepEqual(problems, [], "every server message matches the official schema");
       }
     });

@@ -211,12 +211,15 @@ test("an unsupported revision is answered with the latest", async () => {
 
 test("the server (on a board: the bridge) exits at the end of its input", async () => {
   const c = await LineClient.open(["--simulate"]);
-  c.send(init("2025-11-25"));
-  await c.next();
-  const code = await new Promise((resolve) => {
-    c.proc.on("exit", resolve);
-    c.proc.stdin.end();
-  });
-  assert.equal(code, 0);
-  if (c.qemu) await stopQemu(c.qemu);
+  try {
+    c.send(init("2025-11-25"));
+    await c.next();
+    const code = await new Promise((resolve) => {
+      c.proc.on("exit", resolve);
+      c.proc.stdin.end();
+    });
+    assert.equal(code, 0);
+  } finally {
+    if (c.qemu) await stopQemu(c.qemu);
+  }
 });

@@ -124,6 +124,12 @@
 #define EMCP_MAX_SUBSCRIPTIONS 8
 #endif
 
+/// Nesting of parameter schemas (objects in objects, arrays of objects...): a Param table
+/// deeper than this does not compile. Bounds the stack of writing and checking schemas.
+#ifndef EMCP_SCHEMA_MAX_DEPTH
+#define EMCP_SCHEMA_MAX_DEPTH 4
+#endif
+
 /// Variables of one resource template match ({a}/{b}...).
 #ifndef EMCP_MAX_TEMPLATE_VARS
 #define EMCP_MAX_TEMPLATE_VARS 4
@@ -157,6 +163,9 @@
 #endif
 #if EMCP_MAX_DEFERRED < 1 || EMCP_MAX_DEFERRED > 1000 || EMCP_MAX_OUTGOING < 1 || EMCP_MAX_OUTGOING > 1000
 #error "EMCP_MAX_DEFERRED and EMCP_MAX_OUTGOING must be between 1 and 1000"
+#endif
+#if EMCP_SCHEMA_MAX_DEPTH < 1 || EMCP_SCHEMA_MAX_DEPTH > 16
+#error "EMCP_SCHEMA_MAX_DEPTH must be between 1 and 16"
 #endif
 #if EMCP_MAX_SUBSCRIPTIONS < 1 || EMCP_MAX_TEMPLATE_VARS < 1
 #error "EMCP_MAX_SUBSCRIPTIONS and EMCP_MAX_TEMPLATE_VARS must be at least 1"

@@ -1,7 +1,11 @@
 #include "emcp/mcp/schema.h"
 
+#include "emcp/util/assert.h"
+
 EMCP_NS_BEGIN
 namespace mcp {
+
+void schema_nested_too_deep() { EMCP_ASSERT(false && "Param table nested deeper than EMCP_SCHEMA_MAX_DEPTH"); }
 
 namespace {
 
@@ -39,7 +43,8 @@ void write_properties(json::Writer& w, const Param* props, size_t n) {
   }
 }
 
-// Recursion follows the schema tables, which are constant program data of fixed depth.
+// Recursion follows the schema tables: constant program data at most EMCP_SCHEMA_MAX_DEPTH
+// deep (Param::object / Param::array refuse to build deeper ones), never the input.
 void write_param_schema(json::Writer& w, const Param& p) {
   if (p.raw_json != nullptr) {
     w.raw(p.raw_json);
@@ -111,7 +116,7 @@ bool check_object(json::Value v, const Param* props, size_t n, SchemaError* err)
   return true;
 }
 
-// Recursion follows the schema tables (constant, of fixed depth), not the input.
+// Recursion follows the schema tables (at most EMCP_SCHEMA_MAX_DEPTH deep), never the input.
 bool check(json::Value v, const Param& p, StrView name, SchemaError* err) {
   switch (p.type) {
     case ParamType::kString: {

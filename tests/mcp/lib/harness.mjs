@@ -30,6 +30,10 @@ export function freePort() {
 
 /// Starts QEMU with `firmware` on `machine`, its first UART on a loopback TCP port (QEMU waits
 /// for the bridge before it runs the firmware, so the banner is not lost). Returns { proc, port }.
+const liveQemus = new Set();
+// A safety net: whatever a test does, no QEMU outlives the test process.
+process.on("exit", () => { for (const p of liveQemus) p.kill("SIGKILL"); });
+
 export async function startQemu(machine, firmware) {
   const port = await freePort();
   const proc = spawn("qemu-system-arm", ["-M", machine, "-display", "none", "-monitor", "none",
@@ -37,6 +41,8 @@ export async function startQemu(machine, firmware) {
   let err = "";
   proc.stderr.on("data", (d) => { err += d; });
   proc.stderr_text = () => err;
+  liveQemus.add(proc);
+  proc.once("exit", () => liveQemus.delete(proc));
   return { proc, port };
 }
 

@@ -32,6 +32,10 @@ namespace mcp {
 
 enum class ParamType : uint8_t { kString, kInteger, kNumber, kBoolean, kArray, kObject };
 
+/// Called only when a Param table nests deeper than EMCP_SCHEMA_MAX_DEPTH: in a constexpr
+/// table that is a compile error ("call to non-constexpr function"), by design.
+void schema_nested_too_deep();
+
 /// One property of an object schema. Build with the constexpr factories and modifiers.
 struct Param {
   const char* name = "";
@@ -53,6 +57,7 @@ struct Param {
   const Param* props = nullptr;   ///< kObject: the properties
   uint16_t prop_count = 0;
   const char* raw_json = nullptr; ///< replaces the generated schema of this property
+  uint8_t depth = 1;              ///< nesting: 1 for a scalar, 1 + the deepest child otherwise
 
   static constexpr Param make(const char* name, const char* description, ParamType t) {
     Param p;
@@ -77,6 +82,8 @@ struct Param {
   static constexpr Param array(const char* name, const Param& item, const char* description = nullptr) {
     Param p = make(name, description, ParamType::kArray);
     p.items = &item;
+    p.depth = static_cast<uint8_t>(item.depth + 1);
+    if (p.depth > EMCP_SCHEMA_MAX_DEPTH) schema_nested_too_deep();
     return p;
   }
   /// A nested object with its own properties.
@@ -86,6 +93,9 @@ struct Param {
     Param p = make(name, description, ParamType::kObject);
     p.props = props;
     p.prop_count = static_cast<uint16_t>(N);
+    for (size_t i = 0; i < N; ++i)
+      if (props[i].depth + 1 > p.depth) p.depth = static_cast<uint8_t>(props[i].depth + 1);
+    if (p.depth > EMCP_SCHEMA_MAX_DEPTH) schema_nested_too_deep();
     return p;
   }
 
