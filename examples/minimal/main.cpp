@@ -7,10 +7,10 @@
 
 using namespace emcp::mcp;
 
-double read_celsius() { return 21.5; }  // your sensor driver here
+int read_decicelsius() { return 215; }  // your sensor driver here (tenths of a degree)
 
 void read_temperature(ToolCall& call) {
-  call.text({"Temperature: ", TextPiece(read_celsius(), 1), " \xC2\xB0" "C"});
+  call.text({"Temperature: ", TextPiece::fixed(read_decicelsius(), 1), " \xC2\xB0" "C"});
 }
 
 constexpr Tool kTools[] = {

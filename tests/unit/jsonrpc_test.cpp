@@ -2,6 +2,7 @@
 // JSON-RPC 2.0 specification (section 7), answered by a small dispatcher implementing its
 // methods; the expected codes and ids are the specification's.
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
 #include <string>
 #include <vector>
@@ -478,6 +479,28 @@ TEST(JsonRpcDecoder, ParamsTreeAccessors) {
   // Serialized back, the tree is the same JSON (compact).
   EXPECT_EQ(serve(R"({"jsonrpc":"2.0","id":1,"method":"echo","params":{"a":[1,2.5,"x",true,null,{}],"b":{"c":[]}}})"),
             R"({"jsonrpc":"2.0","id":1,"result":{"a":[1,2.5,"x",true,null,{}],"b":{"c":[]}}})");
+}
+
+TEST(JsonRpcDecoder, NumbersWithFractionsStayExact) {
+  // Kept as digits in the tree: the sign survives, as_int is exact beyond 2^53, as_double is
+  // correctly rounded (judged by strtod), and write_value writes what was read.
+  const Message& m = single(R"({"jsonrpc":"2.0","id":1,"method":"m","params":{
+      "neg":-0.25,"big":9007199254740993.0,"min":-9223372036854775808.0,
+      "over":9223372036854775808.0,"e":1.5e3,"tiny":-1e-400,"x":0.1e-6}})");
+  ASSERT_EQ(m.kind, Kind::kRequest);
+  Value p = m.params;
+  EXPECT_EQ(p["neg"].as_double().value(), -0.25);
+  EXPECT_EQ(p["neg"].as_int().status(), Status::kOutOfRange);
+  EXPECT_EQ(p["big"].as_int().value(), 9007199254740993);
+  EXPECT_EQ(p["big"].as_double().value(), strtod("9007199254740993", nullptr));
+  EXPECT_EQ(p["min"].as_int().value(), INT64_MIN);
+  EXPECT_EQ(p["over"].as_int().status(), Status::kOutOfRange);
+  EXPECT_EQ(p["e"].as_int().value(), 1500);
+  EXPECT_EQ(p["tiny"].as_double().value(), 0.0);
+  EXPECT_EQ(p["tiny"].as_int().status(), Status::kOutOfRange);
+  EXPECT_EQ(p["x"].as_double().value(), strtod("0.1e-6", nullptr));
+  EXPECT_EQ(serve(R"({"jsonrpc":"2.0","id":1,"method":"echo","params":[-0.25,-0.250,1e2,-1.5E-7,0.1e-6,1e21,-0.0,123456789012345678901234567890]})"),
+            R"({"jsonrpc":"2.0","id":1,"result":[-0.25,-0.25,100,-1.5e-7,1e-7,1e+21,0,1.2345678901234567890123456789e+29]})");
 }
 
 TEST(JsonRpcDecoder, BatchMixesKindsAndResponses) {

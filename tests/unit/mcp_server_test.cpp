@@ -1,5 +1,6 @@
 // Server behaviour that needs more than a wire fixture: object lifetimes, handles, and calls
 // into the server from callbacks. Each test pins a bug found in review.
+#include <math.h>
 #include <string.h>
 #include <gtest/gtest.h>
 
@@ -185,6 +186,38 @@ TEST(McpText, FormatTextFormatsNumbersAndCutsAtCharacterBoundaries) {
   EXPECT_EQ(emcp::mcp::format_text(buf, sizeof buf, {"t=", TextPiece(21.537, 1), " n=", -42, " x=", 0.1}),
             strlen("t=21.5 n=-42 x=0.1"));
   EXPECT_STREQ(buf, "t=21.5 n=-42 x=0.1");
+  // Fixed decimals without the shortest-digits code: rounding half away from zero, no "-0.0",
+  // huge magnitudes to 15 significant digits, NaN and infinities as "NaN".
+  struct Fixed {
+    double v;
+    int8_t places;
+    const char* want;
+  };
+  const Fixed fixed[] = {{21.537, 1, "21.5"}, {-21.55, 1, "-21.6"}, {-0.04, 1, "0.0"},
+                         {0.5, 0, "1"}, {2.0, 3, "2.000"}, {1e20, 2, "100000000000000000000"},
+                         {-123456789.123, 12, "-123456789.1230000"}, {1e300, 1, "1e+300"},
+                         {-1.25e22, 0, "-1.25e+22"}, {1.5e16, 0, "15000000000000000"},
+                         {1.2345678901234e20, 1, "123456789012000000000"}, {1.7e308, 3, "1.7e+308"},
+                         {NAN, 1, "NaN"}, {-INFINITY, 2, "NaN"}};
+  for (const Fixed& f : fixed) {
+    char out[48];
+    emcp::mcp::format_text(out, sizeof out, {TextPiece(f.v, f.places)});
+    EXPECT_STREQ(out, f.want) << f.v << " with " << int{f.places};
+  }
+  // Fixed-point integers.
+  struct Scaled {
+    int64_t v;
+    uint8_t places;
+    const char* want;
+  };
+  const Scaled scaled[] = {{215, 1, "21.5"}, {-5, 2, "-0.05"}, {0, 3, "0.000"}, {7, 0, "7"},
+                           {-1200, 3, "-1.200"}, {INT64_MIN, 18, "-9.223372036854775808"},
+                           {INT64_MAX, 0, "9223372036854775807"}, {42, 30, "0.000000000000000042"}};
+  for (const Scaled& f : scaled) {
+    char out[48];
+    emcp::mcp::format_text(out, sizeof out, {TextPiece::fixed(f.v, f.places)});
+    EXPECT_STREQ(out, f.want) << f.v << " with " << int{f.places};
+  }
   // "°" is two bytes: a cut never splits it.
   char small[5];
   EXPECT_EQ(emcp::mcp::format_text(small, sizeof small, {"21 \xC2\xB0" "C"}), 3u);

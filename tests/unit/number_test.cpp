@@ -24,6 +24,9 @@
 
 using emcp::Status;
 using emcp::json::decimal_to_double;
+using emcp::json::decimal_overflows_double;
+using emcp::json::format_decimal;
+using emcp::json::kMaxDecimalChars;
 using emcp::json::format_double;
 using emcp::json::format_int64;
 using emcp::json::format_uint64;
@@ -150,23 +153,6 @@ Status convert(const Decimal& d, double* out) {
   return decimal_to_double(d.negative, d.digits, d.count, d.exp10, out);
 }
 
-/// Converts s with decimal_to_double() and with strtod and expects the same double (bit for
-/// bit), or kNumberOverflow where strtod overflows.
-void expect_same_as_strtod(const std::string& s) {
-  Decimal d;
-  ASSERT_TRUE(to_decimal(s, &d)) << s;
-  const double ref = strtod(s.c_str(), nullptr);
-  double got = 12345.0;
-  const Status st = convert(d, &got);
-  if (std::isinf(ref)) {
-    EXPECT_EQ(st, Status::kNumberOverflow) << s;
-    EXPECT_EQ(got, 12345.0) << s << ": *out must stay unchanged on overflow";
-  } else {
-    ASSERT_EQ(st, Status::kOk) << s;
-    EXPECT_EQ(bits_of(got), bits_of(ref)) << s << " -> " << got << " expected " << ref;
-  }
-}
-
 /// Reference layout of ECMAScript Number::toString for digits d1..dk and exponent n
 /// (value 0.d1..dk * 10^n), written independently of the library.
 std::string js_layout(bool negative, const std::string& digits, int n) {
@@ -184,6 +170,37 @@ std::string js_layout(bool negative, const std::string& digits, int n) {
     r += (n - 1 < 0 ? "e-" : "e+") + std::to_string(std::abs(n - 1));
   }
   return r;
+}
+
+/// Converts s with decimal_to_double() and with strtod and expects the same double (bit for
+/// bit), or kNumberOverflow where strtod overflows.
+void expect_same_as_strtod(const std::string& s) {
+  Decimal d;
+  ASSERT_TRUE(to_decimal(s, &d)) << s;
+  const double ref = strtod(s.c_str(), nullptr);
+  double got = 12345.0;
+  const Status st = convert(d, &got);
+  // The reader's range check, without conversion, must agree with strtod too.
+  EXPECT_EQ(decimal_overflows_double(d.digits, d.count, d.exp10), std::isinf(ref)) << s;
+  // format_decimal() writes the same digits (ECMAScript layout) and reads back the same.
+  char text[kMaxDecimalChars];
+  const std::string written(text, format_decimal(d.negative, d.digits, d.count, d.exp10, text));
+  if (d.count == 0) {
+    EXPECT_EQ(written, "0") << s;
+  } else {
+    std::string digits;
+    for (size_t k = 0; k < d.count; ++k) digits += static_cast<char>('0' + d.digits[k]);
+    EXPECT_EQ(written, js_layout(d.negative, digits, static_cast<int>(d.count) + d.exp10)) << s;
+  }
+  // Same value (-0 is written 0, as JSON.stringify does).
+  EXPECT_EQ(strtod(written.c_str(), nullptr), ref) << s << " written " << written;
+  if (std::isinf(ref)) {
+    EXPECT_EQ(st, Status::kNumberOverflow) << s;
+    EXPECT_EQ(got, 12345.0) << s << ": *out must stay unchanged on overflow";
+  } else {
+    ASSERT_EQ(st, Status::kOk) << s;
+    EXPECT_EQ(bits_of(got), bits_of(ref)) << s << " -> " << got << " expected " << ref;
+  }
 }
 
 /// Shortest correctly rounded digits that read back as v (v finite, > 0), via printf/strtod:
@@ -896,4 +913,37 @@ TEST(NumberDecimalToDouble, SeventeenDigitOutputsOfFormatDouble) {
     snprintf(buf, sizeof buf, "%.16g", v);
     expect_same_as_strtod(buf);
   }
+}
+
+TEST(NumberDecimalOverflow, AroundTheMidpointAboveDblMax) {
+  // The threshold is (2^54 - 1) * 2^970, 309 digits; inputs of up to 64 digits on both sides
+  // of it, and of DBL_MAX, judged by strtod through expect_same_as_strtod.
+  const std::string mid =
+      "1797693134862315807937289714053034150799341327100378269361737789";
+  for (size_t len = 1; len <= 64; ++len) {
+    std::string p = mid.substr(0, len);
+    const int e = 309 - static_cast<int>(len);
+    expect_same_as_strtod(p + "e" + std::to_string(e));
+    // One unit up and down in the last place.
+    std::string up = p, down = p;
+    for (size_t i = len; i-- > 0;) {
+      if (up[i] == '9') { up[i] = '0'; continue; }
+      ++up[i];
+      break;
+    }
+    for (size_t i = len; i-- > 0;) {
+      if (down[i] == '0') { down[i] = '9'; continue; }
+      --down[i];
+      break;
+    }
+    expect_same_as_strtod(up + "e" + std::to_string(e));
+    expect_same_as_strtod("-" + down + "e" + std::to_string(e));
+  }
+  expect_same_as_strtod("1.7976931348623157e308");   // DBL_MAX
+  expect_same_as_strtod("1.7976931348623158e308");   // rounds to DBL_MAX
+  expect_same_as_strtod("1.7976931348623159e308");   // overflows
+  expect_same_as_strtod("0.0001e313");
+  expect_same_as_strtod("1e309");
+  expect_same_as_strtod("9.99e308");
+  EXPECT_FALSE(decimal_overflows_double(nullptr, 0, 1000000000));  // zero never overflows
 }

@@ -194,17 +194,23 @@ inline int32_t cached_power_exp10(uint32_t i) {
 
 // ---- Integer formatting ------------------------------------------------------------------------
 
-/// Writes `v` in decimal to `out` and returns the length. Uses at most two 64-bit divisions
-/// (a library call on 32-bit cores); the rest is 32-bit arithmetic.
+/// Writes `v` in decimal to `out` and returns the length. Only 32-bit divisions: above 32
+/// bits, v is divided by 10^4 as four 16-bit limbs (each step's dividend stays below 2^30), so
+/// Cortex-M links no 64-bit division routine (~700 bytes) for it.
 size_t write_decimal_u64(uint64_t v, char* out) {
   char tmp[20];  // UINT64_MAX has 20 digits; filled backwards
   size_t n = 0;
   while (v > 0xFFFFFFFFu) {
-    const uint64_t q = v / 1000000000u;
-    uint32_t r = static_cast<uint32_t>(v - q * 1000000000u);
-    for (int i = 0; i < 9; ++i) {
-      tmp[n++] = static_cast<char>('0' + r % 10u);
-      r /= 10u;
+    uint32_t rem = 0;
+    uint64_t q = 0;
+    for (int shift = 48; shift >= 0; shift -= 16) {
+      const uint32_t cur = (rem << 16) | static_cast<uint32_t>((v >> shift) & 0xFFFFu);
+      q |= static_cast<uint64_t>(cur / 10000u) << shift;
+      rem = cur % 10000u;
+    }
+    for (int i = 0; i < 4; ++i) {
+      tmp[n++] = static_cast<char>('0' + rem % 10u);
+      rem /= 10u;
     }
     v = q;
   }
@@ -715,6 +721,63 @@ Status decimal_to_double(bool negative, const uint8_t* digits, size_t count, int
   if (bits >= kInfinityBits) return Status::kNumberOverflow;
   *out = from_bits(bits | sign);
   return Status::kOk;
+}
+
+namespace {
+// The first kMaxDecimalDigits digits of the midpoint between DBL_MAX and 2^1024,
+// (2^54 - 1) * 2^970 (309 digits): values from it up round to infinity.
+constexpr char kOverflowMidpoint[] =
+    "1797693134862315807937289714053034150799341327100378269361737789";
+static_assert(sizeof(kOverflowMidpoint) - 1 == kMaxDecimalDigits, "one digit per input digit");
+
+// Strips leading and trailing zero digits; returns the exponent of the last digit kept.
+int64_t strip_zeros(const uint8_t** digits, size_t* count, int32_t exp10) {
+  int64_t e = exp10;
+  while (*count != 0 && (*digits)[0] == 0) {
+    ++*digits;
+    --*count;
+  }
+  while (*count != 0 && (*digits)[*count - 1] == 0) {
+    --*count;
+    ++e;
+  }
+  return e;
+}
+}  // namespace
+
+bool decimal_overflows_double(const uint8_t* digits, size_t count, int32_t exp10) {
+  if (count > kMaxDecimalDigits) count = kMaxDecimalDigits;  // callers keep to the limit
+  const int64_t e = strip_zeros(&digits, &count, exp10);
+  if (count == 0) return false;
+  const int64_t magnitude = static_cast<int64_t>(count) + e;  // value in [10^(m-1), 10^m)
+  if (magnitude != kOverflowDigitsExp - 1) return magnitude >= kOverflowDigitsExp;
+  // Same decade as the midpoint: compare digit by digit. The midpoint has non-zero digits
+  // beyond the 64th, so an input equal to its first 64 digits is still below it.
+  for (size_t i = 0; i < kMaxDecimalDigits; ++i) {
+    const int d = i < count ? digits[i] : 0;
+    const int m = kOverflowMidpoint[i] - '0';
+    if (d != m) return d > m;
+  }
+  return false;
+}
+
+size_t format_decimal(bool negative, const uint8_t* digits, size_t count, int32_t exp10,
+                      char* out) {
+  if (count > kMaxDecimalDigits) count = kMaxDecimalDigits;
+  const int64_t e = strip_zeros(&digits, &count, exp10);
+  if (count == 0) {
+    out[0] = '0';
+    return 1;
+  }
+  char text[kMaxDecimalDigits];
+  for (size_t i = 0; i < count; ++i) text[i] = static_cast<char>('0' + digits[i]);
+  size_t pos = 0;
+  if (negative) out[pos++] = '-';
+  // The reader saturates exponents near +-10^9, so the point position fits int32.
+  int64_t n = static_cast<int64_t>(count) + e;
+  if (n > INT32_MAX) n = INT32_MAX;
+  if (n < -INT32_MAX) n = -INT32_MAX;
+  return pos + write_ecmascript(text, count, static_cast<int32_t>(n), out + pos);
 }
 
 }  // namespace json

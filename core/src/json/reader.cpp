@@ -604,12 +604,17 @@ Event Reader::finish_number() {
               (exp_neg_ ? -static_cast<int64_t>(num_exp_) : static_cast<int64_t>(num_exp_));
   if (e > kExpSaturate) e = kExpSaturate;
   if (e < -kExpSaturate) e = -kExpSaturate;
-  double v = 0;
-  if (decimal_to_double(num_neg_, digits_, num_digits_, static_cast<int32_t>(e), &v) !=
-      Status::kOk)
+  if (decimal_overflows_double(digits_, num_digits_, static_cast<int32_t>(e)))
     return fail(Status::kNumberOverflow);
-  double_ = v;
+  num_exp10_ = static_cast<int32_t>(e);
   return value_done(Event::kDouble);
+}
+
+double Reader::double_value() const {
+  double v = 0;
+  // Cannot fail: finish_number() checked the range.
+  (void)decimal_to_double(num_neg_, digits_, num_digits_, num_exp10_, &v);
+  return v;
 }
 
 }  // namespace json

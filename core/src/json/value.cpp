@@ -1,7 +1,28 @@
 #include "emcp/json/value.h"
 
+#include <string.h>
+
+#include "emcp/json/number.h"
+
 EMCP_NS_BEGIN
 namespace json {
+
+namespace {
+// A kDouble node keeps the number's decimal digits: u.s.data points at [int32 exp10][digits],
+// u.s.size is the digit count, `boolean` the sign.
+struct DecimalNode {
+  const uint8_t* digits;
+  uint32_t count;
+  int32_t exp10;
+};
+DecimalNode decimal_node(const Node* n) {
+  DecimalNode d;
+  memcpy(&d.exp10, n->u.s.data, sizeof(int32_t));
+  d.digits = reinterpret_cast<const uint8_t*>(n->u.s.data) + sizeof(int32_t);
+  d.count = n->u.s.size;
+  return d;
+}
+}  // namespace
 
 const char* type_name(Type t) {
   switch (t) {
@@ -27,17 +48,31 @@ Result<int64_t> Value::as_int() const {
   if (!node_) return Status::kNotFound;
   if (node_->type == Type::kInt) return node_->u.i;
   if (node_->type != Type::kDouble) return Status::kWrongType;
-  const double d = node_->u.d;
-  // [-2^63, 2^63) holds exactly the doubles that convert to int64 without overflow.
-  if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0)) return Status::kOutOfRange;
-  const int64_t i = static_cast<int64_t>(d);
-  if (static_cast<double>(i) != d) return Status::kOutOfRange;  // has a fraction
-  return i;
+  // Exact, from the digits: integral when the exponent is not negative (no trailing zero
+  // digits are stored), in range when D * 10^exp fits int64 with the sign.
+  const DecimalNode d = decimal_node(node_);
+  if (d.exp10 < 0) return Status::kOutOfRange;  // has a fraction
+  if (static_cast<int64_t>(d.count) + d.exp10 > 19) return Status::kOutOfRange;
+  uint64_t u = 0;
+  for (uint32_t i = 0; i < d.count; ++i) u = u * 10u + d.digits[i];
+  for (int32_t i = 0; i < d.exp10; ++i) {
+    if (u > UINT64_MAX / 10u) return Status::kOutOfRange;
+    u *= 10u;
+  }
+  const uint64_t limit = static_cast<uint64_t>(INT64_MAX) + (node_->boolean ? 1u : 0u);
+  if (u > limit) return Status::kOutOfRange;
+  return node_->boolean ? static_cast<int64_t>(0u - u) : static_cast<int64_t>(u);
 }
 
 Result<double> Value::as_double() const {
   if (!node_) return Status::kNotFound;
-  if (node_->type == Type::kDouble) return node_->u.d;
+  if (node_->type == Type::kDouble) {
+    const DecimalNode d = decimal_node(node_);
+    double v = 0;
+    // Cannot fail: the reader checked the range before the node was made.
+    (void)decimal_to_double(node_->boolean, d.digits, d.count, d.exp10, &v);
+    return v;
+  }
   if (node_->type == Type::kInt) return static_cast<double>(node_->u.i);
   return Status::kWrongType;
 }
@@ -105,7 +140,13 @@ void write_value(Writer& w, Value v) {
         break;
       case Type::kString: w.string(StrView(n->u.s.data, n->u.s.size)); break;
       case Type::kInt: w.int64(n->u.i); break;
-      case Type::kDouble: w.number(n->u.d); break;
+      case Type::kDouble: {
+        // The digits as they came, exactly (no binary round trip).
+        const DecimalNode d = decimal_node(n);
+        char buf[kMaxDecimalChars];
+        w.raw(StrView(buf, format_decimal(n->boolean, d.digits, d.count, d.exp10, buf)));
+        break;
+      }
       case Type::kBool: w.boolean(n->boolean); break;
       case Type::kNull:
       case Type::kMissing: w.null(); break;
@@ -151,7 +192,19 @@ Status TreeBuilder::add(Type t, const Reader& r, Node** out) {
   key_len_ = 0;
   switch (t) {
     case Type::kInt: n->u.i = r.int_value(); break;
-    case Type::kDouble: n->u.d = r.double_value(); break;
+    case Type::kDouble: {
+      // Kept as decimal digits (converted on demand by as_double): [int32 exp10][digits].
+      const Reader::Decimal d = r.decimal();
+      void* digits = nullptr;
+      if (arena_.alloc(sizeof(int32_t) + d.count, alignof(int32_t), &digits) != Status::kOk)
+        return Status::kNoSpace;
+      memcpy(digits, &d.exp10, sizeof(int32_t));
+      if (d.count != 0) memcpy(static_cast<char*>(digits) + sizeof(int32_t), d.digits, d.count);
+      n->boolean = d.negative;
+      n->u.s.data = static_cast<const char*>(digits);
+      n->u.s.size = d.count;
+      break;
+    }
     case Type::kString:
       n->u.s.data = "";
       n->u.s.size = 0;
@@ -249,7 +302,7 @@ Status TreeBuilder::on_event(Event e, const Reader& r) {
                 : e == Event::kNull   ? Type::kNull
                                       : Type::kBool,
                 r, &n);
-        if (s == Status::kOk) n->boolean = e == Event::kTrue;
+        if (s == Status::kOk && e != Event::kDouble) n->boolean = e == Event::kTrue;
       }
       if (depth_ == 0) complete_ = true;
       break;

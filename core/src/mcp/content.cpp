@@ -146,30 +146,68 @@ void Reply::end() {
 
 // ---- Text ---------------------------------------------------------------------------------------
 
-namespace {
+size_t TextPiece::format_int(const TextPiece& p, char* out) { return json::format_int64(p.i, out); }
 
-// Writes d with `places` digits after the point, rounding half away from zero. Falls back to
-// the shortest round-trip form for magnitudes where the scaled value leaves int64's exact
-// range.
-size_t format_fixed(double d, int places, char* buf) {
-  if (places > 9) places = 9;
+size_t TextPiece::format_shortest(const TextPiece& p, char* out) {
+  return json::format_double(p.d, out);
+}
+
+// `places` digits after the point, rounding half away from zero, with integer arithmetic once
+// scaled: no Grisu tables. Places are given up when the scaled value would leave the range
+// where doubles hold every integer (9e15); integers up to 1.8e19 are exact; beyond, the value
+// keeps 12 significant digits.
+size_t TextPiece::format_fixed(const TextPiece& p, char* out) {
+  int places = p.decimals < 0 ? 0 : p.decimals > 9 ? 9 : p.decimals;
+  const double d = p.d;
+  if (!(d - d == 0)) return 0;  // NaN or infinity
+  const double mag0 = d < 0 ? -d : d;
   double scale = 1;
   for (int i = 0; i < places; ++i) scale *= 10;
-  const double scaled = d * scale;
-  if (!(scaled > -9.0e15 && scaled < 9.0e15)) return json::format_double(d, buf);
-  const bool neg = scaled < 0;
-  const double mag = neg ? -scaled : scaled;
-  const uint64_t r = static_cast<uint64_t>(mag + 0.5);
-  const uint64_t div = static_cast<uint64_t>(scale);
-  const uint64_t ip = r / div;
-  uint64_t fp = r % div;
+  while (places > 0 && !(mag0 * scale < 9.0e15)) {
+    --places;
+    scale /= 10;
+  }
+  double mag = mag0 * scale;
+  uint32_t zeros = 0;
+  if (!(mag < 1.8e19)) {  // beyond uint64: 12 significant digits, few divisions, exact enough
+    for (; mag >= 1e34; zeros += 22) mag /= 1e22;  // 1e22 is exact, one rounding per step
+    for (; mag >= 1e12; ++zeros) mag /= 10;
+  }
+  // Below 9e15 the +0.5 rounds; above, doubles are integers (and 0.5 is lost in rounding).
+  uint64_t r = static_cast<uint64_t>(mag + 0.5);
   size_t n = 0;
-  if (neg && r != 0) buf[n++] = '-';
-  n += json::format_uint64(ip, buf + n);
+  if (d < 0 && r != 0) out[n++] = '-';
+  if (zeros != 0) {
+    while (r % 10u == 0) {
+      r /= 10u;
+      ++zeros;
+    }
+    char digits[20];
+    const size_t k = json::format_uint64(r, digits);
+    const uint32_t exp = zeros + static_cast<uint32_t>(k) - 1u;
+    if (exp < 21) {  // plain digits and zeros, as toFixed writes them below 1e21
+      memcpy(out + n, digits, k);
+      n += k;
+      for (uint32_t i = static_cast<uint32_t>(k); i <= exp; ++i) out[n++] = '0';
+      return n;
+    }
+    out[n++] = digits[0];
+    if (k > 1) {
+      out[n++] = '.';
+      memcpy(out + n, digits + 1, k - 1);
+      n += k - 1;
+    }
+    out[n++] = 'e';
+    out[n++] = '+';
+    return n + json::format_uint64(exp, out + n);
+  }
+  const uint64_t div = static_cast<uint64_t>(scale);
+  uint64_t fp = r % div;
+  n += json::format_uint64(r / div, out + n);
   if (places > 0) {
-    buf[n++] = '.';
+    out[n++] = '.';
     for (int i = places - 1; i >= 0; --i) {
-      buf[n + static_cast<size_t>(i)] = static_cast<char>('0' + fp % 10);
+      out[n + static_cast<size_t>(i)] = static_cast<char>('0' + fp % 10);
       fp /= 10;
     }
     n += static_cast<size_t>(places);
@@ -177,21 +215,34 @@ size_t format_fixed(double d, int places, char* buf) {
   return n;
 }
 
-}  // namespace
+size_t TextPiece::format_scaled(const TextPiece& p, char* out) {
+  char digits[24];
+  size_t n = json::format_uint64(p.i < 0 ? 0u - static_cast<uint64_t>(p.i) : static_cast<uint64_t>(p.i), digits);
+  const size_t places = static_cast<size_t>(p.decimals);
+  size_t pos = 0;
+  if (p.i < 0) out[pos++] = '-';
+  if (n <= places) {  // 0.0ddd: pad with zeros
+    out[pos++] = '0';
+    out[pos++] = '.';
+    for (size_t k = n; k < places; ++k) out[pos++] = '0';
+    memcpy(out + pos, digits, n);
+    return pos + n;
+  }
+  memcpy(out + pos, digits, n - places);
+  pos += n - places;
+  if (places != 0) {
+    out[pos++] = '.';
+    memcpy(out + pos, digits + n - places, places);
+    pos += places;
+  }
+  return pos;
+}
 
 StrView TextPiece::render(char (&buf)[kMaxChars]) const {
   static_assert(kMaxChars >= json::kMaxDoubleChars && kMaxChars >= 28, "room for any number");
-  size_t n = 0;
-  switch (kind) {
-    case kStr:
-      return s;
-    case kInt:
-      return StrView(buf, json::format_int64(i, buf));
-    case kDouble:
-      n = decimals >= 0 ? format_fixed(d, decimals, buf) : json::format_double(d, buf);
-      return n == 0 ? StrView("NaN") : StrView(buf, n);
-  }
-  return StrView();
+  if (format == nullptr) return s;
+  const size_t n = format(*this, buf);
+  return n == 0 ? StrView("NaN") : StrView(buf, n);
 }
 
 void write_text_pieces(json::Writer& w, std::initializer_list<TextPiece> pieces) {

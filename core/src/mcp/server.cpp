@@ -933,14 +933,15 @@ void Server::write_tool(json::Writer& w, const Tool& t, Version v) {
   if (t.description) w.member_str("description", t.description);
   w.key("inputSchema");
   if (t.input_schema_json) w.raw(t.input_schema_json);
-  else write_object_schema(w, t.params);
+  else if (t.schema != nullptr) t.schema->write(w, t.params);
+  else w.raw(R"({"type":"object","properties":{}})");
   if (v >= Version::k2025_06_18) {
     if (t.output_schema_json) {
       w.key("outputSchema");
       w.raw(t.output_schema_json);
-    } else if (!t.output.empty()) {
+    } else if (!t.output.empty() && t.schema != nullptr) {
       w.key("outputSchema");
-      write_object_schema(w, t.output);
+      t.schema->write(w, t.output);
     }
   }
   const bool annotated = t.annotation_title || t.read_only_hint != Hint::kUnset ||
@@ -987,23 +988,10 @@ void Server::on_tools_call(Session& s, const Message& m, Reply& r) {
     r.error(ErrorCode::kInvalidParams, {"Invalid params: arguments must be an object"});
     return;
   }
-  if (!tool->input_schema_json) {
-    SchemaError e;
-    if (!validate(args, tool->params, &e)) {
-      if (e.name.empty()) {
-        r.error(ErrorCode::kInvalidParams, {"Invalid params: arguments ", e.reason});
-      } else if (e.index >= 0) {
-        r.error(ErrorCode::kInvalidParams, {"Invalid params: argument \"", e.name, "\" item ",
-                                            static_cast<long long>(e.index), " ", e.reason});
-      } else if (!e.parent.empty() && !(e.parent == e.name)) {
-        r.error(ErrorCode::kInvalidParams,
-                {"Invalid params: argument \"", e.parent, ".", e.name, "\" ", e.reason});
-      } else {
-        r.error(ErrorCode::kInvalidParams, {"Invalid params: argument \"", e.name, "\" ", e.reason});
-      }
-      return;
-    }
-  }
+  // A tool without a Param table declares no arguments: any object is accepted.
+  if (!tool->input_schema_json && tool->schema != nullptr &&
+      !tool->schema->check_arguments(args, tool->params, r))
+    return;
   Token progress;
   const bool has_progress = progress_token_of(m, &progress);
   ToolCall call;
@@ -1016,6 +1004,27 @@ void Server::on_tools_call(Session& s, const Message& m, Reply& r) {
   call.progress_token_ = has_progress ? &progress : nullptr;
   run_tool(call, r);
 }
+
+namespace {
+bool check_arguments(Value args, Span<const Param> params, Reply& r) {
+  SchemaError e;
+  if (validate(args, params, &e)) return true;
+  if (e.name.empty()) {
+    r.error(ErrorCode::kInvalidParams, {"Invalid params: arguments ", e.reason});
+  } else if (e.index >= 0) {
+    r.error(ErrorCode::kInvalidParams, {"Invalid params: argument \"", e.name, "\" item ",
+                                        static_cast<long long>(e.index), " ", e.reason});
+  } else if (!e.parent.empty() && !(e.parent == e.name)) {
+    r.error(ErrorCode::kInvalidParams,
+            {"Invalid params: argument \"", e.parent, ".", e.name, "\" ", e.reason});
+  } else {
+    r.error(ErrorCode::kInvalidParams, {"Invalid params: argument \"", e.name, "\" ", e.reason});
+  }
+  return false;
+}
+}  // namespace
+
+const ParamSchema kParamSchema = {&write_object_schema, &check_arguments};
 
 void Server::run_tool(ToolCall& call, Reply& r) {
   (void)r;

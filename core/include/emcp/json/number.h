@@ -50,6 +50,21 @@ constexpr size_t kMaxDecimalDigits = 64;
 Status decimal_to_double(bool negative, const uint8_t* digits, size_t count, int32_t exp10,
                          double* out);
 
+/// True when D * 10^exp10 (digits as for decimal_to_double) rounds to infinity as a double,
+/// i.e. exactly when decimal_to_double() would return kNumberOverflow; no floating point, a
+/// few dozen bytes of code. The reader checks numbers with it and converts only on demand.
+bool decimal_overflows_double(const uint8_t* digits, size_t count, int32_t exp10);
+
+/// Longest text format_decimal() writes (kMaxDecimalDigits digits, sign, point, exponent).
+constexpr size_t kMaxDecimalChars = kMaxDecimalDigits + 16;
+
+/// Writes (-1)^negative * D * 10^exp10 (digits as for decimal_to_double) exactly, every digit
+/// kept, in the layout format_double() uses (ECMAScript Number::toString: "0.25", "1.5e-7",
+/// "1e+21"; zero and -0 as "0") into `out` (at least kMaxDecimalChars bytes); returns the
+/// length. No floating point: this is how a number read from JSON is written back.
+size_t format_decimal(bool negative, const uint8_t* digits, size_t count, int32_t exp10,
+                      char* out);
+
 }  // namespace json
 EMCP_NS_END
 

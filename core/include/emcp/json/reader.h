@@ -105,8 +105,20 @@ class Reader {
   StrView text() const { return StrView(text_, text_len_); }
   /// The value of the last kInt event.
   int64_t int_value() const { return int_; }
-  /// The value of the last kDouble event.
-  double double_value() const { return double_; }
+  /// The value of the last kDouble event, correctly rounded. Converted on each call from the
+  /// number's digits (decimal()), so programs that never ask link no decimal-to-binary code.
+  double double_value() const;
+  /// The last kDouble number as it was written: (-1)^negative * D * 10^exp10, D the integer of
+  /// the `count` decimal digits (0-9, no leading or trailing zeros; count 0 for zero). Valid
+  /// until the next number is read. kDouble is reported for any number with a fraction or an
+  /// exponent, and for integers beyond int64; the reader has checked that it fits a double.
+  struct Decimal {
+    const uint8_t* digits;
+    uint16_t count;
+    bool negative;
+    int32_t exp10;
+  };
+  Decimal decimal() const { return Decimal{digits_, num_digits_, num_neg_, num_exp10_}; }
   /// Number of containers open around the current position.
   uint32_t depth() const { return depth_; }
   /// True once the top-level value is complete (only whitespace may follow), also after
@@ -202,8 +214,8 @@ class Reader {
   uint32_t num_zeros_ = 0;     // zeros seen but not stored (may become significant)
   int32_t num_exp_adj_ = 0;    // decimal exponent implied by the digit positions
   int32_t num_exp_ = 0;        // explicit exponent (saturated)
+  int32_t num_exp10_ = 0;     // exponent of the last kDouble (decimal())
   int64_t int_ = 0;
-  double double_ = 0;
 };
 
 /// A Reader with its own storage. The defaults come from emcp/opt.h.

@@ -6,7 +6,9 @@
 // Nodes and strings live in the arena: a Value and everything it returns stay valid until the
 // arena is rewound below them (for a request: until its response is done).
 //
-// Cost: one Node per value (24 bytes on 32-bit targets), plus the bytes of keys and strings.
+// Cost: one Node per value (24 bytes on 32-bit targets), plus the bytes of keys and strings,
+// and 4 bytes + one per digit for a number with a fraction or an exponent: such numbers stay
+// decimal digits until as_double() converts them, exactly as read (as_int() is exact too).
 // Member lookup is a linear scan (objects in MCP messages are small).
 //
 // Context: the loop that owns the arena.
@@ -52,8 +54,7 @@ struct Node {
   };
   union {
     int64_t i;
-    double d;
-    Str s;
+    Str s;  // kString; kDouble: the decimal digits in the arena (see value.cpp)
     Children c;
   } u;
 };

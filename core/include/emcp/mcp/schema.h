@@ -181,6 +181,19 @@ struct SchemaError {
 /// when valid; otherwise fills `*err`.
 bool validate(json::Value value, Span<const Param> props, SchemaError* err);
 
+class Reply;
+
+/// The schema code a Param table brings with it: Tool::with_params / with_output point a tool
+/// at kParamSchema, so firmware whose tools take no arguments links none of it (about 2 KiB on
+/// Cortex-M, and the number conversions it needs).
+struct ParamSchema {
+  /// write_object_schema().
+  void (*write)(json::Writer& w, Span<const Param> props);
+  /// validate(); on failure answers `r` with -32602 naming the argument and returns false.
+  bool (*check_arguments)(json::Value args, Span<const Param> props, Reply& r);
+};
+extern const ParamSchema kParamSchema;
+
 }  // namespace mcp
 EMCP_NS_END
 

@@ -97,6 +97,7 @@ struct Tool {
   Hint open_world_hint = Hint::kUnset;
   Span<const Icon> icons;
   const void* user = nullptr;           ///< application data for the handler (ToolCall::tool())
+  const ParamSchema* schema = nullptr;  ///< set by with_params / with_output (see ParamSchema)
 
   static constexpr Tool make(const char* name, ToolFn fn) {
     Tool t;
@@ -110,12 +111,14 @@ struct Tool {
   constexpr Tool with_params(const Param (&p)[N]) const {
     Tool t = *this;
     t.params = Span<const Param>(p, N);
+    t.schema = &kParamSchema;
     return t;
   }
   template <size_t N>
   constexpr Tool with_output(const Param (&p)[N]) const {
     Tool t = *this;
     t.output = Span<const Param>(p, N);
+    t.schema = &kParamSchema;
     return t;
   }
   constexpr Tool with_input_schema(const char* json) const { Tool t = *this; t.input_schema_json = json; return t; }
