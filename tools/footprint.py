@@ -21,6 +21,7 @@ bound, not a guess. Recursion, or a frame of dynamic size, makes the figure unbo
 reported as such.
 """
 import argparse
+import glob
 import json
 import os
 import re
@@ -64,22 +65,33 @@ def demangle(names):
     return res.stdout.splitlines()
 
 
+def ci_files(ci_dir):
+    """The call-graph files: every .ci under a folder, or those a glob names (an LTO image's
+    own ltrans files, e.g. bin/NAME.elf.ltrans*.ci)."""
+    if any(c in ci_dir for c in "*?["):
+        return sorted(glob.glob(ci_dir))
+    found = []
+    for root, _, files in os.walk(ci_dir):
+        found.extend(os.path.join(root, f) for f in files if f.endswith(".ci"))
+    return found
+
+
 def load_callgraph(ci_dir):
     frames, dynamic, edges = {}, set(), {}
-    for root, _, files in os.walk(ci_dir):
-        for f in files:
-            if not f.endswith(".ci"):
-                continue
-            with open(os.path.join(root, f), encoding="utf-8", errors="replace") as fh:
-                text = fh.read()
-            for m in NODE.finditer(text):
-                fr = FRAME.search(m.group(2))
-                if fr:
-                    frames[m.group(1)] = max(frames.get(m.group(1), 0), int(fr.group(1)))
-                    if "dynamic" in fr.group(2) and "bounded" not in fr.group(2):
-                        dynamic.add(m.group(1))
-            for m in EDGE.finditer(text):
-                edges.setdefault(m.group(1), set()).add(m.group(2))
+    files = ci_files(ci_dir)
+    if not files:
+        sys.exit("footprint: no call-graph (.ci) files at " + ci_dir)
+    for path in files:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
+        for m in NODE.finditer(text):
+            fr = FRAME.search(m.group(2))
+            if fr:
+                frames[m.group(1)] = max(frames.get(m.group(1), 0), int(fr.group(1)))
+                if "dynamic" in fr.group(2) and "bounded" not in fr.group(2):
+                    dynamic.add(m.group(1))
+        for m in EDGE.finditer(text):
+            edges.setdefault(m.group(1), set()).add(m.group(2))
     return frames, dynamic, edges
 
 

@@ -1,8 +1,8 @@
-// Cortex-M start-up shared by the boards: the vector table (16 core exceptions and 96 interrupt
-// slots, each a weak alias a board overrides), reset (copy .data, zero .bss, paint the stack,
-// run constructors, main), SysTick's millisecond count, and the C/C++ runtime hooks a
-// heap-free firmware needs (abort, __cxa_atexit, __cxa_pure_virtual) so nothing pulls in
-// newlib's allocator.
+// Cortex-M start-up shared by the boards: the vector table (16 core exceptions and the board's
+// interrupt slots, up to 96, each a weak alias a board overrides), reset (copy .data, zero
+// .bss, paint the stack, run constructors, main), SysTick's millisecond count, and the C/C++
+// runtime hooks a heap-free firmware needs (abort, __cxa_atexit, __cxa_pure_virtual) so
+// nothing pulls in newlib's allocator.
 #include <stdint.h>
 #include <string.h>
 
@@ -103,7 +103,15 @@ EMCP_WEAK_IRQ(90) EMCP_WEAK_IRQ(91) EMCP_WEAK_IRQ(92) EMCP_WEAK_IRQ(93) EMCP_WEA
 #define EMCP_V10(a) EMCP_V(a##0) EMCP_V(a##1) EMCP_V(a##2) EMCP_V(a##3) EMCP_V(a##4) EMCP_V(a##5) \
   EMCP_V(a##6) EMCP_V(a##7) EMCP_V(a##8) EMCP_V(a##9)
 
-extern "C" __attribute__((section(".vectors"), used)) const void* const g_vectors[16 + 96] = {
+// Interrupt slots in the table: the board's count (board.cmake: EMCP_BOARD_IRQS) rounded up to
+// 16; 4 bytes of flash each.
+#ifndef EMCP_BOARD_IRQS
+#define EMCP_BOARD_IRQS 96
+#endif
+static_assert(EMCP_BOARD_IRQS >= 1 && EMCP_BOARD_IRQS <= 96, "1 to 96 interrupt slots");
+constexpr int kIrqSlots = (EMCP_BOARD_IRQS + 15) / 16 * 16;
+
+extern "C" __attribute__((section(".vectors"), used)) const void* const g_vectors[16 + kIrqSlots] = {
     &__stack_top__,
     reinterpret_cast<const void*>(&Reset_Handler),
     reinterpret_cast<const void*>(&Default_Handler),    // NMI
@@ -118,6 +126,21 @@ extern "C" __attribute__((section(".vectors"), used)) const void* const g_vector
     reinterpret_cast<const void*>(&Default_Handler),    // PendSV
     reinterpret_cast<const void*>(&SysTick_Handler),
     EMCP_V(0) EMCP_V(1) EMCP_V(2) EMCP_V(3) EMCP_V(4) EMCP_V(5) EMCP_V(6) EMCP_V(7) EMCP_V(8) EMCP_V(9)
-    EMCP_V10(1) EMCP_V10(2) EMCP_V10(3) EMCP_V10(4) EMCP_V10(5) EMCP_V10(6) EMCP_V10(7) EMCP_V10(8)
-    EMCP_V(90) EMCP_V(91) EMCP_V(92) EMCP_V(93) EMCP_V(94) EMCP_V(95)
+    EMCP_V(10) EMCP_V(11) EMCP_V(12) EMCP_V(13) EMCP_V(14) EMCP_V(15)
+#if EMCP_BOARD_IRQS > 16
+    EMCP_V(16) EMCP_V(17) EMCP_V(18) EMCP_V(19) EMCP_V10(2) EMCP_V(30) EMCP_V(31)
+#endif
+#if EMCP_BOARD_IRQS > 32
+    EMCP_V(32) EMCP_V(33) EMCP_V(34) EMCP_V(35) EMCP_V(36) EMCP_V(37) EMCP_V(38) EMCP_V(39)
+    EMCP_V10(4)
+#endif
+#if EMCP_BOARD_IRQS > 48
+    EMCP_V10(5) EMCP_V(60) EMCP_V(61) EMCP_V(62) EMCP_V(63)
+#endif
+#if EMCP_BOARD_IRQS > 64
+    EMCP_V(64) EMCP_V(65) EMCP_V(66) EMCP_V(67) EMCP_V(68) EMCP_V(69) EMCP_V10(7)
+#endif
+#if EMCP_BOARD_IRQS > 80
+    EMCP_V10(8) EMCP_V(90) EMCP_V(91) EMCP_V(92) EMCP_V(93) EMCP_V(94) EMCP_V(95)
+#endif
 };

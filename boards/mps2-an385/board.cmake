@@ -1,3 +1,5 @@
 # mps2-an385: Cortex-M3, no FPU.
 set(EMCP_BOARD_CPU_FLAGS -mcpu=cortex-m3 -mthumb)
 set(EMCP_BOARD_QEMU_MACHINE mps2-an385)
+# CMSDK/AN385 interrupt lines (UART0 RX is IRQ 0).
+set(EMCP_BOARD_IRQS 32)

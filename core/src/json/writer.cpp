@@ -279,6 +279,7 @@ void Writer::base64_begin() {
   sink_.put('"');
   b64_len_ = 0;
   open_string_ = kBase64;
+  close_base64_ = [](Writer& w) { w.base64_end(); };
 }
 
 void Writer::base64_part(const void* data, size_t n) {
@@ -320,7 +321,7 @@ void Writer::base64_end() {
 
 void Writer::close_to(uint32_t depth) {
   if (open_string_ == kText) string_end();
-  if (open_string_ == kBase64) base64_end();
+  if (open_string_ == kBase64 && close_base64_ != nullptr) close_base64_(*this);
   while (depth_ > depth && status_ == Status::kOk) {
     if (after_key_) null();  // a key without its value
     close(bit(object_bits_, depth_ - 1));

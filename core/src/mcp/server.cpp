@@ -50,25 +50,6 @@ class StringBodySink : public json::Sink {
   char buf_[64];
 };
 
-void write_icons(json::Writer& w, Span<const Icon> icons) {
-  if (icons.empty()) return;
-  w.key("icons");
-  w.begin_array();
-  for (const Icon& i : icons) {
-    w.begin_object();
-    w.member_str("src", i.src);
-    if (i.mime_type) w.member_str("mimeType", i.mime_type);
-    if (i.sizes) {
-      w.key("sizes");
-      w.begin_array();
-      w.string(i.sizes);
-      w.end_array();
-    }
-    if (i.theme) w.member_str("theme", i.theme);
-    w.end_object();
-  }
-  w.end_array();
-}
 
 void write_annotations(json::Writer& w, const Annotations& a, Version v) {
   if (!a.any()) return;
@@ -556,7 +537,7 @@ void Server::attach(Session& s) {
 
 void Server::detach(Session& s) {
   cancel_deferred(s);
-  close_outgoing(s);
+  if (outgoing_ops_ != nullptr) outgoing_ops_->close(*this, s);
   for (Session** p = &sessions_; *p != nullptr; p = &(*p)->next_) {
     if (*p == &s) {
       *p = s.next_;
@@ -690,7 +671,8 @@ void Server::handle(Session& s, const jsonrpc::Decoded& d) {
   // Responses to the server's own requests run their callbacks once the batch's answer is
   // out: a callback may answer a deferred call or send a request, which needs the channel.
   for (const Message* m = d.first; m != nullptr; m = m->next)
-    if (m->kind == Kind::kResponse || m->kind == Kind::kErrorResponse) on_response(s, *m);
+    if ((m->kind == Kind::kResponse || m->kind == Kind::kErrorResponse) && outgoing_ops_ != nullptr)
+      outgoing_ops_->response(*this, s, *m);
 }
 
 void Server::handle_message(Session& s, const Message& m, Reply& r) {
@@ -708,7 +690,7 @@ void Server::handle_message(Session& s, const Message& m, Reply& r) {
     case Kind::kResponse:
     case Kind::kErrorResponse:
       r.suppress();
-      on_response(s, m);
+      if (outgoing_ops_ != nullptr) outgoing_ops_->response(*this, s, m);
       return;
   }
 }
@@ -831,13 +813,13 @@ void Server::on_initialize(Session& s, const Message& m, Reply& r) {
   if (v >= Version::k2025_11_25) {
     if (info_.description) w.member_str("description", info_.description);
     if (info_.website_url) w.member_str("websiteUrl", info_.website_url);
-    write_icons(w, info_.icons);
+    info_.icons.write_to(w);
   }
   w.end_object();
   if (info_.instructions) w.member_str("instructions", info_.instructions);
   w.end_object();
   r.end();
-  if (had_outgoing) close_outgoing(s);
+  if (had_outgoing && outgoing_ops_ != nullptr) outgoing_ops_->close(*this, s);
 }
 
 void Server::on_notification(Session& s, const Message& m) {
@@ -957,7 +939,7 @@ void Server::write_tool(json::Writer& w, const Tool& t, Version v) {
     write_hint(w, "openWorldHint", t.open_world_hint);
     w.end_object();
   }
-  if (v >= Version::k2025_11_25) write_icons(w, t.icons);
+  if (v >= Version::k2025_11_25) t.icons.write_to(w);
   w.end_object();
 }
 
@@ -1048,7 +1030,7 @@ void Server::on_resources_list(Session& s, const Message& m, Reply& r) {
     if (res.mime_type) w.member_str("mimeType", res.mime_type);
     if (res.size >= 0) w.member_int("size", res.size);
     write_annotations(w, res.annotations, v);
-    if (v >= Version::k2025_11_25) write_icons(w, res.icons);
+    if (v >= Version::k2025_11_25) res.icons.write_to(w);
     w.end_object();
   }
   end_page(r, w, i, resources_.size());
@@ -1069,7 +1051,7 @@ void Server::on_templates_list(Session& s, const Message& m, Reply& r) {
     if (t.description) w.member_str("description", t.description);
     if (t.mime_type) w.member_str("mimeType", t.mime_type);
     write_annotations(w, t.annotations, v);
-    if (v >= Version::k2025_11_25) write_icons(w, t.icons);
+    if (v >= Version::k2025_11_25) t.icons.write_to(w);
     w.end_object();
   }
   end_page(r, w, i, templates_.size());
@@ -1181,7 +1163,7 @@ void Server::on_prompts_list(Session& s, const Message& m, Reply& r) {
       }
       w.end_array();
     }
-    if (v >= Version::k2025_11_25) write_icons(w, p.icons);
+    if (v >= Version::k2025_11_25) p.icons.write_to(w);
     w.end_object();
   }
   end_page(r, w, i, prompts_.size());
@@ -1410,6 +1392,7 @@ Status Server::send_request(Session& s, StrView method, ParamsFn params, const v
   }
   const Status st = out.close();
   if (st != Status::kOk) return st;
+  outgoing_ops_ = &kOutgoingOps;
   slot->used = true;
   slot->session = &s;
   slot->done = done;
@@ -1492,7 +1475,37 @@ Status Server::ping(Session& s, ResponseFn done, void* ctx, uint32_t timeout_ms)
   return send_request(s, "ping", nullptr, nullptr, done, ctx, timeout_ms);
 }
 
+void write_icons(json::Writer& w, Span<const Icon> icons) {
+  if (icons.empty()) return;
+  w.key("icons");
+  w.begin_array();
+  for (const Icon& i : icons) {
+    w.begin_object();
+    w.member_str("src", i.src);
+    if (i.mime_type) w.member_str("mimeType", i.mime_type);
+    if (i.sizes) {
+      w.key("sizes");
+      w.begin_array();
+      w.string(i.sizes);
+      w.end_array();
+    }
+    if (i.theme) w.member_str("theme", i.theme);
+    w.end_object();
+  }
+  w.end_array();
+}
+
+const Server::OutgoingOps Server::kOutgoingOps = {
+    [](Server& sv, Session& s, const Message& m) { sv.on_response(s, m); },
+    [](Server& sv, Session& s) { sv.close_outgoing(s); },
+    [](Server& sv) { sv.expire_outgoing(); },
+};
+
 void Server::poll() {
+  if (outgoing_ops_ != nullptr) outgoing_ops_->expire(*this);
+}
+
+void Server::expire_outgoing() {
   if (now_ms_ == nullptr) return;
   const uint64_t now = now_ms_();
   for (Outgoing& o : outgoing_) {

@@ -138,6 +138,9 @@ class Writer {
   // Base64 carry across base64_part() calls.
   uint8_t b64_len_ = 0;
   uint8_t b64_buf_[3] = {};
+  // base64_end(), installed by base64_begin() for close_to(): text-only programs link no
+  // base64 encoder.
+  void (*close_base64_)(Writer& w) = nullptr;
 };
 
 }  // namespace json

@@ -603,6 +603,16 @@ class Server {
   Methods resource_methods_ = nullptr;    // installed by set_resources() / set_templates()
   Methods prompt_methods_ = nullptr;      // installed by set_prompts()
   Methods completion_methods_ = nullptr;  // installed by either
+  // Requests to the client (answers, close, timeouts): installed by the first send_request(),
+  // so servers that never ask the client link none of it.
+  struct OutgoingOps {
+    void (*response)(Server& sv, Session& s, const jsonrpc::Message& m);
+    void (*close)(Server& sv, Session& s);
+    void (*expire)(Server& sv);
+  };
+  static const OutgoingOps kOutgoingOps;
+  const OutgoingOps* outgoing_ops_ = nullptr;
+  void expire_outgoing();
   Session* sessions_ = nullptr;
   // The client request being handled or completed: what the server sends meanwhile relates to it.
   friend struct CurrentRequest;

@@ -45,6 +45,23 @@ struct Icon {
   const char* theme = nullptr;     ///< "light" or "dark"
 };
 
+/// Writes "icons":[...] (nothing for an empty list).
+void write_icons(json::Writer& w, Span<const Icon> icons);
+
+/// Icons of a server, tool, resource, template or prompt, and the code that writes them:
+/// Icons::of() sets both, so firmware without icons links no icon writer.
+struct Icons {
+  Span<const Icon> list;
+  void (*write)(json::Writer& w, Span<const Icon> icons) = nullptr;
+  template <size_t N>
+  static constexpr Icons of(const Icon (&i)[N]) {
+    return Icons{Span<const Icon>(i, N), &write_icons};
+  }
+  void write_to(json::Writer& w) const {
+    if (write != nullptr) write(w, list);
+  }
+};
+
 /// Optional annotations of content and resources (audience, priority, lastModified).
 struct Annotations {
   bool for_user = false;           ///< audience includes "user"
@@ -64,7 +81,7 @@ struct ServerInfo {
   const char* title = nullptr;         ///< 2025-06-18 and later
   const char* description = nullptr;   ///< 2025-11-25
   const char* website_url = nullptr;   ///< 2025-11-25
-  Span<const Icon> icons;              ///< 2025-11-25
+  Icons icons;                         ///< 2025-11-25 (Icons::of(kIcons))
   const char* instructions = nullptr;  ///< hints for the model
 };
 
@@ -95,7 +112,7 @@ struct Tool {
   Hint destructive_hint = Hint::kUnset;
   Hint idempotent_hint = Hint::kUnset;
   Hint open_world_hint = Hint::kUnset;
-  Span<const Icon> icons;
+  Icons icons;
   const void* user = nullptr;           ///< application data for the handler (ToolCall::tool())
   const ParamSchema* schema = nullptr;  ///< set by with_params / with_output (see ParamSchema)
 
@@ -138,7 +155,7 @@ struct Tool {
   template <size_t N>
   constexpr Tool with_icons(const Icon (&i)[N]) const {
     Tool t = *this;
-    t.icons = Span<const Icon>(i, N);
+    t.icons = Icons::of(i);
     return t;
   }
   constexpr Tool with_user(const void* u) const { Tool t = *this; t.user = u; return t; }
@@ -153,7 +170,7 @@ struct Resource {
   const char* mime_type = nullptr;
   int64_t size = -1;                    ///< bytes before encoding, negative: unknown
   Annotations annotations;
-  Span<const Icon> icons;
+  Icons icons;
   const void* user = nullptr;
 
   static constexpr Resource make(const char* uri, const char* name, ReadFn fn) {
@@ -171,7 +188,7 @@ struct Resource {
   template <size_t N>
   constexpr Resource with_icons(const Icon (&i)[N]) const {
     Resource r = *this;
-    r.icons = Span<const Icon>(i, N);
+    r.icons = Icons::of(i);
     return r;
   }
   constexpr Resource with_user(const void* u) const { Resource r = *this; r.user = u; return r; }
@@ -188,7 +205,7 @@ struct ResourceTemplate {
   const char* mime_type = nullptr;
   Annotations annotations;
   CompleteFn complete = nullptr;        ///< completions for the template's variables
-  Span<const Icon> icons;
+  Icons icons;
   const void* user = nullptr;
 
   static constexpr ResourceTemplate make(const char* tmpl, const char* name, ReadFn fn) {
@@ -202,6 +219,12 @@ struct ResourceTemplate {
   constexpr ResourceTemplate titled(const char* s) const { ResourceTemplate r = *this; r.title = s; return r; }
   constexpr ResourceTemplate mime(const char* m) const { ResourceTemplate r = *this; r.mime_type = m; return r; }
   constexpr ResourceTemplate completed_by(CompleteFn f) const { ResourceTemplate r = *this; r.complete = f; return r; }
+  template <size_t N>
+  constexpr ResourceTemplate with_icons(const Icon (&i)[N]) const {
+    ResourceTemplate r = *this;
+    r.icons = Icons::of(i);
+    return r;
+  }
   constexpr ResourceTemplate with_user(const void* u) const { ResourceTemplate r = *this; r.user = u; return r; }
 };
 
@@ -229,7 +252,7 @@ struct Prompt {
   const char* title = nullptr;
   const char* description = nullptr;
   Span<const PromptArg> args;
-  Span<const Icon> icons;
+  Icons icons;
   const void* user = nullptr;
 
   static constexpr Prompt make(const char* name, PromptFn fn) {
@@ -244,6 +267,12 @@ struct Prompt {
   constexpr Prompt with_args(const PromptArg (&a)[N]) const {
     Prompt p = *this;
     p.args = Span<const PromptArg>(a, N);
+    return p;
+  }
+  template <size_t N>
+  constexpr Prompt with_icons(const Icon (&i)[N]) const {
+    Prompt p = *this;
+    p.icons = Icons::of(i);
     return p;
   }
   constexpr Prompt with_user(const void* u) const { Prompt p = *this; p.user = u; return p; }

@@ -13,8 +13,16 @@
 
 extern "C" [[noreturn]] void emcp_assert_failed(const char* file, int line);
 
+// The file's name without its directory where the compiler offers it (GCC 12+, clang 9+):
+// shorter strings in flash, and images that do not depend on where the tree was checked out.
+#ifdef __FILE_NAME__
+#define EMCP_ASSERT_FILE __FILE_NAME__
+#else
+#define EMCP_ASSERT_FILE __FILE__
+#endif
+
 #if EMCP_ENABLE_ASSERT
-#define EMCP_ASSERT(cond) ((cond) ? static_cast<void>(0) : emcp_assert_failed(__FILE__, __LINE__))
+#define EMCP_ASSERT(cond) ((cond) ? static_cast<void>(0) : emcp_assert_failed(EMCP_ASSERT_FILE, __LINE__))
 #else
 #define EMCP_ASSERT(cond) static_cast<void>(0)
 #endif
