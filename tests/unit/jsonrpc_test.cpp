@@ -281,17 +281,17 @@ TEST(JsonRpcDecoder, Ids) {
     const char* reason;
   };
   const Bad bad[] = {
-      {R"({"jsonrpc":"2.0","id":1.5,"method":"m"})", "Invalid Request: id must be a string or an integer"},
-      {R"({"jsonrpc":"2.0","id":true,"method":"m"})", "Invalid Request: id must be a string or an integer"},
-      {R"({"jsonrpc":"2.0","id":[1],"method":"m"})", "Invalid Request: id must be a string or an integer"},
-      {R"({"jsonrpc":"2.0","id":{"a":1},"method":"m"})", "Invalid Request: id must be a string or an integer"},
-      {R"({"jsonrpc":"2.0","id":null,"method":"m"})", "Invalid Request: id must not be null"},
-      {R"({"jsonrpc":"2.0","id":1e300,"method":"m"})", "Invalid Request: id must be a string or an integer"},
+      {R"({"jsonrpc":"2.0","id":1.5,"method":"m"})", "id must be a string or an integer"},
+      {R"({"jsonrpc":"2.0","id":true,"method":"m"})", "id must be a string or an integer"},
+      {R"({"jsonrpc":"2.0","id":[1],"method":"m"})", "id must be a string or an integer"},
+      {R"({"jsonrpc":"2.0","id":{"a":1},"method":"m"})", "id must be a string or an integer"},
+      {R"({"jsonrpc":"2.0","id":null,"method":"m"})", "id must not be null"},
+      {R"({"jsonrpc":"2.0","id":1e300,"method":"m"})", "id must be a string or an integer"},
       // Not exact int64 ids: taking them would answer with an id the client never sent.
-      {R"({"jsonrpc":"2.0","id":1.0,"method":"m"})", "Invalid Request: id must be a string or an integer"},
-      {R"({"jsonrpc":"2.0","id":9007199254740993.0,"method":"m"})", "Invalid Request: id must be a string or an integer"},
-      {R"({"jsonrpc":"2.0","id":-9223372036854775809,"method":"m"})", "Invalid Request: id must be a string or an integer"},
-      {R"({"jsonrpc":"2.0","id":99999999999999999999,"method":"m"})", "Invalid Request: id must be a string or an integer"},
+      {R"({"jsonrpc":"2.0","id":1.0,"method":"m"})", "id must be a string or an integer"},
+      {R"({"jsonrpc":"2.0","id":9007199254740993.0,"method":"m"})", "id must be a string or an integer"},
+      {R"({"jsonrpc":"2.0","id":-9223372036854775809,"method":"m"})", "id must be a string or an integer"},
+      {R"({"jsonrpc":"2.0","id":99999999999999999999,"method":"m"})", "id must be a string or an integer"},
   };
   for (const Bad& b : bad) {
     const Message& m = single(b.text);
@@ -306,7 +306,7 @@ TEST(JsonRpcDecoder, Ids) {
   EXPECT_EQ(ok.id.str.size(), max_id.size());
   const Message& huge = single(R"({"jsonrpc":"2.0","id":")" + max_id + R"(x","method":"m"})");
   EXPECT_EQ(huge.kind, Kind::kInvalid);
-  EXPECT_STREQ(huge.reason, "Invalid Request: id too long");
+  EXPECT_STREQ(huge.reason, "id too long");
   EXPECT_EQ(huge.id.type, Id::Type::kNull);
 }
 
@@ -317,28 +317,28 @@ TEST(JsonRpcDecoder, InvalidEnvelopes) {
     Id id;
   };
   const Case cases[] = {
-      {R"({"id":1,"method":"m"})", "Invalid Request: jsonrpc must be \"2.0\"", Id::of(1)},
-      {R"({"jsonrpc":"1.0","id":1,"method":"m"})", "Invalid Request: jsonrpc must be \"2.0\"", Id::of(1)},
-      {R"({"jsonrpc":"2.00","id":1,"method":"m"})", "Invalid Request: jsonrpc must be \"2.0\"", Id::of(1)},
-      {R"({"jsonrpc":2.0,"id":1,"method":"m"})", "Invalid Request: jsonrpc must be \"2.0\"", Id::of(1)},
-      {R"({"jsonrpc":"2.0","id":1})", "Invalid Request: missing method", Id::of(1)},
-      {R"({"jsonrpc":"2.0","id":1,"method":"m","params":5})", "Invalid Request: params must be an object or an array", Id::of(1)},
-      {R"({"jsonrpc":"2.0","id":1,"method":"m","params":"x"})", "Invalid Request: params must be an object or an array", Id::of(1)},
-      {R"({"jsonrpc":"2.0","id":1,"method":"m","result":{}})", "Invalid Request: a request has no result or error", Id::of(1)},
-      {R"({"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}})", "Invalid Request: both result and error", Id::of(1)},
-      {R"({"jsonrpc":"2.0","result":{}})", "Invalid Request: response without id", Id::null()},
-      {R"({"jsonrpc":"2.0","id":null,"result":{}})", "Invalid Request: response without id", Id::null()},
-      {R"({"jsonrpc":"2.0","error":{"code":1,"message":"x"}})", "Invalid Request: error response without id", Id::null()},
-      {R"({"jsonrpc":"2.0","id":2,"error":{"code":"1","message":"x"}})", "Invalid Request: error must have an integer code and a string message", Id::of(2)},
-      {R"({"jsonrpc":"2.0","id":2,"error":{"code":1}})", "Invalid Request: error must have an integer code and a string message", Id::of(2)},
-      {R"({"jsonrpc":"2.0","id":2,"error":5})", "Invalid Request: error must have an integer code and a string message", Id::of(2)},
-      {R"({"jsonrpc":"2.0","id":1,"id":2,"method":"m"})", "Invalid Request: duplicate member", Id::of(1)},
-      {R"({"jsonrpc":"2.0","id":1,"method":"m","method":"n"})", "Invalid Request: duplicate member", Id::of(1)},
-      {R"({"jsonrpc":"2.0","id":1,"method":"m","params":{"a":1,"b":{"c":2,"c":3}}})", "Invalid Request: duplicate key", Id::of(1)},
-      {R"({"jsonrpc":"2.0","id":1,"method":"m","params":{"a":1,"a":1}})", "Invalid Request: duplicate key", Id::of(1)},
-      {"42", "Invalid Request: expected a JSON-RPC object or a batch array", Id::null()},
-      {"\"hello\"", "Invalid Request: expected a JSON-RPC object or a batch array", Id::null()},
-      {"null", "Invalid Request: expected a JSON-RPC object or a batch array", Id::null()},
+      {R"({"id":1,"method":"m"})", "jsonrpc must be \"2.0\"", Id::of(1)},
+      {R"({"jsonrpc":"1.0","id":1,"method":"m"})", "jsonrpc must be \"2.0\"", Id::of(1)},
+      {R"({"jsonrpc":"2.00","id":1,"method":"m"})", "jsonrpc must be \"2.0\"", Id::of(1)},
+      {R"({"jsonrpc":2.0,"id":1,"method":"m"})", "jsonrpc must be \"2.0\"", Id::of(1)},
+      {R"({"jsonrpc":"2.0","id":1})", "missing method", Id::of(1)},
+      {R"({"jsonrpc":"2.0","id":1,"method":"m","params":5})", "params must be an object or an array", Id::of(1)},
+      {R"({"jsonrpc":"2.0","id":1,"method":"m","params":"x"})", "params must be an object or an array", Id::of(1)},
+      {R"({"jsonrpc":"2.0","id":1,"method":"m","result":{}})", "a request has no result or error", Id::of(1)},
+      {R"({"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}})", "both result and error", Id::of(1)},
+      {R"({"jsonrpc":"2.0","result":{}})", "response without id", Id::null()},
+      {R"({"jsonrpc":"2.0","id":null,"result":{}})", "response without id", Id::null()},
+      {R"({"jsonrpc":"2.0","error":{"code":1,"message":"x"}})", "error response without id", Id::null()},
+      {R"({"jsonrpc":"2.0","id":2,"error":{"code":"1","message":"x"}})", "error must have an integer code and a string message", Id::of(2)},
+      {R"({"jsonrpc":"2.0","id":2,"error":{"code":1}})", "error must have an integer code and a string message", Id::of(2)},
+      {R"({"jsonrpc":"2.0","id":2,"error":5})", "error must have an integer code and a string message", Id::of(2)},
+      {R"({"jsonrpc":"2.0","id":1,"id":2,"method":"m"})", "duplicate member", Id::of(1)},
+      {R"({"jsonrpc":"2.0","id":1,"method":"m","method":"n"})", "duplicate member", Id::of(1)},
+      {R"({"jsonrpc":"2.0","id":1,"method":"m","params":{"a":1,"b":{"c":2,"c":3}}})", "duplicate key", Id::of(1)},
+      {R"({"jsonrpc":"2.0","id":1,"method":"m","params":{"a":1,"a":1}})", "duplicate key", Id::of(1)},
+      {"42", "expected a JSON-RPC object or a batch array", Id::null()},
+      {"\"hello\"", "expected a JSON-RPC object or a batch array", Id::null()},
+      {"null", "expected a JSON-RPC object or a batch array", Id::null()},
   };
   for (const Case& c : cases) {
     serve(c.text);  // split invariance
@@ -399,7 +399,7 @@ TEST(JsonRpcDecoder, ReaderDeeperThanTheTree) {
   const Decoded& d = decode_in(dec, text, {});
   ASSERT_EQ(d.count, 1u);
   EXPECT_EQ(d.first->kind, Kind::kInvalid);
-  EXPECT_STREQ(d.first->reason, "Invalid Request: nesting too deep");
+  EXPECT_STREQ(d.first->reason, "nesting too deep");
   EXPECT_EQ(d.first->id, Id::of(1));
 }
 
@@ -412,7 +412,7 @@ TEST(JsonRpcDecoder, TooLargeForTheArena) {
   const Decoded& d = decode_in(dec, big, {});
   ASSERT_EQ(d.count, 1u);
   EXPECT_EQ(d.first->kind, Kind::kInvalid);
-  EXPECT_STREQ(d.first->reason, "Invalid Request: message too large for the arena");
+  EXPECT_STREQ(d.first->reason, "message too large for the arena");
   EXPECT_EQ(d.first->id, Id::of(StrView("big-1")));
   EXPECT_EQ(serve_decoded(d),
             R"({"jsonrpc":"2.0","id":"big-1","error":{"code":-32600,"message":"Invalid Request: message too large for the arena"}})");
@@ -436,7 +436,7 @@ TEST(JsonRpcDecoder, TooLargeForTheArena) {
       needed = cap;
       EXPECT_TRUE(r.first->params["arguments"]["a"].at(2)["b"].as_string().value() == "c");
     } else {
-      EXPECT_STREQ(r.first->reason, "Invalid Request: message too large for the arena");
+      EXPECT_STREQ(r.first->reason, "message too large for the arena");
       EXPECT_EQ(r.first->id, Id::of(StrView("abc"))) << cap;
     }
   }

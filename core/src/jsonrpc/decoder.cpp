@@ -85,7 +85,7 @@ void Decoder::on_event(Event e) {
           m->kind = Kind::kInvalid;
           m->id = Id::null();
           m->invalid_code = ErrorCode::kInvalidRequest;
-          m->reason = EMCP_ERRTEXT("Invalid Request: batch element is not an object");
+          m->reason = EMCP_ERRTEXT("batch element is not an object");
           add_message(m);
         }
         skip_from(e, kBatch);
@@ -104,7 +104,7 @@ void Decoder::on_event(Event e) {
         if (f != kOther) {
           const uint8_t bit = static_cast<uint8_t>(1u << f);
           if (el_.seen & bit) {
-            note_problem(EMCP_ERRTEXT("Invalid Request: duplicate member"));
+            note_problem(EMCP_ERRTEXT("duplicate member"));
             f = kOther;  // skip the second value
           }
           el_.seen = static_cast<uint8_t>(el_.seen | bit);
@@ -180,7 +180,7 @@ void Decoder::on_value(Event e) {
           const StrView t = reader_.text();
           if (el_.id_problem == nullptr) {
             if (t.size() > sizeof id_buf_ - id_len_) {
-              el_.id_problem = EMCP_ERRTEXT("Invalid Request: id too long");
+              el_.id_problem = EMCP_ERRTEXT("id too long");
             } else {
               memcpy(id_buf_ + id_len_, t.data(), t.size());
               id_len_ = static_cast<uint16_t>(id_len_ + t.size());
@@ -193,7 +193,7 @@ void Decoder::on_value(Event e) {
         default:
           // Numbers with a fraction or exponent (even 1.0) and integers beyond int64 are not
           // taken: converting them could answer with an id the client never sent.
-          el_.id_problem = EMCP_ERRTEXT("Invalid Request: id must be a string or an integer");
+          el_.id_problem = EMCP_ERRTEXT("id must be a string or an integer");
           skip_from(e, kMember);
           return;
       }
@@ -216,14 +216,14 @@ void Decoder::on_value(Event e) {
 void Decoder::capture(Event e) {
   const Status s = builder_.on_event(e, reader_);
   if (s == Status::kNoSpace) too_large_ = true;
-  if (s == Status::kDepthLimit) note_problem(EMCP_ERRTEXT("Invalid Request: nesting too deep"));
+  if (s == Status::kDepthLimit) note_problem(EMCP_ERRTEXT("nesting too deep"));
   if (builder_.complete()) store_capture();
 }
 
 void Decoder::store_capture() {
   phase_ = kMember;
   if (builder_.status() == Status::kInvalidArgument) {
-    note_problem(EMCP_ERRTEXT("Invalid Request: duplicate key"));
+    note_problem(EMCP_ERRTEXT("duplicate key"));
     return;
   }
   const json::Value v = builder_.root();
@@ -284,26 +284,26 @@ void Decoder::end_element() {
   m->id = id;
   const char* why = el.problem;
   const bool jsonrpc_ok = el.jsonrpc_string && el.jsonrpc_len == 3 && memcmp(el.jsonrpc, "2.0", 3) == 0;
-  if (why == nullptr && !jsonrpc_ok) why = EMCP_ERRTEXT("Invalid Request: jsonrpc must be \"2.0\"");
+  if (why == nullptr && !jsonrpc_ok) why = EMCP_ERRTEXT("jsonrpc must be \"2.0\"");
   if (why == nullptr && el.id_problem != nullptr) why = el.id_problem;
   if (why == nullptr) {
     if (el.has_method) {
-      if (!el.method_string) why = EMCP_ERRTEXT("Invalid Request: method must be a string");
-      else if (el.has_result || el.has_error) why = EMCP_ERRTEXT("Invalid Request: a request has no result or error");
+      if (!el.method_string) why = EMCP_ERRTEXT("method must be a string");
+      else if (el.has_result || el.has_error) why = EMCP_ERRTEXT("a request has no result or error");
       else if (el.has_params && !el.params.is_object() && !el.params.is_array())
-        why = EMCP_ERRTEXT("Invalid Request: params must be an object or an array");
+        why = EMCP_ERRTEXT("params must be an object or an array");
       else if (el.has_id && el.id.type == Id::Type::kNull)
-        why = EMCP_ERRTEXT("Invalid Request: id must not be null");
+        why = EMCP_ERRTEXT("id must not be null");
     } else if (el.has_result && el.has_error) {
-      why = EMCP_ERRTEXT("Invalid Request: both result and error");
+      why = EMCP_ERRTEXT("both result and error");
     } else if (el.has_result) {
-      if (!el.has_id || el.id.type == Id::Type::kNull) why = EMCP_ERRTEXT("Invalid Request: response without id");
+      if (!el.has_id || el.id.type == Id::Type::kNull) why = EMCP_ERRTEXT("response without id");
     } else if (el.has_error) {
-      if (!el.has_id) why = EMCP_ERRTEXT("Invalid Request: error response without id");
+      if (!el.has_id) why = EMCP_ERRTEXT("error response without id");
       else if (!el.error["code"].is_int() || !el.error["message"].is_string())
-        why = EMCP_ERRTEXT("Invalid Request: error must have an integer code and a string message");
+        why = EMCP_ERRTEXT("error must have an integer code and a string message");
     } else {
-      why = EMCP_ERRTEXT("Invalid Request: missing method");
+      why = EMCP_ERRTEXT("missing method");
     }
   }
   if (why != nullptr) {
@@ -362,19 +362,19 @@ const Decoded& Decoder::finish() {
   if (rs != Status::kOk) {
     const int64_t at = static_cast<int64_t>(reader_.offset());
     if (is_json_limit_error(rs)) {
-      whole_error(ErrorCode::kInvalidRequest, EMCP_ERRTEXT("Invalid Request"), rs, at, known);
+      whole_error(ErrorCode::kInvalidRequest, "", rs, at, known);
     } else {
-      whole_error(ErrorCode::kParseError, EMCP_ERRTEXT("Parse error"), rs, at, Id::null());
+      whole_error(ErrorCode::kParseError, "", rs, at, Id::null());
     }
   } else if (too_large_) {
-    whole_error(ErrorCode::kInvalidRequest, EMCP_ERRTEXT("Invalid Request: message too large for the arena"),
+    whole_error(ErrorCode::kInvalidRequest, EMCP_ERRTEXT("message too large for the arena"),
                 Status::kOk, -1, known);
   } else if (top_invalid_) {
     whole_error(ErrorCode::kInvalidRequest,
-                EMCP_ERRTEXT("Invalid Request: expected a JSON-RPC object or a batch array"), Status::kOk, -1,
+                EMCP_ERRTEXT("expected a JSON-RPC object or a batch array"), Status::kOk, -1,
                 Id::null());
   } else if (batch_ && decoded_.count == 0) {
-    whole_error(ErrorCode::kInvalidRequest, EMCP_ERRTEXT("Invalid Request: empty batch"), Status::kOk, -1,
+    whole_error(ErrorCode::kInvalidRequest, EMCP_ERRTEXT("empty batch"), Status::kOk, -1,
                 Id::null());
   } else {
     decoded_.batch = batch_;

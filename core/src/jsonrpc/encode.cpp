@@ -69,6 +69,13 @@ void write_error(json::Writer& w, const Id& id, ErrorCode code, StrView message)
   w.end_object();
 }
 
+void begin_error_message(json::Writer& w, const Id& id, ErrorCode code, bool standard) {
+  error_head(w, id, code);
+  w.key("message");
+  w.string_begin();
+  if (standard) w.string_part(error_code_message(code));
+}
+
 void begin_error_with_data(json::Writer& w, const Id& id, ErrorCode code, StrView message) {
   error_head(w, id, code);
   w.member_str("message", message.empty() ? StrView(error_code_message(code)) : message);
@@ -81,11 +88,13 @@ void end_error(json::Writer& w) {
 }
 
 void write_invalid(json::Writer& w, const Message& m) {
-  error_head(w, m.id, m.invalid_code);
-  w.key("message");
-  w.string_begin();
+  // "Invalid Request" / "Parse error", then ": <reason>", ": <cause>", " at byte <n>".
+  begin_error_message(w, m.id, m.invalid_code, true);
   const StrView reason(m.reason);
-  w.string_part(reason.empty() ? StrView(error_code_message(m.invalid_code)) : reason);
+  if (!reason.empty()) {
+    w.string_part(": ");
+    w.string_part(reason);
+  }
 #if EMCP_ERROR_STRINGS
   if (m.cause != Status::kOk) {
     w.string_part(": ");

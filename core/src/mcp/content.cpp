@@ -90,14 +90,7 @@ json::Writer& Reply::result() {
 json::Writer& Reply::error_with_data(jsonrpc::ErrorCode code,
                                      std::initializer_list<TextPiece> message) {
   json::Writer& w = start();
-  w.begin_object();
-  w.member_str("jsonrpc", "2.0");
-  jsonrpc::write_id_member(w, id_);
-  w.key("error");
-  w.begin_object();
-  w.member_int("code", static_cast<int64_t>(code));
-  w.key("message");
-  w.string_begin();
+  jsonrpc::begin_error_message(w, id_, code, false);
   write_text_pieces(w, message);
   w.string_end();
   w.key("data");
@@ -107,15 +100,21 @@ json::Writer& Reply::error_with_data(jsonrpc::ErrorCode code,
 void Reply::error(jsonrpc::ErrorCode code, std::initializer_list<TextPiece> message) {
   if (begun_ || suppressed_) return;
   json::Writer& w = start();
-  w.begin_object();
-  w.member_str("jsonrpc", "2.0");
-  jsonrpc::write_id_member(w, id_);
-  w.key("error");
-  w.begin_object();
-  w.member_int("code", static_cast<int64_t>(code));
-  w.key("message");
-  w.string_begin();
+  jsonrpc::begin_error_message(w, id_, code, false);
   write_text_pieces(w, message);
+  w.string_end();
+  w.end_object();
+  w.end_object();
+  ended_ = true;
+  if (batch_ == nullptr) (void)out_.close();
+}
+
+void Reply::reject(jsonrpc::ErrorCode code, std::initializer_list<TextPiece> detail) {
+  if (begun_ || suppressed_) return;
+  json::Writer& w = start();
+  jsonrpc::begin_error_message(w, id_, code, true);
+  w.string_part(": ");
+  write_text_pieces(w, detail);
   w.string_end();
   w.end_object();
   w.end_object();

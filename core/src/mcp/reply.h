@@ -68,6 +68,8 @@ class Reply {
   json::Writer& result();
   /// A whole error answer instead (ignored once anything was written).
   void error(jsonrpc::ErrorCode code, std::initializer_list<TextPiece> message);
+  /// The same with the standard message of `code` first: "Invalid params: " + detail.
+  void reject(jsonrpc::ErrorCode code, std::initializer_list<TextPiece> detail);
   /// An error answer whose `data` the caller writes next with the returned writer.
   json::Writer& error_with_data(jsonrpc::ErrorCode code, std::initializer_list<TextPiece> message);
   /// The decoder's answer to an invalid message.

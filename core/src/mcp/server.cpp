@@ -71,19 +71,6 @@ void write_hint(json::Writer& w, const char* key, Hint h) {
   if (h != Hint::kUnset) w.member_bool(key, h == Hint::kTrue);
 }
 
-// The request's _meta.progressToken, if any.
-bool progress_token_of(const Message& m, Token* out) {
-  const Value t = m.params["_meta"]["progressToken"];
-  if (t.is_int()) {
-    out->set(Id::of(t.as_int().value()));
-  } else if (t.is_string()) {
-    out->set(Id::of(t.as_string().value()));
-  } else {
-    return false;
-  }
-  return out->present();
-}
-
 }  // namespace
 
 // While a client request is handled (or a deferred one completed), what the server sends on
@@ -247,7 +234,6 @@ Status ToolCall::progress(double done, double total, StrView message) {
   Id token;
   if (progress_value_.is_int()) token = Id::of(progress_value_.as_int().value());
   else if (progress_value_.is_string()) token = Id::of(progress_value_.as_string().value());
-  else if (progress_token_ != nullptr && progress_token_->present()) token = progress_token_->id();
   else return Status::kNotFound;
   if (reply_->begun()) return Status::kInvalidState;
   return server_->notify_progress(*session_, token, done, total, message, reply_->id());
@@ -263,12 +249,15 @@ Pending ToolCall::defer() {
   for (uint16_t i = 0; i < EMCP_MAX_DEFERRED; ++i) {
     Server::Deferred& d = server_->deferred_[i];
     if (d.used) continue;
+    server_->deferred_ops_ = &Server::kDeferredOps;
     d.used = true;
     d.cancelled = false;
     d.session = session_;
     d.tool = tool_;
     d.id.set(reply_->id());
-    d.progress = progress_token_ ? *progress_token_ : Token{};
+    d.progress = Token{};
+    if (progress_value_.is_int()) d.progress.set(Id::of(progress_value_.as_int().value()));
+    else if (progress_value_.is_string()) d.progress.set(Id::of(progress_value_.as_string().value()));
     ++d.generation;
     phase_ = kDeferred;
     reply_->suppress();
@@ -548,7 +537,17 @@ void Server::detach(Session& s) {
   s.next_ = nullptr;
 }
 
+void Server::cancel_request(Session& s, Value request_id) {
+  Id id;
+  if (request_id.is_int()) id = Id::of(request_id.as_int().value());
+  else if (request_id.is_string()) id = Id::of(request_id.as_string().value());
+  else return;
+  for (Deferred& d : deferred_)
+    if (d.used && d.session == &s && d.id.id() == id) d.cancelled = true;
+}
+
 void Server::cancel_deferred(Session& s) {
+  if (deferred_ops_ == nullptr) return;
   for (Deferred& d : deferred_)
     if (d.used && d.session == &s) d.cancelled = true;
 }
@@ -649,10 +648,10 @@ void Server::handle(Session& s, const jsonrpc::Decoded& d) {
   if (!s.initialized() || s.version() != Version::k2025_03_26) {
     Reply r(s, Id::null(), nullptr);
     if (!s.initialized()) {
-      r.error(ErrorCode::kInvalidRequest,
-              {"Invalid Request: a batch cannot come before initialize (which must be sent alone)"});
+      r.reject(ErrorCode::kInvalidRequest,
+              {"a batch cannot come before initialize (which must be sent alone)"});
     } else {
-      r.error(ErrorCode::kInvalidRequest, {"Invalid Request: JSON-RPC batches are not part of "
+      r.reject(ErrorCode::kInvalidRequest, {"JSON-RPC batches are not part of "
                                            "protocol revision ", version_str(s.version())});
     }
     return;
@@ -662,7 +661,7 @@ void Server::handle(Session& s, const jsonrpc::Decoded& d) {
     if (m->kind == Kind::kResponse || m->kind == Kind::kErrorResponse) continue;  // below
     Reply r(s, m->id, &batch);
     if (m->kind == Kind::kRequest && m->method == "initialize") {
-      r.error(ErrorCode::kInvalidRequest, {"Invalid Request: initialize must not be part of a batch"});
+      r.reject(ErrorCode::kInvalidRequest, {"initialize must not be part of a batch"});
       continue;
     }
     handle_message(s, *m, r);
@@ -706,8 +705,8 @@ void Server::on_request(Session& s, const Message& m, Reply& r) {
     return r.end();
   }
   if (!s.initialized()) {
-    r.error(ErrorCode::kInvalidRequest,
-            {"Invalid Request: the session is not initialized; send initialize first"});
+    r.reject(ErrorCode::kInvalidRequest,
+            {"the session is not initialized; send initialize first"});
     return;
   }
   if (s.offers_tools_) {
@@ -724,18 +723,18 @@ void Server::on_request(Session& s, const Message& m, Reply& r) {
       method == "completion/complete")
     return (void)completion_methods_(*this, s, m, r);
   if (s.offers_logging_ && method == "logging/setLevel") return on_set_level(s, m, r);
-  r.error(ErrorCode::kMethodNotFound, {"Method not found: ", method});
+  r.reject(ErrorCode::kMethodNotFound, {"", method});
 }
 
 void Server::on_initialize(Session& s, const Message& m, Reply& r) {
   const Value p = m.params;
   const Result<StrView> requested = p["protocolVersion"].as_string();
   if (!requested.ok()) {
-    r.error(ErrorCode::kInvalidParams, {"Invalid params: protocolVersion must be a string"});
+    r.reject(ErrorCode::kInvalidParams, {"protocolVersion must be a string"});
     return;
   }
   if (!p["capabilities"].is_object() && p["capabilities"].exists()) {
-    r.error(ErrorCode::kInvalidParams, {"Invalid params: capabilities must be an object"});
+    r.reject(ErrorCode::kInvalidParams, {"capabilities must be an object"});
     return;
   }
   // A repeated initialize starts the session afresh (a client reconnecting over a bridge):
@@ -775,34 +774,23 @@ void Server::on_initialize(Session& s, const Message& m, Reply& r) {
   w.member_str("protocolVersion", version_str(v));
   w.key("capabilities");
   w.begin_object();
-  if (s.offers_logging_) {
-    w.key("logging");
-    w.begin_object();
-    w.end_object();
-  }
-  if (s.offers_completions_) {
-    w.key("completions");
-    w.begin_object();
-    w.end_object();
-  }
-  if (s.offers_prompts_) {
-    w.key("prompts");
-    w.begin_object();
-    w.member_bool("listChanged", true);
-    w.end_object();
-  }
-  if (s.offers_resources_) {
-    w.key("resources");
-    w.begin_object();
-    w.member_bool("subscribe", true);
-    w.member_bool("listChanged", true);
-    w.end_object();
-  }
-  if (s.offers_tools_) {
-    w.key("tools");
-    w.begin_object();
-    w.member_bool("listChanged", true);
-    w.end_object();
+  struct Capability {
+    const char* name;
+    const char* body;
+  };
+  static constexpr Capability kCapabilities[] = {
+      {"logging", "{}"},
+      {"completions", "{}"},
+      {"prompts", R"({"listChanged":true})"},
+      {"resources", R"({"subscribe":true,"listChanged":true})"},
+      {"tools", R"({"listChanged":true})"},
+  };
+  const bool offered[] = {s.offers_logging_, s.offers_completions_, s.offers_prompts_,
+                          s.offers_resources_, s.offers_tools_};
+  for (size_t i = 0; i < sizeof offered; ++i) {
+    if (!offered[i]) continue;
+    w.key(kCapabilities[i].name);
+    w.raw(kCapabilities[i].body);
   }
   w.end_object();
   w.key("serverInfo");
@@ -827,14 +815,10 @@ void Server::on_notification(Session& s, const Message& m) {
     if (s.initialized()) s.state_ = Session::kReady;
     return;
   }
+  // Only a deferred call can still be running when its cancellation arrives (synchronous
+  // ones are answered before the next message is read).
   if (m.method == "notifications/cancelled") {
-    const Value rid = m.params["requestId"];
-    Id id;
-    if (rid.is_int()) id = Id::of(rid.as_int().value());
-    else if (rid.is_string()) id = Id::of(rid.as_string().value());
-    else return;
-    for (Deferred& d : deferred_)
-      if (d.used && d.session == &s && d.id.id() == id) d.cancelled = true;
+    if (deferred_ops_ != nullptr) deferred_ops_->cancel_request(*this, s, m.params["requestId"]);
     return;
   }
   // notifications/roots/list_changed, notifications/progress and unknown notifications need
@@ -878,7 +862,7 @@ bool Server::page_start(const Message& m, Reply& r, size_t total, size_t* start)
     }
   }
   if (!ok || n > total) {
-    r.error(ErrorCode::kInvalidParams, {"Invalid params: unknown cursor"});
+    r.reject(ErrorCode::kInvalidParams, {"unknown cursor"});
     return false;
   }
   *start = n;
@@ -955,27 +939,25 @@ void Server::on_tools_list(Session& s, const Message& m, Reply& r) {
 void Server::on_tools_call(Session& s, const Message& m, Reply& r) {
   const Result<StrView> name = m.params["name"].as_string();
   if (!name.ok()) {
-    r.error(ErrorCode::kInvalidParams, {"Invalid params: name must be a string"});
+    r.reject(ErrorCode::kInvalidParams, {"name must be a string"});
     return;
   }
   const Tool* tool = nullptr;
   for (const Tool& t : tools_)
     if (name.value().equals(t.name)) tool = &t;
   if (tool == nullptr) {
-    r.error(ErrorCode::kInvalidParams, {"Invalid params: unknown tool \"", name.value(), "\""});
+    r.reject(ErrorCode::kInvalidParams, {"unknown tool \"", name.value(), "\""});
     return;
   }
   const Value args = m.params["arguments"];
   if (args.exists() && !args.is_object()) {
-    r.error(ErrorCode::kInvalidParams, {"Invalid params: arguments must be an object"});
+    r.reject(ErrorCode::kInvalidParams, {"arguments must be an object"});
     return;
   }
   // A tool without a Param table declares no arguments: any object is accepted.
   if (!tool->input_schema_json && tool->schema != nullptr &&
       !tool->schema->check_arguments(args, tool->params, r))
     return;
-  Token progress;
-  const bool has_progress = progress_token_of(m, &progress);
   ToolCall call;
   call.progress_value_ = m.params["_meta"]["progressToken"];
   call.server_ = this;
@@ -983,7 +965,6 @@ void Server::on_tools_call(Session& s, const Message& m, Reply& r) {
   call.tool_ = tool;
   call.args_ = args;
   call.reply_ = &r;
-  call.progress_token_ = has_progress ? &progress : nullptr;
   run_tool(call, r);
 }
 
@@ -992,15 +973,15 @@ bool check_arguments(Value args, Span<const Param> params, Reply& r) {
   SchemaError e;
   if (validate(args, params, &e)) return true;
   if (e.name.empty()) {
-    r.error(ErrorCode::kInvalidParams, {"Invalid params: arguments ", e.reason});
+    r.reject(ErrorCode::kInvalidParams, {"arguments ", e.reason});
   } else if (e.index >= 0) {
-    r.error(ErrorCode::kInvalidParams, {"Invalid params: argument \"", e.name, "\" item ",
+    r.reject(ErrorCode::kInvalidParams, {"argument \"", e.name, "\" item ",
                                         static_cast<long long>(e.index), " ", e.reason});
   } else if (!e.parent.empty() && !(e.parent == e.name)) {
-    r.error(ErrorCode::kInvalidParams,
-            {"Invalid params: argument \"", e.parent, ".", e.name, "\" ", e.reason});
+    r.reject(ErrorCode::kInvalidParams,
+            {"argument \"", e.parent, ".", e.name, "\" ", e.reason});
   } else {
-    r.error(ErrorCode::kInvalidParams, {"Invalid params: argument \"", e.name, "\" ", e.reason});
+    r.reject(ErrorCode::kInvalidParams, {"argument \"", e.name, "\" ", e.reason});
   }
   return false;
 }
@@ -1060,7 +1041,7 @@ void Server::on_templates_list(Session& s, const Message& m, Reply& r) {
 void Server::on_resources_read(Session& s, const Message& m, Reply& r) {
   const Result<StrView> uri = m.params["uri"].as_string();
   if (!uri.ok()) {
-    r.error(ErrorCode::kInvalidParams, {"Invalid params: uri must be a string"});
+    r.reject(ErrorCode::kInvalidParams, {"uri must be a string"});
     return;
   }
   ResourceRead read;
@@ -1110,7 +1091,7 @@ void Server::on_resources_read(Session& s, const Message& m, Reply& r) {
 void Server::on_subscribe(Session& s, const Message& m, Reply& r, bool on) {
   const Result<StrView> uri = m.params["uri"].as_string();
   if (!uri.ok()) {
-    r.error(ErrorCode::kInvalidParams, {"Invalid params: uri must be a string"});
+    r.reject(ErrorCode::kInvalidParams, {"uri must be a string"});
     return;
   }
   const uint32_t h = uri_hash(uri.value());
@@ -1172,31 +1153,31 @@ void Server::on_prompts_list(Session& s, const Message& m, Reply& r) {
 void Server::on_prompts_get(Session& s, const Message& m, Reply& r) {
   const Result<StrView> name = m.params["name"].as_string();
   if (!name.ok()) {
-    r.error(ErrorCode::kInvalidParams, {"Invalid params: name must be a string"});
+    r.reject(ErrorCode::kInvalidParams, {"name must be a string"});
     return;
   }
   const Prompt* prompt = nullptr;
   for (const Prompt& p : prompts_)
     if (name.value().equals(p.name)) prompt = &p;
   if (prompt == nullptr) {
-    r.error(ErrorCode::kInvalidParams, {"Invalid params: unknown prompt \"", name.value(), "\""});
+    r.reject(ErrorCode::kInvalidParams, {"unknown prompt \"", name.value(), "\""});
     return;
   }
   const Value args = m.params["arguments"];
   if (args.exists() && !args.is_object()) {
-    r.error(ErrorCode::kInvalidParams, {"Invalid params: arguments must be an object"});
+    r.reject(ErrorCode::kInvalidParams, {"arguments must be an object"});
     return;
   }
   for (const PromptArg& a : prompt->args) {
     const Value v = args[a.name];
     if (!v.exists()) {
       if (a.required) {
-        r.error(ErrorCode::kInvalidParams,
-                {"Invalid params: argument \"", a.name, "\" of prompt \"", prompt->name, "\" is required"});
+        r.reject(ErrorCode::kInvalidParams,
+                {"argument \"", a.name, "\" of prompt \"", prompt->name, "\" is required"});
         return;
       }
     } else if (!v.is_string()) {
-      r.error(ErrorCode::kInvalidParams, {"Invalid params: argument \"", a.name, "\" must be a string"});
+      r.reject(ErrorCode::kInvalidParams, {"argument \"", a.name, "\" must be a string"});
       return;
     }
   }
@@ -1228,8 +1209,8 @@ void Server::on_complete(Session& s, const Message& m, Reply& r) {
   const Result<StrView> arg_name = arg["name"].as_string();
   const Result<StrView> arg_value = arg["value"].as_string();
   if (!type.ok() || !arg_name.ok() || !arg_value.ok()) {
-    r.error(ErrorCode::kInvalidParams,
-            {"Invalid params: ref.type, argument.name and argument.value must be strings"});
+    r.reject(ErrorCode::kInvalidParams,
+            {"ref.type, argument.name and argument.value must be strings"});
     return;
   }
   CompleteFn fn = nullptr;
@@ -1239,7 +1220,7 @@ void Server::on_complete(Session& s, const Message& m, Reply& r) {
     for (const Prompt& p : prompts_)
       if (name.equals(p.name)) prompt = &p;
     if (prompt == nullptr) {
-      r.error(ErrorCode::kInvalidParams, {"Invalid params: unknown prompt \"", name, "\""});
+      r.reject(ErrorCode::kInvalidParams, {"unknown prompt \"", name, "\""});
       return;
     }
     for (const PromptArg& a : prompt->args)
@@ -1250,12 +1231,12 @@ void Server::on_complete(Session& s, const Message& m, Reply& r) {
     for (const ResourceTemplate& t : templates_)
       if (uri.equals(t.uri_template)) tmpl = &t;
     if (tmpl == nullptr) {
-      r.error(ErrorCode::kInvalidParams, {"Invalid params: unknown resource template \"", uri, "\""});
+      r.reject(ErrorCode::kInvalidParams, {"unknown resource template \"", uri, "\""});
       return;
     }
     fn = tmpl->complete;
   } else {
-    r.error(ErrorCode::kInvalidParams, {"Invalid params: unknown reference type \"", type.value(), "\""});
+    r.reject(ErrorCode::kInvalidParams, {"unknown reference type \"", type.value(), "\""});
     return;
   }
   json::Writer& w = r.result();
@@ -1281,8 +1262,8 @@ void Server::on_set_level(Session& s, const Message& m, Reply& r) {
   LogLevel level;
   const Result<StrView> name = m.params["level"].as_string();
   if (!name.ok() || !parse_log_level(name.value(), &level)) {
-    r.error(ErrorCode::kInvalidParams,
-            {"Invalid params: level must be one of debug, info, notice, warning, error, "
+    r.reject(ErrorCode::kInvalidParams,
+            {"level must be one of debug, info, notice, warning, error, "
              "critical, alert, emergency"});
     return;
   }
@@ -1355,7 +1336,6 @@ Status Server::complete(Pending p, FinishFn fn, void* ctx) {
   call.session_ = &s;
   call.tool_ = d->tool;
   call.reply_ = &r;
-  call.progress_token_ = nullptr;  // the progress of a deferred call goes through progress()
   d->used = false;                 // the slot is free from here on
   const CurrentRequest current(*this, s, id);
   if (fn) fn(call, ctx);
@@ -1494,6 +1474,10 @@ void write_icons(json::Writer& w, Span<const Icon> icons) {
   }
   w.end_array();
 }
+
+const Server::DeferredOps Server::kDeferredOps = {
+    [](Server& sv, Session& s, Value id) { sv.cancel_request(s, id); },
+};
 
 const Server::OutgoingOps Server::kOutgoingOps = {
     [](Server& sv, Session& s, const Message& m) { sv.on_response(s, m); },

@@ -45,11 +45,15 @@ void write_error(json::Writer& w, const Id& id, ErrorCode code, StrView message)
 /// As write_error() but leaves the error object open after `"data":`: write the data value,
 /// then call end_error().
 void begin_error_with_data(json::Writer& w, const Id& id, ErrorCode code, StrView message);
+/// {"jsonrpc":"2.0","id":..,"error":{"code":..,"message":" with the string left open: the
+/// caller adds its parts (string_part), then string_end() and two end_object(). With
+/// `standard`, the string starts with error_code_message(code).
+void begin_error_message(json::Writer& w, const Id& id, ErrorCode code, bool standard);
 void end_error(json::Writer& w);
 
 /// The error response for a kInvalid message from the decoder: its code, its id, and a message
-/// made of its reason, the status behind it and the byte offset ("Parse error: unexpected
-/// character at byte 17").
+/// made of the code's standard message, its reason, the status behind it and the byte offset
+/// ("Parse error: unexpected character at byte 17", "Invalid Request: duplicate key").
 void write_invalid(json::Writer& w, const Message& m);
 
 }  // namespace jsonrpc

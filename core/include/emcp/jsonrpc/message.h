@@ -53,8 +53,10 @@ struct Message {
     StrView message;
     json::Value data;   ///< missing when absent
   } error;              ///< error responses
-  /// kInvalid only: the code to answer with and why (static text), plus detail: the Status
-  /// behind it (kOk if none) and the byte offset in the message (-1 if none).
+  /// kInvalid only: the code to answer with and why (static text after the code's standard
+  /// message, e.g. "duplicate key" for "Invalid Request: duplicate key"; "" when the Status
+  /// says it all), plus detail: the Status behind it (kOk if none) and the byte offset in the
+  /// message (-1 if none).
   ErrorCode invalid_code = ErrorCode::kInvalidRequest;
   const char* reason = "";
   Status cause = Status::kOk;

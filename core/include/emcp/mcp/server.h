@@ -321,8 +321,7 @@ class ToolCall {
   json::Value args_;
   Reply* reply_ = nullptr;
   ContentWriter content_;
-  const Token* progress_token_ = nullptr;  // a copy that fits (deferred calls use it)
-  json::Value progress_value_;             // the request's token itself (synchronous calls)
+  json::Value progress_value_;  // the request's _meta.progressToken (defer() copies it)
   enum Phase : uint8_t { kIdle, kContent, kStructured, kDone, kDeferred, kErrored };
   Phase phase_ = kIdle;
   bool is_error_ = false;
@@ -612,6 +611,13 @@ class Server {
   };
   static const OutgoingOps kOutgoingOps;
   const OutgoingOps* outgoing_ops_ = nullptr;
+  // Deferred tool calls (cancellation by request id): installed by the first defer().
+  struct DeferredOps {
+    void (*cancel_request)(Server& sv, Session& s, json::Value request_id);
+  };
+  static const DeferredOps kDeferredOps;
+  const DeferredOps* deferred_ops_ = nullptr;
+  void cancel_request(Session& s, json::Value request_id);
   void expire_outgoing();
   Session* sessions_ = nullptr;
   // The client request being handled or completed: what the server sends meanwhile relates to it.
