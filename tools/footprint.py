@@ -202,6 +202,40 @@ def worst_stack(elf, ci_dir, bounded_recursion=None):
     }
 
 
+PARTS = [  # (label, pattern on the symbol's source path), first match wins
+    ("core: JSON reader, writer, tree, numbers", r"/core/(src|include/emcp)/json/"),
+    ("core: JSON-RPC decoder and encoder", r"/core/(src|include/emcp)/jsonrpc/"),
+    ("core: MCP server, content, schemas", r"/core/(src|include/emcp)/mcp/"),
+    ("core: transports, utilities", r"/core/"),
+    ("board: start-up, UART, loop", r"/boards/"),
+    ("application", r"/examples/"),
+    ("libgcc: soft float, 64-bit arithmetic", r"libgcc"),
+    ("newlib: mem*, str*", r"newlib|libc"),
+]
+
+
+def flash_parts(elf, flash):
+    """Flash by part, from the source file of each code and read-only data symbol (-g line
+    info); string literals and other unnamed data are the remainder."""
+    sums = {label: 0 for label, _ in PARTS}
+    seen = set()
+    for line in run(["arm-none-eabi-nm", "-S", "-l", elf]).splitlines():
+        parts = line.split(None, 3)
+        if len(parts) < 4 or parts[2] not in "TtRrWV" or parts[0] in seen:
+            continue
+        seen.add(parts[0])
+        m = re.search(r"\t(\S+):\d+$", parts[3])
+        path = m.group(1) if m else ""
+        for label, pattern in PARTS:
+            if re.search(pattern, path):
+                sums[label] += int(parts[1], 16)
+                break
+    rest = flash - sum(sums.values())
+    out = [[label, n] for label, n in sums.items() if n]
+    out.append(["unnamed data: string literals, tables, vectors", rest])
+    return out
+
+
 def image(args):
     sec = sections(args.elf)
     flash = sec.get(".text", 0) + sec.get(".ARM.exidx", 0) + sec.get(".data", 0)
@@ -226,6 +260,7 @@ def image(args):
         "stack": stack,
         "flash_budget": args.flash_budget,
         "ram_budget": args.ram_budget,
+        "flash_parts": flash_parts(args.elf, flash),
     }
     problems = []
     if args.flash_budget and flash > args.flash_budget:
@@ -278,6 +313,26 @@ def table(args):
         st = r["stack"]
         print(f"| {r['name']} | {r['board']} | {kib(r['flash'])} | {fb} | {kib(r['ram'])} | {rb} | {objs} | "
               f"{st['total']:,} B ({st['main']:,} + {st['interrupt']:,}) | {r['stack_region']:,} B |")
+    print()
+    print("Where the flash goes, in bytes: code and named data by the source file they come from")
+    print("(with link-time optimization, code inlined into another file counts there: the stdio")
+    print("transport and the line framer mostly appear under the board's loop); string literals")
+    print("and other unnamed data in one row:")
+    print()
+    images = [r for r in reports if "flash_parts" in r]
+    print("| part | " + " | ".join(r["name"] for r in images) + " |")
+    print("|---|" + "---:|" * len(images))
+    labels = []
+    for r in images:
+        for label, _ in r["flash_parts"]:
+            if label not in labels:
+                labels.append(label)
+    for label in labels:
+        cells = []
+        for r in images:
+            n = dict((l, v) for l, v in r["flash_parts"]).get(label, 0)
+            cells.append(f"{n:,}" if n else "-")
+        print(f"| {label} | " + " | ".join(cells) + " |")
     print()
     for r in reports:
         st = r["stack"]

@@ -3,3 +3,5 @@ set(EMCP_BOARD_CPU_FLAGS -mcpu=cortex-m3 -mthumb)
 set(EMCP_BOARD_QEMU_MACHINE mps2-an385)
 # CMSDK/AN385 interrupt lines (UART0 RX is IRQ 0).
 set(EMCP_BOARD_IRQS 32)
+# The issue's budgets for the minimal server are set on Cortex-M3: 20 KiB flash, 6 KiB RAM.
+set(EMCP_BOARD_MINIMAL_FLASH_BUDGET 20480)

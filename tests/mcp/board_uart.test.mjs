@@ -1,6 +1,7 @@
 // The firmware in QEMU over its emulated UART, through emcp-bridge: line noise between valid
 // messages, and a soak of at least 10,000 requests with zero lost answers while the arena and
-// the painted stack high-water marks (the device_stats tool) stay where they were.
+// the painted stack high-water marks (the device_stats tool) stay where they were after a
+// warm-up (the stack's may grow by one receive-interrupt frame, which lands at random depths).
 //
 //   EMCP_QEMU_MACHINE=mps2-an385 EMCP_FIRMWARE=...elf EMCP_BRIDGE=build/native/bin/emcp-bridge \
 //     node --test tests/mcp/board_uart.test.mjs
@@ -8,6 +9,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
+import { readFileSync } from "node:fs";
 import { startQemu, stopQemu } from "./lib/harness.mjs";
 
 const SOAK = Number(process.env.EMCP_SOAK_REQUESTS ?? 10000);
@@ -120,6 +122,12 @@ test(`soak: ${SOAK} requests, zero lost answers, memory high-water marks stable`
   assert.equal(done, SOAK);
   assert.equal(last.input_dropped, 0);
   assert.equal(last.arena_high_water, first.arena_high_water, "arena high-water mark stable");
-  assert.equal(last.stack_high_water, first.stack_high_water, "stack high-water mark stable");
+  // The receive interrupt may land at the deepest point of the request path once in a while:
+  // its frame (the footprint report's interrupt figure) is the only growth allowed.
+  const report = JSON.parse(readFileSync(process.env.EMCP_FIRMWARE.replace(/\.elf$/, ".footprint.json"), "utf8"));
+  assert.ok(last.stack_high_water >= first.stack_high_water, "high-water marks never shrink");
+  assert.ok(last.stack_high_water - first.stack_high_water <= report.stack.interrupt,
+    `stack high-water mark stable: ${first.stack_high_water} after warm-up, ${last.stack_high_water} at the end ` +
+    `(at most the interrupt's ${report.stack.interrupt} B more)`);
   assert.ok(last.stack_high_water < last.stack_size, "the stack never reached its end");
 });
