@@ -486,7 +486,8 @@ TEST(JsonRpcDecoder, NumbersWithFractionsStayExact) {
   // correctly rounded (judged by strtod), and write_value writes what was read.
   const Message& m = single(R"({"jsonrpc":"2.0","id":1,"method":"m","params":{
       "neg":-0.25,"big":9007199254740993.0,"min":-9223372036854775808.0,
-      "over":9223372036854775808.0,"e":1.5e3,"tiny":-1e-400,"x":0.1e-6}})");
+      "over":9223372036854775808.0,"e":1.5e3,"tiny":-1e-400,"x":0.1e-6,
+      "z1":0.0,"z2":-0.0,"z3":0e30,"z4":0e-5}})");
   ASSERT_EQ(m.kind, Kind::kRequest);
   Value p = m.params;
   EXPECT_EQ(p["neg"].as_double().value(), -0.25);
@@ -499,8 +500,12 @@ TEST(JsonRpcDecoder, NumbersWithFractionsStayExact) {
   EXPECT_EQ(p["tiny"].as_double().value(), 0.0);
   EXPECT_EQ(p["tiny"].as_int().status(), Status::kOutOfRange);
   EXPECT_EQ(p["x"].as_double().value(), strtod("0.1e-6", nullptr));
+  for (const char* zero : {"z1", "z2", "z3", "z4"}) EXPECT_EQ(p[zero].as_int().value(), 0) << zero;
   EXPECT_EQ(serve(R"({"jsonrpc":"2.0","id":1,"method":"echo","params":[-0.25,-0.250,1e2,-1.5E-7,0.1e-6,1e21,-0.0,123456789012345678901234567890]})"),
             R"({"jsonrpc":"2.0","id":1,"result":[-0.25,-0.25,100,-1.5e-7,1e-7,1e+21,0,1.2345678901234567890123456789e+29]})");
+  // Exponents saturate at 10^9 (every such number is 0 or overflows), whatever their digits.
+  EXPECT_EQ(serve(R"({"jsonrpc":"2.0","id":1,"method":"echo","params":[1e-2000000000,1e-9999999999,123e-1000000005]})"),
+            R"({"jsonrpc":"2.0","id":1,"result":[1e-1000000000,1e-1000000000,1.23e-999999998]})");
 }
 
 TEST(JsonRpcDecoder, BatchMixesKindsAndResponses) {

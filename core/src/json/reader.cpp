@@ -569,7 +569,9 @@ Event Reader::scan_number() {
         [[fallthrough]];
       case kNumExp:
         while (p != end && is_digit(*p)) {
+          // Saturates at kExpSaturate (1e9): beyond it every number is 0 or overflows.
           if (num_exp_ < kExpSaturate / 10) num_exp_ = num_exp_ * 10 + (*p - '0');
+          else num_exp_ = kExpSaturate;
           ++p;
         }
         if (p == end) break;

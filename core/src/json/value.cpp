@@ -51,6 +51,7 @@ Result<int64_t> Value::as_int() const {
   // Exact, from the digits: integral when the exponent is not negative (no trailing zero
   // digits are stored), in range when D * 10^exp fits int64 with the sign.
   const DecimalNode d = decimal_node(node_);
+  if (d.count == 0) return int64_t{0};           // 0.0, -0.0, 0e30: zero whatever the exponent
   if (d.exp10 < 0) return Status::kOutOfRange;  // has a fraction
   if (static_cast<int64_t>(d.count) + d.exp10 > 19) return Status::kOutOfRange;
   uint64_t u = 0;

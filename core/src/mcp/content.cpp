@@ -172,8 +172,10 @@ size_t TextPiece::format_fixed(const TextPiece& p, char* out) {
     for (; mag >= 1e34; zeros += 22) mag /= 1e22;  // 1e22 is exact, one rounding per step
     for (; mag >= 1e12; ++zeros) mag /= 10;
   }
-  // Below 9e15 the +0.5 rounds; above, doubles are integers (and 0.5 is lost in rounding).
-  uint64_t r = static_cast<uint64_t>(mag + 0.5);
+  // Half away from zero without adding 0.5 (mag + 0.5 itself rounds: to even from 2^52 up,
+  // and 0.49999999999999994 + 0.5 is 1).
+  uint64_t r = static_cast<uint64_t>(mag);
+  if (mag - static_cast<double>(r) >= 0.5) ++r;
   size_t n = 0;
   if (d < 0 && r != 0) out[n++] = '-';
   if (zeros != 0) {

@@ -164,10 +164,11 @@ struct TextPiece {
   TextPiece(unsigned v) : format(&format_int), i(v) {}          // NOLINT
   /// The shortest text that reads back as `v` (Number.toString layout).
   TextPiece(double v) : format(&format_shortest), d(v) {}       // NOLINT
-  /// `places` digits after the point (0-9), rounded half away from zero: 21.5 with 1 gives
-  /// "21.5". Needs no decimal conversion tables, so firmware that formats its readings this
-  /// way stays small. Places are dropped where the scaled value passes 9e15; from 1.8e19 up
-  /// the value keeps 12 significant digits ("1.25e+22" from 1e21 up).
+  /// `places` digits after the point (0-9; more counts as 9, negative as 0), rounded half away
+  /// from zero: 21.537 with 1 gives "21.5". Needs no decimal conversion tables, so firmware
+  /// that formats its readings this way stays small. Places are dropped where the scaled
+  /// value passes 9e15; from 1.8e19 up the value keeps 12 significant digits ("1.25e+22" from
+  /// 1e21 up).
   TextPiece(double v, int8_t places) : format(&format_fixed), decimals(places), d(v) {}
   /// A fixed-point integer: `scaled` / 10^places, e.g. fixed(215, 1) gives "21.5" and
   /// fixed(-5, 2) "-0.05". No floating point at all: the way to report a sensor read in tenths

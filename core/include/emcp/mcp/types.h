@@ -103,7 +103,8 @@ struct Tool {
   ToolFn handler = nullptr;
   const char* title = nullptr;
   const char* description = nullptr;
-  Span<const Param> params;             ///< inputSchema properties (validated before the call)
+  Span<const Param> params;             ///< inputSchema properties (validated before the call);
+                                        ///< set them with with_params(), which also sets `schema`
   Span<const Param> output;             ///< outputSchema properties (2025-06-18 and later)
   const char* input_schema_json = nullptr;   ///< raw inputSchema instead of `params`
   const char* output_schema_json = nullptr;  ///< raw outputSchema instead of `output`
