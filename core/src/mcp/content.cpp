@@ -151,6 +151,29 @@ size_t TextPiece::format_shortest(const TextPiece& p, char* out) {
   return json::format_double(p.d, out);
 }
 
+namespace {
+// The k decimal digits of an integer with a point `places` digits from the end, padded with
+// zeros on the left as needed ("5" with 2 places: "0.05"; k >= 1); returns the length written.
+size_t write_point(const char* digits, size_t k, size_t places, char* out) {
+  size_t n = 0;
+  if (k <= places) {
+    out[n++] = '0';
+    out[n++] = '.';
+    for (size_t i = k; i < places; ++i) out[n++] = '0';
+    memcpy(out + n, digits, k);
+    return n + k;
+  }
+  memcpy(out, digits, k - places);
+  n = k - places;
+  if (places != 0) {
+    out[n++] = '.';
+    memcpy(out + n, digits + k - places, places);
+    n += places;
+  }
+  return n;
+}
+}  // namespace
+
 // `places` digits after the point, rounding half away from zero, with integer arithmetic once
 // scaled: no Grisu tables. Places are given up when the scaled value would leave the range
 // where doubles hold every integer (9e15); integers up to 1.8e19 are exact; beyond, the value
@@ -176,67 +199,41 @@ size_t TextPiece::format_fixed(const TextPiece& p, char* out) {
   // and 0.49999999999999994 + 0.5 is 1).
   uint64_t r = static_cast<uint64_t>(mag);
   if (mag - static_cast<double>(r) >= 0.5) ++r;
+  // Digits as text from here on: no 64-bit division (a library routine on 32-bit cores).
+  char digits[24];
+  size_t k = json::format_uint64(r, digits);
   size_t n = 0;
   if (d < 0 && r != 0) out[n++] = '-';
-  if (zeros != 0) {
-    while (r % 10u == 0) {
-      r /= 10u;
-      ++zeros;
-    }
-    char digits[20];
-    const size_t k = json::format_uint64(r, digits);
-    const uint32_t exp = zeros + static_cast<uint32_t>(k) - 1u;
-    if (exp < 21) {  // plain digits and zeros, as toFixed writes them below 1e21
-      memcpy(out + n, digits, k);
-      n += k;
-      for (uint32_t i = static_cast<uint32_t>(k); i <= exp; ++i) out[n++] = '0';
-      return n;
-    }
-    out[n++] = digits[0];
-    if (k > 1) {
-      out[n++] = '.';
-      memcpy(out + n, digits + 1, k - 1);
-      n += k - 1;
-    }
-    out[n++] = 'e';
-    out[n++] = '+';
-    return n + json::format_uint64(exp, out + n);
+  if (zeros == 0) return n + write_point(digits, k, static_cast<size_t>(places), out + n);
+  while (k > 1 && digits[k - 1] == '0') {
+    --k;
+    ++zeros;
   }
-  const uint64_t div = static_cast<uint64_t>(scale);
-  uint64_t fp = r % div;
-  n += json::format_uint64(r / div, out + n);
-  if (places > 0) {
+  const uint32_t exp = zeros + static_cast<uint32_t>(k) - 1u;
+  if (exp < 21) {  // plain digits and zeros, as toFixed writes them below 1e21
+    memcpy(out + n, digits, k);
+    n += k;
+    for (uint32_t i = static_cast<uint32_t>(k); i <= exp; ++i) out[n++] = '0';
+    return n;
+  }
+  out[n++] = digits[0];
+  if (k > 1) {
     out[n++] = '.';
-    for (int i = places - 1; i >= 0; --i) {
-      out[n + static_cast<size_t>(i)] = static_cast<char>('0' + fp % 10);
-      fp /= 10;
-    }
-    n += static_cast<size_t>(places);
+    memcpy(out + n, digits + 1, k - 1);
+    n += k - 1;
   }
-  return n;
+  out[n++] = 'e';
+  out[n++] = '+';
+  return n + json::format_uint64(exp, out + n);
 }
 
 size_t TextPiece::format_scaled(const TextPiece& p, char* out) {
   char digits[24];
-  size_t n = json::format_uint64(p.i < 0 ? 0u - static_cast<uint64_t>(p.i) : static_cast<uint64_t>(p.i), digits);
-  const size_t places = static_cast<size_t>(p.decimals);
-  size_t pos = 0;
-  if (p.i < 0) out[pos++] = '-';
-  if (n <= places) {  // 0.0ddd: pad with zeros
-    out[pos++] = '0';
-    out[pos++] = '.';
-    for (size_t k = n; k < places; ++k) out[pos++] = '0';
-    memcpy(out + pos, digits, n);
-    return pos + n;
-  }
-  memcpy(out + pos, digits, n - places);
-  pos += n - places;
-  if (places != 0) {
-    out[pos++] = '.';
-    memcpy(out + pos, digits + n - places, places);
-    pos += places;
-  }
-  return pos;
+  const uint64_t mag = p.i < 0 ? 0u - static_cast<uint64_t>(p.i) : static_cast<uint64_t>(p.i);
+  const size_t k = json::format_uint64(mag, digits);
+  size_t n = 0;
+  if (p.i < 0) out[n++] = '-';
+  return n + write_point(digits, k, static_cast<size_t>(p.decimals), out + n);
 }
 
 StrView TextPiece::render(char (&buf)[kMaxChars]) const {
