@@ -5,7 +5,7 @@
 import { test, describe, after } from "node:test";
 import assert from "node:assert/strict";
 import { CallToolResultSchema, ListToolsResultSchema } from "@modelcontextprotocol/sdk/types.js";
-import { connect } from "./lib/harness.mjs";
+import { closeChecked, connect } from "./lib/harness.mjs";
 import { REVISIONS } from "./lib/schema.mjs";
 
 const KIND = process.env.EMCP_TRANSPORT ?? "stdio";
@@ -16,12 +16,7 @@ for (const revision of REVISIONS) {
     let client, transport, close;
     after(async () => {
       if (!client) return;
-      let problems;
-      try {
-        problems = transport.schemaProblems(revision);
-      } finally {
-        await close();  // always: a board's QEMU must never outlive its test
-      }
+      const problems = await closeChecked({ transport, close }, revision);  // QEMU stopped too
       assert.deepEqual(problems, [], "every server message matches the official schema");
     });
 

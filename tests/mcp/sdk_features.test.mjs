@@ -15,7 +15,7 @@ import {
   ProgressNotificationSchema,
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
-import { connect, waitFor, TRANSPORTS } from "./lib/harness.mjs";
+import { closeChecked, connect, waitFor, TRANSPORTS } from "./lib/harness.mjs";
 import { REVISIONS } from "./lib/schema.mjs";
 
 const SERVER = process.env.EMCP_SENSORS ?? new URL("../../build/native/bin/emcp-sensors", import.meta.url).pathname;
@@ -65,12 +65,7 @@ for (const revision of REVISIONS) {
     };
     after(async () => {
       if (client) {
-        let problems;
-        try {
-          problems = transport.schemaProblems(revision);
-        } finally {
-          await close();  // always: a board's QEMU must never outlive its test
-        }
+        const problems = await closeChecked({ transport, close }, revision);  // QEMU stopped too
         assert.deepEqual(problems, [], "every server message matches the official schema");
       }
     });

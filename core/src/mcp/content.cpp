@@ -98,23 +98,20 @@ json::Writer& Reply::error_with_data(jsonrpc::ErrorCode code,
 }
 
 void Reply::error(jsonrpc::ErrorCode code, std::initializer_list<TextPiece> message) {
-  if (begun_ || suppressed_) return;
-  json::Writer& w = start();
-  jsonrpc::begin_error_message(w, id_, code, false);
-  write_text_pieces(w, message);
-  w.string_end();
-  w.end_object();
-  w.end_object();
-  ended_ = true;
-  if (batch_ == nullptr) (void)out_.close();
+  error_message(code, false, message);
 }
 
 void Reply::reject(jsonrpc::ErrorCode code, std::initializer_list<TextPiece> detail) {
+  error_message(code, true, detail);
+}
+
+void Reply::error_message(jsonrpc::ErrorCode code, bool standard,
+                          std::initializer_list<TextPiece> pieces) {
   if (begun_ || suppressed_) return;
   json::Writer& w = start();
-  jsonrpc::begin_error_message(w, id_, code, true);
-  w.string_part(": ");
-  write_text_pieces(w, detail);
+  jsonrpc::begin_error_message(w, id_, code, standard);
+  if (standard) w.string_part(": ");
+  write_text_pieces(w, pieces);
   w.string_end();
   w.end_object();
   w.end_object();

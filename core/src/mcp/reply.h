@@ -84,6 +84,7 @@ class Reply {
   const jsonrpc::Id& id() const { return id_; }
 
  private:
+  void error_message(jsonrpc::ErrorCode code, bool standard, std::initializer_list<TextPiece> pieces);
   json::Writer& start();
   OutMessage response_message() const {
     OutMessage m;

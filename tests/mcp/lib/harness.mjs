@@ -163,6 +163,17 @@ export async function connect({ command, args = [], revision, capabilities = {},
   return { client, transport, close, server, qemu };
 }
 
+/// Ends a connection from connect() and returns the schema problems of every server message it
+/// recorded at `revision`; the connection (and a board's QEMU) is closed even when checking
+/// throws.
+export async function closeChecked({ transport, close }, revision) {
+  try {
+    return transport.schemaProblems(revision);
+  } finally {
+    await close();
+  }
+}
+
 /// Waits until `predicate()` is true, polling every 20 ms, at most `ms`.
 export async function waitFor(predicate, ms = 5000, what = "condition") {
   const end = Date.now() + ms;
