@@ -64,10 +64,10 @@ struct Icons {
 
 /// Optional annotations of content and resources (audience, priority, lastModified).
 struct Annotations {
-  bool for_user = false;           ///< audience includes "user"
-  bool for_assistant = false;      ///< audience includes "assistant"
   double priority = -1;            ///< 0..1, negative: not given
   const char* last_modified = nullptr;  ///< ISO 8601 (2025-06-18 and later)
+  bool for_user = false;           ///< audience includes "user"
+  bool for_assistant = false;      ///< audience includes "assistant"
   bool any() const { return for_user || for_assistant || priority >= 0 || last_modified; }
 };
 
