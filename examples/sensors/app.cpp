@@ -9,6 +9,18 @@
 
 namespace app {
 
+constexpr emcp::mcp::ServerInfo kServerInfo = [] {  // constant-initialized: no start-up order
+  emcp::mcp::ServerInfo i;
+  i.name = "emcp-sensors";
+  i.version = "0.1.0";
+  i.title = "emcp sensors demo";
+  i.description = "A device's sensors, LED, relay and log over MCP, served by emcp (zero heap).";
+  i.instructions =
+      "This server is a small device. Read its sensors with read_sensor or the sensor:// "
+      "resources, switch its LED and relay, sample a sensor over time, and read its log.";
+  return i;
+}();
+
 using emcp::Status;
 using emcp::StrView;
 using namespace emcp::mcp;

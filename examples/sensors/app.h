@@ -10,6 +10,9 @@
 
 namespace app {
 
+/// The server's name, version, title, description and instructions (one for every platform).
+extern const emcp::mcp::ServerInfo kServerInfo;
+
 /// Registers the tables with `server`; `now_ms` is the platform clock.
 void init(emcp::mcp::Server& server, uint64_t (*now_ms)());
 

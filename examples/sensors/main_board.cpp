@@ -1,30 +1,12 @@
 // emcp-sensors as firmware: the same application (app.cpp) over the board's UART, with the
-// deterministic sensor model (sensors_board.cpp) and the SysTick clock.
+// deterministic sensor model (sensors_board.cpp) and the board's millisecond clock.
 #include "app.h"
 #include "board/board.h"
 #include "board/serve.h"
 #include "emcp/mcp/server.h"
 #include "emcp/transport/stdio.h"
 
-namespace {
-
-constexpr emcp::mcp::ServerInfo kInfo = [] {
-  emcp::mcp::ServerInfo i;
-  i.name = "emcp-sensors";
-  i.version = "0.1.0";
-  i.title = "emcp sensors demo";
-  i.description = "A device's sensors, LED, relay and log over MCP, served by emcp (zero heap).";
-  i.instructions =
-      "This server is a small device. Read its sensors with read_sensor or the sensor:// "
-      "resources, switch its LED and relay, sample a sensor over time, and read its log.";
-  return i;
-}();
-
-void board_stats(app::PlatformStats* out);
-
-}  // namespace
-
-emcp::mcp::Server g_server(kInfo, &board::now_ms);
+emcp::mcp::Server g_server(app::kServerInfo, &board::now_ms);
 emcp::transport::StaticStdioTransport<> g_link(g_server, &board::uart_flush, nullptr);
 
 namespace {
@@ -39,7 +21,9 @@ void board_stats(app::PlatformStats* out) {
 }
 }  // namespace
 
-int main() {
+/// The firmware; never returns. main() on the Cortex-M boards, a FreeRTOS task on ESP-IDF
+/// (boards/esp32/examples/sensors builds this file with EMCP_SENSORS_NO_MAIN).
+void sensors_firmware() {
   board::init();
   app::init(g_server, &board::now_ms);
   app::set_stats_source(&board_stats);
@@ -49,3 +33,7 @@ int main() {
   loop.tick = &app::tick;
   board::serve_uart(g_server, g_link, "emcp-sensors", loop);
 }
+
+#ifndef EMCP_SENSORS_NO_MAIN
+int main() { sensors_firmware(); }
+#endif

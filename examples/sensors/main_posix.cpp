@@ -17,18 +17,6 @@
 
 namespace {
 
-constexpr emcp::mcp::ServerInfo kInfo = [] {
-  emcp::mcp::ServerInfo i;
-  i.name = "emcp-sensors";
-  i.version = "0.1.0";
-  i.title = "emcp sensors demo";
-  i.description = "A device's sensors, LED, relay and log over MCP, served by emcp (zero heap).";
-  i.instructions =
-      "This server is a small device. Read its sensors with read_sensor or the sensor:// "
-      "resources, switch its LED and relay, sample a sensor over time, and read its log.";
-  return i;
-}();
-
 void usage() {
   serve::say({"usage: emcp-sensors [--simulate] [--page-size N] [--http PORT [--ws] [--bind ADDR] [--allow-host NAME]...]\n"
               "  MCP server over stdio (one JSON-RPC message per line), or over HTTP with --http.\n"
@@ -56,7 +44,7 @@ void linux_stats(app::PlatformStats* out) {
 }  // namespace
 
 // At namespace scope: no function-local statics (their guards pull in the C++ runtime's locking).
-emcp::mcp::Server g_server(kInfo, &emcp::posix::now_ms);
+emcp::mcp::Server g_server(app::kServerInfo, &emcp::posix::now_ms);
 
 int main(int argc, char** argv) {
   serve::HttpConfig http;

@@ -377,16 +377,9 @@ void ContentWriter::resource_link(StrView uri, StrView name, StrView mime_type,
 }
 
 void ContentWriter::resource_text(StrView uri, StrView mime_type, StrView text) {
-  if (!begin_block()) return;
-  w_->begin_object();
-  w_->member_str("type", "resource");
-  w_->key("resource");
-  w_->begin_object();
-  w_->member_str("uri", uri);
-  if (!mime_type.empty()) w_->member_str("mimeType", mime_type);
-  w_->member_str("text", text);
-  w_->end_object();
-  w_->end_object();
+  resource_text_begin(uri, mime_type);
+  text_part(text);
+  text_end();
 }
 
 void ContentWriter::resource_blob(StrView uri, StrView mime_type, const void* data, size_t n) {

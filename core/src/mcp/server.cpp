@@ -323,17 +323,9 @@ void ResourceRead::text(StrView s, StrView mime_type) {
 
 void ResourceRead::text(std::initializer_list<TextPiece> pieces, StrView mime_type) {
   text_end();
-  if (!begin()) return;
-  json::Writer& w = reply_->result();
-  w.begin_object();
-  w.member_str("uri", uri_);
-  const StrView mime = !mime_type.empty() ? mime_type : StrView(mime_);
-  if (!mime.empty()) w.member_str("mimeType", mime);
-  w.key("text");
-  w.string_begin();
-  write_text_pieces(w, pieces);
-  w.string_end();
-  w.end_object();
+  text_begin(mime_type);
+  text_part(pieces);
+  text_end();
 }
 
 void ResourceRead::text_begin(StrView mime_type) {
