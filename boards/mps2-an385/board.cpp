@@ -3,7 +3,7 @@
 #include <stdint.h>
 
 #include "board/board.h"
-#include "board/ring.h"
+#include "board/rx.h"
 
 namespace {
 
@@ -24,8 +24,6 @@ struct SysTickRegs {
 SysTickRegs& systick() { return *reinterpret_cast<SysTickRegs*>(0xE000E010u); }
 volatile uint32_t& nvic_iser0() { return *reinterpret_cast<volatile uint32_t*>(0xE000E100u); }
 
-board::Ring<1024> g_rx;
-volatile uint32_t g_dropped = 0;
 
 }  // namespace
 
@@ -36,12 +34,10 @@ extern "C" void IRQ0_Handler() {
   // again. (Clearing after draining would lose the interrupt of a byte that came in between,
   // and with it the receiver: the UART holds that byte and takes no more.)
   u.intstatus = 2u;
-  while (u.state & 2u) {
-    if (!g_rx.push(static_cast<uint8_t>(u.data))) g_dropped = g_dropped + 1;
-  }
+  while (u.state & 2u) board::rx_byte(static_cast<uint8_t>(u.data));
   if (u.state & 8u) {  // RX overrun: a byte was lost before we read it
     u.state = 8u;
-    g_dropped = g_dropped + 1;
+    board::rx_lost();
   }
 }
 
@@ -68,16 +64,6 @@ void uart_write(const char* data, size_t n) {
     }
     u.data = static_cast<uint8_t>(data[i]);
   }
-}
-
-size_t uart_read(uint8_t* buf, size_t cap) { return g_rx.pop(buf, cap); }
-
-uint32_t uart_dropped() { return g_dropped; }
-
-void idle() {
-  __asm__ volatile("cpsid i" ::: "memory");
-  if (g_rx.empty()) __asm__ volatile("wfi");
-  __asm__ volatile("cpsie i" ::: "memory");
 }
 
 }  // namespace board

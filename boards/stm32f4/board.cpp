@@ -5,7 +5,7 @@
 #include <stdint.h>
 
 #include "board/board.h"
-#include "board/ring.h"
+#include "board/rx.h"
 
 namespace {
 
@@ -33,8 +33,6 @@ struct Usart {
 };
 Usart& usart1() { return *reinterpret_cast<Usart*>(0x40011000u); }
 
-board::Ring<1024> g_rx;
-volatile uint32_t g_dropped = 0;
 
 // 168 MHz from the internal 16 MHz oscillator: PLL M=16, N=336, P=2; APB1 /4, APB2 /2; five
 // flash wait states. QEMU does not model the clock tree (PLLRDY never rises there, and its
@@ -57,10 +55,10 @@ extern "C" void IRQ37_Handler() {
   Usart& u = usart1();
   for (;;) {
     const uint32_t sr = u.sr;
-    if (sr & (1u << 3)) g_dropped = g_dropped + 1;  // overrun (cleared by the DR read below)
+    if (sr & (1u << 3)) board::rx_lost();  // overrun (cleared by the DR read below)
     if ((sr & ((1u << 5) | (1u << 3))) == 0) break;
     const uint8_t b = static_cast<uint8_t>(u.dr);
-    if ((sr & (1u << 5)) && !g_rx.push(b)) g_dropped = g_dropped + 1;
+    if (sr & (1u << 5)) board::rx_byte(b);
   }
 }
 
@@ -95,16 +93,6 @@ void uart_write(const char* data, size_t n) {
     }
     u.dr = static_cast<uint8_t>(data[i]);
   }
-}
-
-size_t uart_read(uint8_t* buf, size_t cap) { return g_rx.pop(buf, cap); }
-
-uint32_t uart_dropped() { return g_dropped; }
-
-void idle() {
-  __asm__ volatile("cpsid i" ::: "memory");
-  if (g_rx.empty()) __asm__ volatile("wfi");
-  __asm__ volatile("cpsie i" ::: "memory");
 }
 
 }  // namespace board

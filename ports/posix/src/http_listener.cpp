@@ -116,6 +116,15 @@ Status HttpListener::send_cb(void* ctx, uint16_t conn, const char* data, size_t 
   return send_all(self->slots_[conn].fd, data, n, self->write_timeout_ms_);
 }
 
+namespace {
+// The slot holds no connection any more (its descriptor is closed or lingering elsewhere).
+void clear_slot(ListenerConn& c) {
+  c.fd = -1;
+  c.peer_done = false;
+  c.pending_len = c.pending_off = 0;
+}
+}  // namespace
+
 void HttpListener::close_cb(void* ctx, uint16_t conn) {
   auto* self = static_cast<HttpListener*>(ctx);
   if (conn >= self->slots_.size()) return;
@@ -138,9 +147,15 @@ void HttpListener::close_cb(void* ctx, uint16_t conn) {
   }
   spot->closing_fd = c.fd;
   spot->closing_until = now_ms() + self->linger_ms_;
-  c.fd = -1;
-  c.peer_done = false;
-  c.pending_len = c.pending_off = 0;
+  clear_slot(c);
+}
+
+void HttpListener::drop(uint16_t i) {
+  ListenerConn& c = slots_[i];
+  const int fd = c.fd;
+  clear_slot(c);
+  server_->closed(i);
+  ::close(fd);
 }
 
 void HttpListener::accept_all() {
@@ -191,12 +206,7 @@ void HttpListener::read_conn(uint16_t i) {
     if (k < 0 && errno == EINTR) continue;
     if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
     // End of stream or error: the connection is over.
-    const int fd = c.fd;
-    c.fd = -1;
-    c.peer_done = false;
-    c.pending_len = c.pending_off = 0;
-    server_->closed(i);
-    ::close(fd);
+    drop(i);
     return;
   }
 }
@@ -266,12 +276,7 @@ Status HttpListener::run_once(int timeout_ms) {
           c.peer_done = true;
           continue;
         }
-        const int fd = c.fd;
-        c.fd = -1;
-        c.peer_done = false;
-        c.pending_len = c.pending_off = 0;
-        server_->closed(i);
-        ::close(fd);
+        drop(i);
         continue;
       }
       if ((fds[k].revents & (POLLIN | POLLHUP | POLLERR)) != 0) read_conn(i);

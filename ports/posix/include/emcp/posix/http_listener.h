@@ -79,6 +79,8 @@ class HttpListener {
   static void close_cb(void* ctx, uint16_t conn);
   void accept_all();
   void read_conn(uint16_t i);
+  /// The peer is gone: frees slot i, tells the engine, closes the descriptor.
+  void drop(uint16_t i);
   bool offer(uint16_t i);
   void linger(ListenerConn& c, uint64_t now);
 
