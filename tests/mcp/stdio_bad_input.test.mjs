@@ -33,11 +33,14 @@ class LineClient {
       else this.lines.push(l);
     });
   }
-  send(text) { this.proc.stdin.write(text + "\n"); }
+  send(text) {
+    this.sent = text;
+    this.proc.stdin.write(text + "\n");
+  }
   next(ms = QEMU ? 20000 : 3000) {
     if (this.lines.length) return Promise.resolve(this.lines.shift());
     return new Promise((resolve, reject) => {
-      const t = setTimeout(() => reject(new Error("no answer within " + ms + " ms")), ms);
+      const t = setTimeout(() => reject(new Error(`no answer within ${ms} ms; last line sent: ${String(this.sent).slice(0, 200)}`)), ms);
       this.waiters.push((l) => { clearTimeout(t); resolve(l); });
     });
   }

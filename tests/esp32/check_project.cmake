@@ -1,0 +1,63 @@
+# Reads boards/esp32 the way ESP-IDF's build system does, without ESP-IDF: the example project,
+# the components its EXTRA_COMPONENT_DIRS name, and its main component. Fails when a source file
+# or include folder they list does not exist, when a component requires one that is neither in
+# the project nor one of ESP-IDF's own, or when a component lacks its manifest.
+#   cmake -DEMCP_SOURCE_DIR=<repo> -P tests/esp32/check_project.cmake
+# (ESP-IDF names a component after its folder: boards/esp32/emcp is the component "emcp".)
+set(project_dir ${EMCP_SOURCE_DIR}/boards/esp32/examples/sensors)
+set(ENV{IDF_PATH} ${CMAKE_CURRENT_LIST_DIR}/idf)  # a stand-in tools/cmake/project.cmake
+set(idf_components driver esp_timer freertos)        # the ESP-IDF components the code uses
+set(components "")
+set(required "")
+
+function(idf_component_register)
+  cmake_parse_arguments(arg "" "" "SRCS;INCLUDE_DIRS;REQUIRES" ${ARGN})
+  get_filename_component(name ${CMAKE_CURRENT_LIST_DIR} NAME)
+  foreach(src ${arg_SRCS})
+    if(NOT IS_ABSOLUTE ${src})
+      set(src ${CMAKE_CURRENT_LIST_DIR}/${src})
+    endif()
+    if(NOT EXISTS ${src} OR IS_DIRECTORY ${src})
+      message(FATAL_ERROR "component ${name}: source ${src} does not exist")
+    endif()
+  endforeach()
+  foreach(dir ${arg_INCLUDE_DIRS})
+    if(NOT IS_ABSOLUTE ${dir})
+      set(dir ${CMAKE_CURRENT_LIST_DIR}/${dir})
+    endif()
+    if(NOT IS_DIRECTORY ${dir})
+      message(FATAL_ERROR "component ${name}: include folder ${dir} does not exist")
+    endif()
+  endforeach()
+  list(LENGTH arg_SRCS n)
+  message(STATUS "component ${name}: ${n} sources, requires ${arg_REQUIRES}")
+  set(components ${components} ${name} PARENT_SCOPE)
+  set(required ${required} ${arg_REQUIRES} PARENT_SCOPE)
+  set(COMPONENT_LIB __idf_${name} PARENT_SCOPE)
+endfunction()
+# Project commands have no meaning in script mode: accepted and ignored.
+function(project)
+endfunction()
+function(target_compile_options)
+endfunction()
+function(target_compile_definitions)
+endfunction()
+
+include(${project_dir}/CMakeLists.txt)
+if(NOT EXTRA_COMPONENT_DIRS)
+  message(FATAL_ERROR "the example project names no EXTRA_COMPONENT_DIRS")
+endif()
+foreach(dir ${EXTRA_COMPONENT_DIRS})
+  if(NOT EXISTS ${dir}/CMakeLists.txt OR NOT EXISTS ${dir}/idf_component.yml)
+    message(FATAL_ERROR "${dir} is not a component (CMakeLists.txt and idf_component.yml)")
+  endif()
+  include(${dir}/CMakeLists.txt)
+endforeach()
+include(${project_dir}/main/CMakeLists.txt)
+foreach(req ${required})
+  if(NOT req IN_LIST components AND NOT req IN_LIST idf_components)
+    message(FATAL_ERROR "a component requires \"${req}\", which is neither in the project "
+                        "(${components}) nor one of ESP-IDF's (${idf_components})")
+  endif()
+endforeach()
+message(STATUS "boards/esp32: components ${components} resolve")
