@@ -21,6 +21,7 @@ bound, not a guess. Recursion, or a frame of dynamic size, makes the figure unbo
 reported as such.
 """
 import argparse
+import bisect
 import glob
 import json
 import os
@@ -211,28 +212,162 @@ PARTS = [  # (label, pattern on the symbol's source path), first match wins
     ("application", r"/examples/"),
     ("libgcc: soft float, 64-bit arithmetic", r"libgcc"),
     ("newlib: mem*, str*", r"newlib|libc"),
+    ("static constructors (the server, transport and ring objects)", r"^_sub_I_"),
 ]
 
 
+def line_rows(elf):
+    """(address, source path) of every row of the image's DWARF line table, sorted: the file
+    each instruction comes from, inlined code included (it keeps its own file and line)."""
+    rows, cur, full = [], None, {}
+    for line in run(["arm-none-eabi-objdump", "--dwarf=decodedline", elf]).splitlines():
+        m = re.match(r"^(/\S+):$", line)  # the file the following rows are in
+        if m:
+            cur = m.group(1)
+            full[os.path.basename(cur)] = cur
+            continue
+        m = re.match(r"^(\S+)\s+\d+\s+(0x[0-9a-f]+)", line)
+        if m and cur:  # a row names its file by base name; the full path came with a header
+            path = cur if cur.endswith("/" + m.group(1)) else full.get(m.group(1), m.group(1))
+            rows.append((int(m.group(2), 16), path))
+    rows.sort()
+    return rows
+
+
+DATA_PARTS = [  # (label, pattern on a data object's name) when no line info says its file
+    ("core: JSON reader, writer, tree, numbers", r"^emcp::[^:]+::json::"),
+    ("core: JSON-RPC decoder and encoder", r"^emcp::[^:]+::jsonrpc::"),
+    ("core: MCP server, content, schemas", r"^emcp::[^:]+::mcp::"),
+    ("core: transports, utilities", r"^emcp::"),
+    ("board: start-up, UART, loop", r"^(board::|g_vectors$)"),
+    ("application", r"^[A-Za-z]"),  # the image's own tables (compiler tables start with _ or CSWTCH)
+]
+
+
+def data_part(name):
+    if name.startswith("CSWTCH"):
+        return None
+    for label, pattern in DATA_PARTS:
+        if re.search(pattern, name):
+            return label
+    return None
+
+
+def m_name(field):
+    return field.split("\t")[0].strip()
+
+
 def flash_parts(elf, flash):
-    """Flash by part, from the source file of each code and read-only data symbol (-g line
-    info); string literals and other unnamed data are the remainder."""
+    """Flash by part. Code by the source file of each instruction (the line table: code that
+    link-time optimization inlined into another file's function still counts for its own
+    file); read-only data objects by the file that defines them (-g symbol info), else by
+    their namespace (emcp::json, board::, the application's own names); string literals by
+    the part that refers to them (string_literals); compiler tables and padding remain."""
+    def part_of(path):
+        for label, pattern in PARTS:
+            if re.search(pattern, path):
+                return label
+        return None
+
     sums = {label: 0 for label, _ in PARTS}
+    rows = line_rows(elf)
+    addrs = [a for a, _ in rows]
     seen = set()
+    funcs = set()
+    spans = []  # (start, size, part) of every function and named object
+    for line in run(["arm-none-eabi-readelf", "-sW", elf]).splitlines():
+        parts = line.split()
+        if len(parts) >= 8 and parts[3] == "FUNC" and parts[6] != "UND":
+            funcs.add(int(parts[1], 16) & ~1)  # Thumb functions have bit 0 set
     for line in run(["arm-none-eabi-nm", "-S", "-l", elf]).splitlines():
         parts = line.split(None, 3)
         if len(parts) < 4 or parts[2] not in "TtRrWV" or parts[0] in seen:
             continue
         seen.add(parts[0])
+        start, size = int(parts[0], 16), int(parts[1], 16)
         m = re.search(r"\t(\S+):\d+$", parts[3])
-        path = m.group(1) if m else ""
-        for label, pattern in PARTS:
-            if re.search(pattern, path):
-                sums[label] += int(parts[1], 16)
-                break
+        own = part_of(m.group(1) if m else m_name(parts[3]))  # no line info: by its name
+        if start not in funcs:  # a data object: where it is defined, else by its namespace
+            label = own or data_part(demangle([m_name(parts[3])])[0])
+            spans.append((start, size, label))
+            if label:
+                sums[label] += size
+            continue
+        spans.append((start, size, own))
+        # A function: each stretch between two line rows belongs to the first row's file;
+        # bytes before the first row (or without any) to the function's own file.
+        end = start + size
+        i = bisect.bisect_right(addrs, start) - 1
+        pos, label = start, own
+        if i >= 0 and rows[i][0] == start:
+            label = part_of(rows[i][1]) or own
+        j = bisect.bisect_right(addrs, start)
+        while j < len(rows) and rows[j][0] < end:
+            if label:
+                sums[label] += rows[j][0] - pos
+            pos, label = rows[j][0], part_of(rows[j][1]) or own
+            j += 1
+        if label:
+            sums[label] += end - pos
+
+    def part_at(addr):  # the part of the line row an instruction belongs to
+        i = bisect.bisect_right(addrs, addr) - 1
+        return part_of(rows[i][1]) if i >= 0 else None
+
+    for label, n in string_literals(elf, spans, part_at).items():
+        sums[label] += n
     rest = flash - sum(sums.values())
     out = [[label, n] for label, n in sums.items() if n]
-    out.append(["unnamed data: string literals, tables, vectors", rest])
+    out.append(["other unnamed data: compiler tables, padding", rest])
+    return out
+
+
+def string_literals(elf, spans, part_at):
+    """Bytes of the string literals each part refers to. A literal is unnamed read-only data
+    that a word of a function (its literal pool) or of a named object (a table's pointer)
+    points at: a NUL-terminated run counted once, for the first part that refers to it."""
+    text = None
+    for line in run(["arm-none-eabi-readelf", "-SW", elf]).splitlines():
+        m = re.match(r"\s*\[\s*\d+\]\s+\.text\s+\S+\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)", line)
+        if m:
+            text = (int(m.group(1), 16), int(m.group(2), 16))
+    if text is None:
+        return {}
+    base, size = text
+    with subprocess.Popen(["arm-none-eabi-objcopy", "-O", "binary", "-j", ".text", elf, "/dev/stdout"],
+                          stdout=subprocess.PIPE) as proc:
+        data = proc.stdout.read()
+    named = sorted((a, a + n) for a, n, _ in spans)
+    starts = [a for a, _ in named]
+
+    def unnamed(addr):
+        i = bisect.bisect_right(starts, addr) - 1
+        return i < 0 or addr >= named[i][1]
+
+    # A literal-pool word belongs to the part of the instruction that loads it (with
+    # link-time optimization a function's pool serves code inlined from several files).
+    loader = {}
+    for line in run(["arm-none-eabi-objdump", "-d", elf]).splitlines():
+        m = re.match(r"^\s*([0-9a-f]+):.*\s(?:ldr|adr|add)\S*\s.*@ \(([0-9a-f]+)", line)
+        if m:
+            loader.setdefault(int(m.group(2), 16), part_at(int(m.group(1), 16)))
+
+    out, taken = {}, set()
+    for start, n, own in sorted(spans):
+        for off in range(start - base + (-start) % 4, start - base + n - 3, 4):
+            label = loader.get(base + off) or own
+            if not label:
+                continue
+            target = int.from_bytes(data[off:off + 4], "little")
+            if not base <= target < base + size or target in taken or not unnamed(target):
+                continue
+            end = data.find(b"\0", target - base)
+            run_ = data[target - base:end]
+            if end < 0 or not run_ or any(c < 0x20 and c not in (9, 10, 13) for c in run_):
+                continue
+            fresh = [a for a in range(target, target + len(run_) + 1) if a not in taken]
+            taken.update(fresh)
+            out[label] = out.get(label, 0) + len(fresh)
     return out
 
 
@@ -314,10 +449,11 @@ def table(args):
         print(f"| {r['name']} | {r['board']} | {kib(r['flash'])} | {fb} | {kib(r['ram'])} | {rb} | {objs} | "
               f"{st['total']:,} B ({st['main']:,} + {st['interrupt']:,}) | {r['stack_region']:,} B |")
     print()
-    print("Where the flash goes, in bytes: code and named data by the source file they come from")
-    print("(with link-time optimization, code inlined into another file counts there: the stdio")
-    print("transport and the line framer mostly appear under the board's loop); string literals")
-    print("and other unnamed data in one row:")
+    print("Where the flash goes, in bytes: code by the source file each instruction comes from")
+    print("(the DWARF line table, so code that link-time optimization inlined into another file's")
+    print("function counts for its own file), named read-only data by where it is defined (or its")
+    print("namespace), string literals by the part whose code or table refers to them first;")
+    print("compiler tables and padding in the last row:")
     print()
     images = [r for r in reports if "flash_parts" in r]
     print("| part | " + " | ".join(r["name"] for r in images) + " |")
