@@ -42,10 +42,14 @@ const CAPS = {
   roots: { listChanged: true },
 };
 
+// When set, the model answers with this many characters: more than the server's 4 KiB arena.
+let samplingAnswerChars = 0;
+
 const HANDLERS = [
   [CreateMessageRequestSchema, async (req) => {
     const text = req.params.messages[0].content.text;
-    return { role: "assistant", content: { type: "text", text: `All nominal (${text.length} chars read).` }, model: "test-model", stopReason: "endTurn" };
+    const answer = samplingAnswerChars ? "x".repeat(samplingAnswerChars) : `All nominal (${text.length} chars read).`;
+    return { role: "assistant", content: { type: "text", text: answer }, model: "test-model", stopReason: "endTurn" };
   }],
   [ElicitRequestSchema, async (req) => {
     assert.equal(req.params.requestedSchema.type, "object");
@@ -239,6 +243,20 @@ for (const revision of REVISIONS) {
       const req = transport.received.find(({ message }) => message.method === "sampling/createMessage").message;
       assert.equal(req.params.maxTokens, 200);
       assert.match(req.params.messages[0].content.text, /Readings: temperature/);
+    });
+
+    test("sampling: an answer larger than the server can keep fails the tool at once, with the reason", async () => {
+      samplingAnswerChars = 6000;
+      try {
+        const r = await client.callTool({ name: "summarize_readings", arguments: {} });
+        // Not "did not answer in time": the server's request ended when the answer arrived.
+        assert.equal(r.isError, true);
+        assert.equal(r.content[0].text, "The client refused the sampling request: response too large for the arena (EMCP_ARENA_SIZE)");
+      } finally {
+        samplingAnswerChars = 0;
+      }
+      const r = await client.callTool({ name: "summarize_readings", arguments: {} });
+      assert.match(r.content[0].text, /^Summary by test-model: All nominal/);
     });
 
     test("elicitation: the tool asks the user (2025-06-18 and later)", async () => {

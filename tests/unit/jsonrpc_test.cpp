@@ -420,6 +420,26 @@ TEST(JsonRpcDecoder, TooLargeForTheArena) {
   std::string late = R"({"jsonrpc":"2.0","method":"m","params":{"text":")" + std::string(2000, 'a') +
                      R"("},"id":77})";
   EXPECT_EQ(decode_in(dec, late, {}).first->id, Id::of(77));
+  // A response that does not fit becomes an error response to its id (the server's request
+  // ends now, with the reason) and is not answered; with its id after the overflow as well.
+  // (A server's first request to a client turns this on, for every decoder.)
+  Decoder::keep_lost_responses();
+  for (const std::string& r :
+       {R"({"jsonrpc":"2.0","id":"s-9","result":{"t":")" + std::string(2000, 'a') + R"("}})",
+        R"({"jsonrpc":"2.0","result":{"t":")" + std::string(2000, 'a') + R"("},"id":"s-9"})"}) {
+    const Decoded& lost = decode_in(dec, r, {});
+    ASSERT_EQ(lost.count, 1u);
+    EXPECT_EQ(lost.first->kind, Kind::kErrorResponse);
+    EXPECT_EQ(lost.first->id, Id::of(StrView("s-9")));
+    EXPECT_EQ(lost.first->error.code, -32603);
+    EXPECT_TRUE(lost.first->error.message == "response too large for the arena (EMCP_ARENA_SIZE)");
+    EXPECT_EQ(serve_decoded(lost), "");
+  }
+  // Not when it also carries a method (invalid whatever its size), nor inside a batch.
+  std::string both = R"({"jsonrpc":"2.0","id":4,"method":"m","result":{"t":")" + std::string(2000, 'a') + R"("}})";
+  EXPECT_EQ(decode_in(dec, both, {}).first->kind, Kind::kInvalid);
+  std::string batch = R"([{"jsonrpc":"2.0","id":4,"result":{"t":")" + std::string(2000, 'a') + R"("}}])";
+  EXPECT_EQ(decode_in(dec, batch, {}).first->kind, Kind::kInvalid);
   // A syntax error after the overflow is still a parse error.
   std::string broken = R"({"jsonrpc":"2.0","id":1,"method":"m","params":{"t":")" + std::string(2000, 'a') + "\"}";
   EXPECT_EQ(decode_in(dec, broken, {}).first->invalid_code, ErrorCode::kParseError);

@@ -23,7 +23,8 @@ struct Rig {
 };
 
 // Runs `input` through a framer in pieces of `piece` bytes (0: whole) and describes each event:
-// "R<id>" request, "N" notification, "E<code>" invalid, "L<id>" line too long.
+// "R<id>" request, "N" notification, "E<code>" invalid, "e<id>" error response, "L<id>" line
+// too long.
 std::vector<std::string> run(const std::string& input, size_t piece, size_t max_line = 64,
                              bool finish = true) {
   static Rig rig;
@@ -35,7 +36,10 @@ std::vector<std::string> run(const std::string& input, size_t piece, size_t max_
     if (nev >= sizeof events) return;
     if (ev == LineFramer::Event::kMessage) {
       const auto* m = framer.decoded().first;
-      events[nev++] = m->kind == Kind::kRequest ? 'R' : m->kind == Kind::kNotification ? 'N' : 'E';
+      events[nev++] = m->kind == Kind::kRequest        ? 'R'
+                      : m->kind == Kind::kNotification ? 'N'
+                      : m->kind == Kind::kErrorResponse ? 'e'
+                                                        : 'E';
       // Keep the id (small ints in these tests) or the error code class.
       events[nev++] = m->kind == Kind::kInvalid
                           ? (m->invalid_code == emcp::jsonrpc::ErrorCode::kParseError ? 'p' : 'i')
@@ -145,10 +149,17 @@ TEST(LineFramer, FinishLeavesNoStateBehind) {
   EXPECT_EQ(framer.decoded().first->kind, Kind::kNotification);  // ...and forgotten
 }
 
-TEST(LineFramer, TooLongResponsesAreNotAnsweredWithTheirId) {
+TEST(LineFramer, TooLongResponsesEndTheRequestTheyAnswer) {
   // A client's response (to a server request) that is too long must not be answered with its
-  // id: the client would take the error for the answer to a request it never sent.
+  // id (the client would take the error for the answer to a request it never sent): it is
+  // handed over as an error response to that id, so the server's request ends now (once a
+  // server has sent a request: that turns it on).
+  emcp::jsonrpc::Decoder::keep_lost_responses();
   const std::string response =
       "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"t\":\"" + std::string(100, 'a') + "\"}}\n";
-  EXPECT_EQ(run_all(response), V{"Ln"});
+  EXPECT_EQ(run_all(response + "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"m\"}\n"), (V{"e7", "R3"}));
+  // The id after the limit: nothing to match it with; reported as too long, without id.
+  const std::string late =
+      "{\"jsonrpc\":\"2.0\",\"result\":{\"t\":\"" + std::string(100, 'a') + "\"},\"id\":7}\n";
+  EXPECT_EQ(run_all(late), V{"Ln"});
 }

@@ -36,6 +36,18 @@ const std::string kInit =
     R"({"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}},"clientInfo":{"name":"t","version":"1"}}})" "\n"
     R"({"jsonrpc":"2.0","method":"notifications/initialized"})" "\n";
 
+// A server with the fixture application and a stdio session past initialize.
+struct Initialized {
+  Out out;
+  Server server{fixture::info()};
+  emcp::transport::StaticStdioTransport<> t{server, &Out::write, &out};
+  Initialized() {
+    fixture::install(server);
+    feed(t, kInit);
+    (void)out.take();
+  }
+};
+
 // A tool whose deferred calls the test completes in a chain.
 Server* g_server;
 Pending g_pending[3];
@@ -86,6 +98,65 @@ TEST(McpServer, TooLongLineAnswersWithoutIdBeforeInitialize) {
             R"x({"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: message longer than the line limit (EMCP_MAX_MESSAGE_LEN)"}})x" "\n");
 }
 
+namespace {
+struct Answer {
+  int calls = 0;
+  Response::Outcome outcome = Response::Outcome::kResult;
+  int64_t code = 0;
+  std::string message;
+};
+void on_answer(const Response& r, void* ctx) {
+  auto* a = static_cast<Answer*>(ctx);
+  ++a->calls;
+  a->outcome = r.outcome;
+  a->code = r.code;
+  a->message = std::string(r.message.data(), r.message.size());
+}
+// The id of the request the server just wrote ({"jsonrpc":"2.0","id":N,"method":...}).
+std::string request_id(const std::string& out) {
+  const size_t at = out.find(R"("id":)");
+  return at == std::string::npos ? "" : out.substr(at + 5, out.find(',', at) - at - 5);
+}
+}  // namespace
+
+TEST(McpServer, ResponsesTooBigToKeepEndTheirRequestAtOnce) {
+  // A client's answer beyond the arena, beyond a reader limit or beyond the line limit cannot
+  // be kept; the request it answers ends at once with the reason (not by its timeout), and
+  // the client gets nothing back (a response is never answered).
+  Initialized rig;
+  Out& out = rig.out;
+  Server& server = rig.server;
+  emcp::transport::StdioTransport& t = rig.t;
+  struct Case {
+    std::string body;  // the response's "result" member and what follows it
+    const char* why;
+  };
+  const Case cases[] = {
+      {R"("result":{"t":")" + std::string(EMCP_ARENA_SIZE, 'a') + R"("}})",
+       "response too large for the arena (EMCP_ARENA_SIZE)"},
+      {R"("result":{"t":)" + std::string(EMCP_JSON_MAX_DEPTH + 2, '[') + std::string(EMCP_JSON_MAX_DEPTH + 2, ']') + "}}",
+       "response beyond a JSON reader limit"},
+      {R"("result":{"t":")" + std::string(EMCP_MAX_MESSAGE_LEN, 'a') + R"("}})",
+       "response longer than the line limit (EMCP_MAX_MESSAGE_LEN)"},
+  };
+  for (const Case& c : cases) {
+    Answer a;
+    ASSERT_EQ(server.ping(t.session(), &on_answer, &a), Status::kOk);
+    const std::string id = request_id(out.take());
+    ASSERT_FALSE(id.empty());
+    feed(t, R"({"jsonrpc":"2.0","id":)" + id + "," + c.body + "\n");
+    EXPECT_EQ(a.calls, 1) << c.why;
+    EXPECT_EQ(a.outcome, Response::Outcome::kError) << c.why;
+    EXPECT_EQ(a.code, -32603) << c.why;
+    EXPECT_EQ(a.message, c.why);
+    EXPECT_EQ(out.take(), "") << c.why;
+  }
+  // The session goes on: a request is answered, and a response whose id came after the limit
+  // (unknown) is still refused the old way (the request it answers ends by its timeout).
+  feed(t, R"({"jsonrpc":"2.0","id":5,"method":"ping"})" "\n");
+  EXPECT_EQ(out.take(), R"({"jsonrpc":"2.0","id":5,"result":{}})" "\n");
+}
+
 TEST(McpServer, ListChangedOnlyForCapabilitiesTheSessionWasOffered) {
   Out out;
   Server server(fixture::info());
@@ -117,12 +188,10 @@ void on_closed_resend(const Response& r, void*) {
 }  // namespace
 
 TEST(McpServer, ReinitializeAnswersBeforeAnythingTheOldWorkSends) {
-  Out out;
-  Server server(fixture::info());
-  fixture::install(server);
-  emcp::transport::StaticStdioTransport<> t(server, &Out::write, &out);
-  feed(t, kInit);
-  (void)out.take();
+  Initialized rig;
+  Out& out = rig.out;
+  Server& server = rig.server;
+  emcp::transport::StdioTransport& t = rig.t;
   g_resend_server = &server;
   g_resend_session = &t.session();
   g_closed = 0;

@@ -352,6 +352,24 @@ Id Decoder::known_id() const {
   return Id::null();
 }
 
+bool (*Decoder::lost_)(Decoder& d, const char* why) = nullptr;
+
+void Decoder::keep_lost_responses() { lost_ = &Decoder::make_lost_response; }
+
+bool Decoder::make_lost_response(Decoder& d, const char* why) {
+  const Element& el = d.el_;
+  const unsigned answers = (el.seen >> kMethod) & 1u;
+  const unsigned responds = ((el.seen >> kResult) | (el.seen >> kError)) & 1u;
+  if (d.batch_ || !el.has_id || el.id_problem != nullptr || answers || !responds ||
+      (el.id.type != Id::Type::kInt && el.id.type != Id::Type::kString))
+    return false;
+  Message& m = d.whole_error(ErrorCode::kInternalError, why, Status::kOk, -1, el.id);
+  m.kind = Kind::kErrorResponse;
+  m.error.code = static_cast<int64_t>(ErrorCode::kInternalError);
+  m.error.message = why;
+  return true;
+}
+
 const Decoded& Decoder::finish() {
   reader_.finish();
   pump();
@@ -362,13 +380,15 @@ const Decoded& Decoder::finish() {
   if (rs != Status::kOk) {
     const int64_t at = static_cast<int64_t>(reader_.offset());
     if (is_json_limit_error(rs)) {
-      whole_error(ErrorCode::kInvalidRequest, "", rs, at, known);
+      if (!lost_response(EMCP_ERRTEXT("response beyond a JSON reader limit")))
+        whole_error(ErrorCode::kInvalidRequest, "", rs, at, known);
     } else {
       whole_error(ErrorCode::kParseError, "", rs, at, Id::null());
     }
   } else if (too_large_) {
-    whole_error(ErrorCode::kInvalidRequest, EMCP_ERRTEXT("message too large for the arena"),
-                Status::kOk, -1, known);
+    if (!lost_response(EMCP_ERRTEXT("response too large for the arena (EMCP_ARENA_SIZE)")))
+      whole_error(ErrorCode::kInvalidRequest, EMCP_ERRTEXT("message too large for the arena"),
+                  Status::kOk, -1, known);
   } else if (top_invalid_) {
     whole_error(ErrorCode::kInvalidRequest,
                 EMCP_ERRTEXT("expected a JSON-RPC object or a batch array"), Status::kOk, -1,

@@ -1365,6 +1365,7 @@ Status Server::send_request(Session& s, StrView method, ParamsFn params, const v
   const Status st = out.close();
   if (st != Status::kOk) return st;
   outgoing_ops_ = &kOutgoingOps;
+  jsonrpc::Decoder::keep_lost_responses();  // an answer too big to keep still ends its request
   slot->used = true;
   slot->session = &s;
   slot->done = done;

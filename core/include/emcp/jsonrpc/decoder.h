@@ -10,6 +10,12 @@
 //   JSON beyond a reader limit  -> -32600, with a request's id when it was read before the limit
 //   more than the arena holds   -> -32600 "message too large for the arena", with a request's id
 //   not an object or array, []  -> -32600, id null
+// A response (result or error, no method) beyond the arena or a reader limit, whose id was read
+// intact, comes back instead as an error response to that id (-32603, "response too large for
+// the arena" / "response beyond a JSON reader limit") once keep_lost_responses() was called:
+// the server's request it answers ends at once with that error rather than by its timeout,
+// and nothing is sent to the client (a response is never answered). See lost_response() for
+// framers that give up on an input.
 // Inside a batch (an array; the server decides whether the negotiated revision allows it),
 // each element is classified on its own.
 //
@@ -76,6 +82,17 @@ class Decoder {
   /// The id of a single (non-batch) message if it has been read intact so far, else null. A
   /// framer that gives up on an input (too long) answers with it.
   Id known_id() const;
+  /// From now on, every decoder turns a response it cannot keep into an error response to its
+  /// id (above). The first request a server sends to a client calls this: an image that never
+  /// sends one does not link that code, and has no request a response could answer.
+  static void keep_lost_responses();
+  /// For a framer that gives up on the input (a line too long): if it is a single response
+  /// whose id was read intact and keep_lost_responses() was called, makes decoded() one error
+  /// response to that id, -32603 with `why` (static text) as its message, and returns true.
+  /// The framer hands that to the server, so the request it answers ends now, with the reason.
+  bool lost_response(const char* why) { return lost_ != nullptr && lost_(*this, why); }
+  /// What finish() or lost_response() decoded; valid until the next begin().
+  const Decoded& decoded() const { return decoded_; }
 
  private:
   enum Phase : uint8_t { kTop, kBatch, kMember, kValue, kCapture, kSkip, kAfterTop };
@@ -114,6 +131,8 @@ class Decoder {
     if (el_.problem == nullptr) el_.problem = why;
   }
   Message& whole_error(ErrorCode code, const char* reason, Status cause, int64_t offset, Id id);
+  static bool make_lost_response(Decoder& d, const char* why);
+  static bool (*lost_)(Decoder& d, const char* why);  // make_lost_response once kept
 
   json::Reader& reader_;
   Arena& arena_;

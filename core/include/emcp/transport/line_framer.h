@@ -4,7 +4,10 @@
 // they arrive - a line is never buffered - and the framer stops at each newline to hand over
 // what the line held. Blank lines (only spaces, tabs, CR) are skipped. A line longer than the
 // limit is reported at once (answer it with -32600) and skipped up to its newline; the next
-// line is decoded normally. Once the decoder knows a line is invalid JSON it is not fed the
+// line is decoded normally. A too-long line that is a response whose id came before the limit
+// is handed over instead (kMessage) as an error response to that id, once the server has sent a
+// request (Decoder::lost_response): the request it answers ends at once, and the client is not
+// answered. Once the decoder knows a line is invalid JSON it is not fed the
 // rest of the line.
 //
 // Context: the loop that owns the decoder. Works for any split of the input: a UART that
@@ -52,7 +55,8 @@ class LineFramer {
   /// After kTooLong: the id of the request when it was read before the limit, else null.
   jsonrpc::Id too_long_id() const { return too_long_id_; }
   size_t max_line() const { return max_line_; }
-  /// Lines handed over (kMessage) and lines rejected as too long, since construction.
+  /// Lines handed over (kMessage) and lines over the limit (a too-long response counts in
+  /// both), since construction.
   uint64_t messages() const { return messages_; }
   uint64_t too_long() const { return too_long_count_; }
 
