@@ -80,6 +80,20 @@ void finish_now(ToolCall& c) {
   c.text("finished it");
 }
 
+// Pings the client from inside a call; records how the ping ended.
+int g_pings_ended = 0;
+emcp::mcp::Response::Outcome g_ping_outcome = emcp::mcp::Response::Outcome::kResult;
+std::string g_ping_message;
+void on_ping(const emcp::mcp::Response& r, void*) {
+  ++g_pings_ended;
+  g_ping_outcome = r.outcome;
+  g_ping_message.assign(r.message.data(), r.message.size());
+}
+void ask(ToolCall& c) {
+  (void)g_server->ping(c.session(), &on_ping, nullptr);
+  c.text("asked");
+}
+
 constexpr Param kEchoParams[] = {Param::string("text").required()};
 constexpr Tool kTools[] = {
     Tool::make("echo", &echo).with_params(kEchoParams),
@@ -88,6 +102,7 @@ constexpr Tool kTools[] = {
     Tool::make("big", &big),
     Tool::make("detach", &detach),
     Tool::make("finish_now", &finish_now),
+    Tool::make("ask", &ask),
 };
 constexpr ServerInfo kInfo = ServerInfo("http-test", "1.0.0");
 
@@ -807,3 +822,49 @@ TEST_F(HttpEngine, CloseStreamNeedsARevisionThatCanResume) {
 }
 
 }  // namespace
+
+namespace {
+// The id of the ping request an event stream carries ("" if none).
+std::string ping_id(const std::string& stream) {
+  for (const Event& e : events(stream)) {
+    if (e.data.find(R"("method":"ping")") == std::string::npos) continue;
+    const size_t at = e.data.find(R"("id":)");
+    return e.data.substr(at + 5, e.data.find(',', at) - at - 5);
+  }
+  return "";
+}
+}  // namespace
+
+TEST_F(HttpEngine, ResponseTooLargeToKeepIs400AndEndsTheRequestItAnswers) {
+  // MCP: input the server cannot accept gets an HTTP error status; the server's request it
+  // answers ends at once, with the reason, instead of by its timeout.
+  g_pings_ended = 0;
+  const std::string sid = session();
+  const int c = open_conn();
+  feed(c, post(call(2, "ask"), "Mcp-Session-Id: " + sid + "\r\n"));
+  auto rs = responses(c);
+  ASSERT_EQ(rs.size(), 1u);
+  const std::string id = ping_id(rs[0].body);
+  ASSERT_FALSE(id.empty()) << rs[0].body;
+  const std::string big = R"({"jsonrpc":"2.0","id":)" + id + R"(,"result":{"t":")" + std::string(5000, 'a') + R"("}})";
+  feed(c, post(big, "Mcp-Session-Id: " + sid + "\r\n"));
+  rs = responses(c);
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_EQ(rs[0].status, 400);
+  EXPECT_EQ(rs[0].body,
+            R"x({"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: response too large for the arena (EMCP_ARENA_SIZE)"}})x");
+  EXPECT_EQ(g_pings_ended, 1);
+  EXPECT_EQ(g_ping_outcome, emcp::mcp::Response::Outcome::kError);
+  EXPECT_EQ(g_ping_message, "response too large for the arena (EMCP_ARENA_SIZE)");
+  // An answer that fits is accepted as before.
+  feed(c, post(call(3, "ask"), "Mcp-Session-Id: " + sid + "\r\n"));
+  rs = responses(c);
+  ASSERT_EQ(rs.size(), 1u);
+  const std::string id2 = ping_id(rs[0].body);
+  feed(c, post(R"({"jsonrpc":"2.0","id":)" + id2 + R"(,"result":{}})", "Mcp-Session-Id: " + sid + "\r\n"));
+  rs = responses(c);
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_EQ(rs[0].status, 202);
+  EXPECT_EQ(g_pings_ended, 2);
+  EXPECT_EQ(g_ping_outcome, emcp::mcp::Response::Outcome::kResult);
+}

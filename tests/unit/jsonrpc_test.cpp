@@ -430,16 +430,29 @@ TEST(JsonRpcDecoder, TooLargeForTheArena) {
     const Decoded& lost = decode_in(dec, r, {});
     ASSERT_EQ(lost.count, 1u);
     EXPECT_EQ(lost.first->kind, Kind::kErrorResponse);
+    EXPECT_TRUE(lost.first->lost);
     EXPECT_EQ(lost.first->id, Id::of(StrView("s-9")));
     EXPECT_EQ(lost.first->error.code, -32603);
     EXPECT_TRUE(lost.first->error.message == "response too large for the arena (EMCP_ARENA_SIZE)");
     EXPECT_EQ(serve_decoded(lost), "");
   }
-  // Not when it also carries a method (invalid whatever its size), nor inside a batch.
-  std::string both = R"({"jsonrpc":"2.0","id":4,"method":"m","result":{"t":")" + std::string(2000, 'a') + R"("}})";
-  EXPECT_EQ(decode_in(dec, both, {}).first->kind, Kind::kInvalid);
-  std::string batch = R"([{"jsonrpc":"2.0","id":4,"result":{"t":")" + std::string(2000, 'a') + R"("}}])";
-  EXPECT_EQ(decode_in(dec, batch, {}).first->kind, Kind::kInvalid);
+  // Only what would have been a valid response: anything invalid whatever its size stays
+  // invalid (a batch, a method, a duplicate id, result and error, no "jsonrpc":"2.0", an error
+  // that is not an object, a syntax error).
+  const std::string a2000(2000, 'a');
+  for (const std::string& bad : {
+           R"({"jsonrpc":"2.0","id":4,"method":"m","result":{"t":")" + a2000 + R"("}})",
+           R"([{"jsonrpc":"2.0","id":4,"result":{"t":")" + a2000 + R"("}}])",
+           R"({"jsonrpc":"2.0","id":1,"id":2,"result":{"t":")" + a2000 + R"("}})",
+           R"({"jsonrpc":"2.0","id":1,"result":1,"error":{"t":")" + a2000 + R"("}})",
+           R"({"jsonrpc":"1.0","id":1,"result":{"t":")" + a2000 + R"("}})",
+           R"({"id":1,"result":{"t":")" + a2000 + R"("}})",
+           R"({"jsonrpc":"2.0","id":1,"error":")" + a2000 + R"("})",
+           R"({"jsonrpc":"2.0","id":1,"result":{"t":")" + a2000 + R"("}x)",
+       }) {
+    const Decoded& kept = decode_in(dec, bad, {});
+    EXPECT_TRUE(kept.first->kind == Kind::kInvalid && !kept.first->lost) << bad.substr(0, 60);
+  }
   // A syntax error after the overflow is still a parse error.
   std::string broken = R"({"jsonrpc":"2.0","id":1,"method":"m","params":{"t":")" + std::string(2000, 'a') + "\"}";
   EXPECT_EQ(decode_in(dec, broken, {}).first->invalid_code, ErrorCode::kParseError);

@@ -162,4 +162,7 @@ TEST(LineFramer, TooLongResponsesEndTheRequestTheyAnswer) {
   const std::string late =
       "{\"jsonrpc\":\"2.0\",\"result\":{\"t\":\"" + std::string(100, 'a') + "\"},\"id\":7}\n";
   EXPECT_EQ(run_all(late), V{"Ln"});
+  // Nor when the line is not JSON: reported as too long.
+  const std::string broken = "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":nope" + std::string(100, ' ') + "\n";
+  EXPECT_EQ(run_all(broken), V{"Ln"});
 }

@@ -151,10 +151,16 @@ TEST(McpServer, ResponsesTooBigToKeepEndTheirRequestAtOnce) {
     EXPECT_EQ(a.message, c.why);
     EXPECT_EQ(out.take(), "") << c.why;
   }
-  // The session goes on: a request is answered, and a response whose id came after the limit
-  // (unknown) is still refused the old way (the request it answers ends by its timeout).
+  // The session goes on: a request is answered, and a response whose id came after the line
+  // limit (unknown) is refused as a line too long: the request it answers ends by its timeout.
   feed(t, R"({"jsonrpc":"2.0","id":5,"method":"ping"})" "\n");
   EXPECT_EQ(out.take(), R"({"jsonrpc":"2.0","id":5,"result":{}})" "\n");
+  Answer late;
+  ASSERT_EQ(server.ping(t.session(), &on_answer, &late), Status::kOk);
+  const std::string id = request_id(out.take());
+  feed(t, R"({"jsonrpc":"2.0","result":{"t":")" + std::string(EMCP_MAX_MESSAGE_LEN, 'a') + R"("},"id":)" + id + "}\n");
+  EXPECT_EQ(late.calls, 0);
+  EXPECT_NE(out.take().find("line limit"), std::string::npos);
 }
 
 TEST(McpServer, ListChangedOnlyForCapabilitiesTheSessionWasOffered) {

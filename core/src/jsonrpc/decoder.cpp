@@ -202,6 +202,7 @@ void Decoder::on_value(Event e) {
     case kParams:
     case kResult:
     case kError:
+      if (field_ == kError) el_.error_object = e == Event::kObjectBegin;
       builder_.begin();
       phase_ = kCapture;
       capture(e);
@@ -283,8 +284,7 @@ void Decoder::end_element() {
   }
   m->id = id;
   const char* why = el.problem;
-  const bool jsonrpc_ok = el.jsonrpc_string && el.jsonrpc_len == 3 && memcmp(el.jsonrpc, "2.0", 3) == 0;
-  if (why == nullptr && !jsonrpc_ok) why = EMCP_ERRTEXT("jsonrpc must be \"2.0\"");
+  if (why == nullptr && !el.jsonrpc_ok()) why = EMCP_ERRTEXT("jsonrpc must be \"2.0\"");
   if (why == nullptr && el.id_problem != nullptr) why = el.id_problem;
   if (why == nullptr) {
     if (el.has_method) {
@@ -356,15 +356,23 @@ bool (*Decoder::lost_)(Decoder& d, const char* why) = nullptr;
 
 void Decoder::keep_lost_responses() { lost_ = &Decoder::make_lost_response; }
 
+// Only what would have been a valid response had it fit: "jsonrpc":"2.0", an intact id, result
+// or error (not both, an error object), no method, no duplicate member, and no syntax error
+// so far (a limit is fine: that is why it could not be kept).
 bool Decoder::make_lost_response(Decoder& d, const char* why) {
   const Element& el = d.el_;
   const unsigned answers = (el.seen >> kMethod) & 1u;
-  const unsigned responds = ((el.seen >> kResult) | (el.seen >> kError)) & 1u;
-  if (d.batch_ || !el.has_id || el.id_problem != nullptr || answers || !responds ||
+  const unsigned result = (el.seen >> kResult) & 1u;
+  const unsigned error = (el.seen >> kError) & 1u;
+  const Status rs = d.reader_.status();
+  if (d.batch_ || !el.has_id || el.id_problem != nullptr || answers || result == error ||
+      (error && !el.error_object) || el.problem != nullptr || !el.jsonrpc_ok() ||
+      (rs != Status::kOk && !is_json_limit_error(rs)) ||
       (el.id.type != Id::Type::kInt && el.id.type != Id::Type::kString))
     return false;
   Message& m = d.whole_error(ErrorCode::kInternalError, why, Status::kOk, -1, el.id);
   m.kind = Kind::kErrorResponse;
+  m.lost = true;
   m.error.code = static_cast<int64_t>(ErrorCode::kInternalError);
   m.error.message = why;
   return true;

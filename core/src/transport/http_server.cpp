@@ -364,14 +364,16 @@ void HttpServer::answer(Conn& c, int status, const char* text, const char* conte
   end_request(c);
 }
 
-void HttpServer::answer_rpc_error(Conn& c, int status, jsonrpc::ErrorCode code, const char* message) {
+void HttpServer::answer_rpc_error(Conn& c, int status, jsonrpc::ErrorCode code, const char* message,
+                                  const jsonrpc::Message* invalid) {
   c.status_ = status;
   c.content_type_ = "application/json";
   c.body_ = Body::kBuffered;
   c.sse_ = false;
   c.sink_.reset();
   json::Writer w(c.sink_);
-  jsonrpc::write_error(w, Id::null(), code, StrView(message));
+  if (invalid != nullptr) jsonrpc::write_invalid(w, *invalid);
+  else jsonrpc::write_error(w, Id::null(), code, StrView(message));
   finish_body(c);
   end_request(c);
 }
@@ -702,6 +704,14 @@ void HttpServer::handle_post(Conn& c, const jsonrpc::Decoded& d) {
     c.handling_ = false;
     c.session_ = -1;
     if (c.dead_) return drop(c, true);
+    if (!d.batch && d.first->lost) {
+      // A response the server could not keep: the request it answers has ended (above), but
+      // the input was not accepted, which MCP answers with an HTTP error status.
+      jsonrpc::Message invalid;
+      invalid.id = Id::null();
+      invalid.reason = d.first->reason;
+      return answer_rpc_error(c, 400, invalid.invalid_code, nullptr, &invalid);
+    }
     answer(c, 202, nullptr);
     return;
   }

@@ -39,6 +39,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "emcp/json/reader.h"
 #include "emcp/json/value.h"
@@ -114,7 +115,9 @@ class Decoder {
     const char* id_problem;     // why the id is unusable, or nullptr
     json::Value params, result, error;
     bool has_params, has_result, has_error;
+    bool error_object;          // the error member's value began as an object
     const char* problem;        // first structural problem, or nullptr
+    bool jsonrpc_ok() const { return jsonrpc_string && jsonrpc_len == 3 && memcmp(jsonrpc, "2.0", 3) == 0; }
   };
 
   void pump();

@@ -60,6 +60,9 @@ struct Message {
   ErrorCode invalid_code = ErrorCode::kInvalidRequest;
   const char* reason = "";
   Status cause = Status::kOk;
+  /// kErrorResponse only: made by the decoder for a client's response it could not keep
+  /// (Decoder::keep_lost_responses(); `reason` and error.message say why), not sent by the client.
+  bool lost = false;
   int64_t offset = -1;
   const Message* next = nullptr;  ///< next message of a batch
 };

@@ -268,7 +268,10 @@ class HttpServer {
   void push_out(Conn& c);
   void finish_body(Conn& c);
   void answer(Conn& c, int status, const char* text, const char* content_type = nullptr);
-  void answer_rpc_error(Conn& c, int status, jsonrpc::ErrorCode code, const char* message);
+  // An HTTP error status with a JSON-RPC error (id null) as its body: `code` and `message`,
+  // or `invalid` as write_invalid words it.
+  void answer_rpc_error(Conn& c, int status, jsonrpc::ErrorCode code, const char* message,
+                        const jsonrpc::Message* invalid = nullptr);
   void end_request(Conn& c);
   void close_response(Conn& c);
   bool session_gone(const Conn& c) const;
