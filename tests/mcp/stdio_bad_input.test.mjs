@@ -100,6 +100,9 @@ const AFTER_INIT = [
   ["an invalid cursor", '{"jsonrpc":"2.0","id":28,"method":"tools/list","params":{"cursor":"p999"}}', { id: 28, code: -32602 }],
   ["a response to a request never sent", '{"jsonrpc":"2.0","id":99,"result":{}}', null],
   ["an error response to a request never sent", '{"jsonrpc":"2.0","id":98,"error":{"code":-1,"message":"no"}}', null],
+  // A malformed response's id numbers the server's requests, not the client's: never echoed.
+  ["a response with both result and error", '{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}', { id: null, code: -32600, message: /both result and error/ }],
+  ["an error response whose error is not an object", '{"jsonrpc":"2.0","id":2,"error":5}', { id: null, code: -32600 }],
   ["a key longer than 64 bytes", `{"jsonrpc":"2.0","id":29,"method":"ping","params":{"${"k".repeat(65)}":1}}`, { id: 29, code: -32600, message: /key too long/ }],
   ["a number with 41 significant digits", `{"jsonrpc":"2.0","id":30,"method":"ping","params":{"n":${"1".repeat(41)}}}`, { id: 30, code: -32600, message: /too many digits/ }],
   ["a number beyond double", '{"jsonrpc":"2.0","id":31,"method":"ping","params":{"n":1e999}}', { id: 31, code: -32600, message: /number too large/ }],

@@ -310,6 +310,9 @@ void Decoder::end_element() {
     m->kind = Kind::kInvalid;
     m->invalid_code = ErrorCode::kInvalidRequest;
     m->reason = why;
+    // A malformed response carries an id of the server's requests: answering with it would
+    // make the client match the error to its own request of that number.
+    if (!el.has_method && (el.has_result || el.has_error)) m->id = Id::null();
   } else if (el.has_method) {
     m->kind = el.has_id ? Kind::kRequest : Kind::kNotification;
     m->method = el.method != nullptr ? StrView(el.method, el.method_len) : StrView();
