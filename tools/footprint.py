@@ -469,6 +469,9 @@ def table(args):
             n = dict((l, v) for l, v in r["flash_parts"]).get(label, 0)
             cells.append(f"{n:,}" if n else "-")
         print(f"| {label} | " + " | ".join(cells) + " |")
+    core = [sum(n for l, n in r["flash_parts"] if l.startswith(("core:", "static constructors"))) for r in images]
+    print("| **core in all** (the core rows and the static constructors) | "
+          + " | ".join(f"**{n:,}**" for n in core) + " |")
     print()
     for r in reports:
         st = r["stack"]

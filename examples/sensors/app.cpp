@@ -396,6 +396,10 @@ void list_roots(ToolCall& call) {
   }
 }
 
+// The client says its roots changed (clients that declared roots.listChanged): logged; the
+// list_roots tool asks for the new list.
+void roots_changed(Session&, void*) { log(LogLevel::kInfo, "the client's roots changed"); }
+
 // snapshot: a PNG chart of the temperature history and a beep, to show binary content.
 void snapshot(ToolCall& call) {
   static uint8_t png[media::kMaxPng];
@@ -694,6 +698,7 @@ void init(Server& server, uint64_t (*now_ms)()) {
   server.set_resources(kResources);
   server.set_templates(kTemplates);
   server.set_prompts(kPrompts);
+  server.on_roots_changed(&roots_changed, nullptr);
   log(LogLevel::kInfo, "device started");
   record_history();
 }

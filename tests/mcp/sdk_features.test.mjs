@@ -274,6 +274,12 @@ for (const revision of REVISIONS) {
       assert.equal(r.content[0].text, "The client shares 1 root(s): file:///home/user/project");
     });
 
+    test("roots: the application hears that they changed", async () => {
+      await client.sendRootsListChanged();
+      await waitFor(() => transport.notifications("notifications/message").some((n) => n.params.data === "the client's roots changed"),
+        3000, "the roots-changed log line");
+    });
+
     test("prompts: list, get with arguments, completion", async () => {
       const { prompts } = await client.listPrompts();
       assert.equal(prompts[0].name, "diagnose_device");

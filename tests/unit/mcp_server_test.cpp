@@ -163,6 +163,35 @@ TEST(McpServer, ResponsesTooBigToKeepEndTheirRequestAtOnce) {
   EXPECT_NE(out.take().find("line limit"), std::string::npos);
 }
 
+namespace {
+int g_roots_changed = 0;
+Session* g_roots_session = nullptr;
+void roots_changed(Session& s, void*) {
+  ++g_roots_changed;
+  g_roots_session = &s;
+}
+}  // namespace
+
+TEST(McpServer, RootsChangedReachesTheApplication) {
+  Initialized rig;
+  const std::string note = R"({"jsonrpc":"2.0","method":"notifications/roots/list_changed"})" "\n";
+  g_roots_changed = 0;
+  feed(rig.t, note);  // no hook: ignored
+  EXPECT_EQ(g_roots_changed, 0);
+  rig.server.on_roots_changed(&roots_changed, nullptr);
+  feed(rig.t, note);
+  EXPECT_EQ(g_roots_changed, 1);
+  EXPECT_EQ(g_roots_session, &rig.t.session());
+  EXPECT_EQ(rig.out.take(), "");  // a notification is never answered
+  // Before initialize the notification means nothing.
+  Out out;
+  Server server(fixture::info());
+  server.on_roots_changed(&roots_changed, nullptr);
+  emcp::transport::StaticStdioTransport<> t(server, &Out::write, &out);
+  feed(t, note);
+  EXPECT_EQ(g_roots_changed, 1);
+}
+
 TEST(McpServer, ListChangedOnlyForCapabilitiesTheSessionWasOffered) {
   Out out;
   Server server(fixture::info());

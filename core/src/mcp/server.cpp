@@ -813,8 +813,15 @@ void Server::on_notification(Session& s, const Message& m) {
     if (deferred_ops_ != nullptr) deferred_ops_->cancel_request(*this, s, m.params["requestId"]);
     return;
   }
-  // notifications/roots/list_changed, notifications/progress and unknown notifications need
-  // no answer; MCP says to ignore what one does not understand.
+  if (notification_methods_ != nullptr && notification_methods_(*this, s, m)) return;
+  // notifications/progress and unknown notifications need no answer; MCP says to ignore what
+  // one does not understand.
+}
+
+bool Server::roots_notification(Server& sv, Session& s, const Message& m) {
+  if (m.method != "notifications/roots/list_changed") return false;
+  if (sv.roots_changed_ != nullptr && s.initialized()) sv.roots_changed_(s, sv.roots_changed_ctx_);
+  return true;
 }
 
 void Server::on_response(Session& s, const Message& m) {

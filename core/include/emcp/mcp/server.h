@@ -526,6 +526,17 @@ class Server {
                     ResponseFn done, void* ctx, uint32_t timeout_ms = 300000);
   /// roots/list; kNotFound when the client did not declare `roots`.
   Status list_roots(Session& s, ResponseFn done, void* ctx, uint32_t timeout_ms = 30000);
+  /// Calls `fn(s, ctx)` when the client of an initialized session `s` announces that its roots
+  /// changed (notifications/roots/list_changed, sent by clients that declared
+  /// roots.listChanged): ask again with list_roots(). It runs while the input is handled, so
+  /// it may send (inside a 2025-03-26 batch the channel is busy: kInvalidState, retry from the
+  /// loop). nullptr (the default): the notification is ignored.
+  using RootsChangedFn = void (*)(Session& s, void* ctx);
+  void on_roots_changed(RootsChangedFn fn, void* ctx) {
+    roots_changed_ = fn;
+    roots_changed_ctx_ = ctx;
+    notification_methods_ = &Server::roots_notification;  // linked only when called
+  }
   /// ping to the client.
   Status ping(Session& s, ResponseFn done, void* ctx, uint32_t timeout_ms = 30000);
 
@@ -603,6 +614,12 @@ class Server {
   Methods resource_methods_ = nullptr;    // installed by set_resources() / set_templates()
   Methods prompt_methods_ = nullptr;      // installed by set_prompts()
   Methods completion_methods_ = nullptr;  // installed by either
+  // Client notifications beyond the lifecycle ones: installed by on_roots_changed().
+  using NotificationMethods = bool (*)(Server& sv, Session& s, const jsonrpc::Message& m);
+  static bool roots_notification(Server& sv, Session& s, const jsonrpc::Message& m);
+  NotificationMethods notification_methods_ = nullptr;
+  RootsChangedFn roots_changed_ = nullptr;
+  void* roots_changed_ctx_ = nullptr;
   // Requests to the client (answers, close, timeouts): installed by the first send_request(),
   // so servers that never ask the client link none of it.
   struct OutgoingOps {
