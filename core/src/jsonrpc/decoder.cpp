@@ -355,14 +355,14 @@ Id Decoder::known_id() const {
   return Id::null();
 }
 
-bool (*Decoder::lost_)(Decoder& d, const char* why) = nullptr;
+bool (*Decoder::lost_)(Decoder& d, Lost why) = nullptr;
 
 void Decoder::keep_lost_responses() { lost_ = &Decoder::make_lost_response; }
 
 // Only what would have been a valid response had it fit: "jsonrpc":"2.0", an intact id, result
 // or error (not both, an error object), no method, no duplicate member, and no syntax error
 // so far (a limit is fine: that is why it could not be kept).
-bool Decoder::make_lost_response(Decoder& d, const char* why) {
+bool Decoder::make_lost_response(Decoder& d, Lost lost) {
   const Element& el = d.el_;
   const unsigned answers = (el.seen >> kMethod) & 1u;
   const unsigned result = (el.seen >> kResult) & 1u;
@@ -373,6 +373,10 @@ bool Decoder::make_lost_response(Decoder& d, const char* why) {
       (rs != Status::kOk && !is_json_limit_error(rs)) ||
       (el.id.type != Id::Type::kInt && el.id.type != Id::Type::kString))
     return false;
+  // The texts live here, linked only with keep_lost_responses().
+  const char* why = lost == Lost::kArena         ? EMCP_ERRTEXT("response too large for the arena (EMCP_ARENA_SIZE)")
+                    : lost == Lost::kReaderLimit ? EMCP_ERRTEXT("response beyond a JSON reader limit")
+                                                 : EMCP_ERRTEXT("response longer than the line limit (EMCP_MAX_MESSAGE_LEN)");
   Message& m = d.whole_error(ErrorCode::kInternalError, why, Status::kOk, -1, el.id);
   m.kind = Kind::kErrorResponse;
   m.lost = true;
@@ -391,13 +395,13 @@ const Decoded& Decoder::finish() {
   if (rs != Status::kOk) {
     const int64_t at = static_cast<int64_t>(reader_.offset());
     if (is_json_limit_error(rs)) {
-      if (!lost_response(EMCP_ERRTEXT("response beyond a JSON reader limit")))
+      if (!lost_response(Lost::kReaderLimit))
         whole_error(ErrorCode::kInvalidRequest, "", rs, at, known);
     } else {
       whole_error(ErrorCode::kParseError, "", rs, at, Id::null());
     }
   } else if (too_large_) {
-    if (!lost_response(EMCP_ERRTEXT("response too large for the arena (EMCP_ARENA_SIZE)")))
+    if (!lost_response(Lost::kArena))
       whole_error(ErrorCode::kInvalidRequest, EMCP_ERRTEXT("message too large for the arena"),
                   Status::kOk, -1, known);
   } else if (top_invalid_) {

@@ -57,7 +57,7 @@ LineFramer::Event LineFramer::push(const void* data, size_t n, size_t* used) {
       skipping_ = true;
       began_ = false;
       *used = static_cast<size_t>(p - start);
-      if (!decoder_.lost_response(EMCP_ERRTEXT("response longer than the line limit (EMCP_MAX_MESSAGE_LEN)")))
+      if (!decoder_.lost_response(jsonrpc::Decoder::Lost::kLineLimit))
         return Event::kTooLong;
       decoded_ = &decoder_.decoded();
       ++messages_;

@@ -87,11 +87,13 @@ class Decoder {
   /// id (above). The first request a server sends to a client calls this: an image that never
   /// sends one does not link that code, and has no request a response could answer.
   static void keep_lost_responses();
-  /// For a framer that gives up on the input (a line too long): if it is a single response
-  /// whose id was read intact and keep_lost_responses() was called, makes decoded() one error
-  /// response to that id, -32603 with `why` (static text) as its message, and returns true.
+  /// Why a response could not be kept.
+  enum class Lost : uint8_t { kArena, kReaderLimit, kLineLimit };
+  /// For a framer that gives up on the input (a line too long: kLineLimit): if it is a single
+  /// response whose id was read intact and keep_lost_responses() was called, makes decoded()
+  /// one error response to that id, -32603 with the reason as its message, and returns true.
   /// The framer hands that to the server, so the request it answers ends now, with the reason.
-  bool lost_response(const char* why) { return lost_ != nullptr && lost_(*this, why); }
+  bool lost_response(Lost why) { return lost_ != nullptr && lost_(*this, why); }
   /// What finish() or lost_response() decoded; valid until the next begin().
   const Decoded& decoded() const { return decoded_; }
 
@@ -134,8 +136,8 @@ class Decoder {
     if (el_.problem == nullptr) el_.problem = why;
   }
   Message& whole_error(ErrorCode code, const char* reason, Status cause, int64_t offset, Id id);
-  static bool make_lost_response(Decoder& d, const char* why);
-  static bool (*lost_)(Decoder& d, const char* why);  // make_lost_response once kept
+  static bool make_lost_response(Decoder& d, Lost why);
+  static bool (*lost_)(Decoder& d, Lost why);  // make_lost_response once kept
 
   json::Reader& reader_;
   Arena& arena_;
