@@ -476,6 +476,22 @@ def table(args):
     core = [sum(n for l, n in r["flash_parts"] if l.startswith(("core:", "static constructors"))) for r in images]
     print("| **core in all** (the core rows and the static constructors) | "
           + " | ".join(f"**{n:,}**" for n in core) + " |")
+    by_name = {r["name"]: (r, c) for r, c in zip(images, core)}
+    for spec in getattr(args, "target", None) or []:
+        name, target, reference = spec.split(":")
+        if name not in by_name or reference not in by_name:
+            continue
+        r, c = by_name[name]
+        parts = dict(r["flash_parts"])
+        app = parts.get("application", 0)
+        lib = parts.get("libgcc: soft float, 64-bit arithmetic", 0)
+        rest = r["flash"] - c - app - lib
+        k = lambda n: f"{n / 1024:.1f} KiB"
+        print()
+        print(f"{name} against a {k(int(target))} target: the application takes {k(app)}, the "
+              f"soft-float and 64-bit arithmetic it needs {k(lib)}, newlib, the board and compiler "
+              f"tables {k(rest)}, which leaves {k(int(target) - app - lib - rest)} for the core; "
+              f"the image links {k(c)} of core, and {reference}'s core takes {k(by_name[reference][1])}.")
     print()
     for r in reports:
         st = r["stack"]
@@ -538,6 +554,8 @@ def main():
                    help="NAME=N: a function recursing over constant data at most N levels deep")
     t = sub.add_parser("table")
     t.add_argument("reports", nargs="+")
+    t.add_argument("--target", action="append",
+                   help="IMAGE:BYTES:REFERENCE: what IMAGE would leave for its core under BYTES")
     c = sub.add_parser("check-doc")
     c.add_argument("doc")
     c.add_argument("reports", nargs="+")

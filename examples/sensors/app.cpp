@@ -429,6 +429,7 @@ void (*g_stats_source)(PlatformStats*) = nullptr;
 struct StatsNow {
   PlatformStats st;
   uint64_t uptime_ms;
+  uint32_t notifications_dropped;  // the server's: 0 means no notification was lost
 };
 
 // Written twice (text and structuredContent): everything is read once, before.
@@ -444,11 +445,12 @@ void write_stats(emcp::json::Writer& w, const void* ctx) {
   w.member_int("stack_high_water", static_cast<int64_t>(st.stack_high_water));
   w.member_int("stack_size", static_cast<int64_t>(st.stack_size));
   w.member_int("input_dropped", static_cast<int64_t>(st.input_dropped));
+  w.member_int("notifications_dropped", now.notifications_dropped);
   w.end_object();
 }
 
 void device_stats(ToolCall& call) {
-  StatsNow now{PlatformStats{}, g_now()};
+  StatsNow now{PlatformStats{}, g_now(), g_server->notifications_dropped()};
   if (g_stats_source) g_stats_source(&now.st);
   call.structured(&write_stats, &now);
 }
@@ -462,6 +464,7 @@ constexpr Param kStatsOutput[] = {
     Param::integer("stack_high_water").required(),
     Param::integer("stack_size").required(),
     Param::integer("input_dropped").required(),
+    Param::integer("notifications_dropped").required(),
 };
 
 constexpr Param kSensorParam[] = {
@@ -539,7 +542,7 @@ constexpr Tool kTools[] = {
         .read_only(),
     Tool::make("device_stats", &device_stats)
         .titled("Device statistics")
-        .describe("Memory and traffic figures of the server: messages handled, most arena and stack ever used, input bytes lost.")
+        .describe("Memory and traffic figures of the server: messages handled, most arena and stack ever used, input bytes and notifications lost.")
         .with_output(kStatsOutput)
         .read_only(),
 };

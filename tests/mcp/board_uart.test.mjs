@@ -89,6 +89,7 @@ test("line noise between valid messages: every valid request is answered", async
   assert.ok(unmatched.every((l) => { try { return "error" in JSON.parse(l); } catch { return false; } }), unmatched.slice(0, 3).join("\n"));
   const st = await stats("noise-stats");
   assert.equal(st.input_dropped, 0, "no received byte lost");
+  assert.equal(st.notifications_dropped, 0, "no notification lost");
 });
 
 test(`soak: ${SOAK} requests, zero lost answers, memory high-water marks stable`, async () => {
@@ -121,6 +122,7 @@ test(`soak: ${SOAK} requests, zero lost answers, memory high-water marks stable`
     `${last.messages} messages, ${last.input_dropped} input bytes lost`);
   assert.equal(done, SOAK);
   assert.equal(last.input_dropped, 0);
+  assert.equal(last.notifications_dropped, 0);
   assert.equal(last.arena_high_water, first.arena_high_water, "arena high-water mark stable");
   // The receive interrupt may land at the deepest point of the request path once in a while:
   // its frame (the footprint report's interrupt figure) is the only growth allowed.

@@ -307,6 +307,8 @@ for (const revision of REVISIONS) {
         assert.ok(st.stack_high_water > 0 && st.stack_high_water < st.stack_size, JSON.stringify(st));
         assert.equal(st.input_dropped, 0);
       }
+      // Every notification of the tests so far went out (logs, updates, progress...).
+      assert.equal(st.notifications_dropped, 0, JSON.stringify(st));
       if (ge(revision, "2025-06-18")) assert.deepEqual(r.structuredContent, st);
     });
 

@@ -194,6 +194,31 @@ TEST(McpServer, RootsChangedReachesTheApplication) {
   EXPECT_EQ(g_roots_changed, 1);
 }
 
+namespace {
+// Logs after its result started: the channel is busy with that result.
+void log_while_answering(ToolCall& c) {
+  c.text("answer");
+  g_server->log(LogLevel::kError, "written while the answer is open");
+}
+constexpr Tool kLoggingTools[] = {Tool::make("log_while_answering", &log_while_answering)};
+}  // namespace
+
+TEST(McpServer, NotificationsThatCannotGoOutAreCounted) {
+  Out out;
+  Server server(fixture::info());
+  g_server = &server;
+  server.set_tools(kLoggingTools);
+  emcp::transport::StaticStdioTransport<> t(server, &Out::write, &out);
+  feed(t, kInit);
+  (void)out.take();
+  server.log(LogLevel::kError, "between messages");
+  EXPECT_NE(out.take().find("between messages"), std::string::npos);
+  EXPECT_EQ(server.notifications_dropped(), 0u);
+  feed(t, R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"log_while_answering"}})" "\n");
+  EXPECT_EQ(out.take(), R"({"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"answer"}]}})" "\n");
+  EXPECT_EQ(server.notifications_dropped(), 1u);
+}
+
 TEST(McpServer, ListChangedOnlyForCapabilitiesTheSessionWasOffered) {
   Out out;
   Server server(fixture::info());

@@ -555,6 +555,16 @@ void Server::close_outgoing(Session& s) {
   }
 }
 
+namespace {
+// A notification that cannot go out (the channel is busy with another message, or closed) is
+// counted in `dropped` (Server::notifications_dropped()).
+bool open_or_count(Outbound& out, uint32_t& dropped) {
+  if (out.open()) return true;
+  ++dropped;
+  return false;
+}
+}  // namespace
+
 void Server::list_changed(ListKind kind) {
   for (Session* s = sessions_; s != nullptr; s = s->next_) {
     // Only to sessions whose initialize answer offered the capability (and listChanged).
@@ -566,7 +576,7 @@ void Server::list_changed(ListKind kind) {
                          : kind == ListKind::kResources ? "notifications/resources/list_changed"
                                                         : "notifications/prompts/list_changed";
     Outbound out(*s, OutMessage{OutMessage::Kind::kNotification, Id{}, false});
-    if (!out.open()) continue;
+    if (!open_or_count(out, notifications_dropped_)) continue;
     jsonrpc::write_notification(out.w(), method);
   }
 }
@@ -574,7 +584,7 @@ void Server::list_changed(ListKind kind) {
 Status Server::notify_progress(Session& s, const Id& token, double done, double total,
                                StrView msg, const Id& related) {
   Outbound out(s, OutMessage{OutMessage::Kind::kNotification, related, false});
-  if (!out.open()) return Status::kInvalidState;
+  if (!open_or_count(out, notifications_dropped_)) return Status::kInvalidState;
   json::Writer& w = out.w();
   jsonrpc::begin_notification(w, "notifications/progress");
   w.begin_object();
@@ -592,7 +602,7 @@ Status Server::send_log(Session& s, LogLevel level, StrView message, StrView log
                         const Id& related) {
   if (!s.offers_logging_ || level < s.log_level_) return Status::kOk;
   Outbound out(s, OutMessage{OutMessage::Kind::kNotification, related, false});
-  if (!out.open()) return Status::kInvalidState;
+  if (!open_or_count(out, notifications_dropped_)) return Status::kInvalidState;
   json::Writer& w = out.w();
   jsonrpc::begin_notification(w, "notifications/message");
   w.begin_object();
@@ -616,7 +626,7 @@ void Server::resource_updated(StrView uri) {
     for (uint32_t x : s->subs_) subscribed = subscribed || x == h;
     if (!subscribed) continue;
     Outbound out(*s, OutMessage{OutMessage::Kind::kNotification, Id{}, false});
-    if (!out.open()) continue;
+    if (!open_or_count(out, notifications_dropped_)) continue;
     json::Writer& w = out.w();
     jsonrpc::begin_notification(w, "notifications/resources/updated");
     w.begin_object();
@@ -1500,7 +1510,7 @@ void Server::expire_outgoing() {
     {
       // Tell the client we stopped waiting (MCP: a sender that times out SHOULD cancel).
       Outbound out(s, OutMessage{OutMessage::Kind::kNotification, Id{}, false});
-      if (out.open()) {
+      if (open_or_count(out, notifications_dropped_)) {
         json::Writer& w = out.w();
         jsonrpc::begin_notification(w, "notifications/cancelled");
         w.begin_object();

@@ -484,6 +484,11 @@ class Server {
   void resource_updated(StrView uri);
   /// notifications/message to every session whose level lets `level` through.
   void log(LogLevel level, StrView message, StrView logger = StrView());
+  /// Notifications that could not go out since the server started (list changes, resource
+  /// updates, log messages, progress, a timed-out request's cancellation): the session's
+  /// channel was busy with another message (see docs/mcp.md) or closed. A diagnostic: 0 means
+  /// nothing was lost.
+  uint32_t notifications_dropped() const { return notifications_dropped_; }
 
   // ---- Deferred tool calls
   /// Finishes a deferred call: `fn` writes the result through a ToolCall (args() is missing).
@@ -645,6 +650,7 @@ class Server {
   Deferred deferred_[EMCP_MAX_DEFERRED];
   Outgoing outgoing_[EMCP_MAX_OUTGOING];
   int64_t next_request_id_ = 1;
+  uint32_t notifications_dropped_ = 0;
 };
 
 }  // namespace mcp
