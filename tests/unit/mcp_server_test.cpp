@@ -185,20 +185,30 @@ TEST(McpServer, RootsChangedReachesTheApplication) {
   EXPECT_EQ(g_roots_changed, 1);
   EXPECT_EQ(g_roots_session, &rig.t.session());
   EXPECT_EQ(rig.out.take(), "");  // a notification is never answered
-  // Before initialize the notification means nothing.
+  // Before notifications/initialized the notification means nothing (list_roots() could not
+  // ask yet).
   Out out;
   Server server(fixture::info());
   server.on_roots_changed(&roots_changed, nullptr);
   emcp::transport::StaticStdioTransport<> t(server, &Out::write, &out);
   feed(t, note);
+  feed(t, R"({"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})" "\n");
+  feed(t, note);
   EXPECT_EQ(g_roots_changed, 1);
+  feed(t, R"({"jsonrpc":"2.0","method":"notifications/initialized"})" "\n");
+  feed(t, note);
+  EXPECT_EQ(g_roots_changed, 2);
 }
 
 namespace {
-// Logs after its result started: the channel is busy with that result.
+// Logs after its result started: the channel is busy with that result. The call's own log
+// and progress count too; a log below the session's level was never to be sent.
+Status g_call_log = Status::kOk, g_call_debug = Status::kOk;
 void log_while_answering(ToolCall& c) {
   c.text("answer");
   g_server->log(LogLevel::kError, "written while the answer is open");
+  g_call_log = c.log(LogLevel::kError, "the call's own, while its answer is open");
+  g_call_debug = c.log(LogLevel::kDebug, "below the session's level");
 }
 constexpr Tool kLoggingTools[] = {Tool::make("log_while_answering", &log_while_answering)};
 }  // namespace
@@ -216,7 +226,9 @@ TEST(McpServer, NotificationsThatCannotGoOutAreCounted) {
   EXPECT_EQ(server.notifications_dropped(), 0u);
   feed(t, R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"log_while_answering"}})" "\n");
   EXPECT_EQ(out.take(), R"({"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"answer"}]}})" "\n");
-  EXPECT_EQ(server.notifications_dropped(), 1u);
+  EXPECT_EQ(g_call_log, Status::kInvalidState);
+  EXPECT_EQ(g_call_debug, Status::kOk);
+  EXPECT_EQ(server.notifications_dropped(), 2u);
 }
 
 TEST(McpServer, ListChangedOnlyForCapabilitiesTheSessionWasOffered) {

@@ -235,12 +235,12 @@ Status ToolCall::progress(double done, double total, StrView message) {
   if (progress_value_.is_int()) token = Id::of(progress_value_.as_int().value());
   else if (progress_value_.is_string()) token = Id::of(progress_value_.as_string().value());
   else return Status::kNotFound;
-  if (reply_->begun()) return Status::kInvalidState;
+  if (reply_->begun()) return server_->drop_notification();  // the result is being written
   return server_->notify_progress(*session_, token, done, total, message, reply_->id());
 }
 
 Status ToolCall::log(LogLevel level, StrView message, StrView logger) {
-  if (reply_->begun()) return Status::kInvalidState;
+  if (reply_->begun()) return session_->wants_log(level) ? server_->drop_notification() : Status::kOk;
   return server_->send_log(*session_, level, message, logger, reply_->id());
 }
 
@@ -600,7 +600,7 @@ Status Server::notify_progress(Session& s, const Id& token, double done, double 
 
 Status Server::send_log(Session& s, LogLevel level, StrView message, StrView logger,
                         const Id& related) {
-  if (!s.offers_logging_ || level < s.log_level_) return Status::kOk;
+  if (!s.wants_log(level)) return Status::kOk;
   Outbound out(s, OutMessage{OutMessage::Kind::kNotification, related, false});
   if (!open_or_count(out, notifications_dropped_)) return Status::kInvalidState;
   json::Writer& w = out.w();
@@ -830,7 +830,8 @@ void Server::on_notification(Session& s, const Message& m) {
 
 bool Server::roots_notification(Server& sv, Session& s, const Message& m) {
   if (m.method != "notifications/roots/list_changed") return false;
-  if (sv.roots_changed_ != nullptr && s.initialized()) sv.roots_changed_(s, sv.roots_changed_ctx_);
+  // Only once notifications/initialized came: before, list_roots() could not ask yet.
+  if (sv.roots_changed_ != nullptr && s.ready()) sv.roots_changed_(s, sv.roots_changed_ctx_);
   return true;
 }
 

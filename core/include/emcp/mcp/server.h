@@ -124,6 +124,8 @@ class Session {
   friend class Outbound;
   friend class ToolCall;
   friend struct BatchOut;
+  // A log message at `level` would go to this session (it offers logging, the level passes).
+  bool wants_log(LogLevel level) const { return offers_logging_ && level >= log_level_; }
   enum State : uint8_t { kNew, kInitialized, kReady };
 
   Channel channel_;
@@ -485,9 +487,10 @@ class Server {
   /// notifications/message to every session whose level lets `level` through.
   void log(LogLevel level, StrView message, StrView logger = StrView());
   /// Notifications that could not go out since the server started (list changes, resource
-  /// updates, log messages, progress, a timed-out request's cancellation): the session's
-  /// channel was busy with another message (see docs/mcp.md) or closed. A diagnostic: 0 means
-  /// nothing was lost.
+  /// updates, log messages and progress, also a ToolCall's, a timed-out request's
+  /// cancellation): the session's channel was busy with another message (see docs/mcp.md),
+  /// closed, or, over Streamable HTTP, a notification unrelated to a request found no GET
+  /// stream open. A diagnostic: 0 means nothing was lost.
   uint32_t notifications_dropped() const { return notifications_dropped_; }
 
   // ---- Deferred tool calls
@@ -531,11 +534,12 @@ class Server {
                     ResponseFn done, void* ctx, uint32_t timeout_ms = 300000);
   /// roots/list; kNotFound when the client did not declare `roots`.
   Status list_roots(Session& s, ResponseFn done, void* ctx, uint32_t timeout_ms = 30000);
-  /// Calls `fn(s, ctx)` when the client of an initialized session `s` announces that its roots
-  /// changed (notifications/roots/list_changed, sent by clients that declared
-  /// roots.listChanged): ask again with list_roots(). It runs while the input is handled, so
-  /// it may send (inside a 2025-03-26 batch the channel is busy: kInvalidState, retry from the
-  /// loop). nullptr (the default): the notification is ignored.
+  /// Calls `fn(s, ctx)` when the client of session `s` (past notifications/initialized)
+  /// announces that its roots changed (notifications/roots/list_changed, sent by clients that
+  /// declared roots.listChanged): ask again with list_roots(). It runs while the input is
+  /// handled, so it may send (inside a 2025-03-26 batch only until the batch's answer starts:
+  /// then kInvalidState, retry from the loop). nullptr (the default): the notification is
+  /// ignored.
   using RootsChangedFn = void (*)(Session& s, void* ctx);
   void on_roots_changed(RootsChangedFn fn, void* ctx) {
     roots_changed_ = fn;
@@ -651,6 +655,10 @@ class Server {
   Outgoing outgoing_[EMCP_MAX_OUTGOING];
   int64_t next_request_id_ = 1;
   uint32_t notifications_dropped_ = 0;
+  Status drop_notification() {
+    ++notifications_dropped_;
+    return Status::kInvalidState;
+  }
 };
 
 }  // namespace mcp
