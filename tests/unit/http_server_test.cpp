@@ -868,3 +868,43 @@ TEST_F(HttpEngine, ResponseTooLargeToKeepIs400AndEndsTheRequestItAnswers) {
   EXPECT_EQ(g_pings_ended, 2);
   EXPECT_EQ(g_ping_outcome, emcp::mcp::Response::Outcome::kResult);
 }
+
+TEST_F(HttpEngine, NoSessionSlotIs503WithRetryAfter) {
+  // Both session slots hold a live connection (a call waiting for its deferred answer): a new
+  // initialize finds no slot it may take.
+  const std::string a = session(), b = session();
+  const int ca = open_conn(), cb = open_conn();
+  feed(ca, post(call(2, "slow"), "Mcp-Session-Id: " + a + "\r\n"));
+  feed(cb, post(call(2, "slow"), "Mcp-Session-Id: " + b + "\r\n"));
+  const int c = open_conn();
+  feed(c, post(init_body()));
+  auto rs = responses(c);
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_EQ(rs[0].status, 503);
+  EXPECT_FALSE(rs[0].headers["retry-after"].empty());
+  EXPECT_EQ(http_.sessions_in_use(), 2u);
+}
+
+TEST_F(HttpEngine, TooManyRequestsInFlightInASessionIs503WithRetryAfter) {
+  // One session with EMCP_HTTP_STREAMS requests in flight (deferred calls holding their
+  // streams): the next request is refused (a bigger engine, so that connections are not the
+  // limit).
+  emcp::transport::StaticHttpServer<EMCP_HTTP_STREAMS + 3, 1, 4096, 512, 1024> big{server_, options_, port_.port()};
+  auto send = [&](const std::string& bytes) {
+    const int k = big.open();
+    port_.out[static_cast<uint16_t>(k)].clear();
+    EXPECT_EQ(big.receive(static_cast<uint16_t>(k), bytes.data(), bytes.size()), bytes.size());
+    return k;
+  };
+  const int init = send(post(init_body()));
+  auto rs = parse(port_.out[static_cast<uint16_t>(init)]);
+  ASSERT_EQ(rs.size(), 1u);
+  const std::string sid = rs[0].headers["mcp-session-id"];
+  send(post(R"({"jsonrpc":"2.0","method":"notifications/initialized"})", "Mcp-Session-Id: " + sid + "\r\n"));
+  for (int i = 0; i < EMCP_HTTP_STREAMS; ++i) send(post(call(10 + i, "slow"), "Mcp-Session-Id: " + sid + "\r\n"));
+  const int extra = send(post(call(99, "echo", R"({"text":"x"})"), "Mcp-Session-Id: " + sid + "\r\n"));
+  rs = parse(port_.out[static_cast<uint16_t>(extra)]);
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_EQ(rs[0].status, 503);
+  EXPECT_FALSE(rs[0].headers["retry-after"].empty());
+}
