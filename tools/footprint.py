@@ -24,7 +24,9 @@ reported as such.
 """
 import argparse
 import bisect
+import contextlib
 import glob
+import io
 import json
 import os
 import re
@@ -283,7 +285,7 @@ def flash_parts(elf, flash):
         parts = line.split()
         if len(parts) >= 8 and parts[3] == "FUNC" and parts[6] != "UND":
             funcs.add(int(parts[1], 16) & ~1)  # Thumb functions have bit 0 set
-    for line in run(["arm-none-eabi-nm", "-S", "-l", elf]).splitlines():
+    for line in run(["arm-none-eabi-nm", "-S", "-l", "-C", elf]).splitlines():  # demangled
         parts = line.split(None, 3)
         if len(parts) < 4 or parts[2] not in "TtRrWV" or parts[0] in seen:
             continue
@@ -292,7 +294,7 @@ def flash_parts(elf, flash):
         m = re.search(r"\t(\S+):\d+$", parts[3])
         own = part_of(m.group(1) if m else m_name(parts[3]))  # no line info: by its name
         if start not in funcs:  # a data object: where it is defined, else by its namespace
-            label = own or data_part(demangle([m_name(parts[3])])[0])
+            label = own or data_part(m_name(parts[3]))
             spans.append((start, size, label))
             if label:
                 sums[label] += size
@@ -506,8 +508,6 @@ def check_doc(args):
     prints for them now (flash, static RAM, budgets, RAM objects, stack). The breakdown of the
     flash by part is not compared: a few bytes move between parts from one build folder to
     another (line-table boundaries), the totals do not."""
-    import contextlib
-    import io
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         table(args)

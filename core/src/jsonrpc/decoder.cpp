@@ -347,10 +347,8 @@ Message& Decoder::whole_error(ErrorCode code, const char* reason, Status cause, 
 Id Decoder::known_id() const {
   // Only a request's id: answering a response or error response with its id would make the
   // client match our error to a request it never sent.
-  const unsigned answers = (el_.seen >> kMethod) & 1u;
-  const unsigned responds = ((el_.seen >> kResult) | (el_.seen >> kError)) & 1u;
   if (!batch_ && el_.has_id && el_.id_problem == nullptr && el_.id.type != Id::Type::kNone &&
-      answers && !responds)
+      el_.saw(kMethod) && !el_.responds())
     return el_.id;
   return Id::null();
 }
@@ -364,12 +362,9 @@ void Decoder::keep_lost_responses() { lost_ = &Decoder::make_lost_response; }
 // so far (a limit is fine: that is why it could not be kept).
 bool Decoder::make_lost_response(Decoder& d, Lost lost) {
   const Element& el = d.el_;
-  const unsigned answers = (el.seen >> kMethod) & 1u;
-  const unsigned result = (el.seen >> kResult) & 1u;
-  const unsigned error = (el.seen >> kError) & 1u;
   const Status rs = d.reader_.status();
-  if (d.batch_ || !el.has_id || el.id_problem != nullptr || answers || result == error ||
-      (error && !el.error_object) || el.problem != nullptr || !el.jsonrpc_ok() ||
+  if (d.batch_ || !el.has_id || el.id_problem != nullptr || el.saw(kMethod) ||
+      el.saw(kResult) == el.saw(kError) || (el.saw(kError) && !el.error_object) || el.problem != nullptr || !el.jsonrpc_ok() ||
       (rs != Status::kOk && !is_json_limit_error(rs)) ||
       (el.id.type != Id::Type::kInt && el.id.type != Id::Type::kString))
     return false;

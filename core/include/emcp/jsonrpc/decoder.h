@@ -120,6 +120,8 @@ class Decoder {
     bool error_object;          // the error member's value began as an object
     const char* problem;        // first structural problem, or nullptr
     bool jsonrpc_ok() const { return jsonrpc_string && jsonrpc_len == 3 && memcmp(jsonrpc, "2.0", 3) == 0; }
+    bool saw(Field f) const { return (seen >> f) & 1u; }
+    bool responds() const { return saw(kResult) || saw(kError); }  // shaped like a response
   };
 
   void pump();
