@@ -125,11 +125,13 @@ void set_led(ToolCall& call) {
   call.text({"LED is now ", g_led ? "on" : "off"});
 }
 
+// Answers first, then notifies: notifications sent while the answer is open wait in the
+// server's queue (EMCP_NOTIFY_QUEUE) and follow it (set_led notifies before it answers).
 void set_relay(ToolCall& call) {
   g_relay = call.boolean("on");
+  call.text({"Relay is now ", g_relay ? "closed" : "open"});
   log(LogLevel::kNotice, g_relay ? "relay closed (load powered)" : "relay opened (load off)");
   g_server->resource_updated("device://relay");
-  call.text({"Relay is now ", g_relay ? "closed" : "open"});
 }
 
 // sample_sensor: a long-running tool. The handler defers; tick() takes the samples, reports

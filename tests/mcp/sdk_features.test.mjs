@@ -198,6 +198,24 @@ for (const revision of REVISIONS) {
       assert.equal(transport.notifications("notifications/resources/updated").length, before, "no updates after unsubscribe");
     });
 
+    test("notifications sent while the answer is open follow it (set_relay answers, then notifies)", async () => {
+      await client.subscribeResource({ uri: "device://relay" });
+      await client.setLoggingLevel("debug");
+      await client.callTool({ name: "set_relay", arguments: { on: true } });
+      const updated = (m) => m.method === "notifications/resources/updated" && m.params.uri === "device://relay";
+      const logged = (m) => m.method === "notifications/message" && m.params.data === "relay closed (load powered)";
+      await waitFor(() => transport.received.some(({ message }) => updated(message)) &&
+                          transport.received.some(({ message }) => logged(message)), 3000, "relay update and log");
+      if (KIND === "stdio" || KIND === "qemu") {
+        // One channel: the answer, then what waited for it, in the order it was sent.
+        const at = (pred) => transport.received.findLastIndex(({ message }) => pred(message));
+        const answer = at((m) => "id" in m && m.result?.content?.[0]?.text === "Relay is now closed");
+        assert.ok(answer >= 0 && answer < at(logged) && at(logged) < at(updated), "answer, log, update");
+      }
+      await client.unsubscribeResource({ uri: "device://relay" });
+      await client.setLoggingLevel("info");
+    });
+
     test("logging: setLevel filters notifications/message", async () => {
       await client.setLoggingLevel("warning");
       const before = transport.notifications("notifications/message").length;

@@ -201,34 +201,91 @@ TEST(McpServer, RootsChangedReachesTheApplication) {
 }
 
 namespace {
-// Logs after its result started: the channel is busy with that result. The call's own log
-// and progress count too; a log below the session's level was never to be sent.
-Status g_call_log = Status::kOk, g_call_debug = Status::kOk;
-void log_while_answering(ToolCall& c) {
+// Notifications sent after a tool's result started: the channel is busy with that result, so
+// the server holds them (EMCP_NOTIFY_QUEUE) and sends them, in order, once the answer is out.
+Status g_call_log = Status::kOk, g_call_debug = Status::kOk, g_call_progress = Status::kOk;
+void read_nothing(ResourceRead& r) { r.text("x"); }
+constexpr Resource kHeldResources[] = {Resource::make("test://watched", "watched", &read_nothing)};
+void notify_while_answering(ToolCall& c);
+void oversize_log(ToolCall& c);
+void detach_while_answering(ToolCall& c);
+constexpr Tool kHeldTools[] = {Tool::make("notify_while_answering", &notify_while_answering),
+                               Tool::make("oversize_log", &oversize_log),
+                               Tool::make("detach_while_answering", &detach_while_answering)};
+constexpr Tool kHeldToolsChanged[] = {Tool::make("notify_while_answering", &notify_while_answering)};
+void notify_while_answering(ToolCall& c) {
   c.text("answer");
   g_server->log(LogLevel::kError, "written while the answer is open");
   g_call_log = c.log(LogLevel::kError, "the call's own, while its answer is open");
   g_call_debug = c.log(LogLevel::kDebug, "below the session's level");
+  g_call_progress = c.progress(1, 2);  // not held: dropped and counted
+  g_server->resource_updated("test://watched");
+  g_server->resource_updated("test://not-subscribed");
+  g_server->set_tools(kHeldToolsChanged);
 }
-constexpr Tool kLoggingTools[] = {Tool::make("log_while_answering", &log_while_answering)};
+void oversize_log(ToolCall& c) {
+  c.text("answer");
+  const std::string big(EMCP_NOTIFY_QUEUE, 'x');  // with its entry head it cannot fit
+  g_server->log(LogLevel::kError, StrView(big.data(), big.size()));
+  g_server->log(LogLevel::kError, "small enough");
+}
+emcp::transport::StdioTransport* g_held_link = nullptr;
+void detach_while_answering(ToolCall& c) {
+  c.text("answer");
+  g_server->log(LogLevel::kError, "held, then its session goes");
+  g_server->detach(g_held_link->session());
+}
+
+struct HeldFixture {
+  Out out;
+  Server server{fixture::info()};
+  emcp::transport::StaticStdioTransport<> t{server, &Out::write, &out};
+  HeldFixture() {
+    g_server = &server;
+    g_held_link = &t;
+    server.set_tools(kHeldTools);
+    server.set_resources(kHeldResources);
+    feed(t, kInit);
+    feed(t, R"({"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"test://watched"}})" "\n");
+    (void)out.take();
+  }
+};
 }  // namespace
 
-TEST(McpServer, NotificationsThatCannotGoOutAreCounted) {
-  Out out;
-  Server server(fixture::info());
-  g_server = &server;
-  server.set_tools(kLoggingTools);
-  emcp::transport::StaticStdioTransport<> t(server, &Out::write, &out);
-  feed(t, kInit);
-  (void)out.take();
-  server.log(LogLevel::kError, "between messages");
-  EXPECT_NE(out.take().find("between messages"), std::string::npos);
-  EXPECT_EQ(server.notifications_dropped(), 0u);
-  feed(t, R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"log_while_answering"}})" "\n");
-  EXPECT_EQ(out.take(), R"({"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"answer"}]}})" "\n");
-  EXPECT_EQ(g_call_log, Status::kInvalidState);
+TEST(McpServer, NotificationsSentWhileTheAnswerIsOpenFollowIt) {
+  HeldFixture f;
+  f.server.log(LogLevel::kError, "between messages");
+  EXPECT_NE(f.out.take().find("between messages"), std::string::npos);
+  feed(f.t, R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"notify_while_answering","_meta":{"progressToken":7}}})" "\n");
+  EXPECT_EQ(f.out.take(),
+            R"({"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"answer"}]}})" "\n"
+            R"({"jsonrpc":"2.0","method":"notifications/message","params":{"level":"error","data":"written while the answer is open"}})" "\n"
+            R"({"jsonrpc":"2.0","method":"notifications/message","params":{"level":"error","data":"the call's own, while its answer is open"}})" "\n"
+            R"({"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"test://watched"}})" "\n"
+            R"({"jsonrpc":"2.0","method":"notifications/tools/list_changed"})" "\n");
+  EXPECT_EQ(g_call_log, Status::kOk);
   EXPECT_EQ(g_call_debug, Status::kOk);
-  EXPECT_EQ(server.notifications_dropped(), 2u);
+  EXPECT_EQ(g_call_progress, Status::kInvalidState);
+  EXPECT_EQ(f.server.notifications_dropped(), 1u);  // the progress
+}
+
+TEST(McpServer, AHeldNotificationThatDoesNotFitIsCounted) {
+  HeldFixture f;
+  feed(f.t, R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"oversize_log"}})" "\n");
+  EXPECT_EQ(f.out.take(),
+            R"({"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"answer"}]}})" "\n"
+            R"({"jsonrpc":"2.0","method":"notifications/message","params":{"level":"error","data":"small enough"}})" "\n");
+  EXPECT_EQ(f.server.notifications_dropped(), 1u);
+}
+
+TEST(McpServer, HeldNotificationsOfADetachedSessionAreForgotten) {
+  HeldFixture f;
+  feed(f.t, R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"detach_while_answering"}})" "\n");
+  EXPECT_EQ(f.out.take(), R"({"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"answer"}]}})" "\n");
+  EXPECT_EQ(f.server.notifications_dropped(), 0u);
+  // The next message attaches the session again; nothing old comes with it.
+  feed(f.t, R"({"jsonrpc":"2.0","id":3,"method":"ping"})" "\n");
+  EXPECT_EQ(f.out.take(), R"({"jsonrpc":"2.0","id":3,"result":{}})" "\n");
 }
 
 TEST(McpServer, ListChangedOnlyForCapabilitiesTheSessionWasOffered) {

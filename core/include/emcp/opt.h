@@ -124,6 +124,16 @@
 #define EMCP_MAX_SUBSCRIPTIONS 8
 #endif
 
+/// Bytes of the server's queue of held notifications: list changes, resource updates and log
+/// messages sent while their session's channel is busy with another message (from inside a
+/// tool handler after its result started, say) wait there and go out once the channel is free
+/// (at the end of Server::handle() and complete(), and from poll()). Each takes its texts
+/// plus 16 bytes on 32-bit targets (24 on 64-bit); one that does not fit is dropped and counted
+/// (Server::notifications_dropped()). 0: no queue, every such notification is dropped.
+#ifndef EMCP_NOTIFY_QUEUE
+#define EMCP_NOTIFY_QUEUE 256
+#endif
+
 /// Nesting of parameter schemas (objects in objects, arrays of objects...): a Param table
 /// deeper than this does not compile. Bounds the stack of writing and checking schemas.
 #ifndef EMCP_SCHEMA_MAX_DEPTH
@@ -170,6 +180,9 @@
 #if EMCP_MAX_SUBSCRIPTIONS < 1 || EMCP_MAX_TEMPLATE_VARS < 1
 #error "EMCP_MAX_SUBSCRIPTIONS and EMCP_MAX_TEMPLATE_VARS must be at least 1"
 #endif
+#if EMCP_NOTIFY_QUEUE < 0 || EMCP_NOTIFY_QUEUE > 65535
+#error "EMCP_NOTIFY_QUEUE must be between 0 (no queue) and 65535 bytes"
+#endif
 #if EMCP_HTTP_STREAMS < 2 || EMCP_HTTP_STREAMS > 64
 #error "EMCP_HTTP_STREAMS must be between 2 (a POST and the GET stream) and 64"
 #endif
@@ -179,16 +192,16 @@
 
 // ---- ABI namespace -----------------------------------------------------------------------------
 
-#define EMCP_CAT13_(a, b, c, d, e, f, g, h, i, j, k, l, m) \
-  a##_##b##_##c##_##d##_##e##_##f##_##g##_##h##_##i##_##j##_##k##_##l##_##m
-#define EMCP_CAT13(a, b, c, d, e, f, g, h, i, j, k, l, m) \
-  EMCP_CAT13_(a, b, c, d, e, f, g, h, i, j, k, l, m)
+#define EMCP_CAT14_(a, b, c, d, e, f, g, h, i, j, k, l, m, n) \
+  a##_##b##_##c##_##d##_##e##_##f##_##g##_##h##_##i##_##j##_##k##_##l##_##m##_##n
+#define EMCP_CAT14(a, b, c, d, e, f, g, h, i, j, k, l, m, n) \
+  EMCP_CAT14_(a, b, c, d, e, f, g, h, i, j, k, l, m, n)
 /// Inline namespace whose name encodes the options that change the layout of public types.
 #define EMCP_ABI_NS                                                                            \
-  EMCP_CAT13(v0, EMCP_JSON_MAX_DEPTH, EMCP_JSON_MAX_KEY_LEN, EMCP_JSON_MAX_NUMBER_DIGITS,        \
+  EMCP_CAT14(v0, EMCP_JSON_MAX_DEPTH, EMCP_JSON_MAX_KEY_LEN, EMCP_JSON_MAX_NUMBER_DIGITS,        \
              EMCP_JSONRPC_MAX_ID_LEN, EMCP_JSON_WRITER_MAX_DEPTH, EMCP_MAX_DEFERRED,             \
              EMCP_MAX_OUTGOING, EMCP_MAX_SUBSCRIPTIONS, EMCP_MAX_TEMPLATE_VARS,                  \
-             EMCP_HTTP_MAX_TARGET, EMCP_HTTP_MAX_AUTH, EMCP_HTTP_STREAMS)
+             EMCP_HTTP_MAX_TARGET, EMCP_HTTP_MAX_AUTH, EMCP_HTTP_STREAMS, EMCP_NOTIFY_QUEUE)
 #define EMCP_NS_BEGIN namespace emcp { inline namespace EMCP_ABI_NS {
 #define EMCP_NS_END } }
 

@@ -240,7 +240,7 @@ Status ToolCall::progress(double done, double total, StrView message) {
 }
 
 Status ToolCall::log(LogLevel level, StrView message, StrView logger) {
-  if (reply_->begun()) return session_->wants_log(level) ? server_->drop_notification() : Status::kOk;
+  // After the result started the channel is busy with it: send_log() holds the message.
   return server_->send_log(*session_, level, message, logger, reply_->id());
 }
 
@@ -518,6 +518,7 @@ void Server::attach(Session& s) {
 
 void Server::detach(Session& s) {
   cancel_deferred(s);
+  if (held_used_ != 0) send_held(&s);  // what is held for it will not be sent
   if (outgoing_ops_ != nullptr) outgoing_ops_->close(*this, s);
   for (Session** p = &sessions_; *p != nullptr; p = &(*p)->next_) {
     if (*p == &s) {
@@ -565,24 +566,46 @@ bool open_or_count(Outbound& out, uint32_t& dropped) {
 }
 }  // namespace
 
-void Server::list_changed(ListKind kind) {
-  for (Session* s = sessions_; s != nullptr; s = s->next_) {
-    // Only to sessions whose initialize answer offered the capability (and listChanged).
-    const bool offered = kind == ListKind::kTools       ? s->offers_tools_
-                         : kind == ListKind::kResources ? s->offers_resources_
-                                                        : s->offers_prompts_;
-    if (!s->initialized() || !offered) continue;
-    const char* method = kind == ListKind::kTools       ? "notifications/tools/list_changed"
-                         : kind == ListKind::kResources ? "notifications/resources/list_changed"
-                                                        : "notifications/prompts/list_changed";
-    Outbound out(*s, OutMessage{OutMessage::Kind::kNotification, Id{}, false});
-    if (!open_or_count(out, notifications_dropped_)) continue;
-    jsonrpc::write_notification(out.w(), method);
+// The head of a held entry; its texts follow. Entries start aligned for it.
+struct Server::HeldHead {
+  Session* session;
+  Resend resend;
+  uint16_t size;   // the whole entry, padding included
+  uint16_t a_len;
+  uint16_t b_len;
+  LogLevel level;  // or the list kind
+  const char* text() const { return static_cast<const char*>(static_cast<const void*>(this + 1)); }
+  StrView a() const { return StrView(text(), a_len); }
+  StrView b() const { return StrView(text() + a_len, b_len); }
+};
+
+void Server::send_list_changed(Session& s, ListKind kind) {
+  // Only to sessions whose initialize answer offered the capability (and listChanged).
+  const bool offered = kind == ListKind::kTools       ? s.offers_tools_
+                       : kind == ListKind::kResources ? s.offers_resources_
+                                                      : s.offers_prompts_;
+  if (!s.initialized() || !offered) return;
+  if (must_hold(s)) {
+    (void)hold(s, [](Server& sv, const HeldHead& h) {
+      sv.send_list_changed(*h.session, static_cast<ListKind>(h.level));
+    }, static_cast<LogLevel>(kind), StrView());
+    return;
   }
+  const char* method = kind == ListKind::kTools       ? "notifications/tools/list_changed"
+                       : kind == ListKind::kResources ? "notifications/resources/list_changed"
+                                                      : "notifications/prompts/list_changed";
+  Outbound out(s, OutMessage{OutMessage::Kind::kNotification, Id{}, false});
+  if (!open_or_count(out, notifications_dropped_)) return;
+  jsonrpc::write_notification(out.w(), method);
+}
+
+void Server::list_changed(ListKind kind) {
+  for (Session* s = sessions_; s != nullptr; s = s->next_) send_list_changed(*s, kind);
 }
 
 Status Server::notify_progress(Session& s, const Id& token, double done, double total,
                                StrView msg, const Id& related) {
+  // Not held: a later report supersedes it, and none may follow the request's answer.
   Outbound out(s, OutMessage{OutMessage::Kind::kNotification, related, false});
   if (!open_or_count(out, notifications_dropped_)) return Status::kInvalidState;
   json::Writer& w = out.w();
@@ -601,6 +624,11 @@ Status Server::notify_progress(Session& s, const Id& token, double done, double 
 Status Server::send_log(Session& s, LogLevel level, StrView message, StrView logger,
                         const Id& related) {
   if (!s.wants_log(level)) return Status::kOk;
+  if (must_hold(s)) {
+    return hold(s, [](Server& sv, const HeldHead& h) {
+      if (h.session->initialized()) (void)sv.send_log(*h.session, h.level, h.b(), h.a(), Id{});
+    }, level, logger, message);
+  }
   Outbound out(s, OutMessage{OutMessage::Kind::kNotification, related, false});
   if (!open_or_count(out, notifications_dropped_)) return Status::kInvalidState;
   json::Writer& w = out.w();
@@ -619,26 +647,88 @@ void Server::log(LogLevel level, StrView message, StrView logger) {
     if (s->initialized()) (void)send_log(*s, level, message, logger, s == current_session_ ? current_ : Id{});
 }
 
+namespace {
+bool subscribed(uint32_t h, const uint32_t (&subs)[EMCP_MAX_SUBSCRIPTIONS]) {
+  bool found = false;
+  for (uint32_t x : subs) found = found || x == h;
+  return found;
+}
+}  // namespace
+
+void Server::send_updated(Session& s, StrView uri) {
+  if (!subscribed(uri_hash(uri), s.subs_)) return;
+  if (must_hold(s)) {
+    (void)hold(s, [](Server& sv, const HeldHead& h) {
+      sv.send_updated(*h.session, h.a());  // if still subscribed
+    }, LogLevel::kDebug, uri);
+    return;
+  }
+  Outbound out(s, OutMessage{OutMessage::Kind::kNotification, Id{}, false});
+  if (!open_or_count(out, notifications_dropped_)) return;
+  json::Writer& w = out.w();
+  jsonrpc::begin_notification(w, "notifications/resources/updated");
+  w.begin_object();
+  w.member_str("uri", uri);
+  w.end_object();
+  jsonrpc::end_message(w);
+}
+
 void Server::resource_updated(StrView uri) {
-  const uint32_t h = uri_hash(uri);
-  for (Session* s = sessions_; s != nullptr; s = s->next_) {
-    bool subscribed = false;
-    for (uint32_t x : s->subs_) subscribed = subscribed || x == h;
-    if (!subscribed) continue;
-    Outbound out(*s, OutMessage{OutMessage::Kind::kNotification, Id{}, false});
-    if (!open_or_count(out, notifications_dropped_)) continue;
-    json::Writer& w = out.w();
-    jsonrpc::begin_notification(w, "notifications/resources/updated");
-    w.begin_object();
-    w.member_str("uri", uri);
-    w.end_object();
-    jsonrpc::end_message(w);
+  for (Session* s = sessions_; s != nullptr; s = s->next_) send_updated(*s, uri);
+}
+
+// ---- Held notifications -------------------------------------------------------------------------
+
+bool Server::must_hold(Session& s) {
+  static_assert(sizeof(void*) != 4 || sizeof(HeldHead) == 16, "docs/mcp.md and opt.h say 16");
+  // What is held for free channels goes first; what stays held is for busy channels only.
+  send_held_now();
+  return s.open_;
+}
+
+Status Server::hold(Session& s, Resend resend, LogLevel level, StrView a, StrView b) {
+  constexpr size_t kAlign = alignof(HeldHead);
+  const size_t size = (sizeof(HeldHead) + a.size() + b.size() + kAlign - 1) / kAlign * kAlign;
+  if (EMCP_NOTIFY_QUEUE == 0 || size > sizeof held_ - held_used_) return drop_notification();
+  unsigned char* p = held_ + held_used_;
+  new (p) HeldHead{&s, resend, static_cast<uint16_t>(size), static_cast<uint16_t>(a.size()),
+                   static_cast<uint16_t>(b.size()), level};
+  if (!a.empty()) memcpy(p + sizeof(HeldHead), a.data(), a.size());
+  if (!b.empty()) memcpy(p + sizeof(HeldHead) + a.size(), b.data(), b.size());
+  held_used_ = static_cast<uint16_t>(held_used_ + size);
+  return Status::kOk;
+}
+
+void Server::send_held(Session* forget) {
+  size_t off = 0;
+  while (off < held_used_) {
+    HeldHead& h = *static_cast<HeldHead*>(static_cast<void*>(held_ + off));
+    const size_t size = h.size;
+    if (forget != nullptr || (h.session != nullptr && h.session->open_)) {
+      // A session that ends only marks its entries: a pass may be walking the queue.
+      if (h.session == forget) h.session = nullptr;
+      off += size;  // or its channel is still busy: it waits, in order
+      continue;
+    }
+    if (h.session != nullptr) {
+      sending_held_ = true;
+      h.resend(*this, h);  // reads the entry before it goes
+      sending_held_ = false;
+    }
+    // Removes the entry (a forward copy: no memmove linked for it).
+    for (size_t i = off; i + size < held_used_; ++i) held_[i] = held_[i + size];
+    held_used_ = static_cast<uint16_t>(held_used_ - size);
   }
 }
 
 // ---- Input --------------------------------------------------------------------------------------
 
 void Server::handle(Session& s, const jsonrpc::Decoded& d) {
+  handle_input(s, d);
+  send_held_now();  // what the answer kept waiting
+}
+
+void Server::handle_input(Session& s, const jsonrpc::Decoded& d) {
   attach(s);
   if (!d.batch) {
     const Message& m = *d.first;
@@ -1349,8 +1439,8 @@ Status Server::complete(Pending p, FinishFn fn, void* ctx) {
   d->used = false;                 // the slot is free from here on
   const CurrentRequest current(*this, s, id);
   if (fn) fn(call, ctx);
-  if (call.phase_ == ToolCall::kDeferred) return Status::kOk;  // deferred again
-  call.finish();
+  if (call.phase_ != ToolCall::kDeferred) call.finish();  // else deferred again
+  send_held_now();
   return Status::kOk;
 }
 
@@ -1498,6 +1588,7 @@ const Server::OutgoingOps Server::kOutgoingOps = {
 
 void Server::poll() {
   if (outgoing_ops_ != nullptr) outgoing_ops_->expire(*this);
+  send_held_now();
 }
 
 void Server::expire_outgoing() {

@@ -478,7 +478,8 @@ class Server {
   // ---- Input
   /// Answers what one input held (a message or a batch) on the session's channel.
   void handle(Session& s, const jsonrpc::Decoded& d);
-  /// Times out requests sent to clients. Call it from the loop now and then.
+  /// Times out requests sent to clients and sends held notifications (EMCP_NOTIFY_QUEUE) whose
+  /// channel is free again. Call it from the loop now and then.
   void poll();
 
   // ---- Notifications
@@ -486,11 +487,13 @@ class Server {
   void resource_updated(StrView uri);
   /// notifications/message to every session whose level lets `level` through.
   void log(LogLevel level, StrView message, StrView logger = StrView());
-  /// Notifications that could not go out since the server started (list changes, resource
-  /// updates, log messages and progress, also a ToolCall's, a timed-out request's
-  /// cancellation): the session's channel was busy with another message (see docs/mcp.md),
-  /// closed, or, over Streamable HTTP, a notification unrelated to a request found no GET
-  /// stream open. A diagnostic: 0 means nothing was lost.
+  /// Notifications that could not go out since the server started: list changes, resource
+  /// updates and log messages (also a ToolCall's) that found the session's channel busy with
+  /// another message and no room in the queue that holds them until it is free
+  /// (EMCP_NOTIFY_QUEUE; see docs/mcp.md); progress (also a ToolCall's) on a busy channel,
+  /// which is not held; any of them, or a timed-out request's cancellation, on a closed
+  /// channel or, over Streamable HTTP, unrelated to a request while no GET stream is open.
+  /// A diagnostic: 0 means nothing was lost.
   uint32_t notifications_dropped() const { return notifications_dropped_; }
 
   // ---- Deferred tool calls
@@ -605,6 +608,29 @@ class Server {
   Status notify_progress(Session& s, const jsonrpc::Id& token, double done, double total, StrView msg,
                          const jsonrpc::Id& related);
   Status send_log(Session& s, LogLevel level, StrView message, StrView logger, const jsonrpc::Id& related);
+  void send_list_changed(Session& s, ListKind kind);
+  void send_updated(Session& s, StrView uri);
+  // Held notifications (EMCP_NOTIFY_QUEUE): what a session's busy channel could not take now,
+  // sent in order once it is free. An entry is a HeldHead (the session, the function that
+  // sends it again, a log level or list kind, lengths), then `a` (the URI, or a log's logger)
+  // and `b` (a log's text). Through the function, an image links only the kinds it holds.
+  struct HeldHead;
+  using Resend = void (*)(Server& sv, const HeldHead& h);
+  // Before sending on `s`: sends what is held for free channels (so nothing overtakes it);
+  // true when `s` is busy, so the new one must be held too.
+  bool must_hold(Session& s);
+  // Holds a notification for `s`; counts it as dropped when it does not fit.
+  Status hold(Session& s, Resend resend, LogLevel level, StrView a, StrView b = StrView());
+  uint16_t held_used_ = 0;
+  bool sending_held_ = false;
+  alignas(void*) unsigned char held_[EMCP_NOTIFY_QUEUE > 0 ? EMCP_NOTIFY_QUEUE : 1];
+  // Sends what is held for sessions whose channel is free; with `forget`, instead marks
+  // what is held for that session (it is detached) to be dropped by the next pass.
+  void send_held(Session* forget);
+  void send_held_now() {
+    if (held_used_ != 0 && !sending_held_) send_held(nullptr);
+  }
+  void handle_input(Session& s, const jsonrpc::Decoded& d);
   Deferred* deferred(Pending p);
   const Deferred* deferred(Pending p) const;
 
