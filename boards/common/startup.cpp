@@ -61,7 +61,7 @@ void __cxa_pure_virtual() { abort(); }
 namespace board {
 
 uint64_t now_ms() {
-  // 64-bit reads are not atomic on Cortex-M3: read until two reads agree.
+  // 64-bit reads are not atomic on Cortex-M: read until two reads agree.
   uint64_t a, b;
   do {
     a = g_board_ms;

@@ -1,0 +1,13 @@
+# microbit: BBC micro:bit v1, nRF51822 (Cortex-M0, ARMv6-M), QEMU -M microbit.
+set(EMCP_BOARD_CPU_FLAGS -mcpu=cortex-m0 -mthumb)
+set(EMCP_BOARD_QEMU_MACHINE microbit)
+# nRF51 interrupt lines (UART0 is IRQ 2, TIMER0 IRQ 8; SWI5 is the last, 31).
+set(EMCP_BOARD_IRQS 32)
+# Minimal server: the Cortex-M3 budget (20 KiB) plus what Thumb-1 costs (fewer registers
+# reachable by most instructions, no IT blocks, no hardware divide: libgcc's division).
+set(EMCP_BOARD_MINIMAL_FLASH_BUDGET 23552)
+# 16 KiB of RAM: the sensors example runs with a 2 KiB message arena (12.9 KiB of static RAM
+# with the default 4 KiB) and a 5 KiB stack region (linker.ld); the link fails if they outgrow
+# the RAM. Thumb-1 code is larger: its flash ceiling is 72 KiB.
+set(EMCP_BOARD_SENSORS_DEFINES EMCP_ARENA_SIZE=2048)
+set(EMCP_BOARD_SENSORS_FLASH_BUDGET 73728)

@@ -1,0 +1,138 @@
+// BBC micro:bit v1 (nRF51822: Cortex-M0, ARMv6-M; 256 KiB flash, 16 KiB RAM), as QEMU's
+// `-M microbit` models it: UART0 at 0x40002000 (IRQ 2) on the board's USB serial pins (TX P0.24,
+// RX P0.25), and TIMER0 at 0x40008000 (IRQ 8) for the millisecond clock: the nRF51's Cortex-M0
+// has no SysTick. The core's code runs here as on the other boards, compiled for ARMv6-M
+// (Thumb-1, no hardware divide, unaligned accesses fault).
+#include <stdint.h>
+
+#include "board/board.h"
+#include "board/rx.h"
+
+extern "C" volatile uint64_t g_board_ms;  // boards/common/startup.cpp
+
+namespace {
+
+// Tasks are written 1 to start; events read 1 when they happened and are cleared by writing 0.
+struct Nrf51Uart {
+  volatile uint32_t tasks_startrx;      // 0x000
+  volatile uint32_t tasks_stoprx;       // 0x004
+  volatile uint32_t tasks_starttx;      // 0x008
+  volatile uint32_t tasks_stoptx;       // 0x00C
+  uint32_t reserved0[62];
+  volatile uint32_t events_rxdrdy;      // 0x108
+  uint32_t reserved1[4];
+  volatile uint32_t events_txdrdy;      // 0x11C
+  uint32_t reserved2;
+  volatile uint32_t events_error;       // 0x124
+  uint32_t reserved3[119];
+  volatile uint32_t intenset;           // 0x304: bit 2 RXDRDY, bit 9 ERROR
+  volatile uint32_t intenclr;           // 0x308
+  uint32_t reserved4[93];
+  volatile uint32_t errorsrc;           // 0x480: bit 0 overrun; write 1 to clear
+  uint32_t reserved5[31];
+  volatile uint32_t enable;             // 0x500: 4 enables the UART
+  uint32_t reserved6;
+  volatile uint32_t pselrts;            // 0x508
+  volatile uint32_t pseltxd;            // 0x50C
+  volatile uint32_t pselcts;            // 0x510
+  volatile uint32_t pselrxd;            // 0x514
+  volatile uint32_t rxd;                // 0x518
+  volatile uint32_t txd;                // 0x51C
+  uint32_t reserved7;
+  volatile uint32_t baudrate;           // 0x524
+};
+static_assert(__builtin_offsetof(Nrf51Uart, events_rxdrdy) == 0x108, "UART layout");
+static_assert(__builtin_offsetof(Nrf51Uart, intenset) == 0x304, "UART layout");
+static_assert(__builtin_offsetof(Nrf51Uart, errorsrc) == 0x480, "UART layout");
+static_assert(__builtin_offsetof(Nrf51Uart, baudrate) == 0x524, "UART layout");
+Nrf51Uart& uart0() { return *reinterpret_cast<Nrf51Uart*>(0x40002000u); }
+
+struct Nrf51Timer {
+  volatile uint32_t tasks_start;        // 0x000
+  volatile uint32_t tasks_stop;         // 0x004
+  volatile uint32_t tasks_count;        // 0x008
+  volatile uint32_t tasks_clear;        // 0x00C
+  uint32_t reserved0[76];
+  volatile uint32_t events_compare0;    // 0x140
+  uint32_t reserved1[47];
+  volatile uint32_t shorts;             // 0x200: bit 0 COMPARE0 -> CLEAR
+  uint32_t reserved2[64];
+  volatile uint32_t intenset;           // 0x304: bit 16 COMPARE0
+  uint32_t reserved3[127];
+  volatile uint32_t mode;               // 0x504: 0 timer
+  volatile uint32_t bitmode;            // 0x508: 0 16-bit
+  uint32_t reserved4;
+  volatile uint32_t prescaler;          // 0x510: 16 MHz / 2^n
+  uint32_t reserved5[11];
+  volatile uint32_t cc0;                // 0x540
+};
+static_assert(__builtin_offsetof(Nrf51Timer, events_compare0) == 0x140, "TIMER layout");
+static_assert(__builtin_offsetof(Nrf51Timer, shorts) == 0x200, "TIMER layout");
+static_assert(__builtin_offsetof(Nrf51Timer, mode) == 0x504, "TIMER layout");
+static_assert(__builtin_offsetof(Nrf51Timer, cc0) == 0x540, "TIMER layout");
+Nrf51Timer& timer0() { return *reinterpret_cast<Nrf51Timer*>(0x40008000u); }
+
+volatile uint32_t& nvic_iser() { return *reinterpret_cast<volatile uint32_t*>(0xE000E100u); }
+
+constexpr uint32_t kIrqUart0 = 2, kIrqTimer0 = 8;
+
+}  // namespace
+
+// UART0 (IRQ 2): every received byte goes into the ring. The event is cleared before RXD is
+// read: reading RXD raises it again when another byte is already waiting.
+extern "C" void IRQ2_Handler() {
+  Nrf51Uart& u = uart0();
+  while (u.events_rxdrdy) {
+    u.events_rxdrdy = 0;
+    board::rx_byte(static_cast<uint8_t>(u.rxd));
+  }
+  if (u.events_error) {  // overrun: a byte came before the last one was read
+    u.events_error = 0;
+    u.errorsrc = u.errorsrc;
+    board::rx_lost();
+  }
+}
+
+// TIMER0 (IRQ 8): compare 0 every millisecond (the timer clears itself on it).
+extern "C" void IRQ8_Handler() {
+  timer0().events_compare0 = 0;
+  g_board_ms = g_board_ms + 1;
+}
+
+namespace board {
+
+const char* name() { return "microbit"; }
+
+void init() {
+  Nrf51Uart& u = uart0();
+  u.pseltxd = 24;           // the micro:bit's USB serial: P0.24 out, P0.25 in
+  u.pselrxd = 25;
+  u.baudrate = 0x01D7E000;  // 115200
+  u.enable = 4;
+  u.events_rxdrdy = 0;
+  u.events_txdrdy = 0;
+  u.intenset = (1u << 2) | (1u << 9);  // RXDRDY, ERROR
+  u.tasks_starttx = 1;
+  u.tasks_startrx = 1;
+  Nrf51Timer& t = timer0();
+  t.mode = 0;
+  t.bitmode = 0;            // 16 bits: 1,000 counts fit
+  t.prescaler = 4;          // 16 MHz / 16 = 1 MHz
+  t.cc0 = 1000;             // 1 ms
+  t.shorts = 1;             // COMPARE0 -> CLEAR
+  t.intenset = 1u << 16;    // COMPARE0
+  t.tasks_start = 1;
+  nvic_iser() = (1u << kIrqUart0) | (1u << kIrqTimer0);
+}
+
+void uart_write(const char* data, size_t n) {
+  Nrf51Uart& u = uart0();
+  for (size_t i = 0; i < n; ++i) {
+    u.txd = static_cast<uint8_t>(data[i]);
+    while (!u.events_txdrdy) {
+    }
+    u.events_txdrdy = 0;
+  }
+}
+
+}  // namespace board
