@@ -230,10 +230,12 @@ void oversize_log(ToolCall& c) {
   g_server->log(LogLevel::kError, "small enough");
 }
 emcp::transport::StdioTransport* g_held_link = nullptr;
+Status g_log_after_detach = Status::kOk;
 void detach_while_answering(ToolCall& c) {
   c.text("answer");
   g_server->log(LogLevel::kError, "held, then its session goes");
   g_server->detach(g_held_link->session());
+  g_log_after_detach = c.log(LogLevel::kError, "its session is not attached: not held");
 }
 
 struct HeldFixture {
@@ -278,14 +280,34 @@ TEST(McpServer, AHeldNotificationThatDoesNotFitIsCounted) {
   EXPECT_EQ(f.server.notifications_dropped(), 1u);
 }
 
-TEST(McpServer, HeldNotificationsOfADetachedSessionAreForgotten) {
+TEST(McpServer, HeldNotificationsOfADetachedSessionAreForgottenAndCounted) {
   HeldFixture f;
   feed(f.t, R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"detach_while_answering"}})" "\n");
   EXPECT_EQ(f.out.take(), R"({"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"answer"}]}})" "\n");
-  EXPECT_EQ(f.server.notifications_dropped(), 0u);
+  EXPECT_EQ(g_log_after_detach, Status::kInvalidState);
+  EXPECT_EQ(f.server.notifications_dropped(), 2u);
   // The next message attaches the session again; nothing old comes with it.
   feed(f.t, R"({"jsonrpc":"2.0","id":3,"method":"ping"})" "\n");
   EXPECT_EQ(f.out.take(), R"({"jsonrpc":"2.0","id":3,"result":{}})" "\n");
+}
+
+TEST(McpServer, OnlyTheBusySessionsNotificationsWait) {
+  HeldFixture f;  // session A
+  Out out_b;
+  emcp::transport::StaticStdioTransport<> b(f.server, &Out::write, &out_b);
+  feed(b, kInit);
+  feed(b, R"({"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"test://watched"}})" "\n");
+  (void)out_b.take();
+  // A's handler notifies while A's answer is open: B, idle, gets each at once; A after its answer.
+  feed(f.t, R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"notify_while_answering"}})" "\n");
+  const std::string a = f.out.take();
+  EXPECT_EQ(a.rfind(R"({"jsonrpc":"2.0","id":2,"result")", 0), 0u);  // the answer first
+  EXPECT_NE(a.find("test://watched"), std::string::npos);
+  EXPECT_EQ(out_b.take(),
+            R"({"jsonrpc":"2.0","method":"notifications/message","params":{"level":"error","data":"written while the answer is open"}})" "\n"
+            R"({"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"test://watched"}})" "\n"
+            R"({"jsonrpc":"2.0","method":"notifications/tools/list_changed"})" "\n");
+  EXPECT_EQ(f.server.notifications_dropped(), 0u);
 }
 
 TEST(McpServer, ListChangedOnlyForCapabilitiesTheSessionWasOffered) {

@@ -128,7 +128,8 @@
 /// messages sent while their session's channel is busy with another message (from inside a
 /// tool handler after its result started, say) wait there and go out once the channel is free
 /// (at the end of Server::handle() and complete(), and from poll()). Each takes its texts
-/// plus 16 bytes on 32-bit targets (24 on 64-bit); one that does not fit is dropped and counted
+/// plus 16 bytes on 32-bit targets (24 on 64-bit), rounded up to 4 (8); one that does not fit
+/// is dropped and counted
 /// (Server::notifications_dropped()). 0: no queue, every such notification is dropped.
 #ifndef EMCP_NOTIFY_QUEUE
 #define EMCP_NOTIFY_QUEUE 256

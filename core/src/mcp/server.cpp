@@ -586,8 +586,8 @@ void Server::send_list_changed(Session& s, ListKind kind) {
                                                       : s.offers_prompts_;
   if (!s.initialized() || !offered) return;
   if (must_hold(s)) {
-    (void)hold(s, [](Server& sv, const HeldHead& h) {
-      sv.send_list_changed(*h.session, static_cast<ListKind>(h.level));
+    (void)hold(s, [](Server& sv, Session& s2, const HeldHead& h) {
+      sv.send_list_changed(s2, static_cast<ListKind>(h.level));
     }, static_cast<LogLevel>(kind), StrView());
     return;
   }
@@ -605,7 +605,9 @@ void Server::list_changed(ListKind kind) {
 
 Status Server::notify_progress(Session& s, const Id& token, double done, double total,
                                StrView msg, const Id& related) {
-  // Not held: a later report supersedes it, and none may follow the request's answer.
+  // Not held: a later report supersedes it, and none may follow the request's answer. What is
+  // held goes first.
+  send_held_now();
   Outbound out(s, OutMessage{OutMessage::Kind::kNotification, related, false});
   if (!open_or_count(out, notifications_dropped_)) return Status::kInvalidState;
   json::Writer& w = out.w();
@@ -625,8 +627,8 @@ Status Server::send_log(Session& s, LogLevel level, StrView message, StrView log
                         const Id& related) {
   if (!s.wants_log(level)) return Status::kOk;
   if (must_hold(s)) {
-    return hold(s, [](Server& sv, const HeldHead& h) {
-      if (h.session->initialized()) (void)sv.send_log(*h.session, h.level, h.b(), h.a(), Id{});
+    return hold(s, [](Server& sv, Session& s2, const HeldHead& h) {
+      if (s2.initialized()) (void)sv.send_log(s2, h.level, h.b(), h.a(), Id{});
     }, level, logger, message);
   }
   Outbound out(s, OutMessage{OutMessage::Kind::kNotification, related, false});
@@ -658,8 +660,8 @@ bool subscribed(uint32_t h, const uint32_t (&subs)[EMCP_MAX_SUBSCRIPTIONS]) {
 void Server::send_updated(Session& s, StrView uri) {
   if (!subscribed(uri_hash(uri), s.subs_)) return;
   if (must_hold(s)) {
-    (void)hold(s, [](Server& sv, const HeldHead& h) {
-      sv.send_updated(*h.session, h.a());  // if still subscribed
+    (void)hold(s, [](Server& sv, Session& s2, const HeldHead& h) {
+      sv.send_updated(s2, h.a());  // if still subscribed
     }, LogLevel::kDebug, uri);
     return;
   }
@@ -689,7 +691,9 @@ bool Server::must_hold(Session& s) {
 Status Server::hold(Session& s, Resend resend, LogLevel level, StrView a, StrView b) {
   constexpr size_t kAlign = alignof(HeldHead);
   const size_t size = (sizeof(HeldHead) + a.size() + b.size() + kAlign - 1) / kAlign * kAlign;
-  if (EMCP_NOTIFY_QUEUE == 0 || size > sizeof held_ - held_used_) return drop_notification();
+  // Not for a session that is not attached (detached from a handler): nothing would forget it.
+  if (EMCP_NOTIFY_QUEUE == 0 || s.server_ != this || size > sizeof held_ - held_used_)
+    return drop_notification();
   unsigned char* p = held_ + held_used_;
   new (p) HeldHead{&s, resend, static_cast<uint16_t>(size), static_cast<uint16_t>(a.size()),
                    static_cast<uint16_t>(b.size()), level};
@@ -700,25 +704,39 @@ Status Server::hold(Session& s, Resend resend, LogLevel level, StrView a, StrVie
 }
 
 void Server::send_held(Session* forget) {
-  size_t off = 0;
-  while (off < held_used_) {
+  // Entries that are done (sent, or of a session that ended) lose their session first and
+  // go in one compaction at the end: the queue stays walkable while a resend runs (a session
+  // may end meanwhile, and its pass only marks).
+  for (size_t off = 0; off < held_used_;) {
     HeldHead& h = *static_cast<HeldHead*>(static_cast<void*>(held_ + off));
-    const size_t size = h.size;
-    if (forget != nullptr || (h.session != nullptr && h.session->open_)) {
-      // A session that ends only marks its entries: a pass may be walking the queue.
-      if (h.session == forget) h.session = nullptr;
-      off += size;  // or its channel is still busy: it waits, in order
+    off += h.size;
+    Session* s = h.session;
+    if (s == nullptr) continue;
+    if (forget != nullptr) {
+      if (s == forget) {
+        h.session = nullptr;
+        ++notifications_dropped_;  // it will never go out
+      }
       continue;
     }
-    if (h.session != nullptr) {
-      sending_held_ = true;
-      h.resend(*this, h);  // reads the entry before it goes
-      sending_held_ = false;
-    }
-    // Removes the entry (a forward copy: no memmove linked for it).
-    for (size_t i = off; i + size < held_used_; ++i) held_[i] = held_[i + size];
-    held_used_ = static_cast<uint16_t>(held_used_ - size);
+    if (s->open_) continue;  // still busy: it waits, in order
+    h.session = nullptr;
+    sending_held_ = true;
+    h.resend(*this, *s, h);
+    sending_held_ = false;
   }
+  if (forget != nullptr) return;  // the next pass compacts
+  size_t to = 0;
+  for (size_t from = 0; from < held_used_;) {
+    const HeldHead& h = *static_cast<const HeldHead*>(static_cast<const void*>(held_ + from));
+    const size_t size = h.size;
+    if (h.session != nullptr) {
+      for (size_t i = 0; i < size && to != from; ++i) held_[to + i] = held_[from + i];
+      to += size;
+    }
+    from += size;
+  }
+  held_used_ = static_cast<uint16_t>(to);
 }
 
 // ---- Input --------------------------------------------------------------------------------------
@@ -759,6 +777,7 @@ void Server::handle_input(Session& s, const jsonrpc::Decoded& d) {
     handle_message(s, *m, r);
   }
   batch.finish();
+  send_held_now();  // before the callbacks below send anything
   // Responses to the server's own requests run their callbacks once the batch's answer is
   // out: a callback may answer a deferred call or send a request, which needs the channel.
   for (const Message* m = d.first; m != nullptr; m = m->next)
@@ -1453,6 +1472,7 @@ Status Server::send_request(Session& s, StrView method, ParamsFn params, const v
     if (!o.used && slot == nullptr) slot = &o;
   if (slot == nullptr) return Status::kNoSpace;
   if (s.open_) return Status::kInvalidState;
+  send_held_now();  // what is held goes first
   // MCP: no requests but ping before the client said notifications/initialized.
   if (!s.ready() && !(method == "ping")) return Status::kInvalidState;
   Outbound out(s, OutMessage{OutMessage::Kind::kRequest, &s == current_session_ ? current_ : Id{}, false});
@@ -1599,6 +1619,7 @@ void Server::expire_outgoing() {
     Session& s = *o.session;
     if (s.open_) continue;  // the channel is busy; try on the next poll
     o.used = false;
+    send_held_now();  // what is held goes first
     {
       // Tell the client we stopped waiting (MCP: a sender that times out SHOULD cancel).
       Outbound out(s, OutMessage{OutMessage::Kind::kNotification, Id{}, false});

@@ -298,7 +298,9 @@ class ToolCall {
   /// notifications/progress when the request carried a progressToken (kNotFound otherwise).
   /// Only before the result started (kInvalidState after).
   Status progress(double done, double total = -1, StrView message = StrView());
-  /// notifications/message to this session, filtered by its level.
+  /// notifications/message to this session, filtered by its level. After the result started it
+  /// is held and follows the answer (kOk; kInvalidState, counted as dropped, when the queue,
+  /// EMCP_NOTIFY_QUEUE, has no room).
   Status log(LogLevel level, StrView message, StrView logger = StrView());
   /// Streamable HTTP (SEP-1699 polling): ends the HTTP stream that carries this call and tells
   /// the client to come back after `retry_ms`; progress and the result then wait in the
@@ -615,7 +617,7 @@ class Server {
   // sends it again, a log level or list kind, lengths), then `a` (the URI, or a log's logger)
   // and `b` (a log's text). Through the function, an image links only the kinds it holds.
   struct HeldHead;
-  using Resend = void (*)(Server& sv, const HeldHead& h);
+  using Resend = void (*)(Server& sv, Session& s, const HeldHead& h);
   // Before sending on `s`: sends what is held for free channels (so nothing overtakes it);
   // true when `s` is busy, so the new one must be held too.
   bool must_hold(Session& s);
@@ -625,7 +627,7 @@ class Server {
   bool sending_held_ = false;
   alignas(void*) unsigned char held_[EMCP_NOTIFY_QUEUE > 0 ? EMCP_NOTIFY_QUEUE : 1];
   // Sends what is held for sessions whose channel is free; with `forget`, instead marks
-  // what is held for that session (it is detached) to be dropped by the next pass.
+  // what is held for that session (it is detached) as dropped, for the next pass to remove.
   void send_held(Session* forget);
   void send_held_now() {
     if (held_used_ != 0 && !sending_held_) send_held(nullptr);
