@@ -210,7 +210,7 @@ PARTS = [  # (label, pattern on the symbol's source path), first match wins
     ("core: JSON-RPC decoder and encoder", r"/core/(src|include/emcp)/jsonrpc/"),
     ("core: MCP server, content, schemas", r"/core/(src|include/emcp)/mcp/"),
     ("core: transports, utilities", r"/core/"),
-    ("board: start-up, UART, loop", r"/boards/"),
+    ("board: start-up, UART, loop, mem*/str*", r"/boards/"),
     ("application", r"/examples/"),
     ("libgcc: soft float, 64-bit arithmetic", r"libgcc"),
     ("newlib: mem*, str*", r"newlib|libc"),
@@ -241,7 +241,7 @@ DATA_PARTS = [  # (label, pattern on a data object's name) when no line info say
     ("core: JSON-RPC decoder and encoder", r"^emcp::[^:]+::jsonrpc::"),
     ("core: MCP server, content, schemas", r"^emcp::[^:]+::mcp::"),
     ("core: transports, utilities", r"^emcp::"),
-    ("board: start-up, UART, loop", r"^(board::|g_vectors$)"),
+    ("board: start-up, UART, loop, mem*/str*", r"^(board::|g_vectors$)"),
     ("application", r"^[A-Za-z]"),  # the image's own tables (compiler tables start with _ or CSWTCH)
 ]
 

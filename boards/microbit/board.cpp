@@ -73,6 +73,13 @@ static_assert(__builtin_offsetof(Nrf51Timer, cc0) == 0x540, "TIMER layout");
 Nrf51Timer& timer0() { return *reinterpret_cast<Nrf51Timer*>(0x40008000u); }
 
 volatile uint32_t& nvic_iser() { return *reinterpret_cast<volatile uint32_t*>(0xE000E100u); }
+volatile uint32_t& reg(uintptr_t address) { return *reinterpret_cast<volatile uint32_t*>(address); }
+
+// CLOCK: the 16 MHz crystal (the baud rate and the millisecond tick are only as good as it; the
+// internal RC oscillator the chip starts on is off by a few %). GPIO: the UART's pins.
+constexpr uintptr_t kClockHfclkStart = 0x40000000u, kClockHfclkStarted = 0x40000100u;
+constexpr uintptr_t kGpioOutset = 0x50000508u, kGpioPinCnf = 0x50000700u;
+constexpr uint32_t kPinTx = 24, kPinRx = 25;
 
 constexpr uint32_t kIrqUart0 = 2, kIrqTimer0 = 8;
 
@@ -86,16 +93,22 @@ extern "C" void IRQ2_Handler() {
     u.events_rxdrdy = 0;
     board::rx_byte(static_cast<uint8_t>(u.rxd));
   }
-  if (u.events_error) {  // overrun: a byte came before the last one was read
+  if (u.events_error) {  // overrun (or a framing error, a break): a byte is lost
     u.events_error = 0;
     u.errorsrc = u.errorsrc;
+    (void)u.events_error;  // the clear has reached the peripheral before the return
     board::rx_lost();
   }
 }
 
-// TIMER0 (IRQ 8): compare 0 every millisecond (the timer clears itself on it).
+// TIMER0 (IRQ 8): compare 0 every millisecond (the timer clears itself on it). The event is
+// read back after its clear: a write still on its way to the peripheral when the handler
+// returns would raise the interrupt again and count a millisecond twice.
 extern "C" void IRQ8_Handler() {
-  timer0().events_compare0 = 0;
+  Nrf51Timer& t = timer0();
+  if (t.events_compare0 == 0) return;
+  t.events_compare0 = 0;
+  (void)t.events_compare0;
   g_board_ms = g_board_ms + 1;
 }
 
@@ -104,9 +117,18 @@ namespace board {
 const char* name() { return "microbit"; }
 
 void init() {
+  reg(kClockHfclkStart) = 1;
+  // The crystal starts in under a millisecond; the wait is bounded (some 40 ms) so that a
+  // board without one still runs, on the RC oscillator.
+  for (uint32_t i = 0; i < 100000 && reg(kClockHfclkStarted) == 0; ++i) {
+  }
+  // TX drives high (idle) before the UART takes it; RX is an input with its buffer connected.
+  reg(kGpioOutset) = 1u << kPinTx;
+  reg(kGpioPinCnf + 4 * kPinTx) = 1u | (1u << 1);  // output, input buffer disconnected
+  reg(kGpioPinCnf + 4 * kPinRx) = 0;               // input, buffer connected, no pull
   Nrf51Uart& u = uart0();
-  u.pseltxd = 24;           // the micro:bit's USB serial: P0.24 out, P0.25 in
-  u.pselrxd = 25;
+  u.pseltxd = kPinTx;       // the micro:bit's USB serial: P0.24 out, P0.25 in
+  u.pselrxd = kPinRx;
   u.baudrate = 0x01D7E000;  // 115200
   u.enable = 4;
   u.events_rxdrdy = 0;

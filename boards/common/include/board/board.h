@@ -11,12 +11,13 @@
 
 namespace board {
 
-/// Clocks, the UART (115200 8N1 on real hardware; RX interrupt on), SysTick at 1 kHz.
+/// Clocks, the UART (115200 8N1 on real hardware; RX interrupt on), a 1 kHz tick (SysTick, or
+/// a timer on chips without it).
 void init();
-/// The board's name ("mps2-an385", "stm32f4").
+/// The board's name ("mps2-an385", "stm32f4", "microbit").
 const char* name();
 
-/// Milliseconds since init() (SysTick).
+/// Milliseconds since init() (the tick).
 uint64_t now_ms();
 
 /// Sends `n` bytes, waiting for the transmitter (polled: the UART is the only output).
