@@ -1,19 +1,35 @@
 // The board interface (board/board.h) on ESP-IDF: UART0 through ESP-IDF's UART driver (its
 // interrupt fills the driver's ring; uart_read_bytes() takes from it without waiting), the
 // millisecond clock from esp_timer, and FreeRTOS's stack high-water mark of the task that
-// serves. No heap after start-up: the driver allocates its ring once, in init().
+// serves. No heap after start-up: the driver allocates its ring and event queue once, in init().
 #include <stdint.h>
 
 #include "board/board.h"
 #include "driver/uart.h"
 #include "esp_timer.h"
 #include "freertos/FreeRTOS.h"
+#include "freertos/queue.h"
 #include "freertos/task.h"
 
 namespace {
 constexpr uart_port_t kUart = UART_NUM_0;
 constexpr int kRxRing = 2048;
+constexpr int kEvents = 16;  // the driver's event queue, drained at every uart_read()
 uint32_t g_stack_size = 0;  // bytes, as given to xTaskCreate (0: unknown)
+QueueHandle_t g_events = nullptr;
+uint32_t g_input_errors = 0;
+
+// Counts the driver's events that mean input was lost or damaged: its hardware FIFO overflowed
+// (the driver then empties it), a framing or parity error. The rest (data arrived; its ring was
+// full, which holds the data back rather than losing it) only need taking off the queue: a full
+// queue would lose the next overflow event.
+void drain_events() {
+  uart_event_t ev;
+  while (g_events != nullptr && xQueueReceive(g_events, &ev, 0) == pdTRUE) {
+    if (ev.type == UART_FIFO_OVF || ev.type == UART_FRAME_ERR || ev.type == UART_PARITY_ERR)
+      ++g_input_errors;
+  }
+}
 }  // namespace
 
 extern "C" void emcp_board_set_stack_size(uint32_t bytes) { g_stack_size = bytes; }
@@ -30,7 +46,7 @@ void init() {
   cfg.stop_bits = UART_STOP_BITS_1;
   cfg.flow_ctrl = UART_HW_FLOWCTRL_DISABLE;
   cfg.source_clk = UART_SCLK_DEFAULT;
-  uart_driver_install(kUart, kRxRing, 0, 0, nullptr, 0);
+  uart_driver_install(kUart, kRxRing, 0, kEvents, &g_events, 0);
   uart_param_config(kUart, &cfg);
 }
 
@@ -39,11 +55,17 @@ uint64_t now_ms() { return static_cast<uint64_t>(esp_timer_get_time()) / 1000u; 
 void uart_write(const char* data, size_t n) { uart_write_bytes(kUart, data, n); }
 
 size_t uart_read(uint8_t* buf, size_t cap) {
+  drain_events();
   const int n = uart_read_bytes(kUart, buf, static_cast<uint32_t>(cap), 0);
   return n > 0 ? static_cast<size_t>(n) : 0;
 }
 
-uint32_t uart_dropped() { return 0; }  // the driver flushes on overflow (UART_FIFO_OVF event)
+// Not bytes, as on the Cortex-M boards: the driver reports an overflow, not how much it dropped.
+// Each counted event lost or damaged at least one byte; 0 still means nothing was lost.
+uint32_t uart_dropped() {
+  drain_events();
+  return g_input_errors;
+}
 
 void idle() {
   // Sleep until a byte arrives or a tick passes (the loop's periodic work needs the tick).

@@ -24,6 +24,23 @@ typedef struct {
   uart_sclk_t source_clk;
 } uart_config_t;
 
+typedef enum {
+  UART_DATA,
+  UART_BREAK,
+  UART_BUFFER_FULL,
+  UART_FIFO_OVF,
+  UART_FRAME_ERR,
+  UART_PARITY_ERR,
+  UART_DATA_BREAK,
+  UART_PATTERN_DET,
+  UART_EVENT_MAX,
+} uart_event_type_t;
+typedef struct {
+  uart_event_type_t type;
+  size_t size;
+  bool timeout_flag;
+} uart_event_t;
+
 esp_err_t uart_driver_install(uart_port_t uart_num, int rx_buffer_size, int tx_buffer_size,
                               int queue_size, QueueHandle_t* uart_queue, int intr_alloc_flags);
 esp_err_t uart_param_config(uart_port_t uart_num, const uart_config_t* uart_config);
