@@ -57,6 +57,8 @@ void progress(ToolCall& c) {
   (void)c.progress(2, 3);
   (void)c.log(LogLevel::kInfo, "halfway", "fixture");
   c.text("done");
+  // Written while the answer is open: held, it follows the answer.
+  (void)c.log(LogLevel::kInfo, "after the answer", "fixture");
 }
 
 void big(ToolCall& c) {
