@@ -24,10 +24,10 @@ constexpr size_t kMaxDoubleChars = 25;
 /// returns the number of bytes written (no NUL). The text parses back to exactly `v` and uses
 /// the layout of ECMAScript Number.prototype.toString (what JSON.stringify writes): "0", "-0"
 /// is written as "0", "3", "0.1", "1.5e-7", "1e+21", "123456789012345680000". The digits are
-/// the shortest that round-trip in almost all cases (Grisu2: about 99.9% of doubles). The rest
-/// are doubles whose shortest form lies on, or within about 2^-63 (relative) of, the edge of
-/// their rounding interval, which Grisu2 never returns; they get a longer exact form of at most 17
-/// digits, e.g. 1e23 is written "9.999999999999999e+22" where JavaScript writes "1e+23".
+/// the shortest that round-trip: Grisu2's, and where Grisu2 misses them (about 0.1% of
+/// doubles: the shortest form lies within about 2^-63, relative, of the edge of the rounding
+/// interval, e.g. 1e23) its 16- or 17-digit result is shortened while the shorter number reads
+/// back as `v` ("1e+23", as JavaScript writes it).
 /// Returns 0 for NaN and infinities, which JSON cannot represent.
 size_t format_double(double v, char* out);
 
