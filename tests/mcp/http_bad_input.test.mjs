@@ -21,8 +21,14 @@ after(async () => { await stopNetworkServer(server); });
 const post = (body, extra = {}) => request("POST", "/mcp", { ...POST_HEADERS, ...extra }, body);
 const ping = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "ping" });
 
-async function stillServing() {
-  const r = await once(port, post(INIT));
+async function stillServing({ busyRetries = 0 } = {}) {
+  let r = await once(port, post(INIT));
+  // After a burst of more connections than the server has slots, a connection may find every
+  // slot still taken by peers whose hang-up the server has not read yet: 503, documented.
+  for (let i = 0; i < busyRetries && r.status === 503; ++i) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    r = await once(port, post(INIT));
+  }
   assert.equal(r.status, 200, "a fresh initialize still works");
   assert.match(r.body.toString(), /"protocolVersion":"2025-11-25"/);
 }
@@ -139,7 +145,7 @@ test("abrupt close in the middle of a body", async () => {
     await c.write(post(INIT).subarray(0, 150 + i));
     c.end();
   }
-  await stillServing();
+  await stillServing({ busyRetries: 20 });  // 20 connections, 16 slots: at most 2 s
 });
 
 test("Expect: 100-continue gets 100 then the answer", async () => {

@@ -257,7 +257,8 @@ Status HttpListener::run_once(int timeout_ms) {
   if (r < 0 && errno != EINTR) return Status::kIoError;
   const uint64_t now = now_ms();
   if (r > 0) {
-    if ((fds[0].revents & POLLIN) != 0) accept_all();
+    // The connections' events first: slots of peers that hung up are free before new
+    // connections are taken (or refused busy when there is no slot).
     for (size_t k = 1; k < n; ++k) {
       if (fds[k].revents == 0) continue;
       if ((who[k] & 0x8000) != 0) {
@@ -281,6 +282,7 @@ Status HttpListener::run_once(int timeout_ms) {
       }
       if ((fds[k].revents & (POLLIN | POLLHUP | POLLERR)) != 0) read_conn(i);
     }
+    if ((fds[0].revents & POLLIN) != 0) accept_all();
   }
   for (ListenerConn& c : slots_)
     if (c.closing_fd >= 0 && now >= c.closing_until) linger(c, now);
