@@ -659,12 +659,13 @@ namespace {
 // number still reads back (correctly rounded) as the same double.
 void shorten(uint64_t magnitude, char* digits, size_t* k, int32_t* k10) {
   uint8_t d[kMaxGrisuDigits + 1];
-  while (*k > 1) {
+  bool found = true;
+  while (*k > 1 && found) {
     const size_t n = *k - 1;
-    for (size_t i = 0; i < n; ++i) d[i] = static_cast<uint8_t>(digits[i] - '0');
     const bool up_first = digits[n] >= '5';
-    bool found = false;
+    found = false;
     for (int attempt = 0; attempt < 2 && !found; ++attempt) {
+      for (size_t i = 0; i < n; ++i) d[i] = static_cast<uint8_t>(digits[i] - '0');
       size_t m = n;
       int32_t e = *k10 + 1;
       if ((attempt == 0) == up_first) {  // rounded up: add one at the last kept digit
@@ -677,25 +678,19 @@ void shorten(uint64_t magnitude, char* digits, size_t* k, int32_t* k10) {
         } else {
           ++d[i - 1];
         }
-      } else {
-        for (size_t i = 0; i < n; ++i) d[i] = static_cast<uint8_t>(digits[i] - '0');
       }
       double back = 0;
-      if (decimal_to_double(false, d, m, e, &back) == Status::kOk && to_bits(back) == magnitude) {
-        for (size_t i = 0; i < m; ++i) digits[i] = static_cast<char>('0' + d[i]);
-        while (m > 1 && digits[m - 1] == '0') {
-          --m;
-          ++e;
-        }
-        *k = m;
-        *k10 = e;
-        found = true;
+      if (decimal_to_double(false, d, m, e, &back) != Status::kOk || to_bits(back) != magnitude)
+        continue;
+      for (size_t i = 0; i < m; ++i) digits[i] = static_cast<char>('0' + d[i]);
+      while (m > 1 && digits[m - 1] == '0') {
+        --m;
+        ++e;
       }
-      if (!found) {
-        for (size_t i = 0; i < n; ++i) d[i] = static_cast<uint8_t>(digits[i] - '0');
-      }
+      *k = m;
+      *k10 = e;
+      found = true;
     }
-    if (!found) return;
   }
 }
 }  // namespace

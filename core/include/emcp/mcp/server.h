@@ -623,9 +623,6 @@ class Server {
   bool must_hold(Session& s);
   // Holds a notification for `s`; counts it as dropped when it does not fit.
   Status hold(Session& s, Resend resend, LogLevel level, StrView a, StrView b = StrView());
-  uint16_t held_used_ = 0;
-  bool sending_held_ = false;
-  alignas(void*) unsigned char held_[EMCP_NOTIFY_QUEUE > 0 ? EMCP_NOTIFY_QUEUE : 1];
   // Sends what is held for sessions whose channel is free; with `forget`, instead marks
   // what is held for that session (it is detached) as dropped, for the next pass to remove.
   void send_held(Session* forget);
@@ -683,6 +680,10 @@ class Server {
   Outgoing outgoing_[EMCP_MAX_OUTGOING];
   int64_t next_request_id_ = 1;
   uint32_t notifications_dropped_ = 0;
+  // The held notifications' queue (see hold()).
+  uint16_t held_used_ = 0;
+  bool sending_held_ = false;
+  alignas(void*) unsigned char held_[EMCP_NOTIFY_QUEUE > 0 ? EMCP_NOTIFY_QUEUE : 1];
   Status drop_notification() {
     ++notifications_dropped_;
     return Status::kInvalidState;
