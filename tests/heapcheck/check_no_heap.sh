@@ -3,18 +3,47 @@
 # or needs) a heap or exception symbol. Usage: check_no_heap.sh NM FILE...
 # The list covers the C allocator, C++ operator new/delete (all overloads, mangled), exception
 # allocation and throwing, and libc functions that allocate behind your back.
-set -eu
+# It reads both symbol tables: the static one (objects, archives, unstripped programs) and the
+# dynamic one (what a dynamically linked program imports, which stripping keeps). It fails, too,
+# when it cannot see: a missing file, an nm that does not run or reports an error, or a file
+# with no symbols in either table (a stripped static program proves nothing).
+set -u
+if [ $# -lt 2 ]; then
+  echo "usage: check_no_heap.sh NM FILE..." >&2
+  exit 2
+fi
 nm_tool=$1
 shift
 pattern='^(malloc|calloc|realloc|free|reallocarray|memalign|posix_memalign|aligned_alloc|valloc|pvalloc|strdup|strndup|_Znw[mj].*|_Zna[mj].*|_Zdl.*|_Zda.*|__cxa_allocate_exception|__cxa_throw|__cxa_begin_catch|__cxa_rethrow|_Unwind_Resume|__gxx_personality_v0|_sbrk|sbrk|_malloc_r|_free_r|_calloc_r|_realloc_r|printf|sprintf|snprintf|vsnprintf|fprintf|vfprintf|puts|fputs|fwrite|fgets|strtod|strtof|fopen|fdopen|__cxa_guard_acquire)$'
+err=$(mktemp)
+trap 'rm -f "$err"' EXIT
 status=0
 for f in "$@"; do
-  # Undefined and defined symbols, names only.
+  if [ ! -f "$f" ]; then
+    echo "zero-heap check FAILED: $f: no such file" >&2
+    status=1
+    continue
+  fi
+  # "FILE: VALUE TYPE NAME" per symbol, both tables. nm says "no symbols" on stderr (status 0)
+  # for a table that is absent, e.g. the dynamic table of an object or a static program.
+  if ! static=$("$nm_tool" -A "$f" 2>"$err") || ! dynamic=$("$nm_tool" -D -A "$f" 2>>"$err") ||
+     grep -v -E ': no symbols$' "$err" | grep -q .; then
+    echo "zero-heap check FAILED: $f: '$nm_tool' could not read its symbols:" >&2
+    sed 's/^/  /' "$err" >&2
+    status=1
+    continue
+  fi
+  all=$(printf '%s\n%s\n' "$static" "$dynamic" | grep -v '^$')
+  if [ -z "$all" ]; then
+    echo "zero-heap check FAILED: $f lists no symbols (stripped?): nothing can be checked" >&2
+    status=1
+    continue
+  fi
   # Symbol names without their version suffix (malloc@GLIBC_2.2.5 in a linked program).
-  hits=$("$nm_tool" -A "$f" 2>/dev/null | awk '{print $1" "$NF}' | sed 's/@.*//' | awk -v p="$pattern" '{ if ($2 ~ p) print }' || true)
+  hits=$(printf '%s\n' "$all" | awk '{print $1" "$NF}' | sed 's/@.*//' | awk -v p="$pattern" '{ if ($2 ~ p) print }' | sort -u)
   if [ -n "$hits" ]; then
     echo "zero-heap check FAILED for $f: these objects reference forbidden symbols:" >&2
-    echo "$hits" | sed 's/^/  /' >&2
+    printf '%s\n' "$hits" | sed 's/^/  /' >&2
     status=1
   fi
 done
