@@ -3,7 +3,8 @@
 // Properties checked on every input:
 //  1. No crash, no sanitizer report, whatever the bytes (the input is split at a position
 //     chosen from it, as a UART or pipe would deliver it).
-//  2. Every line the server writes is one complete JSON value.
+//  2. Every line the server writes is one complete JSON value (checked as it is written, so
+//     lines of any length and any number of them).
 //  3. The server keeps serving: after the input, a newline, initialize and ping are answered.
 #include <stdint.h>
 #include <stdlib.h>
@@ -15,32 +16,48 @@
 
 namespace {
 
-char g_out[1 << 22];
-size_t g_len = 0;
+// The server's output is checked as it is written, whatever its length: each line goes through
+// a JSON reader piece by piece, and must be exactly one JSON value when its newline comes. Only
+// the start of the line being written and of the last complete line are kept (for the final
+// ping's answer).
+emcp::json::StaticReader<64, 256, 64> g_reader;
+constexpr size_t kKeep = 128;
+char g_line[kKeep];
+size_t g_line_len = 0;  // bytes of the line being written (all of them, kept or not)
+char g_last[kKeep];
+size_t g_last_len = 0;  // length of the last complete line
+size_t g_lines = 0;     // complete lines written
 
-emcp::Status capture(void*, const char* p, size_t n) {
-  if (n > sizeof g_out - g_len) g_len = 0;  // keep the tail; lines are checked as they come
-  memcpy(g_out + g_len, p, n);
-  g_len += n;
-  return emcp::Status::kOk;
+void drain(emcp::json::Event until) {
+  for (;;) {
+    const emcp::json::Event e = g_reader.next();
+    if (e == until) return;
+    if (e == emcp::json::Event::kError || e == emcp::json::Event::kDocumentEnd) abort();  // a broken line
+  }
 }
 
-// Checks that each complete line in out[from, g_len) is one JSON value.
-void check_lines(size_t from) {
-  static emcp::json::StaticReader<64, 256, 64> reader;
-  size_t start = from;
-  for (size_t i = from; i < g_len; ++i) {
-    if (g_out[i] != '\n') continue;
-    reader.reset();
-    reader.feed(g_out + start, i - start);
-    reader.finish();
-    for (;;) {
-      const emcp::json::Event e = reader.next();
-      if (e == emcp::json::Event::kDocumentEnd) break;
-      if (e == emcp::json::Event::kError) abort();  // the server wrote a broken line
+emcp::Status capture(void*, const char* p, size_t n) {
+  while (n > 0) {
+    const char* nl = static_cast<const char*>(memchr(p, '\n', n));
+    const size_t part = nl != nullptr ? static_cast<size_t>(nl - p) : n;
+    if (part > 0) {
+      g_reader.feed(p, part);
+      drain(emcp::json::Event::kNeedInput);
+      if (g_line_len < kKeep) memcpy(g_line + g_line_len, p, part < kKeep - g_line_len ? part : kKeep - g_line_len);
+      g_line_len += part;
     }
-    start = i + 1;
+    if (nl == nullptr) break;
+    g_reader.finish();
+    drain(emcp::json::Event::kDocumentEnd);  // exactly one value on the line
+    g_reader.reset();
+    memcpy(g_last, g_line, g_line_len < kKeep ? g_line_len : kKeep);
+    g_last_len = g_line_len;
+    g_line_len = 0;
+    ++g_lines;
+    p += part + 1;
+    n -= part + 1;
   }
+  return emcp::Status::kOk;
 }
 
 }  // namespace
@@ -51,24 +68,26 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fixture::install(server);
   emcp::transport::StaticStdioTransport<2048> stdio(server, &capture, nullptr);
   emcp::transport::StaticStdioTransport<2048>* transport = &stdio;
-  g_len = 0;
+  g_reader.reset();
+  g_line_len = 0;
+  g_last_len = 0;
   const size_t cut = size == 0 ? 0 : (data[0] * 131u) % (size + 1);
   (void)transport->feed(data, cut);
   fixture::advance_ms(70000);  // let client requests time out midway
   server.poll();
   (void)fixture::complete_slow();
   (void)transport->feed(data + cut, size - cut);
-  check_lines(0);
   // Still serving.
-  const size_t before = g_len;
+  const size_t before = g_lines;
   static const char kTail[] =
       "\n{\"jsonrpc\":\"2.0\",\"id\":\"i\",\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
       "\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"f\",\"version\":\"1\"}}}\n"
       "{\"jsonrpc\":\"2.0\",\"id\":\"last\",\"method\":\"ping\"}\n";
   (void)transport->feed(kTail, sizeof kTail - 1);
-  check_lines(before);
-  static const char kPong[] = "{\"jsonrpc\":\"2.0\",\"id\":\"last\",\"result\":{}}\n";
-  if (g_len < sizeof kPong - 1 || memcmp(g_out + g_len - (sizeof kPong - 1), kPong, sizeof kPong - 1) != 0)
+  // The last thing written is the complete answer to the ping, after the initialize's.
+  static const char kPong[] = "{\"jsonrpc\":\"2.0\",\"id\":\"last\",\"result\":{}}";
+  if (g_lines < before + 2 || g_line_len != 0 || g_last_len != sizeof kPong - 1 ||
+      memcmp(g_last, kPong, sizeof kPong - 1) != 0)
     abort();
   while (fixture::pending_slow() > 0) (void)fixture::complete_slow();
   return 0;
