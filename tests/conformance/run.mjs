@@ -1,8 +1,9 @@
 // Runs the official MCP conformance suite (@modelcontextprotocol/conformance, pinned by
 // package-lock.json) against emcp-everything on a loopback port: every server scenario of
 // `--suite all` (the active ones and the pending ones). Fails on any check that is not
-// SUCCESS or INFO (a FAILURE, or a WARNING such as a missing priming event), and when a
-// scenario did not run. No expected-failures file.
+// SUCCESS or INFO (a FAILURE, or a WARNING such as a missing priming event), when the suite's
+// own scenario list (its `list` command) cannot be read, and when the scenarios that ran are not
+// exactly the server scenarios of that list. No expected-failures file.
 //
 //   node run.mjs path/to/emcp-everything
 import { spawn } from "node:child_process";
@@ -41,12 +42,33 @@ function run(args, timeoutMs) {
   });
 }
 
+// The names under "Server scenarios" in the output of the CLI's `list` command, which prints
+//   Server scenarios (test against a server):
+//     - server-initialize [2025-06-18,2025-11-25]
+//   ...
+//   Client scenarios (test against a client):
+function serverScenarios(text) {
+  const names = [];
+  let inServer = false;
+  for (const line of text.split("\n")) {
+    if (/^\S/.test(line)) inServer = /^Server scenarios/.test(line);
+    const m = /^\s+-\s+(\S+)/.exec(line);
+    if (inServer && m) names.push(m[1]);
+  }
+  return names;
+}
+
 const { proc, port } = await start();
 const outDir = mkdtempSync(join(tmpdir(), "emcp-conformance-"));
 let failed = false;
 try {
+  // The suite's own list of server scenarios: the run must cover exactly these.
   const list = await run(["list"], 30000);
-  const all = [...list.out.matchAll(/^\s+-\s+([a-z0-9-]+)/gm)].map((m) => m[1]);
+  const expected = serverScenarios(list.out);
+  if (list.code !== 0 || expected.length === 0) {
+    console.log(`cannot read the suite's scenario list (exit code ${list.code}):\n${list.out.slice(-2000)}`);
+    failed = true;
+  }
   const t0 = Date.now();
   const r = await run(["server", "--url", `http://127.0.0.1:${port}/mcp`, "--suite", "all", "-o", outDir], 600000);
   const seconds = ((Date.now() - t0) / 1000).toFixed(1);
@@ -60,20 +82,16 @@ try {
     const bad = list_.filter((c) => c.status !== "SUCCESS" && c.status !== "INFO");
     const scored = list_.filter((c) => c.status !== "INFO").length;
     checks += scored;
-    console.log(`${bad.length ? "FAIL" : "ok  "} ${name}: ${scored} checks`);
+    console.log(`${bad.length || !scored ? "FAIL" : "ok  "} ${name}: ${scored} checks`);
     for (const c of bad) console.log(`       ${c.status} ${c.id}: ${c.errorMessage ?? c.description}`);
-    if (bad.length) failed = true;
+    if (bad.length || !scored) failed = true;  // a scenario that checked nothing proves nothing
   }
-  // Every server scenario the CLI lists must have run (the list also names client scenarios).
-  const serverScenarios = all.filter((s) => r.out.includes(`Running client scenario '${s}'`));
-  if (ran.size === 0 || ran.size !== serverScenarios.length) {
-    console.log(`scenarios run: ${ran.size}, started: ${serverScenarios.length}`);
-    failed = true;
-  }
-  // The pending scenarios are part of the goal: make sure they ran.
-  for (const must of ["json-schema-2020-12", "server-sse-polling", "server-sse-multiple-streams", "dns-rebinding-protection"]) {
-    if (!ran.has(must)) { console.log(`scenario ${must} did not run`); failed = true; }
-  }
+  // Every server scenario the suite lists must have run, and nothing else.
+  const missing = expected.filter((name) => !ran.has(name));
+  const unlisted = [...ran.keys()].filter((name) => !expected.includes(name));
+  for (const name of missing) console.log(`scenario ${name} (in the suite's list) did not run`);
+  for (const name of unlisted) console.log(`scenario ${name} ran but is not in the suite's list`);
+  if (missing.length || unlisted.length) failed = true;
   console.log(`${ran.size} server scenarios, ${checks} scored checks, ${seconds} s, exit code ${r.code}`);
   if (r.code !== 0) { failed = true; console.log(r.out.slice(-3000)); }
 } finally {
