@@ -6,17 +6,48 @@ as_root() {
 }
 
 # Installs the Debian packages given as arguments that are not installed yet (idempotent:
-# no apt-get call at all when everything is present).
+# no apt-get call at all when everything is present). Returns non-zero, saying which, when a
+# package is still not installed afterwards (no network, a wrong name, a broken apt): callers
+# stop there instead of building and testing without it.
 need_packages() {
   local missing=()
   local p
   for p in "$@"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    package_installed "$p" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "== installing: ${missing[*]}"
+  if ! as_root apt-get update -qq; then
+    echo "error: apt-get update failed; cannot install: ${missing[*]}" >&2
+    return 1
+  fi
+  if ! as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"; then
+    echo "error: apt-get install failed for: ${missing[*]}" >&2
+    return 1
+  fi
+  local still=()
+  for p in "${missing[@]}"; do
+    package_installed "$p" || still+=("$p")
+  done
+  if [ ${#still[@]} -gt 0 ]; then
+    echo "error: still not installed after apt-get install: ${still[*]}" >&2
+    return 1
+  fi
+}
+
+package_installed() {
+  dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"
+}
+
+# Fails, naming them, when any of the given commands is not on the PATH.
+need_commands() {
+  local c missing=()
+  for c in "$@"; do
+    command -v "$c" >/dev/null 2>&1 || missing+=("$c")
   done
   if [ ${#missing[@]} -gt 0 ]; then
-    echo "== installing: ${missing[*]}"
-    as_root apt-get update -qq
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    echo "error: not found on the PATH: ${missing[*]}" >&2
+    return 1
   fi
 }
 
@@ -47,7 +78,9 @@ BENCH_PACKAGES=(rapidjson-dev libyajl-dev libcjson-dev nlohmann-json3-dev pkg-co
 # from Debian when missing, then `npm ci` when package-lock.json changed since the last install.
 need_node_packages() {
   local dir=$1
-  command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || need_packages nodejs npm
+  if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+    need_packages nodejs npm || return 1
+  fi
   local stamp="$dir/node_modules/.emcp-lock.sha256"
   local want
   want=$(sha256sum "$dir/package-lock.json" | cut -d' ' -f1)
