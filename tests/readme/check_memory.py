@@ -3,10 +3,10 @@
 
   check_memory.py --cxx arm-none-eabi-g++ --flags "-mcpu=cortex-m3 -mthumb -Os" --root REPO
 
-The README's memory table and docs/http.md's memory table name objects and give their sizes
-on the Cortex-M3; this compiles one translation unit with the cross compiler that holds
-sizeof of each, reads the numbers back from the object file, and fails when a row disagrees,
-printing the row and the measured sizes.
+The README's memory table, docs/http.md's memory table and the examples' READMEs name objects
+and give their sizes on the Cortex-M3; this compiles one translation unit with the cross
+compiler that holds sizeof of each, reads the numbers back from the object file, and fails when
+a row or sentence disagrees, printing it and the measured sizes.
 """
 import argparse
 import os
@@ -28,6 +28,11 @@ ROWS = [
     ("docs/http.md", "| per connection: WebSocket frame parser", ["emcp::ws::FrameParser"]),
     ("docs/http.md", "| `StaticHttpServer<2, 1, 2048, 768, 1024>` (a small device)",
      ["emcp::transport::StaticHttpServer<2, 1, 2048, 768, 1024>"]),
+]
+# (document, a regular expression whose groups are the sizes a sentence gives, the types)
+SENTENCES = [
+    ("examples/echo/README.md", r"reader ([\d,]+) B, decoder ([\d,]+) B",
+     ["emcp::json::StaticReader<>", "emcp::jsonrpc::Decoder"]),
 ]
 
 
@@ -60,7 +65,7 @@ def main():
     ap.add_argument("--flags", default="")
     ap.add_argument("--root", required=True)
     args = ap.parse_args()
-    types = sorted({t for _, _, ts in ROWS for t in ts})
+    types = sorted({t for _, _, ts in ROWS + SENTENCES for t in ts})
     sizes = dict(zip(types, measure(args.cxx, args.flags, args.root, types)))
     bad = 0
     for doc, start, ts in ROWS:
@@ -75,6 +80,18 @@ def main():
         got = [int(n.replace(",", "")) for n in re.findall(r"\d[\d,]*", cells[-1])][:len(ts)]
         status = "ok" if got == want else "WRONG"
         print(f"{status}: {doc}: {start.strip('| ')} says {got}, sizeof gives {want}")
+        bad += got != want
+    for doc, pattern, ts in SENTENCES:
+        with open(os.path.join(args.root, doc), encoding="utf-8") as fh:
+            m = re.search(pattern, fh.read())
+        want = [sizes[t] for t in ts]
+        if m is None:
+            print(f"{doc}: no sentence matching {pattern!r}")
+            bad += 1
+            continue
+        got = [int(g.replace(",", "")) for g in m.groups()]
+        status = "ok" if got == want else "WRONG"
+        print(f"{status}: {doc}: {m.group(0)!r} says {got}, sizeof gives {want}")
         bad += got != want
     return 1 if bad else 0
 
