@@ -79,9 +79,26 @@ AllocationCounter::AllocationCounter() : start_(g_count.load()) { g_armed.fetch_
 AllocationCounter::~AllocationCounter() { g_armed.fetch_sub(1); }
 size_t AllocationCounter::allocations() const { return g_count.load() - start_; }
 
+namespace {
+int test_failures() {
+  const ::testing::TestInfo* t = ::testing::UnitTest::GetInstance()->current_test_info();
+  if (t == nullptr) return 0;
+  const ::testing::TestResult& r = *t->result();
+  int n = 0;
+  for (int i = 0; i < r.total_part_count(); ++i) n += r.GetTestPartResult(i).failed() ? 1 : 0;
+  return n;
+}
+}  // namespace
+
+NoHeapScope::NoHeapScope() : failures_(test_failures()) {}
+
 NoHeapScope::~NoHeapScope() {
   size_t n = allocations();
-  if (n != 0) ADD_FAILURE() << n << " heap allocation(s) inside a NoHeapScope";
+  if (n == 0) return;
+  if (test_failures() != failures_)
+    ADD_FAILURE() << n << " heap allocation(s) inside a NoHeapScope (with the failure messages above)";
+  else
+    ADD_FAILURE() << n << " heap allocation(s) inside a NoHeapScope";
 }
 
 }  // namespace emcp_test

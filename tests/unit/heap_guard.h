@@ -26,10 +26,15 @@ class AllocationCounter {
   size_t start_;
 };
 
-/// Fails the current test when anything allocates while it is alive.
+/// Fails the current test when anything allocates while it is alive. (A failing assertion
+/// inside the scope allocates its message too: the failure then says so.)
 class NoHeapScope : public AllocationCounter {
  public:
+  NoHeapScope();
   ~NoHeapScope();
+
+ private:
+  int failures_;  // the current test's failures when the scope opened
 };
 
 }  // namespace emcp_test

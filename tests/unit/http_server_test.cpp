@@ -1,22 +1,30 @@
 // The HTTP engine (Streamable HTTP, HTTP+SSE, WebSocket) driven through a fake port: bytes in,
 // bytes out, a fake clock. Responses are parsed by a small HTTP/1.1 reader written here from
 // RFC 9112 (status line, headers, Content-Length, chunked) and SSE events from the HTML
-// event-stream format, independently of the engine's writer.
+// event-stream format, independently of the engine's writer. Every call into the server and
+// the engine, from their construction to their destruction, runs inside a NoHeapScope; the
+// fake port keeps what it is sent in fixed buffers, and the test's own string building and
+// parsing run between the scopes.
 #include <gtest/gtest.h>
 #include <string.h>
 
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "emcp/mbedtls/sha1.h"
 #include "emcp/transport/http_server.h"
+#include "heap_guard.h"
+#include "no_heap_util.h"
 
 using emcp::Status;
 using emcp::StrView;
 using namespace emcp::mcp;
 using emcp::transport::HttpOptions;
 using emcp::transport::HttpPort;
+using namespace std::string_view_literals;
 
 namespace {
 
@@ -30,17 +38,27 @@ bool fake_random(void* out, size_t n) {
   return true;
 }
 
+// Connection slots of the largest engine here (TooManyRequestsInFlightInASession...).
+constexpr uint16_t kMaxConns = EMCP_HTTP_STREAMS + 3;
+using Received = emcp_test::FixedText<1 << 16>;
+
 struct FakePort {
-  std::map<uint16_t, std::string> out;
-  std::map<uint16_t, bool> closed;
+  Received out[kMaxConns];  // sent on each connection, not read yet
+  bool closed[kMaxConns] = {};
   bool fail_sends = false;
   static Status send(void* ctx, uint16_t c, const char* d, size_t n) {
     auto* self = static_cast<FakePort*>(ctx);
+    if (c >= kMaxConns) {
+      ADD_FAILURE() << "connection " << c << " beyond kMaxConns";
+      return Status::kIoError;
+    }
     if (self->fail_sends) return Status::kIoError;
-    self->out[c].append(d, n);
-    return Status::kOk;
+    return self->out[c].append(d, n) ? Status::kOk : Status::kNoSpace;
   }
-  static void close(void* ctx, uint16_t c) { static_cast<FakePort*>(ctx)->closed[c] = true; }
+  static void close(void* ctx, uint16_t c) {
+    if (c < kMaxConns) static_cast<FakePort*>(ctx)->closed[c] = true;
+    else ADD_FAILURE() << "connection " << c << " beyond kMaxConns";
+  }
   HttpPort port() {
     HttpPort p;
     p.send = &send;
@@ -53,7 +71,7 @@ struct FakePort {
 // ---- The application ------------------------------------------------------------------------
 
 Server* g_server = nullptr;
-std::vector<Pending> g_slow;
+std::vector<Pending> g_slow;  // its capacity is reserved before the engine runs (SetUp)
 
 void echo(ToolCall& c) { c.text(c.str("text")); }
 void slow(ToolCall& c) {
@@ -83,7 +101,7 @@ void finish_now(ToolCall& c) {
 // Pings the client from inside a call; records how the ping ended.
 int g_pings_ended = 0;
 emcp::mcp::Response::Outcome g_ping_outcome = emcp::mcp::Response::Outcome::kResult;
-std::string g_ping_message;
+emcp_test::FixedText<256> g_ping_message;
 void on_ping(const emcp::mcp::Response& r, void*) {
   ++g_pings_ended;
   g_ping_outcome = r.outcome;
@@ -247,18 +265,31 @@ std::string call(int id, const char* tool, const char* args = "{}") {
 }
 
 class HttpEngine : public ::testing::Test {
+ private:
+  // Declared before the server and the engine: open while they are built and destroyed.
+  std::optional<emcp_test::NoHeapScope> lifetime_scope_{std::in_place};
+
  protected:
+  HttpEngine() { lifetime_scope_.reset(); }
+  ~HttpEngine() override { lifetime_scope_.emplace(); }
+
   void SetUp() override {
     g_now = 1000;
     g_slow.clear();
+    g_slow.reserve(16);
+    emcp_test::NoHeapScope no_heap;
     server_.set_tools(kTools);
     g_server = &server_;
     options_.random = &fake_random;
     options_.sha1 = &emcp::mbedtls::sha1;
   }
 
+  // The calls into the server and the engine, each inside a NoHeapScope (their string
+  // arguments are built before it opens).
+
   // A new connection; what the fake port kept of an earlier one in the slot is forgotten.
   int open_conn() {
+    emcp_test::NoHeapScope no_heap;
     const int c = http_.open();
     if (c >= 0) {
       port_.out[static_cast<uint16_t>(c)].clear();
@@ -269,6 +300,7 @@ class HttpEngine : public ::testing::Test {
 
   // Feeds `bytes` to connection c in pieces of `step` (0: whole).
   size_t feed(int c, const std::string& bytes, size_t step = 0) {
+    emcp_test::NoHeapScope no_heap;
     size_t used = 0;
     for (size_t off = 0; off < bytes.size();) {
       const size_t n = step == 0 ? bytes.size() - off : std::min(step, bytes.size() - off);
@@ -279,7 +311,50 @@ class HttpEngine : public ::testing::Test {
     }
     return used;
   }
-  std::vector<Response> responses(int c) { return parse(port_.out[static_cast<uint16_t>(c)]); }
+  // One receive() of all of `bytes`.
+  size_t receive(int c, const std::string& bytes) {
+    emcp_test::NoHeapScope no_heap;
+    return http_.receive(static_cast<uint16_t>(c), bytes.data(), bytes.size());
+  }
+  bool wants_input(int c) {
+    emcp_test::NoHeapScope no_heap;
+    return http_.wants_input(static_cast<uint16_t>(c));
+  }
+  void closed(int c) {
+    emcp_test::NoHeapScope no_heap;
+    http_.closed(static_cast<uint16_t>(c));
+  }
+  void poll() {
+    emcp_test::NoHeapScope no_heap;
+    http_.poll();
+  }
+  size_t sessions_in_use() {
+    emcp_test::NoHeapScope no_heap;
+    return http_.sessions_in_use();
+  }
+  size_t connections_in_use() {
+    emcp_test::NoHeapScope no_heap;
+    return http_.connections_in_use();
+  }
+  void log(const char* text) {
+    emcp_test::NoHeapScope no_heap;
+    server_.log(LogLevel::kError, text);
+  }
+  // Answers a deferred call of the slow tool.
+  Status complete(Pending p) {
+    emcp_test::NoHeapScope no_heap;
+    return server_.complete(p, &finish_slow, nullptr);
+  }
+
+  // The responses connection c got so far (parsed outside any scope); what was parsed leaves
+  // the fake port's buffer.
+  std::vector<Response> responses(int c) {
+    Received& out = port_.out[static_cast<uint16_t>(c)];
+    std::string in = out.str();
+    std::vector<Response> rs = parse(in);
+    out.consume(out.size() - in.size());
+    return rs;
+  }
 
   // A session at `version`, initialized; returns its id.
   std::string session(const char* version = "2025-11-25") {
@@ -294,7 +369,7 @@ class HttpEngine : public ::testing::Test {
     rs = responses(c);
     EXPECT_EQ(rs.size(), 1u);
     EXPECT_EQ(rs[0].status, 202);
-    http_.closed(static_cast<uint16_t>(c));
+    closed(c);
     return sid;
   }
 
@@ -316,9 +391,9 @@ TEST_F(HttpEngine, InitializeInAnySplitAnswersWithContentLengthAndSessionId) {
     EXPECT_FALSE(rs[0].chunked);
     EXPECT_EQ(rs[0].headers["mcp-session-id"].size(), 32u);
     EXPECT_NE(rs[0].body.find(R"("protocolVersion":"2025-11-25")"), std::string::npos);
-    http_.closed(static_cast<uint16_t>(c));
+    closed(c);
   }
-  EXPECT_EQ(http_.connections_in_use(), 0u);
+  EXPECT_EQ(connections_in_use(), 0u);
 }
 
 TEST_F(HttpEngine, AnswerLargerThanTheBufferIsChunked) {
@@ -368,17 +443,17 @@ TEST_F(HttpEngine, DeferredAnswerHoldsTheConnectionAndPipelinedInputWaits) {
   const std::string first = post(call(7, "slow"), "Mcp-Session-Id: " + sid + "\r\n");
   const std::string second = post(call(8, "echo", R"({"text":"next"})"), "Mcp-Session-Id: " + sid + "\r\n");
   const std::string both = first + second;
-  const size_t used = http_.receive(static_cast<uint16_t>(c), both.data(), both.size());
+  const size_t used = receive(c, both);
   EXPECT_EQ(used, first.size()) << "the second request waits until the first is answered";
-  EXPECT_FALSE(http_.wants_input(static_cast<uint16_t>(c)));
+  EXPECT_FALSE(wants_input(c));
   EXPECT_TRUE(responses(c).empty());
   ASSERT_EQ(g_slow.size(), 1u);
-  ASSERT_EQ(server_.complete(g_slow[0], &finish_slow, nullptr), Status::kOk);
+  ASSERT_EQ(complete(g_slow[0]), Status::kOk);
   auto rs = responses(c);
   ASSERT_EQ(rs.size(), 1u);
   EXPECT_NE(rs[0].body.find("slow done"), std::string::npos);
-  EXPECT_TRUE(http_.wants_input(static_cast<uint16_t>(c)));
-  EXPECT_EQ(http_.receive(static_cast<uint16_t>(c), second.data(), second.size()), second.size());
+  EXPECT_TRUE(wants_input(c));
+  EXPECT_EQ(receive(c, second), second.size());
   rs = responses(c);
   ASSERT_EQ(rs.size(), 1u);
   EXPECT_NE(rs[0].body.find("next"), std::string::npos);
@@ -397,7 +472,7 @@ TEST_F(HttpEngine, ClosedStreamIsResumedFromTheReplayBuffer) {
   const std::string last_id = ev[0].id;
   // The answer comes while the client is away.
   ASSERT_EQ(g_slow.size(), 1u);
-  ASSERT_EQ(server_.complete(g_slow[0], &finish_slow, nullptr), Status::kOk);
+  ASSERT_EQ(complete(g_slow[0]), Status::kOk);
   // The client comes back with Last-Event-ID on the same connection (keep-alive).
   feed(c, "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: " + sid +
               "\r\nLast-Event-ID: " + last_id + "\r\n\r\n");
@@ -414,7 +489,7 @@ TEST_F(HttpEngine, ServerMessagesGoToTheGetStreamAndDeleteEndsIt) {
   const std::string sid = session();
   const int g = open_conn();
   feed(g, "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: " + sid + "\r\n\r\n");
-  server_.log(LogLevel::kError, "something happened");
+  log("something happened");
   auto rs = responses(g);
   ASSERT_EQ(rs.size(), 1u);
   EXPECT_FALSE(rs[0].complete);
@@ -423,15 +498,15 @@ TEST_F(HttpEngine, ServerMessagesGoToTheGetStreamAndDeleteEndsIt) {
   EXPECT_NE(ev[1].data.find("something happened"), std::string::npos);
   // Heartbeat comments on a quiet stream.
   g_now += 20000;
-  http_.poll();
-  EXPECT_NE(port_.out[static_cast<uint16_t>(g)].find(":\n\n"), std::string::npos);
+  poll();
+  EXPECT_NE(port_.out[static_cast<uint16_t>(g)].view().find(":\n\n"), std::string_view::npos);
   const int d = open_conn();
   feed(d, "DELETE /mcp HTTP/1.1\r\nHost: localhost\r\nMcp-Session-Id: " + sid + "\r\n\r\n");
   EXPECT_EQ(responses(d)[0].status, 200);
   rs = responses(g);
   ASSERT_EQ(rs.size(), 1u);
   EXPECT_TRUE(rs[0].complete) << "the GET stream ended with the session";
-  EXPECT_EQ(http_.sessions_in_use(), 0u);
+  EXPECT_EQ(sessions_in_use(), 0u);
   feed(d, post(call(3, "echo", R"({"text":"x"})"), "Mcp-Session-Id: " + sid + "\r\n"));
   EXPECT_EQ(responses(d)[0].status, 404);
 }
@@ -442,7 +517,7 @@ TEST_F(HttpEngine, LeastRecentlyUsedIdleSessionMakesRoom) {
   const std::string b = session();
   g_now += 10;
   const std::string c3 = session();  // two slots: a goes
-  EXPECT_EQ(http_.sessions_in_use(), 2u);
+  EXPECT_EQ(sessions_in_use(), 2u);
   const int c = open_conn();
   feed(c, post(call(1, "echo", R"({"text":"x"})"), "Mcp-Session-Id: " + a + "\r\n"));
   EXPECT_EQ(responses(c)[0].status, 404);
@@ -457,13 +532,13 @@ TEST_F(HttpEngine, SlotsFullAndTimeouts) {
   feed(c[0], "POST /mcp HTTP/1.1\r\nHost: localhost\r\n");  // head never finishes
   feed(c[1], post(init_body()).substr(0, 200));             // body stalls
   g_now += 11000;
-  http_.poll();
+  poll();
   EXPECT_EQ(responses(c[0])[0].status, 408);
   EXPECT_EQ(responses(c[1])[0].status, 408);
   EXPECT_TRUE(port_.closed[static_cast<uint16_t>(c[0])]);
   g_now += 61000;
-  http_.poll();  // idle keep-alive connections end
-  EXPECT_EQ(http_.connections_in_use(), 0u);
+  poll();  // idle keep-alive connections end
+  EXPECT_EQ(connections_in_use(), 0u);
 }
 
 TEST_F(HttpEngine, LegacySseAnswersOnTheStream) {
@@ -486,8 +561,8 @@ TEST_F(HttpEngine, LegacySseAnswersOnTheStream) {
   EXPECT_EQ(ev[1].event, "message");
   EXPECT_NE(ev[1].data.find(R"("protocolVersion":"2024-11-05")"), std::string::npos);
   // The session lives with its stream.
-  http_.closed(static_cast<uint16_t>(s));
-  EXPECT_EQ(http_.sessions_in_use(), 0u);
+  closed(s);
+  EXPECT_EQ(sessions_in_use(), 0u);
 }
 
 std::string ws_frame(uint8_t first, const std::string& payload) {
@@ -537,22 +612,22 @@ TEST_F(HttpEngine, WebSocketCarriesOneMessagePerTextMessage) {
   const int c = open_conn();
   feed(c, "GET /ws HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: keep-alive, Upgrade\r\n"
           "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n");
-  std::string& out = port_.out[static_cast<uint16_t>(c)];
-  ASSERT_EQ(out.rfind("HTTP/1.1 101 Switching Protocols\r\n", 0), 0u);
-  EXPECT_NE(out.find("Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n"), std::string::npos);
-  out.erase(0, out.find("\r\n\r\n") + 4);
+  Received& out = port_.out[static_cast<uint16_t>(c)];
+  ASSERT_EQ(out.view().rfind("HTTP/1.1 101 Switching Protocols\r\n", 0), 0u);
+  EXPECT_NE(out.view().find("Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n"), std::string_view::npos);
+  out.consume(out.view().find("\r\n\r\n") + 4);
   feed(c, ws_frame(0x81, init_body()) + ws_frame(0x81, R"({"jsonrpc":"2.0","method":"notifications/initialized"})") +
               ws_frame(0x81, call(2, "big")), 3);
-  const auto msgs = ws_messages(out);
+  const auto msgs = ws_messages(out.str());
   ASSERT_EQ(msgs.size(), 2u);
   EXPECT_EQ(msgs[0].first, 1);
   EXPECT_NE(msgs[0].second.find("protocolVersion"), std::string::npos);
   EXPECT_EQ(msgs[1].first, 1);
   EXPECT_NE(msgs[1].second.find("block 99 "), std::string::npos);
   EXPECT_EQ(msgs[1].second.back(), '}');
-  EXPECT_EQ(http_.sessions_in_use(), 1u);
-  http_.closed(static_cast<uint16_t>(c));
-  EXPECT_EQ(http_.sessions_in_use(), 0u);
+  EXPECT_EQ(sessions_in_use(), 1u);
+  closed(c);
+  EXPECT_EQ(sessions_in_use(), 0u);
 }
 
 TEST_F(HttpEngine, FailedSendDropsTheConnectionAndTheServerGoesOn) {
@@ -593,7 +668,7 @@ TEST_F(HttpEngine, AuthorizeHookAnswers401Or403) {
   EXPECT_EQ(responses(c)[0].status, 403);
   feed(c, post(init_body(), "Authorization: Bearer good\r\n"));
   EXPECT_EQ(responses(c)[0].status, 200);
-  EXPECT_EQ(http_.sessions_in_use(), 1u);
+  EXPECT_EQ(sessions_in_use(), 1u);
   options_.authorize = nullptr;
 }
 
@@ -601,11 +676,11 @@ TEST_F(HttpEngine, IdleSessionsExpire) {
   options_.session_idle_ms = 60000;
   const std::string sid = session();
   g_now += 30000;
-  http_.poll();
-  EXPECT_EQ(http_.sessions_in_use(), 1u);
+  poll();
+  EXPECT_EQ(sessions_in_use(), 1u);
   g_now += 31000;
-  http_.poll();
-  EXPECT_EQ(http_.sessions_in_use(), 0u);
+  poll();
+  EXPECT_EQ(sessions_in_use(), 0u);
   const int c = open_conn();
   feed(c, post(call(1, "echo", R"({"text":"x"})"), "Mcp-Session-Id: " + sid + "\r\n"));
   EXPECT_EQ(responses(c)[0].status, 404);
@@ -616,17 +691,17 @@ TEST_F(HttpEngine, ResumingReplaysOnlyThatStreamsMissedEvents) {
   // The GET stream gets a log message; then the client drops it.
   const int g = open_conn();
   feed(g, "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: " + sid + "\r\n\r\n");
-  server_.log(LogLevel::kError, "on the GET stream");
+  log("on the GET stream");
   const auto get_events = events(responses(g)[0].body);
   ASSERT_EQ(get_events.size(), 2u);
-  http_.closed(static_cast<uint16_t>(g));
+  closed(g);
   // Meanwhile a POST stream ends early (detach) and its answer arrives, and another log goes to
   // the now detached GET stream.
   const int c = open_conn();
   feed(c, post(call(4, "detach"), "Mcp-Session-Id: " + sid + "\r\n"));
   const std::string post_id = events(responses(c)[0].body)[0].id;
-  server_.log(LogLevel::kError, "while away");
-  ASSERT_EQ(server_.complete(g_slow[0], &finish_slow, nullptr), Status::kOk);
+  log("while away");
+  ASSERT_EQ(complete(g_slow[0]), Status::kOk);
   // Resuming the GET stream gives its missed log only, and the stream goes on.
   feed(c, "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: " + sid +
               "\r\nLast-Event-ID: " + get_events[1].id + "\r\n\r\n");
@@ -654,9 +729,9 @@ TEST_F(HttpEngine, ReplayBufferKeepsTheNewestEventsThatFit) {
   const int g = open_conn();
   feed(g, "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: " + sid + "\r\n\r\n");
   const std::string first = events(responses(g)[0].body)[0].id;  // the priming event
-  http_.closed(static_cast<uint16_t>(g));
+  closed(g);
   // 1 KiB of replay buffer: twenty messages of ~130 bytes do not all fit: the newest stay.
-  for (int i = 0; i < 20; ++i) server_.log(LogLevel::kError, std::string("message number " + std::to_string(i)).c_str());
+  for (int i = 0; i < 20; ++i) log(std::string("message number " + std::to_string(i)).c_str());
   const int c = open_conn();
   const std::string resume = "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: " +
                              sid + "\r\nLast-Event-ID: " + first + "\r\n\r\n";
@@ -666,10 +741,10 @@ TEST_F(HttpEngine, ReplayBufferKeepsTheNewestEventsThatFit) {
   ASSERT_LT(ev.size(), 20u);
   EXPECT_NE(ev.back().data.find("message number 19"), std::string::npos);
   EXPECT_EQ(ev[0].data.find("message number 0\""), std::string::npos);
-  http_.closed(static_cast<uint16_t>(c));
+  closed(c);
   // An event larger than the whole buffer cannot be kept; what comes after it is.
-  server_.log(LogLevel::kError, std::string(2000, 'x').c_str());
-  server_.log(LogLevel::kError, "after the big one");
+  log(std::string(2000, 'x').c_str());
+  log("after the big one");
   const int d = open_conn();
   feed(d, resume);
   ev = events(responses(d)[0].body);
@@ -691,15 +766,15 @@ TEST_F(HttpEngine, CancelledDeferredCallEndsItsPostWithoutAnAnswer) {
   feed(d, post(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":11,"reason":"no"}})",
                "Mcp-Session-Id: " + sid + "\r\n"));
   EXPECT_EQ(responses(d)[0].status, 202);
-  http_.poll();
+  poll();
   auto rs = responses(c);
   ASSERT_EQ(rs.size(), 1u);
   EXPECT_EQ(rs[0].headers["content-type"], "text/event-stream");
   EXPECT_TRUE(rs[0].complete);
   EXPECT_EQ(rs[0].body.find("\"id\":11"), std::string::npos) << "a cancelled request is never answered";
-  EXPECT_TRUE(http_.wants_input(static_cast<uint16_t>(c)));
+  EXPECT_TRUE(wants_input(c));
   ASSERT_EQ(g_slow.size(), 1u);
-  EXPECT_EQ(server_.complete(g_slow[0], &finish_slow, nullptr), Status::kClosed);
+  EXPECT_EQ(complete(g_slow[0]), Status::kClosed);
 }
 
 }  // namespace
@@ -759,7 +834,7 @@ TEST_F(HttpEngine, AnswerToAnotherRequestNeverBecomesTheCurrentAnswer) {
   const std::string sid = session();
   const int c = open_conn();
   feed(c, post(call(7, "slow"), "Mcp-Session-Id: " + sid + "\r\n"));
-  http_.closed(static_cast<uint16_t>(c));  // the client of request 7 leaves
+  closed(c);  // the client of request 7 leaves
   const int d = open_conn();
   feed(d, post(call(8, "finish_now"), "Mcp-Session-Id: " + sid + "\r\n"));
   auto rs = responses(d);
@@ -780,10 +855,10 @@ TEST_F(HttpEngine, FailedSendInsideAStreamLeavesNoStaleStateInTheSlot) {
   const int d = open_conn();
   EXPECT_EQ(d, c);
   feed(d, post(call(5, "slow"), "Mcp-Session-Id: " + sid + "\r\n"));
-  EXPECT_FALSE(http_.wants_input(static_cast<uint16_t>(d)));
+  EXPECT_FALSE(wants_input(d));
   EXPECT_TRUE(responses(d).empty());
   ASSERT_EQ(g_slow.size(), 2u);
-  ASSERT_EQ(server_.complete(g_slow[1], &finish_slow, nullptr), Status::kOk);
+  ASSERT_EQ(complete(g_slow[1]), Status::kOk);
   auto rs = responses(d);
   ASSERT_EQ(rs.size(), 1u);
   EXPECT_NE(rs[0].body.find(R"("id":5)"), std::string::npos);
@@ -795,10 +870,10 @@ TEST_F(HttpEngine, EventsOfAFailedConnectionStayWholeForResuming) {
   feed(g, "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: " + sid + "\r\n\r\n");
   const std::string primed = events(responses(g)[0].body)[0].id;
   port_.fail_sends = true;
-  server_.log(LogLevel::kError, std::string(600, 'a').c_str());  // fails in the middle
-  server_.log(LogLevel::kError, "second");                       // before any poll
+  log(std::string(600, 'a').c_str());  // fails in the middle
+  log("second");                       // before any poll
   port_.fail_sends = false;
-  http_.poll();
+  poll();
   const int c = open_conn();
   feed(c, "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: " + sid +
               "\r\nLast-Event-ID: " + primed + "\r\n\r\n");
@@ -815,7 +890,7 @@ TEST_F(HttpEngine, CloseStreamNeedsARevisionThatCanResume) {
   feed(c, post(call(4, "detach"), "Mcp-Session-Id: " + sid + "\r\n"));
   EXPECT_EQ(g_close_status, Status::kInvalidState);
   EXPECT_TRUE(responses(c).empty()) << "the stream stays open";
-  ASSERT_EQ(server_.complete(g_slow[0], &finish_slow, nullptr), Status::kOk);
+  ASSERT_EQ(complete(g_slow[0]), Status::kOk);
   auto rs = responses(c);
   ASSERT_EQ(rs.size(), 1u);
   EXPECT_NE(rs[0].body.find("slow done"), std::string::npos);
@@ -855,7 +930,7 @@ TEST_F(HttpEngine, ResponseTooLargeToKeepIs400AndEndsTheRequestItAnswers) {
             R"x({"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: response too large for the arena (EMCP_ARENA_SIZE)"}})x");
   EXPECT_EQ(g_pings_ended, 1);
   EXPECT_EQ(g_ping_outcome, emcp::mcp::Response::Outcome::kError);
-  EXPECT_EQ(g_ping_message, "response too large for the arena (EMCP_ARENA_SIZE)");
+  EXPECT_EQ(g_ping_message.view(), "response too large for the arena (EMCP_ARENA_SIZE)"sv);
   // An answer that fits is accepted as before.
   feed(c, post(call(3, "ask"), "Mcp-Session-Id: " + sid + "\r\n"));
   rs = responses(c);
@@ -882,29 +957,37 @@ TEST_F(HttpEngine, NoSessionSlotIs503WithRetryAfter) {
   ASSERT_EQ(rs.size(), 1u);
   EXPECT_EQ(rs[0].status, 503);
   EXPECT_FALSE(rs[0].headers["retry-after"].empty());
-  EXPECT_EQ(http_.sessions_in_use(), 2u);
+  EXPECT_EQ(sessions_in_use(), 2u);
 }
 
 TEST_F(HttpEngine, TooManyRequestsInFlightInASessionIs503WithRetryAfter) {
   // One session with EMCP_HTTP_STREAMS requests in flight (deferred calls holding their
   // streams): the next request is refused (a bigger engine, so that connections are not the
   // limit).
-  emcp::transport::StaticHttpServer<EMCP_HTTP_STREAMS + 3, 1, 4096, 512, 1024> big{server_, options_, port_.port()};
+  // Built and destroyed inside a scope (or outside one after a failed ASSERT).
+  std::optional<emcp::transport::StaticHttpServer<EMCP_HTTP_STREAMS + 3, 1, 4096, 512, 1024>> big;
+  {
+    emcp_test::NoHeapScope no_heap;
+    big.emplace(server_, options_, port_.port());
+  }
   auto send = [&](const std::string& bytes) {
-    const int k = big.open();
+    emcp_test::NoHeapScope no_heap;
+    const int k = big->open();
     port_.out[static_cast<uint16_t>(k)].clear();
-    EXPECT_EQ(big.receive(static_cast<uint16_t>(k), bytes.data(), bytes.size()), bytes.size());
+    EXPECT_EQ(big->receive(static_cast<uint16_t>(k), bytes.data(), bytes.size()), bytes.size());
     return k;
   };
   const int init = send(post(init_body()));
-  auto rs = parse(port_.out[static_cast<uint16_t>(init)]);
+  auto rs = responses(init);
   ASSERT_EQ(rs.size(), 1u);
   const std::string sid = rs[0].headers["mcp-session-id"];
   send(post(R"({"jsonrpc":"2.0","method":"notifications/initialized"})", "Mcp-Session-Id: " + sid + "\r\n"));
   for (int i = 0; i < EMCP_HTTP_STREAMS; ++i) send(post(call(10 + i, "slow"), "Mcp-Session-Id: " + sid + "\r\n"));
   const int extra = send(post(call(99, "echo", R"({"text":"x"})"), "Mcp-Session-Id: " + sid + "\r\n"));
-  rs = parse(port_.out[static_cast<uint16_t>(extra)]);
+  rs = responses(extra);
   ASSERT_EQ(rs.size(), 1u);
   EXPECT_EQ(rs[0].status, 503);
   EXPECT_FALSE(rs[0].headers["retry-after"].empty());
+  emcp_test::NoHeapScope no_heap;
+  big.reset();
 }

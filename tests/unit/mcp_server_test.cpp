@@ -1,38 +1,38 @@
 // Server behaviour that needs more than a wire fixture: object lifetimes, handles, and calls
-// into the server from callbacks. Each test pins a bug found in review.
+// into the server from callbacks. Each test pins a bug found in review. Every test runs the
+// server inside a NoHeapScope, from its construction to its destruction; what the server
+// writes goes to a FixedText, and inputs that need std::string are built before the scope.
 #include <math.h>
 #include <string.h>
 #include <gtest/gtest.h>
 
+#include <new>
 #include <string>
+#include <string_view>
 
 #include "emcp/mcp/server.h"
 #include "emcp/transport/stdio.h"
 #include "heap_guard.h"
 #include "mcp_fixture_app.h"
+#include "no_heap_util.h"
 
 using emcp::Status;
 using emcp::StrView;
 using namespace emcp::mcp;
+using namespace std::string_view_literals;
 
 namespace {
 
-struct Out {
-  std::string text;
-  static Status write(void* ctx, const char* p, size_t n) {
-    static_cast<Out*>(ctx)->text.append(p, n);
-    return Status::kOk;
-  }
-  std::string take() {
-    std::string t;
-    t.swap(text);
-    return t;
-  }
-};
+// What the server writes; take() empties it (its view is valid until the next write).
+using Out = emcp_test::FixedText<1 << 16>;
 
-void feed(emcp::transport::StdioTransport& t, const std::string& s) { (void)t.feed(s.data(), s.size()); }
+// Each feed has a scope of its own too, so that none can escape one.
+void feed(emcp::transport::StdioTransport& t, std::string_view s) {
+  emcp_test::NoHeapScope no_heap;
+  (void)t.feed(s.data(), s.size());
+}
 
-const std::string kInit =
+constexpr std::string_view kInit =
     R"({"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}},"clientInfo":{"name":"t","version":"1"}}})" "\n"
     R"({"jsonrpc":"2.0","method":"notifications/initialized"})" "\n";
 
@@ -66,6 +66,7 @@ constexpr Tool kDeferTools[] = {Tool::make("defer", &defer_tool)};
 }  // namespace
 
 TEST(McpServer, CompleteKeepsItsIdWhenTheSlotIsReusedMeanwhile) {
+  emcp_test::NoHeapScope no_heap;
   Out out;
   Server server(fixture::info());
   g_server = &server;
@@ -76,26 +77,28 @@ TEST(McpServer, CompleteKeepsItsIdWhenTheSlotIsReusedMeanwhile) {
   (void)out.take();
   feed(t, R"({"jsonrpc":"2.0","id":"aaa","method":"tools/call","params":{"name":"defer"}})" "\n"
           R"({"jsonrpc":"2.0","id":"bbb","method":"tools/call","params":{"name":"defer"}})" "\n");
-  EXPECT_EQ(out.take(), "");
+  EXPECT_EQ(out.take(), ""sv);
   // complete(A) runs finish_a, which completes B, which defers again into A's freed slot.
   EXPECT_EQ(server.complete(g_pending[0], &finish_a, nullptr), Status::kOk);
-  EXPECT_EQ(out.take(), R"({"jsonrpc":"2.0","id":"aaa","result":{"content":[{"type":"text","text":"A done"}]}})" "\n");
+  EXPECT_EQ(out.take(), R"({"jsonrpc":"2.0","id":"aaa","result":{"content":[{"type":"text","text":"A done"}]}})" "\n"sv);
   EXPECT_EQ(g_pending[2].slot, g_pending[0].slot);  // the slot was indeed reused
   EXPECT_EQ(server.complete(g_pending[2], &finish_b_really, nullptr), Status::kOk);
-  EXPECT_EQ(out.take(), R"({"jsonrpc":"2.0","id":"bbb","result":{"content":[{"type":"text","text":"B done"}]}})" "\n");
+  EXPECT_EQ(out.take(), R"({"jsonrpc":"2.0","id":"bbb","result":{"content":[{"type":"text","text":"B done"}]}})" "\n"sv);
   EXPECT_EQ(server.complete(g_pending[1], &finish_b, nullptr), Status::kNotFound);
   // The handles are spent: completing again answers nothing.
   EXPECT_EQ(server.complete(g_pending[0], &finish_a, nullptr), Status::kNotFound);
 }
 
 TEST(McpServer, TooLongLineAnswersWithoutIdBeforeInitialize) {
+  const std::string line = std::string(EMCP_MAX_MESSAGE_LEN + 10, ' ') + "x\n";
+  emcp_test::NoHeapScope no_heap;
   Out out;
   Server server(fixture::info());
   fixture::install(server);
   emcp::transport::StaticStdioTransport<> t(server, &Out::write, &out);
-  feed(t, std::string(EMCP_MAX_MESSAGE_LEN + 10, ' ') + "x\n");
+  feed(t, line);
   EXPECT_EQ(out.take(),
-            R"x({"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: message longer than the line limit (EMCP_MAX_MESSAGE_LEN)"}})x" "\n");
+            R"x({"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: message longer than the line limit (EMCP_MAX_MESSAGE_LEN)"}})x" "\n"sv);
 }
 
 namespace {
@@ -103,31 +106,30 @@ struct Answer {
   int calls = 0;
   Response::Outcome outcome = Response::Outcome::kResult;
   int64_t code = 0;
-  std::string message;
+  emcp_test::FixedText<256> message;
+  const Session* session = nullptr;
 };
 void on_answer(const Response& r, void* ctx) {
   auto* a = static_cast<Answer*>(ctx);
   ++a->calls;
   a->outcome = r.outcome;
   a->code = r.code;
-  a->message = std::string(r.message.data(), r.message.size());
+  a->session = r.session;
+  a->message.assign(r.message.data(), r.message.size());
 }
 // The id of the request the server just wrote ({"jsonrpc":"2.0","id":N,"method":...}).
-std::string request_id(const std::string& out) {
+std::string_view request_id(std::string_view out) {
   const size_t at = out.find(R"("id":)");
-  return at == std::string::npos ? "" : out.substr(at + 5, out.find(',', at) - at - 5);
+  return at == std::string_view::npos ? std::string_view() : out.substr(at + 5, out.find(',', at) - at - 5);
 }
+// A line put together inside a scope (the longest: a response beyond the line limit).
+emcp_test::FixedText<EMCP_MAX_MESSAGE_LEN + 256> g_line;
 }  // namespace
 
 TEST(McpServer, ResponsesTooBigToKeepEndTheirRequestAtOnce) {
   // A client's answer beyond the arena, beyond a reader limit or beyond the line limit cannot
   // be kept; the request it answers ends at once with the reason (not by its timeout), and
   // the client gets nothing back (a response is never answered).
-  Answer answers[4];  // before the server: a request still pending at the end calls back (kClosed)
-  Initialized rig;
-  Out& out = rig.out;
-  Server& server = rig.server;
-  emcp::transport::StdioTransport& t = rig.t;
   struct Case {
     std::string body;  // the response's "result" member and what follows it
     const char* why;
@@ -140,29 +142,48 @@ TEST(McpServer, ResponsesTooBigToKeepEndTheirRequestAtOnce) {
       {R"("result":{"t":")" + std::string(EMCP_MAX_MESSAGE_LEN, 'a') + R"("}})",
        "response longer than the line limit (EMCP_MAX_MESSAGE_LEN)"},
   };
+  const std::string too_long = std::string(EMCP_MAX_MESSAGE_LEN, 'a');
+  emcp_test::NoHeapScope no_heap;
+  Answer answers[4];  // before the server: a request still pending at the end calls back (kClosed)
+  Initialized rig;
+  Out& out = rig.out;
+  Server& server = rig.server;
+  emcp::transport::StdioTransport& t = rig.t;
   for (size_t i = 0; i < 3; ++i) {
     const Case& c = cases[i];
     Answer& a = answers[i];
     ASSERT_EQ(server.ping(t.session(), &on_answer, &a), Status::kOk);
-    const std::string id = request_id(out.take());
+    const std::string_view id = request_id(out.take());
     ASSERT_FALSE(id.empty());
-    feed(t, R"({"jsonrpc":"2.0","id":)" + id + "," + c.body + "\n");
+    g_line.clear();
+    g_line.append(R"({"jsonrpc":"2.0","id":)");
+    g_line.append(id);
+    g_line.append(",");
+    g_line.append(c.body);
+    g_line.append("\n");
+    feed(t, g_line.view());
     EXPECT_EQ(a.calls, 1) << c.why;
     EXPECT_EQ(a.outcome, Response::Outcome::kError) << c.why;
     EXPECT_EQ(a.code, -32603) << c.why;
-    EXPECT_EQ(a.message, c.why);
-    EXPECT_EQ(out.take(), "") << c.why;
+    EXPECT_EQ(a.message.view(), std::string_view(c.why));
+    EXPECT_EQ(out.take(), ""sv) << c.why;
   }
   // The session goes on: a request is answered, and a response whose id came after the line
   // limit (unknown) is refused as a line too long: the request it answers ends by its timeout.
   feed(t, R"({"jsonrpc":"2.0","id":5,"method":"ping"})" "\n");
-  EXPECT_EQ(out.take(), R"({"jsonrpc":"2.0","id":5,"result":{}})" "\n");
+  EXPECT_EQ(out.take(), R"({"jsonrpc":"2.0","id":5,"result":{}})" "\n"sv);
   Answer& late = answers[3];
   ASSERT_EQ(server.ping(t.session(), &on_answer, &late), Status::kOk);
-  const std::string id = request_id(out.take());
-  feed(t, R"({"jsonrpc":"2.0","result":{"t":")" + std::string(EMCP_MAX_MESSAGE_LEN, 'a') + R"("},"id":)" + id + "}\n");
+  const std::string_view id = request_id(out.take());
+  g_line.clear();
+  g_line.append(R"({"jsonrpc":"2.0","result":{"t":")");
+  g_line.append(too_long);
+  g_line.append(R"("},"id":)");
+  g_line.append(id);
+  g_line.append("}\n");
+  feed(t, g_line.view());
   EXPECT_EQ(late.calls, 0);
-  EXPECT_NE(out.take().find("line limit"), std::string::npos);
+  EXPECT_NE(out.take().find("line limit"), std::string_view::npos);
 }
 
 namespace {
@@ -175,8 +196,9 @@ void roots_changed(Session& s, void*) {
 }  // namespace
 
 TEST(McpServer, RootsChangedReachesTheApplication) {
+  emcp_test::NoHeapScope no_heap;
   Initialized rig;
-  const std::string note = R"({"jsonrpc":"2.0","method":"notifications/roots/list_changed"})" "\n";
+  const std::string_view note = R"({"jsonrpc":"2.0","method":"notifications/roots/list_changed"})" "\n";
   g_roots_changed = 0;
   feed(rig.t, note);  // no hook: ignored
   EXPECT_EQ(g_roots_changed, 0);
@@ -184,7 +206,7 @@ TEST(McpServer, RootsChangedReachesTheApplication) {
   feed(rig.t, note);
   EXPECT_EQ(g_roots_changed, 1);
   EXPECT_EQ(g_roots_session, &rig.t.session());
-  EXPECT_EQ(rig.out.take(), "");  // a notification is never answered
+  EXPECT_EQ(rig.out.take(), ""sv);  // a notification is never answered
   // Before notifications/initialized the notification means nothing (list_roots() could not
   // ask yet).
   Out out;
@@ -225,8 +247,9 @@ void notify_while_answering(ToolCall& c) {
 }
 void oversize_log(ToolCall& c) {
   c.text("answer");
-  const std::string big(EMCP_NOTIFY_QUEUE, 'x');  // with its entry head it cannot fit
-  g_server->log(LogLevel::kError, StrView(big.data(), big.size()));
+  static char big[EMCP_NOTIFY_QUEUE];  // with its entry head it cannot fit
+  memset(big, 'x', sizeof big);
+  g_server->log(LogLevel::kError, StrView(big, sizeof big));
   g_server->log(LogLevel::kError, "small enough");
 }
 emcp::transport::StdioTransport* g_held_link = nullptr;
@@ -255,16 +278,17 @@ struct HeldFixture {
 }  // namespace
 
 TEST(McpServer, NotificationsSentWhileTheAnswerIsOpenFollowIt) {
+  emcp_test::NoHeapScope no_heap;
   HeldFixture f;
   f.server.log(LogLevel::kError, "between messages");
-  EXPECT_NE(f.out.take().find("between messages"), std::string::npos);
+  EXPECT_NE(f.out.take().find("between messages"), std::string_view::npos);
   feed(f.t, R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"notify_while_answering","_meta":{"progressToken":7}}})" "\n");
   EXPECT_EQ(f.out.take(),
             R"({"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"answer"}]}})" "\n"
             R"({"jsonrpc":"2.0","method":"notifications/message","params":{"level":"error","data":"written while the answer is open"}})" "\n"
             R"({"jsonrpc":"2.0","method":"notifications/message","params":{"level":"error","data":"the call's own, while its answer is open"}})" "\n"
             R"({"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"test://watched"}})" "\n"
-            R"({"jsonrpc":"2.0","method":"notifications/tools/list_changed"})" "\n");
+            R"({"jsonrpc":"2.0","method":"notifications/tools/list_changed"})" "\n"sv);
   EXPECT_EQ(g_call_log, Status::kOk);
   EXPECT_EQ(g_call_debug, Status::kOk);
   EXPECT_EQ(g_call_progress, Status::kInvalidState);
@@ -272,26 +296,29 @@ TEST(McpServer, NotificationsSentWhileTheAnswerIsOpenFollowIt) {
 }
 
 TEST(McpServer, AHeldNotificationThatDoesNotFitIsCounted) {
+  emcp_test::NoHeapScope no_heap;
   HeldFixture f;
   feed(f.t, R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"oversize_log"}})" "\n");
   EXPECT_EQ(f.out.take(),
             R"({"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"answer"}]}})" "\n"
-            R"({"jsonrpc":"2.0","method":"notifications/message","params":{"level":"error","data":"small enough"}})" "\n");
+            R"({"jsonrpc":"2.0","method":"notifications/message","params":{"level":"error","data":"small enough"}})" "\n"sv);
   EXPECT_EQ(f.server.notifications_dropped(), 1u);
 }
 
 TEST(McpServer, HeldNotificationsOfADetachedSessionAreForgottenAndCounted) {
+  emcp_test::NoHeapScope no_heap;
   HeldFixture f;
   feed(f.t, R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"detach_while_answering"}})" "\n");
-  EXPECT_EQ(f.out.take(), R"({"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"answer"}]}})" "\n");
+  EXPECT_EQ(f.out.take(), R"({"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"answer"}]}})" "\n"sv);
   EXPECT_EQ(g_log_after_detach, Status::kInvalidState);
   EXPECT_EQ(f.server.notifications_dropped(), 2u);
   // The next message attaches the session again; nothing old comes with it.
   feed(f.t, R"({"jsonrpc":"2.0","id":3,"method":"ping"})" "\n");
-  EXPECT_EQ(f.out.take(), R"({"jsonrpc":"2.0","id":3,"result":{}})" "\n");
+  EXPECT_EQ(f.out.take(), R"({"jsonrpc":"2.0","id":3,"result":{}})" "\n"sv);
 }
 
 TEST(McpServer, OnlyTheBusySessionsNotificationsWait) {
+  emcp_test::NoHeapScope no_heap;
   HeldFixture f;  // session A
   Out out_b;
   emcp::transport::StaticStdioTransport<> b(f.server, &Out::write, &out_b);
@@ -300,33 +327,34 @@ TEST(McpServer, OnlyTheBusySessionsNotificationsWait) {
   (void)out_b.take();
   // A's handler notifies while A's answer is open: B, idle, gets each at once; A after its answer.
   feed(f.t, R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"notify_while_answering"}})" "\n");
-  const std::string a = f.out.take();
+  const std::string_view a = f.out.take();
   EXPECT_EQ(a.rfind(R"({"jsonrpc":"2.0","id":2,"result")", 0), 0u);  // the answer first
-  EXPECT_NE(a.find("test://watched"), std::string::npos);
+  EXPECT_NE(a.find("test://watched"), std::string_view::npos);
   EXPECT_EQ(out_b.take(),
             R"({"jsonrpc":"2.0","method":"notifications/message","params":{"level":"error","data":"written while the answer is open"}})" "\n"
             R"({"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"test://watched"}})" "\n"
-            R"({"jsonrpc":"2.0","method":"notifications/tools/list_changed"})" "\n");
+            R"({"jsonrpc":"2.0","method":"notifications/tools/list_changed"})" "\n"sv);
   EXPECT_EQ(f.server.notifications_dropped(), 0u);
 }
 
 TEST(McpServer, ListChangedOnlyForCapabilitiesTheSessionWasOffered) {
+  emcp_test::NoHeapScope no_heap;
   Out out;
   Server server(fixture::info());
   server.set_tools(kDeferTools);  // tools only
   emcp::transport::StaticStdioTransport<> t(server, &Out::write, &out);
   feed(t, kInit);
-  EXPECT_EQ(out.take().find("prompts"), std::string::npos);
+  EXPECT_EQ(out.take().find("prompts"), std::string_view::npos);
   static const Prompt kPrompts[] = {Prompt::make("p", nullptr)};
   server.set_prompts(kPrompts);  // added later: this session never heard of prompts
-  EXPECT_EQ(out.take(), "");
+  EXPECT_EQ(out.take(), ""sv);
   feed(t, R"({"jsonrpc":"2.0","id":1,"method":"prompts/list"})" "\n");
-  EXPECT_NE(out.take().find("-32601"), std::string::npos);
+  EXPECT_NE(out.take().find("-32601"), std::string_view::npos);
   server.set_tools(kDeferTools);  // the same table again: no notification
-  EXPECT_EQ(out.take(), "");
+  EXPECT_EQ(out.take(), ""sv);
   // A session that initializes now is offered prompts.
   feed(t, kInit);
-  EXPECT_NE(out.take().find(R"("prompts":{"listChanged":true})"), std::string::npos);
+  EXPECT_NE(out.take().find(R"("prompts":{"listChanged":true})"), std::string_view::npos);
 }
 
 namespace {
@@ -341,6 +369,7 @@ void on_closed_resend(const Response& r, void*) {
 }  // namespace
 
 TEST(McpServer, ReinitializeAnswersBeforeAnythingTheOldWorkSends) {
+  emcp_test::NoHeapScope no_heap;
   Initialized rig;
   Out& out = rig.out;
   Server& server = rig.server;
@@ -351,16 +380,17 @@ TEST(McpServer, ReinitializeAnswersBeforeAnythingTheOldWorkSends) {
   ASSERT_EQ(server.ping(t.session(), &on_closed_resend, nullptr), Status::kOk);
   (void)out.take();
   feed(t, kInit);
-  const std::string o = out.take();
+  const std::string_view o = out.take();
   EXPECT_EQ(g_closed, 1);
   const size_t answer = o.find(R"("id":"i","result")");
   const size_t ping = o.find(R"("method":"ping")");
-  ASSERT_NE(answer, std::string::npos) << o;
-  ASSERT_NE(ping, std::string::npos) << o;
+  ASSERT_NE(answer, std::string_view::npos) << o;
+  ASSERT_NE(ping, std::string_view::npos) << o;
   EXPECT_LT(answer, ping) << o;
 }
 
 TEST(McpServer, FinishedStdioStreamNeedsInitializeAgain) {
+  emcp_test::NoHeapScope no_heap;
   Out out;
   Server server(fixture::info());
   fixture::install(server);
@@ -369,10 +399,11 @@ TEST(McpServer, FinishedStdioStreamNeedsInitializeAgain) {
   (void)t.finish();
   (void)out.take();
   feed(t, R"({"jsonrpc":"2.0","id":1,"method":"tools/list"})" "\n");
-  EXPECT_NE(out.take().find("not initialized"), std::string::npos);
+  EXPECT_NE(out.take().find("not initialized"), std::string_view::npos);
 }
 
 TEST(McpServer, DestroyedSessionsLeaveTheServer) {
+  emcp_test::NoHeapScope no_heap;
   Out out;
   Server server(fixture::info());
   fixture::install(server);
@@ -389,20 +420,46 @@ TEST(McpServer, DestroyedSessionsLeaveTheServer) {
     feed(t2, kInit);
     server.log(LogLevel::kEmergency, "one listens");
   }
-  EXPECT_NE(out2.text.find("one listens"), std::string::npos);
+  EXPECT_NE(out2.view().find("one listens"), std::string_view::npos);
 }
 
 TEST(McpServer, ServerOutlivedBySessionIsSafe) {
-  Out out;
-  auto* server = new Server(fixture::info());
-  fixture::install(*server);
-  emcp::transport::StaticStdioTransport<> t(*server, &Out::write, &out);
-  feed(t, kInit);
-  delete server;  // detaches the session; the session's destructor then has nothing to do
-  SUCCEED();
+  // ~Server detaches every session still attached: what the server still waited for on it
+  // ends (its request to the client calls back kClosed), nothing is written, and the session
+  // forgets the server, so that the transport destroyed afterwards does not touch the freed
+  // server (ASan and Valgrind report it if it does). Until it is destroyed the transport
+  // still takes bytes that do not finish a message (a message would go to its server).
+  static_assert(alignof(Server) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__, "operator new alignment");
+  // On the heap on purpose (its use after free is what ASan and Valgrind see), taken before
+  // the scope; the server is built and destroyed inside it.
+  void* memory = ::operator new(sizeof(Server));
+  Answer ping;
+  {
+    emcp_test::NoHeapScope no_heap;
+    Out out;
+    Server* server = new (memory) Server(fixture::info());
+    fixture::install(*server);
+    emcp::transport::StaticStdioTransport<> t(*server, &Out::write, &out);
+    feed(t, kInit);
+    (void)out.take();
+    EXPECT_EQ(server->ping(t.session(), &on_answer, &ping), Status::kOk);
+    EXPECT_NE(out.take().find(R"("method":"ping")"), std::string_view::npos);
+    EXPECT_EQ(ping.calls, 0);
+    server->~Server();
+    ::operator delete(memory);  // a free is not an allocation
+    EXPECT_EQ(ping.calls, 1);
+    EXPECT_EQ(ping.outcome, Response::Outcome::kClosed);
+    EXPECT_EQ(ping.session, &t.session());
+    EXPECT_EQ(out.take(), ""sv);
+    feed(t, R"({"jsonrpc":"2.0","id":2,"method":"ping"})");  // no newline yet
+    EXPECT_EQ(out.take(), ""sv);
+    EXPECT_EQ(t.status(), Status::kOk);
+  }  // ~StdioTransport: its session is detached, it leaves no server
+  EXPECT_EQ(ping.calls, 1);
 }
 
 TEST(McpText, FormatTextFormatsNumbersAndCutsAtCharacterBoundaries) {
+  emcp_test::NoHeapScope no_heap;
   using emcp::mcp::TextPiece;
   char buf[32];
   EXPECT_EQ(emcp::mcp::format_text(buf, sizeof buf, {"t=", TextPiece(21.537, 1), " n=", -42, " x=", 0.1}),

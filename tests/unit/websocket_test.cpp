@@ -1,28 +1,34 @@
 // RFC 6455 framing: the RFC's own examples (section 5.7, the handshake of section 1.3), any
-// byte split, and each violation with its close code.
+// byte split, and each violation with its close code. The parser and the frame functions run
+// inside a NoHeapScope; the frames are built before it, what comes out goes to FixedTexts.
 #include <gtest/gtest.h>
 #include <string.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "emcp/mbedtls/sha1.h"
 #include "emcp/transport/websocket.h"
+#include "heap_guard.h"
+#include "no_heap_util.h"
 
 namespace {
 
 using emcp::ws::FrameParser;
 using Event = FrameParser::Event;
+using namespace std::string_view_literals;
 
 struct Trace {
-  std::string events;  // one letter per event: B D(ata) E P(ing) O(pong) C(lose) X(error)
-  std::string text;    // data of text messages
-  std::string control;
+  emcp_test::FixedText<16> events;  // a letter per event: B D(ata) E P(ing) O(pong) C(lose) X(error)
+  emcp_test::FixedText<512> text;   // data of text messages
+  emcp_test::FixedText<128> control;
   uint16_t code = 0;
 };
 
 // Feeds `bytes` in pieces of `step` bytes (0: whole) and records what comes out.
 Trace feed(const std::vector<uint8_t>& bytes, size_t step, uint64_t max = 1 << 20) {
+  emcp_test::NoHeapScope no_heap;
   FrameParser p(max);
   Trace t;
   size_t off = 0;
@@ -37,13 +43,13 @@ Trace feed(const std::vector<uint8_t>& bytes, size_t step, uint64_t max = 1 << 2
       off += used;
       if (e == Event::kNeedInput) break;
       switch (e) {
-        case Event::kMessageBegin: t.events += 'B'; break;
+        case Event::kMessageBegin: t.events.append("B"); break;
         case Event::kData: t.text.append(p.data().data(), p.data().size()); break;
-        case Event::kMessageEnd: t.events += 'E'; break;
-        case Event::kPing: t.events += 'P'; t.control.assign(p.control_payload().data(), p.control_payload().size()); break;
-        case Event::kPong: t.events += 'O'; break;
-        case Event::kClose: t.events += 'C'; t.code = p.close_code(); return t;
-        case Event::kError: t.events += 'X'; t.code = p.error_code(); return t;
+        case Event::kMessageEnd: t.events.append("E"); break;
+        case Event::kPing: t.events.append("P"); t.control.assign(p.control_payload().data(), p.control_payload().size()); break;
+        case Event::kPong: t.events.append("O"); break;
+        case Event::kClose: t.events.append("C"); t.code = p.close_code(); return t;
+        case Event::kError: t.events.append("X"); t.code = p.error_code(); return t;
         default: break;
       }
     }
@@ -74,8 +80,8 @@ TEST(WebSocket, RfcMaskedHelloInAnySplit) {
   const std::vector<uint8_t> frame = {0x81, 0x85, 0x37, 0xfa, 0x21, 0x3d, 0x7f, 0x9f, 0x4d, 0x51, 0x58};
   for (size_t step : {0, 1, 2, 3, 5, 7}) {
     const Trace t = feed(frame, step);
-    EXPECT_EQ(t.events, "BE") << step;
-    EXPECT_EQ(t.text, "Hello") << step;
+    EXPECT_EQ(t.events.view(), "BE"sv) << step;
+    EXPECT_EQ(t.text.view(), "Hello"sv) << step;
   }
 }
 
@@ -88,9 +94,9 @@ TEST(WebSocket, RfcFragmentsWithPingBetween) {
   bytes.insert(bytes.end(), last.begin(), last.end());
   for (size_t step : {0, 1, 4}) {
     const Trace t = feed(bytes, step);
-    EXPECT_EQ(t.events, "BPE") << step;
-    EXPECT_EQ(t.text, "Hello");
-    EXPECT_EQ(t.control, "Hello");
+    EXPECT_EQ(t.events.view(), "BPE"sv) << step;
+    EXPECT_EQ(t.text.view(), "Hello"sv);
+    EXPECT_EQ(t.control.view(), "Hello"sv);
   }
 }
 
@@ -100,13 +106,13 @@ TEST(WebSocket, LengthsOf126AndEmptyMessages) {
   const std::vector<uint8_t> empty = masked(0x81, "", kKey);
   bytes.insert(bytes.end(), empty.begin(), empty.end());
   const Trace t = feed(bytes, 1);
-  EXPECT_EQ(t.events, "BEBE");
-  EXPECT_EQ(t.text, big);
+  EXPECT_EQ(t.events.view(), "BEBE"sv);
+  EXPECT_EQ(t.text.view(), big);
 }
 
 TEST(WebSocket, CloseCarriesTheCode) {
   const Trace t = feed(masked(0x88, std::string("\x03\xe8" "bye", 5), kKey), 1);
-  EXPECT_EQ(t.events, "C");
+  EXPECT_EQ(t.events.view(), "C"sv);
   EXPECT_EQ(t.code, 1000);
   EXPECT_EQ(feed(masked(0x88, "", kKey), 0).code, emcp::ws::kCloseNoStatus);
 }
@@ -142,8 +148,8 @@ TEST(WebSocket, EachViolationHasItsCloseCode) {
   for (const Case& c : cases) {
     for (size_t step : {0, 1}) {
       const Trace t = feed(c.bytes, step, 100);
-      ASSERT_FALSE(t.events.empty()) << c.name;
-      EXPECT_EQ(t.events.back(), 'X') << c.name;
+      ASSERT_FALSE(t.events.view().empty()) << c.name;
+      EXPECT_EQ(t.events.view().back(), 'X') << c.name;
       EXPECT_EQ(t.code, c.code) << c.name << " step " << step;
     }
   }
@@ -157,11 +163,12 @@ TEST(WebSocket, EachViolationHasItsCloseCode) {
   const std::vector<uint8_t> rest = masked(0x80, "\xa9", kKey);
   split.insert(split.end(), rest.begin(), rest.end());
   const Trace t = feed(split, 1);
-  EXPECT_EQ(t.events, "BE");
-  EXPECT_EQ(t.text, "\xc3\xa9");
+  EXPECT_EQ(t.events.view(), "BE"sv);
+  EXPECT_EQ(t.text.view(), "\xc3\xa9"sv);
 }
 
 TEST(WebSocket, FrameHeaders) {
+  emcp_test::NoHeapScope no_heap;
   uint8_t h[10];
   EXPECT_EQ(emcp::ws::write_frame_header(h, emcp::ws::Opcode::kText, true, 5), 2u);
   EXPECT_EQ(h[0], 0x81);
@@ -177,6 +184,7 @@ TEST(WebSocket, FrameHeaders) {
 
 TEST(WebSocket, RfcHandshakeAcceptKey) {
   // RFC 6455 1.3: key "dGhlIHNhbXBsZSBub25jZQ==" gives "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=".
+  emcp_test::NoHeapScope no_heap;
   char out[29];
   emcp::ws::accept_key("dGhlIHNhbXBsZSBub25jZQ==", &emcp::mbedtls::sha1, out);
   EXPECT_STREQ(out, "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=");
