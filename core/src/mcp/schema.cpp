@@ -23,6 +23,10 @@ const char* type_name(ParamType t) {
 
 void write_param_schema(json::Writer& w, const Param& p);
 
+// int64's range as doubles: -2^63 is exact; 2^63 is the first double above INT64_MAX.
+constexpr double kInt64Min = -9223372036854775808.0;
+constexpr double kTwoPow63 = 9223372036854775808.0;
+
 void write_properties(json::Writer& w, const Param* props, size_t n) {
   w.member_str("type", "object");
   w.key("properties");
@@ -65,8 +69,14 @@ void write_param_schema(json::Writer& w, const Param& p) {
     w.end_array();
   }
   if (p.type == ParamType::kInteger || p.type == ParamType::kNumber) {
-    if (p.has_min) w.member_double("minimum", p.min);
-    if (p.has_max) w.member_double("maximum", p.max);
+    // JSON Schema's "integer" is any number without a fraction (1e20 too); the validator takes
+    // what ToolCall::integer() can return, int64, so the schema says so: int64's bounds where
+    // none is declared or the declared one lies beyond.
+    const bool whole = p.type == ParamType::kInteger;
+    if (p.has_min && !(whole && p.min < kInt64Min)) w.member_double("minimum", p.min);
+    else if (whole) w.member_int("minimum", INT64_MIN);
+    if (p.has_max && !(whole && p.max >= kTwoPow63)) w.member_double("maximum", p.max);
+    else if (whole) w.member_int("maximum", INT64_MAX);
   }
   if (p.type == ParamType::kString) {
     if (p.min_len != 0) w.member_int("minLength", p.min_len);
@@ -139,10 +149,15 @@ bool check(json::Value v, const Param& p, StrView name, SchemaError* err) {
         return fail(err, p.type == ParamType::kInteger ? "must be an integer" : "must be a number",
                     name);
       }
-      if (p.type == ParamType::kInteger && !v.as_int().ok())
-        return fail(err, "must be an integer", name);
-      if (p.raw_json != nullptr) return true;
       const double d = v.as_double().value();
+      if (p.type == ParamType::kInteger && !v.as_int().ok()) {
+        // Beyond int64 (integral or not): outside the bounds the schema states. A double of
+        // -2^63 here stands for a number below it (-2^63 itself passed as_int).
+        if (d >= kTwoPow63) return fail(err, "is above the maximum", name);
+        if (d <= kInt64Min) return fail(err, "is below the minimum", name);
+        return fail(err, "must be an integer", name);
+      }
+      if (p.raw_json != nullptr) return true;
       if (p.has_min && d < p.min) return fail(err, "is below the minimum", name);
       if (p.has_max && d > p.max) return fail(err, "is above the maximum", name);
       return true;

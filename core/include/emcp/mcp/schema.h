@@ -111,7 +111,7 @@ struct Param {
     p.title = t;
     return p;
   }
-  /// Inclusive bounds for numbers and integers.
+  /// Inclusive bounds for numbers and integers (integers: int64's bounds apply beyond them).
   constexpr Param range(double lo, double hi) const {
     Param p = *this;
     p.has_min = p.has_max = true;
@@ -177,7 +177,8 @@ struct SchemaError {
 };
 
 /// Checks `value` (an object; missing counts as {}) against the properties `props`: required
-/// members present, types (integer accepts integral numbers, number accepts integers), enum
+/// members present, types (integer accepts integral numbers within int64, as the written schema
+/// states with int64's minimum/maximum where none is declared; number accepts integers), enum
 /// membership, inclusive minimum/maximum, string length in code points, array length, and the
 /// same for nested objects and array elements. Members not declared are allowed. Returns true
 /// when valid; otherwise fills `*err`.
