@@ -2,10 +2,16 @@
 // cJSON and nlohmann::json, on an MCP tools/call request and a tools/list response.
 //
 // Modes (see bench/README.md for the method):
-//   emcp_json_bench [--ir FILE] [--reps R] [--rep-ms MS] [--note TEXT]
+//   emcp_json_bench [--ir FILE] [--reps R] [--rep-ms MS] [--note TEXT] [--data FILE]
 //       cross-check, then throughput (MB/s, best of R repetitions), then one Markdown table;
 //       with --ir, the table also has instructions per byte (lines "PARSER INPUT VALUE" in
 //       FILE, as scripts/bench writes them from callgrind) and the ratios to the peers.
+//       --data FILE: also writes what it found and measured, one fact per line, for
+//       bench/report.py (which writes the documents' figures):
+//         parser ID IS_EMCP IS_DOM CHECKS_UTF8 LABEL
+//         input ID BYTES SCALARS CONTAINERS KEYS        (as the reference parser counts them)
+//         arena PARSER INPUT HIGH_WATER CAPACITY        (the emcp decoder rows)
+//         mbps PARSER INPUT VALUE
 //   emcp_json_bench --check       the cross-check only
 //   emcp_json_bench --list        parser ids
 //   emcp_json_bench --size INPUT  input size in bytes (INPUT: call or list)
@@ -66,6 +72,7 @@ const Input* find_input(const std::vector<Input>& ins, const char* id) {
 }
 
 volatile uint64_t g_sink;  // keeps every parse's result alive
+FILE* g_data = nullptr;    // --data: machine-readable facts (see the top of this file)
 
 // ---- cross-check -----------------------------------------------------------------------------
 
@@ -88,6 +95,11 @@ bool cross_check(const std::vector<Parser>& ps, const std::vector<Input>& ins) {
       continue;
     }
     printf("%s (%zu bytes):\n", in.title, in.text.size());
+    if (g_data != nullptr)
+      fprintf(g_data, "input %s %zu %llu %llu %llu\n", in.id, in.text.size(),
+              static_cast<unsigned long long>(want.scalars),
+              static_cast<unsigned long long>(want.containers),
+              static_cast<unsigned long long>(want.keys));
     printf("  %-44s %6s %7s %5s %9s %9s %14s  %s\n", "parser", "values", "contnrs", "keys",
            "key bytes", "str bytes", "sum of numbers", "verdict");
     for (const Parser& p : ps) {
@@ -103,9 +115,13 @@ bool cross_check(const std::vector<Parser>& ps, const std::vector<Input>& ins) {
              static_cast<unsigned long long>(t.key_bytes),
              static_cast<unsigned long long>(t.string_bytes), t.num_sum,
              !accepted ? "REJECTED" : match ? "ok" : "MISMATCH");
-      if (accepted && p.is_emcp && p.is_dom)
+      if (accepted && p.is_emcp && p.is_dom) {
         printf("  %-44s arena high water %zu of %zu bytes\n", "", bench::emcp_arena_high_water(),
                bench::emcp_arena_capacity());
+        if (g_data != nullptr)
+          fprintf(g_data, "arena %s %s %zu %zu\n", p.id, in.id, bench::emcp_arena_high_water(),
+                  bench::emcp_arena_capacity());
+      }
     }
     printf("\n");
   }
@@ -211,7 +227,7 @@ void print_ratio(const std::vector<Parser>& ps, const IrMap& ir, const Input& in
 
 int usage() {
   fprintf(stderr,
-          "usage: emcp_json_bench [--ir FILE] [--reps R] [--rep-ms MS] [--note TEXT]\n"
+          "usage: emcp_json_bench [--ir FILE] [--reps R] [--rep-ms MS] [--note TEXT] [--data FILE]\n"
           "       emcp_json_bench --check | --list | --size INPUT | --dump INPUT\n"
           "       emcp_json_bench --run PARSER INPUT N      (INPUT: call or list)\n");
   return 2;
@@ -263,6 +279,12 @@ int main(int argc, char** argv) {
       ir_path = argv[++i];
     } else if (strcmp(argv[i], "--note") == 0 && i + 1 < argc) {
       note = argv[++i];
+    } else if (strcmp(argv[i], "--data") == 0 && i + 1 < argc) {
+      g_data = fopen(argv[++i], "w");
+      if (g_data == nullptr) {
+        fprintf(stderr, "cannot write %s\n", argv[i]);
+        return 1;
+      }
     } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
       reps = atoi(argv[++i]);
     } else if (strcmp(argv[i], "--rep-ms") == 0 && i + 1 < argc) {
@@ -273,6 +295,10 @@ int main(int argc, char** argv) {
   }
   if (reps < 1 || rep_s <= 0) return usage();
 
+  if (g_data != nullptr)
+    for (const Parser& p : parsers)
+      fprintf(g_data, "parser %s %d %d %d %s\n", p.id, p.is_emcp ? 1 : 0, p.is_dom ? 1 : 0,
+              p.checks_utf8 ? 1 : 0, p.label);
   printf("# emcp JSON benchmark\n\n");
   if (note != nullptr) printf("%s\n\n", note);
   for (const Input& in : inputs) printf("- input %s: %zu bytes\n", in.title, in.text.size());
@@ -315,6 +341,7 @@ int main(int argc, char** argv) {
     const double v = c.iters == 0 ? -1.0 : static_cast<double>(c.in->text.size()) / c.best / 1e6;
     if (v < 0) failed = true;
     mbps[std::string(c.p->id) + " " + c.in->id] = v;
+    if (g_data != nullptr) fprintf(g_data, "mbps %s %s %.3f\n", c.p->id, c.in->id, v);
     fprintf(stderr, "  %-20s %-5s %10s MB/s\n", c.p->id, c.in->id, fmt_mbps(v).c_str());
   }
 
@@ -355,5 +382,6 @@ int main(int argc, char** argv) {
     }
     printf("\n");
   }
+  if (g_data != nullptr && fclose(g_data) != 0) failed = true;
   return failed ? 1 : 0;
 }

@@ -1,13 +1,19 @@
 #!/usr/bin/env python3
 """Footprint of a firmware image: flash, static RAM, worst-case stack; budgets.
 
-  footprint.py image --elf X.elf --ci-dir BUILD --name NAME --board BOARD
-               [--flash-budget BYTES] [--ram-budget BYTES] [--json OUT.json]
+  footprint.py image --elf X.elf --ci-dir BUILD --name NAME --board BOARD [--root CHECKOUT]
+               [--flash-budget BYTES] [--ram-budget BYTES] [--flash-target BYTES]
+               [--option NAME=VALUE]... [--compiler TEXT] [--cpu-flags=TEXT] [--json OUT.json]
       Measures one image and exits 1 when it is over a budget.
-  footprint.py table REPORT.json...
-      Prints the Markdown table of docs/footprint.md from the images' reports.
-  footprint.py check-doc docs/footprint.md REPORT.json...
-      Exits 1 when the document's rows for these images are not what `table` prints now.
+  footprint.py write-doc [--doc docs/footprint.md] [--readme README.md] REPORT.json...
+      Writes the document and README.md's footprint regions from every board's reports.
+  footprint.py check-doc --board BOARD [--doc ...] [--readme ...] REPORT.json...
+      Exits 1, saying what differs, when the document's header or BOARD's section, or one of
+      README.md's footprint regions of BOARD, is not what write-doc writes from these reports.
+  footprint.py table REPORT.json...      prints the sections of these reports' boards
+  footprint.py boards                    the boards the document has a section for
+A REPORT.json argument may be @LIST, a file naming one report a line (a build's
+footprint-reports.txt).
 
 Flash is what the image stores: .text (code and read-only data, vector table included),
 .ARM.exidx and the initial values of .data. Static RAM is .data + .bss, the stack region not
@@ -24,14 +30,16 @@ reported as such.
 """
 import argparse
 import bisect
-import contextlib
+import difflib
 import glob
-import io
 import json
 import os
 import re
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import docgen  # noqa: E402 (tools/docgen.py: the generated regions of the docs)
 
 NODE = re.compile(r'node: \{ title: "([^"]+)" label: "([^"]*)"')
 EDGE = re.compile(r'edge: \{ sourcename: "([^"]+)" targetname: "([^"]+)"')
@@ -205,17 +213,45 @@ def worst_stack(elf, ci_dir, bounded_recursion=None):
     }
 
 
-PARTS = [  # (label, pattern on the symbol's source path), first match wins
-    ("core: JSON reader, writer, tree, numbers", r"/core/(src|include/emcp)/json/"),
-    ("core: JSON-RPC decoder and encoder", r"/core/(src|include/emcp)/jsonrpc/"),
-    ("core: MCP server, content, schemas", r"/core/(src|include/emcp)/mcp/"),
-    ("core: transports, utilities", r"/core/"),
-    ("board: start-up, UART, loop, mem*/str*", r"/boards/"),
-    ("application", r"/examples/"),
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the checkout (tools/..)
+
+PARTS = [  # (label, pattern on a source path relative to the checkout), first match wins
+    ("core: JSON reader, writer, tree, numbers", r"^core/(src|include/emcp)/json/"),
+    ("core: JSON-RPC decoder and encoder", r"^core/(src|include/emcp)/jsonrpc/"),
+    ("core: MCP server, content, schemas", r"^core/(src|include/emcp)/mcp/"),
+    ("core: transports, utilities", r"^core/"),
+    ("board: start-up, UART, loop, mem*/str*", r"^boards/"),
+    ("application", r"^examples/"),
+]
+LIBRARY_PARTS = [  # (label, pattern on a path outside the checkout, or on a name without one)
     ("libgcc: soft float, 64-bit arithmetic", r"libgcc"),
     ("newlib: mem*, str*", r"newlib|libc"),
     ("static constructors (the server, transport and ring objects)", r"^_sub_I_"),
 ]
+LABELS = [label for label, _ in PARTS + LIBRARY_PARTS]
+
+
+def part_of(path, roots):
+    """The part a source file (or, without one, a symbol name) belongs to. A file of the
+    checkout is matched by its path relative to the checkout, so the checkout's own location
+    (a folder named core/ or examples/ above it, say) never decides a part; libstdc++ headers
+    belong to no part (their code counts for the function using them)."""
+    for root in roots:
+        if path.startswith(root):
+            rel = path[len(root):]
+            return next((label for label, pattern in PARTS if re.search(pattern, rel)), None)
+    if re.search(r"/c\+\+/\d", path):
+        return None
+    return next((label for label, pattern in LIBRARY_PARTS if re.search(pattern, path)), None)
+
+
+def checkout_roots(root):
+    """The checkout folder as the compiler may have recorded it: as given, and resolved."""
+    roots = []
+    for r in (os.path.abspath(root), os.path.realpath(root)):
+        if r.rstrip("/") + "/" not in roots:
+            roots.append(r.rstrip("/") + "/")
+    return roots
 
 
 def line_rows(elf):
@@ -259,22 +295,23 @@ def m_name(field):
     return field.split("\t")[0].strip()
 
 
-def flash_parts(elf, flash):
+def flash_parts(elf, flash, root=ROOT):
     """Flash by part. Code by the source file of each instruction (the line table: code that
     link-time optimization inlined into another file's function still counts for its own
     file); read-only data objects by the file that defines them (-g symbol info), else by
     their namespace (emcp::json, board::, the application's own names); string literals by
-    the part that refers to them (string_literals); compiler tables and padding remain."""
-    def part_of(path):
-        if re.search(r"/c\+\+/\d", path):  # libstdc++ headers: code of the function using them
-            return None
-        for label, pattern in PARTS:
-            if re.search(pattern, path):
-                return label
-        return None
+    the part that refers to them (string_literals); compiler tables and padding remain. Files
+    are told apart by their path inside the checkout (`root`), wherever it is."""
+    roots = checkout_roots(root)
 
-    sums = {label: 0 for label, _ in PARTS}
+    def part_of_path(path):
+        return part_of(path, roots)
+
+    sums = {label: 0 for label in LABELS}
     rows = line_rows(elf)
+    if not any(path.startswith(r) for _, path in rows for r in roots):
+        sys.exit(f"footprint: no code of {elf} comes from a file under {root}: "
+                 "--root must name the checkout the image was built from")
     addrs = [a for a, _ in rows]
     seen = set()
     funcs = set()
@@ -290,7 +327,7 @@ def flash_parts(elf, flash):
         seen.add(parts[0])
         start, size = int(parts[0], 16), int(parts[1], 16)
         m = re.search(r"\t(\S+):\d+$", parts[3])
-        own = part_of(m.group(1) if m else m_name(parts[3]))  # no line info: by its name
+        own = part_of_path(m.group(1) if m else m_name(parts[3]))  # no line info: by its name
         if start not in funcs:  # a data object: where it is defined, else by its namespace
             label = own or data_part(m_name(parts[3]))
             spans.append((start, size, label))
@@ -304,19 +341,19 @@ def flash_parts(elf, flash):
         i = bisect.bisect_right(addrs, start) - 1
         pos, label = start, own
         if i >= 0 and rows[i][0] == start:
-            label = part_of(rows[i][1]) or own
+            label = part_of_path(rows[i][1]) or own
         j = bisect.bisect_right(addrs, start)
         while j < len(rows) and rows[j][0] < end:
             if label:
                 sums[label] += rows[j][0] - pos
-            pos, label = rows[j][0], part_of(rows[j][1]) or own
+            pos, label = rows[j][0], part_of_path(rows[j][1]) or own
             j += 1
         if label:
             sums[label] += end - pos
 
     def part_at(addr):  # the part of the line row an instruction belongs to
         i = bisect.bisect_right(addrs, addr) - 1
-        return part_of(rows[i][1]) if i >= 0 else None
+        return part_of_path(rows[i][1]) if i >= 0 else None
 
     for label, n in string_literals(elf, spans, part_at).items():
         sums[label] += n
@@ -399,7 +436,11 @@ def image(args):
         "stack": stack,
         "flash_budget": args.flash_budget,
         "ram_budget": args.ram_budget,
-        "flash_parts": flash_parts(args.elf, flash),
+        "flash_target": args.flash_target,
+        "options": args.option or [],
+        "compiler": args.compiler,
+        "cpu_flags": args.cpu_flags,
+        "flash_parts": flash_parts(args.elf, flash, args.root),
     }
     problems = []
     if args.flash_budget and flash > args.flash_budget:
@@ -436,109 +477,393 @@ def short(name):
     return out
 
 
-def table(args):
+# ---- docs/footprint.md and README.md's footprint regions ------------------------------------------
+#
+# The document is a fixed header (below) and one section per board, each written from that
+# board's reports alone, so a board's ctest (footprint_doc_is_current) can write again and
+# compare the header and its own section, word for word; the three boards' runs together cover
+# every line. README.md's figures sit in marked regions (<!-- footprint:begin NAME --> ...
+# <!-- footprint:end NAME -->), each written from one board's reports and checked by its run.
+
+BOARDS = [  # (board, what it is): the document's sections in this order; scripts/footprint builds them
+    ("mps2-an385", "Arm MPS2 with the AN385 image (QEMU `-M mps2-an385`)"),
+    ("stm32f4", "STM32F405/407 (QEMU `-M netduinoplus2`, Discovery and Nucleo boards)"),
+    ("microbit", "BBC micro:bit v1, nRF51822 (QEMU `-M microbit`)"),
+]
+BOARD_NOTES = {  # what a board's section says about its budgets and options (no figures: those come from reports)
+    "mps2-an385": "The budgets of the minimal server and the sensors example's target are set on "
+                  "this Cortex-M3; the other boards' budgets follow from them.",
+    "stm32f4": "The minimal image's budget is above the Cortex-M3's by what this chip adds: a "
+               "longer vector table and the PLL start-up.",
+    "microbit": "Thumb-1 code (ARMv6-M) is larger: fewer registers most instructions reach, no IT "
+                "blocks, no hardware divide (libgcc's division); the budgets are higher for it. The "
+                "sensors image is built with a smaller message arena (options column) to fit the "
+                "chip's RAM beside its stack region.",
+}
+
+VARIANTS = {  # an image built to measure another one differently: (that image, what it is)
+    "emcp-minimal-strings": ("emcp-minimal", "the minimal server with every error text"),
+    "emcp-sensors-lean": ("emcp-sensors", "the sensors example without its four tools that ask the "
+                          "client (sampling, elicitation, roots) or send PNG/WAV content, and without "
+                          "the roots hook"),
+}
+
+HEADER = f"""# Firmware footprint
+
+Generated by `scripts/footprint` (`tools/footprint.py write-doc`) from the reports
+`tools/footprint.py` writes after each firmware link (`build/<board>/bin/<image>.footprint.json`);
+do not edit by hand. Each board's `footprint_doc_is_current` test (`ctest --preset <board> -R
+footprint`) writes this header and the board's section again from its build and fails on any
+difference: every line here is checked, the header by every board, a section by its board.
+
+All images: `arm-none-eabi-g++` with `-Os -ffunction-sections -fdata-sections`, link-time
+optimization (`-flto`, one partition), `--gc-sections`, newlib-nano; the options column names
+what an image sets beyond the defaults of `emcp/opt.h` and of its example.
+
+- **flash**: `.text` (code, read-only data, the vector table) + `.ARM.exidx` + the initial
+  values of `.data`.
+- **static RAM**: `.data` + `.bss`; the stack region is not included (last column). The
+  transport object (`g_link`) holds the message arena, the JSON reader and decoder and the
+  output buffer; `g_rx` is the UART receive ring.
+- **worst-case stack**: from GCC's `-fcallgraph-info=su` of the image's own link: the deepest
+  call path from reset through the request handling, every call through a function pointer
+  charged with the deepest function only a pointer can reach, library functions without a
+  frame record charged {LIBRARY_FRAME} bytes, plus the deepest interrupt handler with its exception frame
+  ({EXC_FRAME} bytes). What a run uses is measured in QEMU, not by the build: the soak of
+  `tests/mcp/board_uart.test.mjs` (`board_uart_noise_soak`) prints the painted stack's
+  high-water mark (the `device_stats` tool).
+- **budget**: `FLASH_BUDGET` / `RAM_BUDGET` of `emcp_firmware()` in `boards/CMakeLists.txt`
+  (per board in `boards/<board>/board.cmake`): an image's link fails when it is over one
+  (`footprint_budget_enforced` proves the check fails). A `FLASH_TARGET` is a goal the section
+  compares the image with, not enforced.
+- **where the flash goes**: code by the source file each instruction comes from (the DWARF
+  line table, so code that link-time optimization inlined into another file's function counts
+  for its own file; files by their path inside the checkout), named read-only data by where it
+  is defined (or its namespace), string literals by the part whose code or table refers to
+  them first; compiler tables and padding in the last row.
+- **against a target**: for an image with a target, what its application, the soft-float and
+  64-bit arithmetic, newlib, the board and the compiler's tables take, and what that leaves of
+  the target for the core, beside the core the image links (for the sensors example: resources
+  with templates and subscriptions, prompts, completion, sampling, elicitation, roots,
+  progress, deferred calls, binary content, numbers both ways) and the core of the board's
+  minimal image (one tool).
+"""
+
+
+def kib(n, unit=True):
+    return f"{n / 1024:.1f}" + (" KiB" if unit else "")
+
+
+def load_reports(paths):
     reports = []
-    for path in args.reports:
-        with open(path, encoding="utf-8") as fh:
-            reports.append(json.load(fh))
-    reports.sort(key=lambda r: (r["board"], r["name"]))
-    kib = lambda n: f"{n:,} B ({n / 1024:.1f} KiB)"
-    print("| image | board | flash | budget | static RAM | budget | biggest RAM objects | worst-case stack (request path + interrupt) | stack region |")
-    print("|---|---|---:|---:|---:|---:|---|---:|---:|")
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                reports.append(json.load(fh))
+        except OSError as e:
+            sys.exit(f"footprint: no report {path} ({e.strerror}): build the board first")
+    return reports
+
+
+def base_name(r):
+    """The image's name without its board: emcp-minimal-strings-mps2-an385 -> emcp-minimal-strings."""
+    suffix = "-" + r["board"]
+    return r["name"][:-len(suffix)] if r["name"].endswith(suffix) else r["name"]
+
+
+def image_order(r):
+    """Each image, then the variants measured against it."""
+    base = base_name(r)
+    family = VARIANTS.get(base, (base,))[0]
+    return (family, base != family, r["name"])
+
+
+def options_cell(r):
+    return ", ".join(f"`{o}`" for o in r.get("options", [])) or "-"
+
+
+def options_text(r):
+    return ", ".join(f"`{o}`" for o in r.get("options", [])) or "the default options"
+
+
+def core_bytes(r):
+    return sum(n for l, n in r["flash_parts"] if l.startswith(("core:", "static constructors")))
+
+
+def image_notes(r, by_base):
+    """What the section says about one image: what a variant measures, its budgets, its target."""
+    notes = []
+    base = base_name(r)
+    if base in VARIANTS and VARIANTS[base][0] in by_base:
+        of, what = VARIANTS[base]
+        other = by_base[of]
+        delta = r["flash"] - other["flash"]
+        notes.append(f"{what}, built with {options_text(r)} where {other['name']} has "
+                     f"{options_text(other)}: {r['flash']:,} B ({kib(r['flash'])}) of flash, "
+                     f"{abs(delta):,} B {'more' if delta >= 0 else 'less'}")
+    fb, rb = r.get("flash_budget") or 0, r.get("ram_budget") or 0
+    if fb or rb:
+        bits = []
+        if fb:
+            bits.append(f"flash {r['flash']:,} B of its {fb:,} B budget")
+        if rb:
+            bits.append(f"static RAM {r['ram']:,} B of its {rb:,} B")
+        met = (not fb or r["flash"] <= fb) and (not rb or r["ram"] <= rb)
+        notes.append(", ".join(bits) + (": **met**" if met else ": **over**"))
+    target = r.get("flash_target") or 0
+    if target:
+        over = r["flash"] - target
+        notes.append(f"against its target of {target:,} B ({kib(target)}): "
+                     + ("**met**" if over <= 0 else f"**not met**, {over:,} B ({kib(over)}) over"))
+    return notes
+
+
+def board_section(board, reports):
+    """The document's section for one board, from that board's reports alone."""
+    heading = dict(BOARDS).get(board)
+    if heading is None:
+        sys.exit(f"footprint: board {board} has no section: add it to BOARDS in tools/footprint.py "
+                 "and run scripts/footprint")
+    reports = sorted(reports, key=image_order)
+    by_base = {base_name(r): r for r in reports}
+    out = [f"## {board}: {heading}", ""]
+    tools = sorted({(r.get("compiler") or "?", r.get("cpu_flags") or "?") for r in reports})
+    out.append("Built with " + "; ".join(f"`{c}`, `{f}`" for c, f in tools) + ". " + BOARD_NOTES.get(board, ""))
+    out.append("")
+    out.append("| image | options | flash | budget | static RAM | budget | biggest RAM objects | "
+               "worst-case stack (request path + interrupt) | stack region |")
+    out.append("|---|---|---:|---:|---:|---:|---|---:|---:|")
+    size = lambda n: f"{n:,} B ({kib(n)})"
     for r in reports:
         objs = ", ".join(f"`{short(n)}` {s:,}" for n, s in r["ram_objects"][:4])
-        fb = f"{r['flash_budget']:,}" if r["flash_budget"] else "-"
-        rb = f"{r['ram_budget']:,}" if r["ram_budget"] else "-"
+        fb = f"{r['flash_budget']:,}" if r.get("flash_budget") else "-"
+        rb = f"{r['ram_budget']:,}" if r.get("ram_budget") else "-"
         st = r["stack"]
-        print(f"| {r['name']} | {r['board']} | {kib(r['flash'])} | {fb} | {kib(r['ram'])} | {rb} | {objs} | "
-              f"{st['total']:,} B ({st['main']:,} + {st['interrupt']:,}) | {r['stack_region']:,} B |")
-    print()
-    print("Where the flash goes, in bytes: code by the source file each instruction comes from")
-    print("(the DWARF line table, so code that link-time optimization inlined into another file's")
-    print("function counts for its own file), named read-only data by where it is defined (or its")
-    print("namespace), string literals by the part whose code or table refers to them first;")
-    print("compiler tables and padding in the last row:")
-    print()
-    images = [r for r in reports if "flash_parts" in r]
-    print("| part | " + " | ".join(r["name"] for r in images) + " |")
-    print("|---|" + "---:|" * len(images))
-    labels = []
-    for r in images:
-        for label, _ in r["flash_parts"]:
-            if label not in labels:
-                labels.append(label)
-    for label in labels:
+        out.append(f"| {r['name']} | {options_cell(r)} | {size(r['flash'])} | {fb} | {size(r['ram'])} | {rb} | "
+                   f"{objs} | {st['total']:,} B ({st['main']:,} + {st['interrupt']:,}) | {r['stack_region']:,} B |")
+    out.append("")
+    for r in reports:
+        notes = image_notes(r, by_base)
+        if notes:
+            out.append(f"- {r['name']}: " + "; ".join(notes) + ".")
+    out.append("")
+    out.append("Where the flash goes, in bytes:")
+    out.append("")
+    out.append("| part | " + " | ".join(r["name"] for r in reports) + " |")
+    out.append("|---|" + "---:|" * len(reports))
+    present = {label for r in reports for label, _ in r["flash_parts"]}
+    rest = [label for label in sorted(present) if label not in LABELS]  # the last row: padding
+    for label in [label for label in LABELS if label in present] + rest:
         cells = []
-        for r in images:
-            n = dict((l, v) for l, v in r["flash_parts"]).get(label, 0)
+        for r in reports:
+            n = dict(r["flash_parts"]).get(label, 0)
             cells.append(f"{n:,}" if n else "-")
-        print(f"| {label} | " + " | ".join(cells) + " |")
-    core = [sum(n for l, n in r["flash_parts"] if l.startswith(("core:", "static constructors"))) for r in images]
-    print("| **core in all** (the core rows and the static constructors) | "
-          + " | ".join(f"**{n:,}**" for n in core) + " |")
-    by_name = {r["name"]: (r, c) for r, c in zip(images, core)}
-    for spec in getattr(args, "target", None) or []:
-        name, target, reference = spec.split(":")
-        if name not in by_name or reference not in by_name:
+        out.append(f"| {label} | " + " | ".join(cells) + " |")
+    out.append("| **core in all** (the core rows and the static constructors) | "
+               + " | ".join(f"**{core_bytes(r):,}**" for r in reports) + " |")
+    reference = by_base.get("emcp-minimal")
+    for r in reports:
+        target = r.get("flash_target") or 0
+        if not target:
             continue
-        r, c = by_name[name]
         parts = dict(r["flash_parts"])
         app = parts.get("application", 0)
         lib = parts.get("libgcc: soft float, 64-bit arithmetic", 0)
-        rest = r["flash"] - c - app - lib
-        k = lambda n: f"{n / 1024:.1f} KiB"
-        print()
-        print(f"{name} against a {k(int(target))} target: the application takes {k(app)}, the "
-              f"soft-float and 64-bit arithmetic it needs {k(lib)}, newlib, the board and compiler "
-              f"tables {k(rest)}, which leaves {k(int(target) - app - lib - rest)} for the core; "
-              f"the image links {k(c)} of core, and {reference}'s core takes {k(by_name[reference][1])}.")
-    print()
+        core = core_bytes(r)
+        rest = r["flash"] - core - app - lib
+        left = target - app - lib - rest
+        than = f" ({core / left:.1f} times that)" if left > 0 else ""
+        ref = (f", and {reference['name']}'s core takes {kib(core_bytes(reference))}"
+               if reference and reference is not r else "")
+        out.append("")
+        out.append(f"{r['name']} against its {kib(target)} target: the application takes {kib(app)}, the "
+                   f"soft-float and 64-bit arithmetic it needs {kib(lib)}, newlib, the board and compiler "
+                   f"tables {kib(rest)}, which leaves {kib(left)} for the core; the image links "
+                   f"{kib(core)} of core{than}{ref}.")
+    out.append("")
     for r in reports:
         st = r["stack"]
-        print(f"- {r['name']}: the deepest request path goes "
-              + " -> ".join(f"`{short(p)}`" for p in st["main_path"][2:12])
-              + f" ...; {st['indirect_targets']} functions are reachable only through pointers")
+        out.append(f"- {r['name']}: the deepest request path goes "
+                   + " -> ".join(f"`{short(p)}`" for p in st["main_path"][2:12])
+                   + f" ...; {st['indirect_targets']} functions are reachable only through pointers")
+    return "\n".join(out) + "\n"
+
+
+def by_board(reports):
+    boards = {}
+    for r in reports:
+        boards.setdefault(r["board"], []).append(r)
+    return boards
+
+
+def document(reports):
+    """The whole of docs/footprint.md, from the reports of every board of BOARDS."""
+    boards = by_board(reports)
+    missing = [b for b, _ in BOARDS if b not in boards]
+    if missing:
+        sys.exit("footprint: no reports for " + ", ".join(missing) + ": build every board (scripts/footprint)")
+    unknown = [b for b in boards if b not in dict(BOARDS)]
+    if unknown:
+        sys.exit("footprint: " + ", ".join(unknown) + " not in BOARDS of tools/footprint.py")
+    return HEADER + "\n" + "\n".join(board_section(b, boards[b]) for b, _ in BOARDS)
+
+
+def split_doc(text):
+    """(header, [(heading line, text)]): a section runs from its "## " line to the next one."""
+    header, sections = [], []
+    for line in text.splitlines(keepends=True):
+        if line.startswith("## "):
+            sections.append([line.rstrip("\n"), line])
+        elif sections:
+            sections[-1][1] += line
+        else:
+            header.append(line)
+    return "".join(header), [tuple(s) for s in sections]
+
+
+# README.md's regions: name -> (the board whose reports give it, its text from them by base name).
+def _status_minimal(r):
+    m = r["emcp-minimal"]
+    met = m["flash"] <= (m.get("flash_budget") or m["flash"]) and m["ram"] <= (m.get("ram_budget") or m["ram"])
+    return f"{'met' if met else 'not met'}: {kib(m['flash'])}, {kib(m['ram'])}"
+
+
+def _status_sensors(r):
+    s = r["emcp-sensors"]
+    target = s.get("flash_target") or 0
+    met = not target or s["flash"] <= target
+    app = dict(s["flash_parts"]).get("application", 0)
+    return (f"{'met' if met else 'not met'}: {kib(s['flash'])}, of which its application code, tables "
+            f"and texts {kib(app)} and the core it links {kib(core_bytes(s))}")
+
+
+def _memory_m3(r):
+    m, t, s = r["emcp-minimal"], r["emcp-minimal-strings"], r["emcp-sensors"]
+    return (f"the README's one-tool server {kib(m['flash'])} with {kib(m['ram'])} of static RAM "
+            f"({kib(t['flash'])} with every error text), the sensors example {kib(s['flash'])}, the "
+            f"worst-case stack of their request paths {kib(m['stack']['total'], False)} / "
+            f"{kib(s['stack']['total'])}")
+
+
+def _memory_m0(r):
+    return f"the one-tool server {kib(r['emcp-minimal']['flash'])} and the sensors example {kib(r['emcp-sensors']['flash'])}"
+
+
+README_REGIONS = {
+    "status-minimal": ("mps2-an385", _status_minimal),
+    "status-sensors": ("mps2-an385", _status_sensors),
+    "memory-cortex-m3": ("mps2-an385", _memory_m3),
+    "memory-cortex-m0": ("microbit", _memory_m0),
+}
+def readme_regions(text, path):
+    """{name: (start, end) of its content} of the footprint regions (tools/docgen.py, the one
+    region mechanism of the docs); exits on a marker out of place."""
+    try:
+        return {r.name: (r.start, r.end) for r in docgen.regions(text, "footprint", path)}
+    except docgen.RegionError as e:
+        sys.exit(f"footprint: {e}")
+
+
+def region_text(name, reports):
+    board, make = README_REGIONS[name]
+    by_base = {base_name(r): r for r in reports if r["board"] == board}
+    try:
+        return make(by_base)
+    except KeyError as e:
+        sys.exit(f"footprint: README region {name} needs the image {e.args[0]}-{board}")
+
+
+def write_doc(args):
+    reports = load_reports(args.reports)
+    text = document(reports)
+    with open(args.doc, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    with open(args.readme, encoding="utf-8") as fh:
+        readme = fh.read()
+    regions = readme_regions(readme, args.readme)
+    missing = [n for n in README_REGIONS if n not in regions]
+    unknown = [n for n in regions if n not in README_REGIONS]
+    if missing or unknown:
+        sys.exit(f"{args.readme}: footprint regions missing: {missing or 'none'}; unknown: {unknown or 'none'}")
+    try:
+        docgen.rewrite(args.readme, "footprint", {n: region_text(n, reports) for n in README_REGIONS})
+    except docgen.RegionError as e:
+        sys.exit(f"footprint: {e}")
+    print(f"{args.doc} and the footprint regions of {args.readme} rewritten", file=sys.stderr)
     return 0
 
 
+def diff(was, now, what):
+    lines = list(difflib.unified_diff(was.splitlines(), now.splitlines(), f"{what} (as it is)",
+                                      f"{what} (what the build gives)", lineterm="", n=1))
+    return "\n".join(lines[:60] + (["..."] if len(lines) > 60 else []))
+
+
 def check_doc(args):
-    """The rows of `doc` (docs/footprint.md) for these reports' images must be what `table`
-    prints for them now (flash, static RAM, budgets, RAM objects, stack). The breakdown of the
-    flash by part is not compared: a few bytes move between parts from one build folder to
-    another (line-table boundaries), the totals do not."""
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        table(args)
-    now, doc = parse_tables(out.getvalue()), None
+    """docs/footprint.md's header and this board's section must be what write-doc writes from
+    this board's reports, every line, and its sections those of BOARDS in order; README.md's
+    regions of this board must be what write-doc puts there, and every region known."""
+    reports = load_reports(args.reports)
+    others = sorted({r["name"] for r in reports if r["board"] != args.board})
+    if others:
+        sys.exit(f"footprint: reports of other boards given to the check of {args.board}: {', '.join(others)}")
+    problems = []
     with open(args.doc, encoding="utf-8") as fh:
-        doc = parse_tables(fh.read())
-    stale = [(k, v, doc.get(k)) for k, v in now.items() if doc.get(k) != v]
-    for (image_name, what), v, was in stale:
-        print(f"{args.doc}: {image_name} {what}: says {was!r}, the build gives {v!r}")
-    if stale:
-        print("docs out of date: run scripts/footprint")
-    return 1 if stale else 0
+        header, sections = split_doc(fh.read())
+    if header != HEADER + "\n":
+        problems.append(f"{args.doc}: its header (the text before the first section) is not what "
+                        f"tools/footprint.py writes:\n" + diff(header, HEADER + "\n", "header"))
+    want = [f"## {b}: {h}" for b, h in BOARDS]
+    have = [h for h, _ in sections]
+    if have != want:
+        problems.append(f"{args.doc}: its sections are\n  " + "\n  ".join(have or ["(none)"])
+                        + "\nbut should be, in this order,\n  " + "\n  ".join(want))
+    now = board_section(args.board, reports)
+    names = [b for b, _ in BOARDS]
+    if args.board in names[:-1]:
+        now += "\n"  # the blank line before the next section
+    section = dict(sections).get(f"## {args.board}: {dict(BOARDS)[args.board]}")
+    if section is None:
+        problems.append(f"{args.doc}: no section for {args.board}")
+    elif section != now:
+        problems.append(f"{args.doc}: the section of {args.board} is not what this build measures:\n"
+                        + diff(section, now, args.board))
+    with open(args.readme, encoding="utf-8") as fh:
+        readme = fh.read()
+    regions = readme_regions(readme, args.readme)
+    for name in regions:
+        if name not in README_REGIONS:
+            problems.append(f"{args.readme}: unknown footprint region {name} (README_REGIONS of tools/footprint.py)")
+    checked = 0
+    for name, (board, _) in README_REGIONS.items():
+        if name not in regions:
+            problems.append(f"{args.readme}: the footprint region {name} is missing")
+        elif board == args.board:
+            checked += 1
+            start, end = regions[name]
+            was, text = readme[start:end], region_text(name, reports)
+            if was != text:
+                problems.append(f"{args.readme}: the footprint region {name} says\n  {was}\nthe build gives\n  {text}")
+    for p in problems:
+        print(p)
+    if problems:
+        print(f"FOOTPRINT DOCS OUT OF DATE for {args.board}: run scripts/footprint (it rewrites "
+              f"{args.doc} and the footprint regions of {args.readme} from every board's build)")
+        return 1
+    print(f"{args.doc}: the header and the section of {args.board} ({len(now.splitlines())} lines) are "
+          f"current; {args.readme}: {checked} footprint region(s) of {args.board} current")
+    return 0
 
 
-def parse_tables(text):
-    """{(image, column): cell} from the image table."""
-    cells, header = {}, None
-    for line in text.splitlines():
-        if not line.startswith("|") or line.startswith("|---"):
-            header = header if line.startswith("|---") else None
-            continue
-        row = [c.strip() for c in line.strip().strip("|").split("|")]
-        if header is None:
-            header = row
-            continue
-        if header[0] == "image":
-            for i, (name, cell) in enumerate(zip(header[1:], row[1:])):
-                cells[(row[0], name if name != "budget" else f"budget {i}")] = cell
-    return cells
+def table(args):
+    """Prints the sections of the boards these reports are from."""
+    boards = by_board(load_reports(args.reports))
+    print("\n".join(board_section(b, boards[b]) for b, _ in BOARDS if b in boards), end="")
+    return 0
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(fromfile_prefix_chars="@")
     sub = ap.add_subparsers(dest="cmd", required=True)
     a = sub.add_parser("image")
     a.add_argument("--elf", required=True)
@@ -547,20 +872,33 @@ def main():
     a.add_argument("--board", required=True)
     a.add_argument("--flash-budget", type=int, default=0)
     a.add_argument("--ram-budget", type=int, default=0)
+    a.add_argument("--flash-target", type=int, default=0, help="a goal the document compares the image with")
+    a.add_argument("--option", action="append", help="NAME=VALUE the image is built with (for the document)")
+    a.add_argument("--compiler", default="")
+    a.add_argument("--cpu-flags", default="")
+    a.add_argument("--root", default=ROOT, help="the checkout, whose files are told apart by their path in it")
     a.add_argument("--json")
     a.add_argument("--recursion", action="append",
                    help="NAME=N: a function recursing over constant data at most N levels deep")
+    doc = os.path.join(ROOT, "docs", "footprint.md")
+    readme = os.path.join(ROOT, "README.md")
     t = sub.add_parser("table")
     t.add_argument("reports", nargs="+")
-    t.add_argument("--target", action="append",
-                   help="IMAGE:BYTES:REFERENCE: what IMAGE would leave for its core under BYTES")
+    w = sub.add_parser("write-doc")
+    w.add_argument("--doc", default=doc)
+    w.add_argument("--readme", default=readme)
+    w.add_argument("reports", nargs="+")
     c = sub.add_parser("check-doc")
-    c.add_argument("doc")
+    c.add_argument("--board", required=True)
+    c.add_argument("--doc", default=doc)
+    c.add_argument("--readme", default=readme)
     c.add_argument("reports", nargs="+")
+    sub.add_parser("boards")
     args = ap.parse_args()
-    if args.cmd == "check-doc":
-        return check_doc(args)
-    return image(args) if args.cmd == "image" else table(args)
+    if args.cmd == "boards":
+        print("\n".join(b for b, _ in BOARDS))
+        return 0
+    return {"image": image, "table": table, "write-doc": write_doc, "check-doc": check_doc}[args.cmd](args)
 
 
 if __name__ == "__main__":

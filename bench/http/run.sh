@@ -3,11 +3,14 @@
 # SDK server (StreamableHTTPServerTransport) with an equivalent echo tool, and an HTTP responder
 # that does no MCP work, side by side, each on its own loopback port.
 #   bench/http/run.sh BIN_DIR RESULTS_DIR
-# BIN_DIR holds emcp-sensors, emcp_http_bench and emcp_http_null_responder.
+# BIN_DIR holds emcp-sensors, emcp_http_bench and emcp_http_null_responder. Writes http.md (the
+# Markdown printed, which scripts/bench puts into bench/README.md), http.txt and http-busy.txt
+# (how busy the machine was meanwhile: bench/lib.sh).
 set -euo pipefail
 bin=$1
 results=$2
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
 mkdir -p "$results"
 drv="$bin/emcp_http_bench"
 clients=${EMCP_BENCH_HTTP_CLIENTS:-8}
@@ -15,8 +18,16 @@ base=${EMCP_BENCH_HTTP_PORT:-18700}
 
 field() { sed -n "s/.*$1=\([^ ]*\).*/\1/p"; }
 
+# The requests of each run (after the warm-up), the runs per server (the best counts), the
+# throughput the issue that set the goal quoted for the TypeScript server on this machine.
+n_emcp=40000 n_ts=4000 n_null=60000
+reps=3
+warmup=500
+quoted_ts_rps=3400
+
 # measure NAME PORT REQUESTS DRIVER_FLAGS -- SERVER COMMAND...: starts the server, waits for
-# its port, runs the driver 3 times (best throughput counts), reads the server's peak RSS, stops it.
+# its port, runs the driver $reps times (best throughput counts), reads the server's peak RSS
+# (VmHWM) and anonymous RSS (RssAnon, KiB), stops it.
 measure() {
   local name=$1 port=$2 n=$3 flags=$4
   shift 5
@@ -27,39 +38,53 @@ measure() {
     sleep 0.1
   done
   local best=0 line p50="" p99="" r
-  for _ in 1 2 3; do
+  for _ in $(seq 1 $reps); do
     # shellcheck disable=SC2086
-    line=$("$drv" --port "$port" --connections "$clients" --requests "$n" --warmup 500 $flags)
+    line=$("$drv" --port "$port" --connections "$clients" --requests "$n" --warmup $warmup $flags)
     r=$(echo "$line" | field rps)
     if ((r > best)); then best=$r; p50=$(echo "$line" | field p50_us); p99=$(echo "$line" | field p99_us); fi
   done
-  local rss
+  local rss anon
   rss=$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || echo 0)
+  anon=$(awk '/^RssAnon:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || echo 0)
   kill "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
-  echo "$name $best $p50 $p99 $rss" >>"$results/http.txt"
+  echo "$name $best $p50 $p99 $rss $anon" >>"$results/http.txt"
 }
 
 : >"$results/http.txt"
+echo "$clients" >"$results/http-clients.txt"
 echo "http: $clients clients..." >&2
-measure emcp $base 40000 "" -- "$bin/emcp-sensors" --simulate --http "$base"
-measure ts $((base + 1)) 4000 "" -- node "$here/../ts-server/http-server.mjs" $((base + 1))
-measure null $((base + 2)) 60000 "--raw" -- "$bin/emcp_http_null_responder" $((base + 2))
+busy_start
+measure emcp $base $n_emcp "" -- "$bin/emcp-sensors" --simulate --http "$base"
+measure ts $((base + 1)) $n_ts "" -- node "$here/../ts-server/http-server.mjs" $((base + 1))
+measure null $((base + 2)) $n_null "--raw" -- "$bin/emcp_http_null_responder" $((base + 2))
+busy_end "$results/http-busy.txt"
 
 w() { awk -v n="$1" -v c="$2" '$1 == n { print $c }' "$results/http.txt"; }
+mib() { awk -v k="$1" 'BEGIN { printf "%.1f MiB", k / 1024 }'; }
 row() {
-  printf '| %s | %s | %s | %s | %s MiB |\n' "$1" "$(w "$2" 2)" "$(w "$2" 3)" "$(w "$2" 4)" \
-    "$(awk -v k="$(w "$2" 5)" 'BEGIN { printf "%.1f", k / 1024 }')"
+  printf '| %s | %s | %s | %s | %s | %s |\n' "$1" "$(w "$2" 2)" "$(w "$2" 3)" "$(w "$2" 4)" \
+    "$(mib "$(w "$2" 5)")" "$(mib "$(w "$2" 6)")"
 }
+thou() { echo "$1" | sed ':a; s/\([0-9]\)\([0-9]\{3\}\)\($\|,\)/\1,\2\3/; ta'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f", a / b }'; }
+read -r others load1 load5 load15 _ <"$results/http-busy.txt"
 {
   echo
-  echo "## HTTP: tools/call of an echo tool, $clients keep-alive clients (one session each), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "## HTTP: tools/call of an echo tool, $clients keep-alive clients (one session each), $(nproc) cores, load $load1 $load5 $load15, other processes $others cores"
   echo
-  echo "| server | req/s | p50 µs | p99 µs | peak RSS |"
-  echo "|---|---:|---:|---:|---:|"
+  echo "| server | req/s | p50 µs | p99 µs | peak RSS | anonymous RSS |"
+  echo "|---|---:|---:|---:|---:|---:|"
   row "emcp-sensors --http (C++, emcp)" emcp
   row "official TypeScript SDK, StreamableHTTPServerTransport (Node $(node --version))" ts
   row "HTTP responder doing no MCP work" null
   echo
-  awk -v e="$(w emcp 2)" -v t="$(w ts 2)" 'BEGIN { printf "- throughput, emcp / TypeScript SDK: **%.0fx** (goal: at least 15x)\n", e / t }'
+  echo "- throughput, emcp / TypeScript SDK: **$(ratio "$(w emcp 2)" "$(w ts 2)")x** (goal: at least 15x); against the $(thou $quoted_ts_rps) req/s" \
+    "the issue that set the goal quoted for the TypeScript server on this machine: $(ratio "$(w emcp 2)" $quoted_ts_rps)x"
+  awk -v e="$(w emcp 2)" -v f="$(w null 2)" 'BEGIN { printf "- time per request of the responder that does no MCP work (HTTP parsing and the socket round trips) / emcp'"'"'s: %.0f %%; the rest of emcp'"'"'s is the MCP work (decoding into the arena, schema validation, writing and framing the answer)\n", 100 * e / f }'
+  echo "- peak RSS, emcp / TypeScript SDK: $(mib "$(w emcp 5)") / $(mib "$(w ts 5)"); anonymous (stack, static data, heap, the libraries' written pages):" \
+    "$(mib "$(w emcp 6)") / $(mib "$(w ts 6)")"
+  echo "- settings (\`bench/http/run.sh\`): best of $reps runs of N requests after $warmup warm-up requests, N = $(thou $n_emcp) for emcp," \
+    "$(thou $n_ts) for the TypeScript server, $(thou $n_null) for the responder; $clients clients (\`EMCP_BENCH_HTTP_CLIENTS\`)"
 } | tee "$results/http.md"

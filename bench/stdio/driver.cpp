@@ -7,8 +7,11 @@
 //            read; requests per second = N / (time from the first write to the last answer).
 // serial:    one request at a time, the next after the answer; the latency of each is kept and
 //            p50/p99 reported.
-// Peak RSS is the child's ru_maxrss after it exits (end of stdin). Every answer is checked to
-// be the echo of its request (id and text), so a fast wrong server cannot win.
+// Memory: the server's VmHWM (peak resident set) and RssAnon (its anonymous part: stack, static
+// data, heap, the libraries' written pages; the rest is mapped code and read-only data) from
+// /proc/PID/status after the last answer, before its input ends; and its ru_maxrss after it
+// exits (which also counts the pages the forked driver had before exec). Every answer is
+// checked to be the echo of its request (id and text), so a fast wrong server cannot win.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -84,6 +87,21 @@ struct Child {
       }
       buf.append(tmp, static_cast<size_t>(k));
     }
+  }
+
+  // VmHWM and RssAnon of the running server, KiB (0 when /proc does not say).
+  void status_kb(long* hwm, long* anon) const {
+    *hwm = *anon = 0;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/status", static_cast<int>(pid));
+    FILE* f = fopen(path, "r");
+    if (f == nullptr) return;
+    char line[256];
+    while (fgets(line, sizeof line, f) != nullptr) {
+      sscanf(line, "VmHWM: %ld", hwm);
+      sscanf(line, "RssAnon: %ld", anon);
+    }
+    fclose(f);
   }
 
   long finish() {
@@ -203,6 +221,8 @@ int main(int argc, char** argv) {
     seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     id = first + requests;
   }
+  long hwm = 0, anon = 0;
+  c.status_kb(&hwm, &anon);
   const long rss = c.finish();
   double p50 = 0, p99 = 0;
   if (!lat.empty()) {
@@ -210,7 +230,9 @@ int main(int argc, char** argv) {
     p50 = lat[lat.size() / 2];
     p99 = lat[std::min(lat.size() - 1, lat.size() * 99 / 100)];
   }
-  printf("mode=%s requests=%ld seconds=%.4f rps=%.0f p50_us=%.1f p99_us=%.1f maxrss_kb=%ld\n",
-         mode.c_str(), requests, seconds, static_cast<double>(requests) / seconds, p50, p99, rss);
+  printf("mode=%s requests=%ld seconds=%.4f rps=%.0f p50_us=%.1f p99_us=%.1f maxrss_kb=%ld "
+         "hwm_kb=%ld anon_kb=%ld\n",
+         mode.c_str(), requests, seconds, static_cast<double>(requests) / seconds, p50, p99, rss,
+         hwm, anon);
   return 0;
 }

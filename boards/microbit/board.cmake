@@ -6,8 +6,9 @@ set(EMCP_BOARD_IRQS 32)
 # Minimal server: the Cortex-M3 budget (20 KiB) plus what Thumb-1 costs (fewer registers
 # reachable by most instructions, no IT blocks, no hardware divide: libgcc's division).
 set(EMCP_BOARD_MINIMAL_FLASH_BUDGET 23552)
-# 16 KiB of RAM: the sensors example runs with a 2 KiB message arena (12.9 KiB of static RAM
-# with the default 4 KiB) and a 5 KiB stack region (linker.ld); the link fails if they outgrow
+# 16 KiB of RAM: the sensors example runs with a 2 KiB message arena (with the default 4 KiB
+# its static RAM and the 5 KiB stack region of linker.ld would not fit: docs/footprint.md has
+# the static RAM of the Cortex-M3 image, which has the default); the link fails if they outgrow
 # the RAM. Thumb-1 code is larger: its flash ceiling is 72 KiB.
 set(EMCP_BOARD_SENSORS_DEFINES EMCP_ARENA_SIZE=2048)
 set(EMCP_BOARD_SENSORS_FLASH_BUDGET 73728)

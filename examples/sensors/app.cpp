@@ -7,6 +7,14 @@
 #include "media.h"
 #include "sensors.h"
 
+// EMCP_SENSORS_CLIENT_TOOLS (default 1): the four tools that ask the client or send binary
+// content (calibrate_temperature: elicitation, summarize_readings: sampling, list_roots: roots,
+// snapshot: PNG and WAV) and the roots hook. 0 leaves them out, which measures what the rest of
+// the example costs on a board (the image emcp-sensors-lean in docs/footprint.md).
+#ifndef EMCP_SENSORS_CLIENT_TOOLS
+#define EMCP_SENSORS_CLIENT_TOOLS 1
+#endif
+
 namespace app {
 
 constexpr emcp::mcp::ServerInfo kServerInfo = [] {  // constant-initialized: no start-up order
@@ -209,6 +217,7 @@ void run_jobs() {
   }
 }
 
+#if EMCP_SENSORS_CLIENT_TOOLS
 // calibrate_temperature: asks the user (elicitation) for a reference reading.
 constexpr Param kCalibrationForm[] = {
     Param::number("reference_celsius", "Temperature of a trusted thermometer next to the device")
@@ -418,6 +427,7 @@ void snapshot(ToolCall& call) {
   const size_t wav_len = media::beep_wav(wav, sizeof wav);
   call.audio(wav, wav_len, "audio/wav");
 }
+#endif  // EMCP_SENSORS_CLIENT_TOOLS
 
 // get_log: the device log, embedded, with a link to its resource.
 void get_log(ToolCall& call);
@@ -517,6 +527,7 @@ constexpr Tool kTools[] = {
         .describe("Reads a sensor repeatedly and reports min/average/max. Reports progress; can be cancelled.")
         .with_params(kSampleParams)
         .read_only(),
+#if EMCP_SENSORS_CLIENT_TOOLS
     Tool::make("calibrate_temperature", &calibrate_temperature)
         .titled("Calibrate the temperature sensor")
         .describe("Asks the user for a reference temperature and stores the offset.")
@@ -533,6 +544,7 @@ constexpr Tool kTools[] = {
         .titled("Temperature chart")
         .describe("A PNG chart of the last 32 seconds of temperature, and a beep.")
         .read_only(),
+#endif
     Tool::make("get_log", &get_log)
         .titled("Device log")
         .describe("The last lines of the device log.")
@@ -703,14 +715,18 @@ void init(Server& server, uint64_t (*now_ms)()) {
   server.set_resources(kResources);
   server.set_templates(kTemplates);
   server.set_prompts(kPrompts);
+#if EMCP_SENSORS_CLIENT_TOOLS
   server.on_roots_changed(&roots_changed, nullptr);
+#endif
   log(LogLevel::kInfo, "device started");
   record_history();
 }
 
 void tick() {
   run_jobs();
+#if EMCP_SENSORS_CLIENT_TOOLS
   retry_waits();
+#endif
   record_history();
 }
 
