@@ -22,7 +22,8 @@ void write_sum(emcp::json::Writer& w, const void* ctx) {
   w.end_object();
 }
 void add(ToolCall& c) {
-  const int64_t sum = c.integer("a") + c.integer("b");
+  int64_t sum = 0;
+  if (__builtin_add_overflow(c.integer("a"), c.integer("b"), &sum)) return c.fail({"the sum is beyond int64"});
   c.structured(&write_sum, &sum);
 }
 
