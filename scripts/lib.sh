@@ -51,6 +51,50 @@ need_commands() {
   fi
 }
 
+# Adds a deb-src entry for the machine's Debian archive (a copy of its deb822 sources entry
+# with `Types: deb-src`), once, so that `apt-get source` works.
+need_deb_src() {
+  local list=/etc/apt/sources.list.d/emcp-deb-src.sources
+  if [ -f "$list" ] || grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ ||
+     grep -qs '^deb-src ' /etc/apt/sources.list; then
+    return 0
+  fi
+  local src=/etc/apt/sources.list.d/debian.sources
+  if [ ! -f "$src" ]; then
+    echo "error: no $src to copy a deb-src entry from; add one for apt-get source" >&2
+    return 1
+  fi
+  echo "== adding $list (deb-src entries for apt-get source)"
+  sed 's/^Types: deb$/Types: deb-src/' "$src" | as_root tee "$list" >/dev/null &&
+    as_root apt-get update -qq || { echo "error: cannot add the deb-src entry" >&2; return 1; }
+}
+
+# need_debian_source PACKAGE VERSION DEST: Debian's source of PACKAGE at VERSION (its
+# patches applied) unpacked in DEST, fetched with apt-get source unless DEST already holds that
+# version (DEST/.emcp-version).
+need_debian_source() {
+  local pkg=$1 version=$2 dest=$3
+  if [ -f "$dest/.emcp-version" ] && [ "$(cat "$dest/.emcp-version")" = "$version" ]; then
+    return 0
+  fi
+  need_packages dpkg-dev || return 1
+  need_deb_src || return 1
+  local tmp
+  tmp=$(mktemp -d)
+  echo "== apt-get source $pkg=$version"
+  if ! (cd "$tmp" && apt-get source -qq "$pkg=$version" >/dev/null 2>&1); then
+    rm -rf "$tmp"
+    echo "error: apt-get source $pkg=$version failed" >&2
+    return 1
+  fi
+  local unpacked
+  unpacked=$(find "$tmp" -mindepth 1 -maxdepth 1 -type d | head -n 1)
+  rm -rf "$dest"
+  mkdir -p "$(dirname "$dest")"
+  mv "$unpacked" "$dest" && echo "$version" > "$dest/.emcp-version"
+  rm -rf "$tmp"
+}
+
 # The shared/ folder (spec texts and test data): $EMCP_SHARED_DIR, else beside the checkout,
 # else /work/shared.
 find_shared_dir() {

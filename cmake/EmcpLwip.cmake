@@ -1,0 +1,33 @@
+# lwIP for ports/lwip, built from Debian's source (`apt-get source lwip`, fetched into the
+# build folder by scripts/third-party; nothing of lwIP is committed) with emcp's lwipopts.h
+# (ports/lwip/include): NO_SYS, raw/altcp TCP, static pools only.
+#
+#   EMCP_LWIP_SOURCE_DIR   the unpacked source (default build/third_party/lwip)
+#
+# emcp_lwip_library(NAME): a static library NAME of lwIP's core, IPv4 and Ethernet code.
+set(EMCP_LWIP_SOURCE_DIR "${CMAKE_SOURCE_DIR}/build/third_party/lwip" CACHE PATH
+    "lwIP's source (Debian's, from scripts/third-party)")
+
+function(emcp_lwip_library name)
+  set(dir ${EMCP_LWIP_SOURCE_DIR})
+  if(NOT EXISTS ${dir}/src/core/tcp.c)
+    message(FATAL_ERROR "lwIP's source is not in EMCP_LWIP_SOURCE_DIR=${dir}: run scripts/third-party "
+                        "(scripts/test does), or pass -DEMCP_LWIP_SOURCE_DIR=/path/to/lwip")
+  endif()
+  # lwIP 2.1's core (src/Filelists.cmake names the same files; it also writes into the source
+  # folder, so it is not included), IPv4 and Ethernet.
+  set(sources)
+  foreach(f init def dns inet_chksum ip mem memp netif pbuf raw stats sys altcp altcp_alloc
+            altcp_tcp tcp tcp_in tcp_out timeouts udp)
+    list(APPEND sources ${dir}/src/core/${f}.c)
+  endforeach()
+  foreach(f autoip dhcp etharp icmp igmp ip4_frag ip4 ip4_addr)
+    list(APPEND sources ${dir}/src/core/ipv4/${f}.c)
+  endforeach()
+  add_library(${name} STATIC ${sources} ${dir}/src/netif/ethernet.c)
+  target_include_directories(${name} SYSTEM PUBLIC ${dir}/src/include)
+  target_include_directories(${name} PUBLIC ${CMAKE_SOURCE_DIR}/ports/lwip/include)
+  # Third-party code: its own warnings are not ours to fix (-w), but it is built with the
+  # target's code generation flags like everything else.
+  target_compile_options(${name} PRIVATE -w)
+endfunction()

@@ -1,0 +1,30 @@
+// lwIP's compiler and platform definitions for emcp (ports/lwip): no stdio (assertions and
+// diagnostics go to the port's emcp_lwip_assert, which a board or host implements), random
+// numbers from the port (TCP's initial sequence numbers, DHCP's transaction ids).
+#ifndef EMCP_LWIP_ARCH_CC_H
+#define EMCP_LWIP_ARCH_CC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+/// Called by LWIP_ASSERT with the message and where; must not return.
+void emcp_lwip_assert(const char* message, const char* file, int line);
+/// A random 32-bit number (LWIP_RAND).
+uint32_t emcp_lwip_rand(void);
+#ifdef __cplusplus
+}
+#endif
+
+#define LWIP_PLATFORM_ASSERT(x) emcp_lwip_assert((x), __FILE__, __LINE__)
+#define LWIP_PLATFORM_DIAG(x) \
+  do {                        \
+  } while (0)
+#define LWIP_RAND() emcp_lwip_rand()
+#define LWIP_NO_STDINT_H 0
+#define LWIP_NO_INTTYPES_H 0
+#define LWIP_PROVIDE_ERRNO 1
+
+#endif

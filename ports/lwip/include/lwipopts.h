@@ -1,0 +1,89 @@
+// lwIP's options for emcp (ports/lwip): the raw/altcp TCP API without an OS (NO_SYS=1), static
+// pools only. lwIP never calls malloc: its pools (MEMP) and its own heap region (MEM_SIZE, used
+// for PBUF_RAM output buffers) are static arrays that the footprint report counts, and the
+// firmware's heap check still bans malloc/free/_sbrk in every image.
+//
+// An application or board may set any of these before (EMCP_LWIPOPTS_EXTRA names a header
+// included first).
+#ifndef EMCP_LWIPOPTS_H
+#define EMCP_LWIPOPTS_H
+
+#ifdef EMCP_LWIPOPTS_EXTRA
+#include EMCP_LWIPOPTS_EXTRA
+#endif
+
+// ---- No OS: the application's loop calls sys_check_timeouts() and the netif's input
+#define NO_SYS 1
+#define LWIP_SOCKET 0
+#define LWIP_NETCONN 0
+#define SYS_LIGHTWEIGHT_PROT 0
+
+// ---- Memory: static only
+#define MEM_LIBC_MALLOC 0
+#define MEMP_MEM_MALLOC 0
+#define MEM_ALIGNMENT 4
+#ifndef MEM_SIZE
+#define MEM_SIZE (16 * 1024)
+#endif
+#ifndef MEMP_NUM_TCP_PCB
+#define MEMP_NUM_TCP_PCB 6
+#endif
+#ifndef MEMP_NUM_TCP_PCB_LISTEN
+#define MEMP_NUM_TCP_PCB_LISTEN 2
+#endif
+#ifndef MEMP_NUM_TCP_SEG
+#define MEMP_NUM_TCP_SEG 32
+#endif
+#ifndef PBUF_POOL_SIZE
+#define PBUF_POOL_SIZE 16
+#endif
+#ifndef MEMP_NUM_PBUF
+#define MEMP_NUM_PBUF 16
+#endif
+#define MEMP_NUM_UDP_PCB 4
+#define MEMP_NUM_SYS_TIMEOUT (LWIP_NUM_SYS_TIMEOUT_INTERNAL + 2)
+
+// ---- Protocols: IPv4, ARP, ICMP, DHCP, TCP through altcp (TLS layers on it later)
+#define LWIP_IPV4 1
+#define LWIP_IPV6 0
+#define LWIP_ARP 1
+#define LWIP_ETHERNET 1
+#define LWIP_ICMP 1
+#define LWIP_DHCP 1
+#define LWIP_UDP 1
+#define LWIP_TCP 1
+#define LWIP_ALTCP 1
+#define LWIP_DNS 0
+#define LWIP_IGMP 0
+#define LWIP_AUTOIP 0
+#define LWIP_RAW 0
+#define TCP_MSS 1460
+#ifndef TCP_WND
+#define TCP_WND (4 * TCP_MSS)
+#endif
+#ifndef TCP_SND_BUF
+#define TCP_SND_BUF (4 * TCP_MSS)
+#endif
+#define TCP_SND_QUEUELEN ((4 * TCP_SND_BUF + TCP_MSS - 1) / TCP_MSS)
+#define LWIP_NETIF_STATUS_CALLBACK 1
+#define LWIP_NETIF_LINK_CALLBACK 1
+
+// ---- Statistics: the pools' high-water marks (reported by the firmware)
+#define LWIP_STATS 1
+#define MEM_STATS 1
+#define MEMP_STATS 1
+#define LWIP_STATS_DISPLAY 0
+#define LINK_STATS 0
+#define IP_STATS 0
+#define ICMP_STATS 0
+#define UDP_STATS 0
+#define TCP_STATS 0
+#define ETHARP_STATS 0
+#define IPFRAG_STATS 0
+#define SYS_STATS 0
+
+// ---- Checks
+#define LWIP_DEBUG 0
+#define LWIP_NOASSERT_ON_ERROR 0
+
+#endif
