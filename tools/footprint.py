@@ -578,12 +578,14 @@ def image_order(r):
     return (family, base != family, r["name"])
 
 
-def options_cell(r):
-    return ", ".join(f"`{o}`" for o in r.get("options", [])) or "-"
+def options_text(r, none="the default options"):
+    return ", ".join(f"`{o}`" for o in r.get("options", [])) or none
 
 
-def options_text(r):
-    return ", ".join(f"`{o}`" for o in r.get("options", [])) or "the default options"
+def budgets_met(r):
+    """True when the image is within its flash and static RAM budgets (those it has)."""
+    fb, rb = r.get("flash_budget") or 0, r.get("ram_budget") or 0
+    return (not fb or r["flash"] <= fb) and (not rb or r["ram"] <= rb)
 
 
 def core_bytes(r):
@@ -608,8 +610,7 @@ def image_notes(r, by_base):
             bits.append(f"flash {r['flash']:,} B of its {fb:,} B budget")
         if rb:
             bits.append(f"static RAM {r['ram']:,} B of its {rb:,} B")
-        met = (not fb or r["flash"] <= fb) and (not rb or r["ram"] <= rb)
-        notes.append(", ".join(bits) + (": **met**" if met else ": **over**"))
+        notes.append(", ".join(bits) + (": **met**" if budgets_met(r) else ": **over**"))
     target = r.get("flash_target") or 0
     if target:
         over = r["flash"] - target
@@ -639,7 +640,7 @@ def board_section(board, reports):
         fb = f"{r['flash_budget']:,}" if r.get("flash_budget") else "-"
         rb = f"{r['ram_budget']:,}" if r.get("ram_budget") else "-"
         st = r["stack"]
-        out.append(f"| {r['name']} | {options_cell(r)} | {size(r['flash'])} | {fb} | {size(r['ram'])} | {rb} | "
+        out.append(f"| {r['name']} | {options_text(r, '-')} | {size(r['flash'])} | {fb} | {size(r['ram'])} | {rb} | "
                    f"{objs} | {st['total']:,} B ({st['main']:,} + {st['interrupt']:,}) | {r['stack_region']:,} B |")
     out.append("")
     for r in reports:
@@ -724,8 +725,7 @@ def split_doc(text):
 # README.md's regions: name -> (the board whose reports give it, its text from them by base name).
 def _status_minimal(r):
     m = r["emcp-minimal"]
-    met = m["flash"] <= (m.get("flash_budget") or m["flash"]) and m["ram"] <= (m.get("ram_budget") or m["ram"])
-    return f"{'met' if met else 'not met'}: {kib(m['flash'])}, {kib(m['ram'])}"
+    return f"{'met' if budgets_met(m) else 'not met'}: {kib(m['flash'])}, {kib(m['ram'])}"
 
 
 def _status_sensors(r):
@@ -755,6 +755,8 @@ README_REGIONS = {
     "memory-cortex-m3": ("mps2-an385", _memory_m3),
     "memory-cortex-m0": ("microbit", _memory_m0),
 }
+
+
 def readme_regions(text, path):
     """{name: (start, end) of its content} of the footprint regions (tools/docgen.py, the one
     region mechanism of the docs); exits on a marker out of place."""
