@@ -54,8 +54,8 @@ function call(msg, ms = 30000) {
   });
 }
 
-async function stats(id) {
-  const r = await call({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "device_stats", arguments: {} } });
+async function stats(id, ms) {
+  const r = await call({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "device_stats", arguments: {} } }, ms);
   return r.result.structuredContent;
 }
 
@@ -98,6 +98,16 @@ test(`soak: ${SOAK} requests, zero lost answers, memory high-water marks stable`
   let next = 0, done = 0;
   let first;
   const t0 = Date.now();
+  const strayBefore = unmatched.length;
+  // A lost answer says what the board saw: the lines since the soak began that answered no
+  // request of ours (a request the UART mangled is answered with an error and id null) and the
+  // device's counters (input bytes lost, messages handled).
+  const explainLoss = async (e) => {
+    let st;
+    try { st = await stats("soak-loss", 10000); } catch (e2) { st = `device_stats failed: ${e2.message}`; }
+    return new Error(`${e.message}; lines that answered no request since the soak began: ` +
+      `${JSON.stringify(unmatched.slice(strayBefore, strayBefore + 5))}; device_stats: ${JSON.stringify(st)}`);
+  };
   const one = async () => {
     while (next < SOAK) {
       const i = next++;
@@ -106,7 +116,8 @@ test(`soak: ${SOAK} requests, zero lost answers, memory high-water marks stable`
       const msg = kind < 3 ? { jsonrpc: "2.0", id: i, method: "ping" }
         : kind < 4 ? { jsonrpc: "2.0", id: i, method: "tools/call", params: { name: "echo", arguments: { text: `s${i}` } } }
         : { jsonrpc: "2.0", id: i, method: "resources/read", params: { uri: "sensor://load" } };
-      const r = await call(msg);
+      let r;
+      try { r = await call(msg); } catch (e) { throw await explainLoss(e); }
       assert.equal(r.error, undefined, JSON.stringify(r));
       if (kind === 3) assert.equal(r.result.content[0].text, `s${i}`);
       if (kind === 4) assert.equal(JSON.parse(r.result.contents[0].text).sensor, "load");
