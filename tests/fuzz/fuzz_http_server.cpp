@@ -1,6 +1,8 @@
 // libFuzzer target: the whole HTTP engine (Streamable HTTP, HTTP+SSE, WebSocket) behind a fake
 // port, with the fixture application. The input is a script: each step picks a connection
-// (open, bytes, peer close, sends failing) or lets time pass. Checked: no crash or sanitizer
+// (open, bytes, peer close, sends failing, its window shutting or opening) or lets time pass.
+// A shut window makes the engine keep output (and resume on writable()) or wait for it
+// (wait_writable: every other wait opens the window, the others time out). Checked: no crash or sanitizer
 // report; the slots always add up; no byte is lost: bytes a connection refuses (an answer still
 // streams) wait, in order, like a socket's, and are offered again after every step, and whenever
 // wants_input() says the connection would consume input, receive() takes some of them.
@@ -30,9 +32,22 @@ bool g_fail[4];  // sends on this connection fail (a peer that went away mid-ans
 uint8_t g_waiting[4][1 << 15];
 size_t g_waiting_len[4];
 
-emcp::Status port_send(void*, uint16_t c, const char*, size_t) {
+size_t g_window[4];  // bytes the connection takes before its window is full
+unsigned g_waits = 0;
+emcp::Status port_write(void*, uint16_t c, const char*, size_t n, size_t* taken) {
   if (c >= 4 || !g_open[c]) abort();  // never writes to a connection it closed
+  *taken = n < g_window[c] ? n : g_window[c];
+  if (g_window[c] != SIZE_MAX) g_window[c] -= *taken;
   return g_fail[c] ? emcp::Status::kIoError : emcp::Status::kOk;
+}
+emcp::Status port_wait(void*, uint16_t c, uint32_t timeout_ms) {
+  if (c >= 4 || !g_open[c]) abort();
+  if ((++g_waits & 1) != 0) {
+    g_window[c] = SIZE_MAX;
+    return emcp::Status::kOk;
+  }
+  fixture::advance_ms(timeout_ms);
+  return emcp::Status::kWouldBlock;
 }
 void port_close(void*, uint16_t c) {
   if (c >= 4) abort();
@@ -51,7 +66,8 @@ void setup() {
   g_options.sha1 = &fake_sha1;
   g_options.max_body = 8192;
   emcp::transport::HttpPort port;
-  port.send = &port_send;
+  port.write = &port_write;
+  port.wait_writable = &port_wait;
   port.close = &port_close;
   static emcp::transport::StaticHttpServer<4, 2, 2048, 400, 600> http(server, g_options, port);
   g_http = &http;
@@ -89,6 +105,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           if (g_open[k] || k >= 4) abort();  // the engine gave out a slot in use
           g_open[k] = true;
           g_fail[k] = false;
+          g_window[k] = SIZE_MAX;
           g_waiting_len[k] = 0;
         }
         break;
@@ -105,8 +122,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         break;
       }
       case 3:
-        if (op & 0x80) g_fail[c] = !g_fail[c];  // sends start or stop failing
-        else (void)fixture::complete_slow();
+        if (op & 0x80) {
+          g_fail[c] = !g_fail[c];  // sends start or stop failing
+        } else if ((op & 0x60) == 0x40) {
+          g_window[c] = 0;  // the peer stops reading
+        } else if ((op & 0x60) == 0x60) {
+          if (g_open[c]) {  // it reads 64 bytes
+            g_window[c] = g_window[c] == SIZE_MAX ? SIZE_MAX : g_window[c] + 64;
+            g_http->writable(c);
+          }
+        } else {
+          (void)fixture::complete_slow();
+        }
         break;
       default: {  // bytes: a length byte, then that many bytes
         if (i >= size) break;

@@ -2,8 +2,8 @@
 # Seeds for fuzz_http_server and fuzz_ws_framer, written with printf (no binary files kept).
 # fuzz_http_server reads a script: op byte (bits 0-1 connection, bits 2-4 action: 0 open,
 # 1 peer close, 2 time passes, 3 answer a deferred call (with bit 7: sends on that connection
-# start or stop failing), 4-7 bytes: a length byte follows,
-# then that many bytes).
+# start or stop failing; bits 5-6 = 2: its window shuts, 3: it reads 64 bytes), 4-7 bytes: a
+# length byte follows, then that many bytes).
 # Usage: make_transport_seeds.sh OUT_DIR
 set -eu
 out=$1
@@ -44,6 +44,11 @@ SID='0102030405060708090a0b0c0d0e0f10'
   printf '\014'; open 1
   printf 'GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n%s\r\n' "$SID" | bytes 1
   printf 'DELETE /mcp HTTP/1.1\r\nHost: localhost\r\n%s\r\n' "$SID" | bytes 0; } > "$out/engine/session"
+# A client that stops reading, then reads a little at a time, then stops for good.
+{ open 0; post "$INIT" | bytes 0; post '{"jsonrpc":"2.0","method":"notifications/initialized"}' "$SID" | bytes 0;
+  printf '\114'; post '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"big"}}' "$SID" | bytes 0;
+  printf '\154\154\154\154'; post '{"jsonrpc":"2.0","id":3,"method":"ping"}' "$SID" | bytes 0;
+  printf '\154\114\050\050'; } > "$out/engine/window"
 { open 0; printf 'GET /sse HTTP/1.1\r\nHost: localhost\r\n\r\n' | bytes 0; open 1
   printf 'POST /messages?sessionId=%s HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %s\r\n\r\n%s' "$SID" "$(printf '%s' "$INIT" | wc -c)" "$INIT" | bytes 1; } > "$out/engine/legacy"
 { open 0; printf 'GET /ws HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n' | bytes 0

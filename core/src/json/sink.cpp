@@ -13,6 +13,10 @@ bool Sink::drain() {
   }
   drained_ += len_;
   len_ = 0;
+  if (held_) {
+    held_ = false;
+    cap_ = full_cap_;
+  }
   return true;
 }
 
@@ -38,7 +42,7 @@ Status Sink::flush() {
 
 Status FlushingSink::hand_over(Sink& self) {
   auto& s = static_cast<FlushingSink&>(self);
-  if (s.len_ == 0) return Status::kOk;
+  if (s.len_ == 0 && !s.held_) return Status::kOk;
   return s.fn_(s.ctx_, s.buf_, s.len_);
 }
 

@@ -107,8 +107,9 @@ bool parse_event_id(StrView s, uint32_t* stream, uint32_t* seq) {
 HttpConnection::HttpConnection(json::Reader& reader, Arena& arena, char* out, size_t out_cap)
     : decoder_(reader, arena),
       sink_(out + kHeadroom, out_cap - kHeadroom - 2, &HttpServer::conn_flush, this),
-      out_(out) {
-  EMCP_ASSERT(out_cap >= kHeadroom + 64);
+      out_(out),
+      out_cap_(static_cast<uint32_t>(out_cap)) {
+  EMCP_ASSERT(out_cap >= kHeadroom + 64 && out_cap <= 0x7FFFFFFFu);
 }
 
 HttpSession::HttpSession(char* replay, size_t replay_cap)
@@ -176,7 +177,8 @@ int HttpServer::open() {
     c.route_ = Route::kNone;
     c.body_ = Body::kNone;
     c.head_sent_ = c.head_pending_ = c.feeding_ = c.handling_ = c.dead_ = c.sse_ = c.tee_ = c.ended_ = false;
-    c.force_sse_ = false;
+    c.force_sse_ = c.defer_ = false;
+    c.pend_off_ = c.pend_len_ = 0;
     c.input_hash_ = 0;
     c.ws_first_ = true;
     c.ws_final_ = false;
@@ -193,8 +195,23 @@ int HttpServer::open() {
 bool HttpServer::wants_input(uint16_t conn) const {
   if (conn >= conns_.size()) return false;
   const Conn& c = conns_[conn];
+  // Output the peer has not taken yet holds its input back too (no new request is answered
+  // into a full window).
+  if (c.pend_len_ != 0) return false;
   return c.phase_ == Phase::kIdle || c.phase_ == Phase::kRequest || c.phase_ == Phase::kDiscard ||
          c.phase_ == Phase::kWebSocket;
+}
+
+bool HttpServer::output_pending(uint16_t conn) const {
+  return conn < conns_.size() && conns_[conn].phase_ != Phase::kFree && conns_[conn].pend_len_ != 0;
+}
+
+void HttpServer::writable(uint16_t conn) {
+  if (conn >= conns_.size()) return;
+  Conn& c = conns_[conn];
+  if (c.phase_ == Phase::kFree || c.handling_) return;
+  (void)drain_pending(c, false);
+  if (c.dead_ || (c.phase_ == Phase::kClosing && c.pend_len_ == 0)) drop(c, true);
 }
 
 void HttpServer::closed(uint16_t conn) {
@@ -202,14 +219,10 @@ void HttpServer::closed(uint16_t conn) {
   drop(conns_[conn], false);
 }
 
-void HttpServer::drop(Conn& c, bool tell_port) {
-  if (c.phase_ == Phase::kFree) return;
-  if (c.handling_) {  // inside Server::handle(): finish when it returns
-    c.dead_ = true;
-    return;
-  }
+// The connection no longer serves its session: its stream is detached, and a session that
+// lives on it (legacy SSE, WebSocket) ends. Nothing routes to it afterwards.
+void HttpServer::leave_session(Conn& c) {
   const Phase was = c.phase_;
-  c.phase_ = Phase::kFree;  // from here on nothing routes to it
   if (c.session_ >= 0) {
     HttpSession& s = sessions_[static_cast<size_t>(c.session_)];
     if (c.stream_ >= 0) detach_stream(s, c.stream_);
@@ -219,17 +232,128 @@ void HttpServer::drop(Conn& c, bool tell_port) {
   }
   c.session_ = -1;
   c.stream_ = -1;
+}
+
+// Ends the connection once the port has taken its last bytes (at once when nothing waits).
+void HttpServer::close_when_out(Conn& c) {
+  if (c.handling_ || c.dead_ || c.pend_len_ == 0) {
+    drop(c, true);
+    return;
+  }
+  leave_session(c);
+  c.phase_ = Phase::kClosing;  // writable() or poll() closes it
+}
+
+void HttpServer::drop(Conn& c, bool tell_port) {
+  if (c.phase_ == Phase::kFree) return;
+  if (c.handling_) {  // inside Server::handle(): finish when it returns
+    c.dead_ = true;
+    return;
+  }
+  leave_session(c);
+  c.phase_ = Phase::kFree;
   c.ended_ = false;
+  c.pend_off_ = c.pend_len_ = 0;  // whatever the port did not take is lost with the connection
+  c.sink_.release();
   c.sink_.reset();
   if (tell_port && port_.close != nullptr) port_.close(port_.ctx, c.index_);
 }
 
-Status HttpServer::send(Conn& c, const char* data, size_t n) {
-  if (c.dead_) return Status::kClosed;
-  c.last_ms_ = server_.now();
-  const Status st = port_.send(port_.ctx, c.index_, data, n);
-  if (st != Status::kOk) c.dead_ = true;
-  return st;
+// ---- Output -------------------------------------------------------------------------------------
+//
+// The port takes what it can (HttpPort::write). Bytes it did not take at the end of a message
+// (`may_defer`) stay where they are in the connection's output buffer, out_[pend_off_,
+// +pend_len_); the sink is held meanwhile (json::Sink::hold), so the first byte of the next
+// output waits for them (drain_pending) and nothing overwrites them. writable() and poll()
+// move them on. Bytes in the middle of a message (the sink is full and the handler still
+// writes) cannot wait there: the engine waits for the window instead, at most send_timeout_ms.
+
+// Offers out_[pend_off_, +pend_len_) to the port; with `wait`, until all is taken (or the
+// connection failed or timed out: then it is dead). True when nothing is pending any more.
+bool HttpServer::drain_pending(Conn& c, bool wait) {
+  const uint64_t deadline = server_.now() + options_.send_timeout_ms;
+  while (c.pend_len_ != 0 && !c.dead_) {
+    size_t taken = 0;
+    const Status st = port_.write(port_.ctx, c.index_, c.out_ + c.pend_off_, c.pend_len_, &taken);
+    if (st != Status::kOk || taken > c.pend_len_) {
+      c.dead_ = true;
+      break;
+    }
+    if (taken != 0) c.last_ms_ = server_.now();
+    c.pend_off_ += static_cast<uint32_t>(taken);
+    c.pend_len_ -= static_cast<uint32_t>(taken);
+    if (c.pend_len_ == 0 || taken != 0) continue;
+    if (!wait) return false;
+    const uint64_t now = server_.now();
+    if (port_.wait_writable == nullptr || now >= deadline ||
+        port_.wait_writable(port_.ctx, c.index_, static_cast<uint32_t>(deadline - now)) != Status::kOk)
+      c.dead_ = true;
+  }
+  if (c.dead_) c.pend_len_ = 0;  // dropped with the connection
+  c.pend_off_ = 0;
+  c.sink_.release();
+  return !c.dead_;
+}
+
+// Holds the sink while bytes of the buffer wait for the port.
+void HttpServer::lend(Conn& c) {
+  if (c.pend_len_ != 0 && !c.sink_.held() && c.sink_.buffered() == 0) c.sink_.hold();
+}
+
+// Hands data[0, n) to the port, after whatever is pending. What it does not take: with
+// `may_defer` and data in the output buffer, it stays pending; otherwise the engine waits.
+Status HttpServer::send(Conn& c, const char* data, size_t n, bool may_defer) {
+  if (c.dead_ || !drain_pending(c, true)) return Status::kClosed;
+  const uint64_t deadline = server_.now() + options_.send_timeout_ms;
+  while (n != 0) {
+    size_t taken = 0;
+    const Status st = port_.write(port_.ctx, c.index_, data, n, &taken);
+    if (st != Status::kOk || taken > n) {
+      c.dead_ = true;
+      return st != Status::kOk ? st : Status::kIoError;
+    }
+    if (taken != 0) c.last_ms_ = server_.now();
+    data += taken;
+    n -= taken;
+    if (n == 0 || taken != 0) continue;
+    if (may_defer && data >= c.out_ && data + n <= c.out_ + c.out_cap_) {
+      c.pend_off_ = static_cast<uint32_t>(data - c.out_);
+      c.pend_len_ = static_cast<uint32_t>(n);
+      return Status::kOk;
+    }
+    const uint64_t now = server_.now();
+    if (port_.wait_writable == nullptr || now >= deadline ||
+        port_.wait_writable(port_.ctx, c.index_, static_cast<uint32_t>(deadline - now)) != Status::kOk) {
+      c.dead_ = true;
+      return Status::kWouldBlock;
+    }
+  }
+  return Status::kOk;
+}
+
+// A few bytes that end a piece of output (a last chunk, a WebSocket control frame, an interim
+// response): they go after what is pending, and wait with it if the port cannot take them.
+// The sink must be empty.
+void HttpServer::send_tail(Conn& c, const char* data, size_t n) {
+  if (c.dead_) return;
+  EMCP_ASSERT(c.sink_.buffered() == 0 && n <= c.out_cap_);
+  if (c.pend_len_ != 0 && c.pend_off_ + c.pend_len_ + n > c.out_cap_) {
+    if (c.pend_len_ + n <= c.out_cap_) {
+      memmove(c.out_, c.out_ + c.pend_off_, c.pend_len_);
+      c.pend_off_ = 0;
+    } else if (!drain_pending(c, true)) {
+      return;
+    }
+  }
+  char* const at = c.out_ + (c.pend_len_ != 0 ? c.pend_off_ + c.pend_len_ : 0);
+  memmove(at, data, n);  // data may be in out_ itself
+  if (c.pend_len_ != 0) {
+    c.pend_len_ += static_cast<uint32_t>(n);
+    (void)drain_pending(c, false);
+  } else {
+    (void)send(c, at, n, true);
+  }
+  lend(c);
 }
 
 // The head of a response into dst (at most cap bytes); returns its length.
@@ -263,25 +387,33 @@ void HttpServer::start_stream_body(Conn& c, const char* content_type, bool sse) 
 }
 
 // Sends what the sink holds (with the pending head); the head alone when the sink is empty.
+// It ends a piece of output: what the port cannot take now waits in the buffer.
 void HttpServer::push_out(Conn& c) {
   if (c.sink_.buffered() != 0) {
+    c.defer_ = true;
     (void)c.sink_.flush();
+    c.defer_ = false;
+    lend(c);
     return;
   }
   if (c.head_pending_) {
-    char* const base = c.out_ + HttpConnection::kHeadroom;
     char head[HttpConnection::kHeadroom];
     const size_t n = write_head(c, head, sizeof head, -1);
-    memcpy(base - n, head, n);
     c.head_pending_ = false;
     c.head_sent_ = true;
-    (void)send(c, base - n, n);
+    send_tail(c, head, n);
   }
 }
 
 Status HttpServer::conn_flush(void* ctx, const char* data, size_t n) {
   Conn& c = *static_cast<Conn*>(ctx);
   HttpServer& hs = *c.server_;
+  if (n == 0) {
+    // The sink was held (its buffer still has bytes for the port) and is written again. An
+    // event whose connection failed still goes whole into the replay buffer (tee_, below).
+    const bool ok = hs.drain_pending(c, true);
+    return ok || c.tee_ ? Status::kOk : Status::kClosed;
+  }
   if (c.tee_ && c.session_ >= 0) hs.ring_append(hs.sessions_[static_cast<size_t>(c.session_)], data, n);
   // data is the sink's buffer: out_ + kHeadroom, with 2 spare bytes after it.
   char* start = const_cast<char*>(data);
@@ -320,7 +452,7 @@ Status HttpServer::conn_flush(void* ctx, const char* data, size_t n) {
     c.head_pending_ = false;
     c.head_sent_ = true;
   }
-  const Status st = hs.send(c, start, len);
+  const Status st = hs.send(c, start, len, c.defer_);
   // An event whose connection failed still goes whole into the replay buffer (the sink keeps
   // taking its bytes); the connection is dropped at the next safe point.
   return c.tee_ ? Status::kOk : st;
@@ -333,18 +465,23 @@ void HttpServer::finish_body(Conn& c) {
     char* const base = c.out_ + HttpConnection::kHeadroom;
     char head[HttpConnection::kHeadroom];
     const size_t k = write_head(c, head, sizeof head, static_cast<int64_t>(body));
-    memcpy(base - k, head, k);
     c.head_pending_ = false;
     c.head_sent_ = true;
-    (void)send(c, base - k, k + body);
+    if (body == 0) {
+      send_tail(c, head, k);  // the buffer may still hold the previous answer's end
+    } else {
+      memcpy(base - k, head, k);
+      (void)send(c, base - k, k + body, true);
+    }
   } else if (c.body_ == Body::kChunked) {
     push_out(c);
-    (void)send(c, "0\r\n\r\n", 5);
+    send_tail(c, "0\r\n\r\n", 5);
   } else if (c.body_ == Body::kUntilClose) {
     push_out(c);
     c.keep_alive_ = false;
   }
   c.sink_.reset();
+  lend(c);
   c.body_ = Body::kNone;
   c.sse_ = false;
   c.tee_ = false;
@@ -390,7 +527,7 @@ void HttpServer::end_request(Conn& c) {
     c.stream_ = -1;
   }
   if (c.dead_ || !c.keep_alive_) {
-    drop(c, true);
+    close_when_out(c);
     return;
   }
   c.parser_.reset();
@@ -413,7 +550,11 @@ void HttpServer::end_request(Conn& c) {
 size_t HttpServer::receive(uint16_t conn, const void* data, size_t n) {
   if (conn >= conns_.size()) return n;
   Conn& c = conns_[conn];
-  if (c.phase_ == Phase::kFree) return n;
+  if (c.phase_ == Phase::kFree || c.phase_ == Phase::kClosing) return n;
+  if (c.pend_len_ != 0 && !drain_pending(c, false)) {
+    if (c.dead_ && !c.handling_) drop(c, true);
+    return c.phase_ == Phase::kFree ? n : 0;  // the last answer is not out yet: offer it later
+  }
   const uint8_t* p = static_cast<const uint8_t*>(data);
   size_t left = n;
   c.last_ms_ = server_.now();
@@ -581,7 +722,7 @@ void HttpServer::on_head(Conn& c) {
   if (c.route_ == Route::kPost || c.route_ == Route::kLegacyPost) {
     c.decoder_.begin();
     c.feeding_ = true;
-    if (r.expect_continue) (void)send(c, "HTTP/1.1 100 Continue\r\n\r\n", 25);
+    if (r.expect_continue) send_tail(c, "HTTP/1.1 100 Continue\r\n\r\n", 25);
   }
 }
 
@@ -993,13 +1134,13 @@ void HttpServer::upgrade(Conn& c) {
   c.ws_final_ = false;
   c.body_ = Body::kWs;
   c.sink_.reset();
-  (void)send(c, head, h.view().size());
+  send_tail(c, head, h.view().size());
 }
 
 void HttpServer::ws_close(Conn& c, uint16_t code) {
   const char frame[4] = {static_cast<char>(0x88), 2, static_cast<char>(code >> 8), static_cast<char>(code & 0xFF)};
-  (void)send(c, frame, sizeof frame);
-  drop(c, true);
+  send_tail(c, frame, sizeof frame);
+  close_when_out(c);
 }
 
 void HttpServer::receive_ws(Conn& c, const uint8_t* p, size_t n) {
@@ -1036,7 +1177,7 @@ void HttpServer::receive_ws(Conn& c, const uint8_t* p, size_t n) {
         frame[0] = static_cast<char>(0x8A);
         frame[1] = static_cast<char>(payload.size());
         memcpy(frame + 2, payload.data(), payload.size());
-        (void)send(c, frame, 2 + payload.size());
+        send_tail(c, frame, 2 + payload.size());
         break;
       }
       case ws::FrameParser::Event::kPong:
@@ -1244,11 +1385,12 @@ Status HttpServer::channel_close(HttpSession& s) {
     if (c.body_ == Body::kWs) {
       c.ws_final_ = true;
       if (c.sink_.buffered() != 0) {
-        result = c.sink_.flush();
+        push_out(c);
       } else if (!c.ws_first_) {
         const char fin[2] = {static_cast<char>(0x80), 0};  // empty last continuation
-        result = send(c, fin, 2);
+        send_tail(c, fin, 2);
       }
+      result = c.sink_.status();
       c.ws_final_ = false;
       c.ws_first_ = true;
     } else if (!c.sse_) {
@@ -1257,7 +1399,8 @@ Status HttpServer::channel_close(HttpSession& s) {
       result = c.sink_.status();
     } else {
       c.sink_.write("\n\n", 2);
-      result = c.sink_.flush();
+      push_out(c);
+      result = c.sink_.status();
       if (c.tee_) ring_end(s);
       c.tee_ = false;
     }
@@ -1372,7 +1515,15 @@ void HttpServer::poll() {
   const uint64_t now = server_.now();
   for (Conn& c : conns_) {
     if (c.phase_ == Phase::kFree) continue;
-    if (c.dead_) {
+    if (c.pend_len_ != 0) {
+      // Output the peer has not taken: it moves on, or the peer is dropped after
+      // send_timeout_ms without progress. No other timeout or heartbeat meanwhile.
+      (void)drain_pending(c, false);
+      if (c.pend_len_ != 0 && now - c.last_ms_ > options_.send_timeout_ms) c.dead_ = true;
+      if (!c.dead_ && c.pend_len_ != 0) continue;
+      if (!c.dead_ && c.phase_ == Phase::kClosing) c.dead_ = true;  // its last answer is out
+    }
+    if (c.dead_ || c.phase_ == Phase::kClosing) {
       drop(c, true);
       continue;
     }
@@ -1391,10 +1542,10 @@ void HttpServer::poll() {
     } else if (options_.heartbeat_ms != 0 && now - c.last_ms_ > options_.heartbeat_ms) {
       if (c.phase_ == Phase::kWebSocket) {
         const char ping[2] = {static_cast<char>(0x89), 0};
-        (void)send(c, ping, 2);
+        send_tail(c, ping, 2);
       } else if (c.sse_ && c.body_ != Body::kNone && !c.tee_) {
         c.sink_.write(":\n\n", 3);
-        (void)c.sink_.flush();
+        push_out(c);
       }
       if (c.dead_) drop(c, true);
     }

@@ -23,7 +23,8 @@ void set_nonblocking(int fd) {
   if (flags >= 0) (void)fcntl(fd, F_SETFL, flags | O_NONBLOCK);
 }
 
-// Writes all of data within the deadline (a non-blocking socket: waits for POLLOUT).
+// Writes all of data within the deadline (a non-blocking socket: waits for POLLOUT). Only the
+// 503 answer to a connection refused before it has a slot uses it.
 Status send_all(int fd, const char* data, size_t n, uint32_t timeout_ms) {
   const uint64_t deadline = now_ms() + timeout_ms;
   while (n != 0) {
@@ -63,7 +64,8 @@ HttpListener::~HttpListener() {
 
 transport::HttpPort HttpListener::port_interface() {
   transport::HttpPort p;
-  p.send = &HttpListener::send_cb;
+  p.write = &HttpListener::write_cb;
+  p.wait_writable = &HttpListener::wait_cb;
   p.close = &HttpListener::close_cb;
   p.ctx = this;
   return p;
@@ -110,10 +112,44 @@ Status HttpListener::listen(const char* address, uint16_t port, int backlog) {
   return Status::kOk;
 }
 
-Status HttpListener::send_cb(void* ctx, uint16_t conn, const char* data, size_t n) {
+// Takes what the socket's send buffer takes now; when that is not all, the slot watches for
+// POLLOUT and run_once() tells the engine (writable()).
+Status HttpListener::write_cb(void* ctx, uint16_t conn, const char* data, size_t n, size_t* taken) {
+  auto* self = static_cast<HttpListener*>(ctx);
+  *taken = 0;
+  if (conn >= self->slots_.size() || self->slots_[conn].fd < 0) return Status::kClosed;
+  ListenerConn& c = self->slots_[conn];
+  while (*taken < n) {
+    const ssize_t k = ::send(c.fd, data + *taken, n - *taken, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (k > 0) {
+      *taken += static_cast<size_t>(k);
+      continue;
+    }
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      c.want_write = true;
+      return Status::kOk;
+    }
+    return (k < 0 && (errno == EPIPE || errno == ECONNRESET)) ? Status::kClosed : Status::kIoError;
+  }
+  return Status::kOk;
+}
+
+// A handler's output waits for the window: poll() on this socket alone (the engine is inside
+// one of its calls; nothing else is served meanwhile, which send_timeout_ms bounds).
+Status HttpListener::wait_cb(void* ctx, uint16_t conn, uint32_t timeout_ms) {
   auto* self = static_cast<HttpListener*>(ctx);
   if (conn >= self->slots_.size() || self->slots_[conn].fd < 0) return Status::kClosed;
-  return send_all(self->slots_[conn].fd, data, n, self->write_timeout_ms_);
+  const uint64_t deadline = now_ms() + timeout_ms;
+  for (;;) {
+    const uint64_t now = now_ms();
+    if (now >= deadline) return Status::kWouldBlock;
+    pollfd p{self->slots_[conn].fd, POLLOUT, 0};
+    const int r = ::poll(&p, 1, static_cast<int>(deadline - now));
+    if (r < 0 && errno != EINTR) return Status::kIoError;
+    if (r > 0 && (p.revents & (POLLERR | POLLHUP | POLLNVAL)) != 0) return Status::kClosed;
+    if (r > 0 && (p.revents & POLLOUT) != 0) return Status::kOk;
+  }
 }
 
 namespace {
@@ -121,6 +157,7 @@ namespace {
 void clear_slot(ListenerConn& c) {
   c.fd = -1;
   c.peer_done = false;
+  c.want_write = false;
   c.pending_len = c.pending_off = 0;
 }
 }  // namespace
@@ -176,6 +213,7 @@ void HttpListener::accept_all() {
     ListenerConn& c = slots_[static_cast<size_t>(idx)];
     c.fd = fd;
     c.peer_done = false;
+    c.want_write = false;
     c.pending_len = c.pending_off = 0;
     ++accepted_;
   }
@@ -239,14 +277,15 @@ Status HttpListener::run_once(int timeout_ms) {
   fds[n++] = pollfd{listen_fd_, POLLIN, 0};
   for (size_t i = 0; i < slots_.size() && n + 2 <= fds_.size(); ++i) {
     ListenerConn& c = slots_[i];
+    const short out = c.want_write ? POLLOUT : 0;
     if (c.fd >= 0 && c.pending_len == 0 && server_->wants_input(static_cast<uint16_t>(i))) {
       who[n] = static_cast<uint16_t>(i);
-      fds[n++] = pollfd{c.fd, POLLIN, 0};
+      fds[n++] = pollfd{c.fd, static_cast<short>(POLLIN | out), 0};
     } else if (c.fd >= 0) {
       // Not reading it now (an answer still streams, or bytes wait): a hang-up must still end
       // its streams. After a half-close only errors and full hang-ups are watched.
       who[n] = static_cast<uint16_t>(i);
-      fds[n++] = pollfd{c.fd, static_cast<short>(c.peer_done ? 0 : POLLRDHUP), 0};
+      fds[n++] = pollfd{c.fd, static_cast<short>((c.peer_done ? 0 : POLLRDHUP) | out), 0};
     }
     if (c.closing_fd >= 0) {
       who[n] = static_cast<uint16_t>(0x8000 | i);
@@ -268,9 +307,15 @@ Status HttpListener::run_once(int timeout_ms) {
       const uint16_t i = who[k];
       ListenerConn& c = slots_[i];
       if (c.fd != fds[k].fd) continue;  // closed and maybe reused this round
-      if (fds[k].events != POLLIN) {
+      if ((fds[k].revents & POLLOUT) != 0 && c.want_write) {
+        c.want_write = false;
+        server_->writable(i);  // the engine goes on with its output (and may close the slot)
+        if (c.fd != fds[k].fd) continue;
+      }
+      if ((fds[k].events & POLLIN) == 0) {
         // A connection we are not reading. The peer's end with nothing left to take: gone (a
         // client that left an open stream). With bytes still waiting: a half-close; finish them.
+        if ((fds[k].revents & (POLLRDHUP | POLLHUP | POLLERR)) == 0) continue;
         int unread = 0;
         const bool hangup = (fds[k].revents & (POLLHUP | POLLERR)) != 0;
         if (!hangup && (c.pending_len != 0 || (ioctl(c.fd, FIONREAD, &unread) == 0 && unread > 0))) {

@@ -71,13 +71,29 @@ class Sink {
   size_t buffered() const { return len_; }
   /// Bytes accepted so far (including those already drained), since construction or reset().
   uint64_t total() const { return drained_ + len_; }
-  /// Forgets buffered bytes, the count and any error.
+  /// Forgets buffered bytes, the count and any error (a hold stays).
   void reset() {
     len_ = 0;
-    cap_ = full_cap_;
+    cap_ = held_ ? 0 : full_cap_;
     drained_ = 0;
     status_ = Status::kOk;
   }
+
+  /// Holds an empty sink: the buffer is lent out (its bytes still wait for the port), so the
+  /// next byte written first calls the drain function with nothing buffered, which must make
+  /// the buffer free again (return kOk) or fail. FlushingSink: the callback gets n == 0.
+  void hold() {
+    EMCP_ASSERT(len_ == 0);
+    held_ = true;
+    cap_ = 0;
+  }
+  /// Ends a hold without the drain function (the lent bytes went out, or are dropped).
+  void release() {
+    if (!held_) return;
+    held_ = false;
+    if (status_ == Status::kOk) cap_ = full_cap_;
+  }
+  bool held() const { return held_; }
 
  protected:
   /// Empties buf_[0, len_) completely (return kOk) or fails (any other status).
@@ -89,9 +105,11 @@ class Sink {
   }
 
   char* buf_;
-  size_t cap_;  // shrinks to len_ after an error, so every later byte goes to drain() and is dropped
+  size_t cap_;  // shrinks to len_ after an error (or 0 while held), so every later byte goes to
+                // drain() first
   size_t full_cap_;
   size_t len_ = 0;
+  bool held_ = false;
 
  private:
   bool drain();
@@ -127,8 +145,9 @@ class CountingSink : public Sink {
 /// Hands full buffers to a port callback.
 class FlushingSink : public Sink {
  public:
-  /// Called with each full buffer (and the rest on flush()). Must take all `n` bytes and
-  /// return kOk, or return an error (kIoError, kClosed, kWouldBlock...), which becomes the
+  /// Called with each full buffer (and the rest on flush()), and with n == 0 when the sink was
+  /// held (hold()) and is written again. Must take all `n` bytes and return kOk, or return an
+  /// error (kIoError, kClosed, kWouldBlock...), which becomes the
   /// sink's sticky status: the bytes of that buffer and everything written after are dropped,
   /// so a port that cannot take bytes now must render the message again later (output is
   /// deterministic; emcp/json/sink.h's total() tells how many bytes were accepted before).

@@ -1,8 +1,9 @@
 // emcp/transport/http_server.h - MCP over HTTP: Streamable HTTP (2025-03-26 and later), the
 // HTTP+SSE transport of 2024-11-05, and WebSocket, as a byte-in/byte-out engine.
 //
-// No sockets here: a port (ports/posix: poll(); an lwIP port: the raw API's callbacks) tells
-// the engine about connections and bytes, and the engine answers through HttpPort::send. A
+// No sockets here: a port (ports/posix: poll(); ports/lwip: the raw API's callbacks, delivered
+// from the loop) tells the engine about connections and bytes, and the engine answers through
+// HttpPort::write, which never blocks (see HttpPort for what happens to bytes it cannot take). A
 // request body goes straight from the HTTP parser into the JSON reader; answers stream out
 // through each connection's small buffer. Everything lives in storage the application
 // declares (StaticHttpServer<> below holds it all): connection slots with their parser,
@@ -38,8 +39,9 @@
 // count the bytes first would run tool handlers twice (side effects, changing readings), so it
 // is not done. HTTP/1.0 clients get the body up to connection close.
 //
-// Context: the loop that owns the mcp::Server; every call runs there, nothing blocks except
-// inside HttpPort::send (which the port bounds).
+// Context: the loop that owns the mcp::Server; every call runs there, never from inside a
+// network stack's callback. Nothing blocks except a handler's output waiting for the window
+// (HttpPort::wait_writable, at most HttpOptions::send_timeout_ms).
 #ifndef EMCP_TRANSPORT_HTTP_SERVER_H
 #define EMCP_TRANSPORT_HTTP_SERVER_H
 
@@ -61,13 +63,25 @@ namespace transport {
 
 class HttpServer;
 
-/// How the engine reaches the network. The port implements it.
+/// How the engine reaches the network. The port implements it (docs/porting.md).
+///
+/// Output never blocks inside the port: write() takes what the connection can take now. The
+/// engine keeps the rest in the connection's output buffer and resumes from there when the
+/// port calls HttpServer::writable(). Only when a handler is still producing an answer (its
+/// output fills the buffer again before the window opens) does the engine wait, through
+/// wait_writable(), for at most HttpOptions::send_timeout_ms; then the connection is dropped.
 struct HttpPort {
-  /// Sends all `n` bytes on connection `conn` (kOk) or fails (kClosed, kIoError, kWouldBlock
-  /// after the port's own bounded wait). After a failure the engine drops the connection.
-  /// Must not call back into the HttpServer.
-  Status (*send)(void* ctx, uint16_t conn, const char* data, size_t n) = nullptr;
-  /// Ends connection `conn` once what was sent is out. The slot is free at once: the port
+  /// Offers `n` bytes for connection `conn`: sets `*taken` to how many it accepted now (0..n)
+  /// and returns kOk, or returns an error (kClosed, kIoError) and the engine drops the
+  /// connection. When it took fewer than `n`, the port calls HttpServer::writable(conn) once
+  /// the connection can take more. Must not call back into the HttpServer.
+  Status (*write)(void* ctx, uint16_t conn, const char* data, size_t n, size_t* taken) = nullptr;
+  /// Waits until connection `conn` can take more bytes (kOk), fails (kClosed), or `timeout_ms`
+  /// pass (kWouldBlock). The port keeps its network stack running meanwhile (acknowledgements
+  /// must arrive) but must not call into the HttpServer: the engine is inside one of its own
+  /// calls. nullptr: output that cannot wait fails at once (the connection is dropped).
+  Status (*wait_writable)(void* ctx, uint16_t conn, uint32_t timeout_ms) = nullptr;
+  /// Ends connection `conn` once what was written is out. The slot is free at once: the port
   /// must not report anything more for that connection.
   void (*close)(void* ctx, uint16_t conn) = nullptr;
   void* ctx = nullptr;
@@ -97,6 +111,9 @@ struct HttpOptions {
   uint32_t head_timeout_ms = 10000;        ///< from a request's first byte to its last header
   uint32_t body_timeout_ms = 10000;        ///< longest pause inside a body
   uint32_t keepalive_ms = 60000;           ///< idle keep-alive connection
+  /// Longest wait for a connection to take output: a handler's answer waiting for the window
+  /// (HttpPort::wait_writable), or an answer left in the buffer that the peer does not read.
+  uint32_t send_timeout_ms = 5000;
   uint32_t session_idle_ms = 30u * 60u * 1000u;  ///< session without connections or requests
   uint32_t heartbeat_ms = 15000;           ///< SSE comment on a quiet stream (0: none)
   uint32_t retry_ms = 2000;                ///< SSE `retry` field of the priming event
@@ -123,6 +140,7 @@ class HttpConnection {
     kWaiting,   // the request is in; answers still to come (deferred calls)
     kStream,    // an SSE stream (GET, legacy /sse) open for events
     kWebSocket, // upgraded
+    kClosing,   // the last answer waits in the output buffer; closed once it is out
   };
   enum class Route : uint8_t { kNone, kPost, kGet, kDelete, kLegacySse, kLegacyPost, kWebSocket };
   enum class Body : uint8_t { kNone, kBuffered, kChunked, kUntilClose, kWs };
@@ -146,6 +164,10 @@ class HttpConnection {
   uint32_t session_gen_ = 0;   // the generation of session_ when the request named it
   uint32_t input_hash_ = 0;    // hash of the id of the single message being handled (0: none)
   bool dead_ = false;          // a send failed: close at the next chance
+  bool defer_ = false;         // output that ends a message: what the port cannot take waits
+  uint32_t out_cap_ = 0;
+  uint32_t pend_off_ = 0;      // out_[pend_off_, +pend_len_): written, not yet taken by the port
+  uint32_t pend_len_ = 0;
   bool sse_ = false;           // the response is an event stream
   bool force_sse_ = false;     // answer as an event stream even if JSON would do (batches)
   bool ws_first_ = true;       // WebSocket: the next frame starts a message
@@ -237,6 +259,11 @@ class HttpServer {
   size_t receive(uint16_t conn, const void* data, size_t n);
   /// True when connection `conn` would consume input now.
   bool wants_input(uint16_t conn) const;
+  /// Connection `conn` can take more output (after HttpPort::write took fewer bytes than
+  /// offered): the engine goes on from where it stopped.
+  void writable(uint16_t conn);
+  /// True when connection `conn` holds output the port has not taken yet.
+  bool output_pending(uint16_t conn) const;
   /// The peer closed connection `conn` (or it failed). The slot is free afterwards.
   void closed(uint16_t conn);
   /// Timeouts, heartbeats, session expiry, and mcp::Server::poll(). Call it now and then
@@ -262,7 +289,10 @@ class HttpServer {
   using Body = HttpConnection::Body;
 
   static Status conn_flush(void* ctx, const char* data, size_t n);
-  Status send(Conn& c, const char* data, size_t n);
+  Status send(Conn& c, const char* data, size_t n, bool may_defer);
+  void send_tail(Conn& c, const char* data, size_t n);
+  bool drain_pending(Conn& c, bool wait);
+  void lend(Conn& c);
   size_t write_head(Conn& c, char* dst, size_t cap, int64_t length);
   void start_stream_body(Conn& c, const char* content_type, bool sse);
   void push_out(Conn& c);
@@ -276,6 +306,8 @@ class HttpServer {
   void close_response(Conn& c);
   bool session_gone(const Conn& c) const;
   void drop(Conn& c, bool tell_port);
+  void leave_session(Conn& c);
+  void close_when_out(Conn& c);
 
   void on_head(Conn& c);
   void on_request_done(Conn& c);

@@ -4,8 +4,9 @@
 // The listener accepts connections (TCP_NODELAY, non-blocking), hands their bytes to the
 // engine and sends what the engine writes. It owns no protocol logic. Bounded everything:
 //   - connections beyond the engine's slots are answered 503 and closed;
-//   - a send that cannot finish within write_timeout_ms (a client that stopped reading) fails
-//     and the engine drops that connection;
+//   - writes never block: the socket takes what it can, the engine keeps the rest and is told
+//     when the socket is writable again (POLLOUT); a handler's output that must wait for the
+//     window waits in poll() on that socket, at most HttpOptions::send_timeout_ms;
 //   - bytes the engine cannot take yet (a pipelined request while an answer still streams) wait
 //     in the connection's fixed read buffer, and the socket is not read meanwhile;
 //   - closed connections linger (shutdown, then reading until EOF or linger_ms) so the client
@@ -42,6 +43,7 @@ struct ListenerConn {
   int closing_fd = -1;     ///< a socket lingering after close (any slot's)
   uint64_t closing_until = 0;
   bool peer_done = false;  ///< the peer finished sending (half-close) but has bytes to be taken
+  bool want_write = false; ///< the socket took less than offered: the engine waits for POLLOUT
   uint32_t pending_off = 0;
   uint32_t pending_len = 0;  ///< read bytes the engine has not taken yet
   char buf[8192];
@@ -69,13 +71,12 @@ class HttpListener {
   /// Returns kIoError when poll() itself fails.
   Status run_once(int timeout_ms);
 
-  /// Longest wait for a client to take output before its connection is dropped.
-  void set_write_timeout_ms(uint32_t ms) { write_timeout_ms_ = ms; }
   uint64_t accepted() const { return accepted_; }
   uint64_t refused() const { return refused_; }
 
  private:
-  static Status send_cb(void* ctx, uint16_t conn, const char* data, size_t n);
+  static Status write_cb(void* ctx, uint16_t conn, const char* data, size_t n, size_t* taken);
+  static Status wait_cb(void* ctx, uint16_t conn, uint32_t timeout_ms);
   static void close_cb(void* ctx, uint16_t conn);
   void accept_all();
   void read_conn(uint16_t i);
@@ -90,7 +91,6 @@ class HttpListener {
   transport::HttpServer* server_ = nullptr;
   int listen_fd_ = -1;
   uint16_t bound_port_ = 0;
-  uint32_t write_timeout_ms_ = 5000;
   uint32_t linger_ms_ = 2000;
   uint64_t accepted_ = 0;
   uint64_t refused_ = 0;
