@@ -7,7 +7,7 @@
 
 namespace {
 
-emcp::mcp::Server g_server(fixture::info(), &fixture::now_ms);
+emcp::mcp::Server g_server(fixture::info(), fixture::platform());
 
 void answer_slow_calls() {
   while (fixture::pending_slow() > 0)

@@ -60,6 +60,11 @@ void __cxa_pure_virtual() { abort(); }
 
 namespace board {
 
+const emcp::Platform& platform() {
+  static constexpr emcp::Platform kBoard{&now_ms, nullptr};
+  return kBoard;
+}
+
 uint64_t now_ms() {
   // 64-bit reads are not atomic on Cortex-M: read until two reads agree.
   uint64_t a, b;

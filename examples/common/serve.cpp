@@ -29,7 +29,6 @@ void on_signal(int) { g_stop = 1; }
 
 StrView num(uint64_t v, char* buf) { return StrView(buf, emcp::json::format_uint64(v, buf)); }
 
-bool random_fill(void* out, size_t n) { return emcp::posix::random_bytes(out, n) == emcp::Status::kOk; }
 
 uint32_t wait_ms(const Loop& loop, uint32_t cap) {
   uint32_t wait = loop.next_tick_ms ? loop.next_tick_ms() : cap;
@@ -118,7 +117,6 @@ int http(emcp::mcp::Server& server, const HttpConfig& config, const Loop& loop) 
   for (const char* h : {"localhost", "127.0.0.1", "[::1]"}) g_hosts[n++] = h;
   for (const char* h : config.allowed_hosts)
     if (n < sizeof g_hosts / sizeof g_hosts[0]) g_hosts[n++] = h;
-  g_options.random = &random_fill;
   g_options.allowed_hosts = emcp::Span<const char* const>(g_hosts, n);
   g_options.allowed_origins = g_options.allowed_hosts;
   g_options.sha1 = config.websocket ? &emcp::mbedtls::sha1 : nullptr;

@@ -496,7 +496,7 @@ void usage() {
 
 }  // namespace
 
-Server g_everything(kInfo, &emcp::posix::now_ms);
+Server g_everything(kInfo, emcp::posix::platform());
 
 int main(int argc, char** argv) {
   serve::HttpConfig http;

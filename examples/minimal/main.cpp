@@ -3,6 +3,7 @@
 
 #include "emcp/mcp/server.h"
 #include "emcp/posix/fd.h"
+#include "emcp/posix/platform.h"
 #include "emcp/transport/stdio.h"
 
 using namespace emcp::mcp;
@@ -18,7 +19,7 @@ constexpr Tool kTools[] = {
 };
 constexpr ServerInfo kInfo = {"minimal", "1.0"};
 int g_out = 1;  // stdout: the port's write callback gets it
-Server g_server(kInfo);
+Server g_server(kInfo, emcp::posix::platform());  // clock, random source, log
 emcp::transport::StaticStdioTransport<2048> g_link(g_server, &emcp::posix::fd_flush, &g_out);
 
 int main() {

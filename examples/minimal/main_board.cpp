@@ -16,7 +16,7 @@ constexpr Tool kTools[] = {
     Tool::make("read_temperature", &read_temperature).describe("Reads the board's temperature").read_only(),
 };
 constexpr ServerInfo kInfo = {"minimal", "1.0"};
-Server g_server(kInfo, &board::now_ms);
+Server g_server(kInfo, board::platform());
 emcp::transport::StaticStdioTransport<2048, 64> g_link(g_server, &board::uart_flush, nullptr);
 
 int main() {

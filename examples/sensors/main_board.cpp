@@ -6,7 +6,7 @@
 #include "emcp/mcp/server.h"
 #include "emcp/transport/stdio.h"
 
-emcp::mcp::Server g_server(app::kServerInfo, &board::now_ms);
+emcp::mcp::Server g_server(app::kServerInfo, board::platform());
 emcp::transport::StaticStdioTransport<> g_link(g_server, &board::uart_flush, nullptr);
 
 namespace {

@@ -44,7 +44,7 @@ void linux_stats(app::PlatformStats* out) {
 }  // namespace
 
 // At namespace scope: no function-local statics (their guards pull in the C++ runtime's locking).
-emcp::mcp::Server g_server(app::kServerInfo, &emcp::posix::now_ms);
+emcp::mcp::Server g_server(app::kServerInfo, emcp::posix::platform());
 
 int main(int argc, char** argv) {
   serve::HttpConfig http;

@@ -6,7 +6,7 @@
 # (ESP-IDF names a component after its folder: boards/esp32/emcp is the component "emcp".)
 set(project_dir ${EMCP_SOURCE_DIR}/boards/esp32/examples/sensors)
 set(ENV{IDF_PATH} ${CMAKE_CURRENT_LIST_DIR}/idf)  # a stand-in tools/cmake/project.cmake
-set(idf_components driver esp_timer freertos)        # the ESP-IDF components the code uses
+set(idf_components driver esp_timer esp_hw_support freertos)  # the ESP-IDF components the code uses
 set(components "")
 set(required "")
 

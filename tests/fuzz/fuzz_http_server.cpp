@@ -59,10 +59,10 @@ emcp::transport::HttpOptions g_options;
 emcp::transport::StaticHttpServer<4, 2, 2048, 400, 600>* g_http;
 
 void setup() {
-  static emcp::mcp::Server server(fixture::info(), &fixture::now_ms);
+  static const emcp::Platform platform(&fixture::now_ms, &fake_random);
+  static emcp::mcp::Server server(fixture::info(), platform);
   fixture::install(server);
   g_server = &server;
-  g_options.random = &fake_random;
   g_options.sha1 = &fake_sha1;
   g_options.max_body = 8192;
   emcp::transport::HttpPort port;

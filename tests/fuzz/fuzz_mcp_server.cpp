@@ -64,7 +64,7 @@ emcp::Status capture(void*, const char* p, size_t n) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size > 1 << 16) return 0;
-  emcp::mcp::Server server(fixture::info(), &fixture::now_ms);
+  emcp::mcp::Server server(fixture::info(), fixture::platform());
   fixture::install(server);
   emcp::transport::StaticStdioTransport<2048> stdio(server, &capture, nullptr);
   emcp::transport::StaticStdioTransport<2048>* transport = &stdio;

@@ -24,6 +24,8 @@ void answer_then_log(ToolCall& c) {
 }
 constexpr Tool kTools[] = {Tool::make("answer_then_log", &answer_then_log)};
 constexpr ServerInfo kInfo = {"no-queue", "1"};
+uint64_t no_time() { return 0; }  // nothing here times out
+constexpr emcp::Platform kPlatform{&no_time, nullptr};
 int fail(const char* what) {
   fprintf(stderr, "no_queue: %s\noutput: %.*s\n", what, static_cast<int>(g_len), g_out);
   return 1;
@@ -32,7 +34,7 @@ int fail(const char* what) {
 
 int main() {
   static_assert(EMCP_NOTIFY_QUEUE == 0, "this test is built with EMCP_NOTIFY_QUEUE=0");
-  Server server(kInfo);
+  Server server(kInfo, kPlatform);
   g_server = &server;
   server.set_tools(kTools);
   emcp::transport::StaticStdioTransport<> t(server, &write_out, nullptr);

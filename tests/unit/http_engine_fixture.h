@@ -357,7 +357,6 @@ class HttpEngine : public ::testing::Test {
     emcp_test::NoHeapScope no_heap;
     server_.set_tools(kTools);
     g_server = &server_;
-    options_.random = &fake_random;
     options_.sha1 = &emcp::mbedtls::sha1;
   }
 
@@ -461,7 +460,8 @@ class HttpEngine : public ::testing::Test {
     return sid;
   }
 
-  Server server_{kInfo, &now_ms};
+  const emcp::Platform platform_{&now_ms, &fake_random};
+  Server server_{kInfo, platform_};
   HttpOptions options_;
   FakePort port_;
   emcp::transport::StaticHttpServer<4, 2, 4096, 512, 1024> http_{server_, options_, port_.port()};

@@ -185,3 +185,21 @@ TEST_F(HttpFlow, WebSocketFramesWaitForTheWindow) {
 }
 
 }  // namespace
+
+namespace {
+// The HTTP engine needs the platform's random source (session ids) and a port that writes:
+// without them it refuses to be built (EMCP_ASSERT), not to serve guessable sessions.
+TEST(PlatformDeathTest, HttpEngineWithoutARandomSourceIsAStartUpFailure) {
+  static const emcp::Platform clock_only{&now_ms, nullptr};
+  using Small = emcp::transport::StaticHttpServer<1, 1>;
+  static HttpOptions options;
+  FakePort port;
+  Server server(kInfo, clock_only);
+  EXPECT_DEATH({ Small http(server, options, port.port()); }, "");
+  static const emcp::Platform full{&now_ms, &fake_random};
+  Server good(kInfo, full);
+  HttpPort no_write = port.port();
+  no_write.write = nullptr;
+  EXPECT_DEATH({ Small http(good, options, no_write); }, "");
+}
+}  // namespace

@@ -300,5 +300,9 @@ const ServerInfo& info() { return kInfo; }
 Server* server() { return g_server; }
 uint64_t now_ms() { return g_now; }
 void advance_ms(uint64_t ms) { g_now += ms; }
+const emcp::Platform& platform() {
+  static constexpr emcp::Platform kFake{&now_ms, nullptr};
+  return kFake;
+}
 
 }  // namespace fixture

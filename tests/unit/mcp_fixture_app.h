@@ -27,6 +27,8 @@ const emcp::mcp::ServerInfo& info();
 /// A fake clock for the server's timeouts.
 uint64_t now_ms();
 void advance_ms(uint64_t ms);
+/// The fake clock as a Platform (no random source: stdio only).
+const emcp::Platform& platform();
 
 }  // namespace fixture
 

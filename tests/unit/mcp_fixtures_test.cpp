@@ -56,7 +56,7 @@ std::string run_fixture(const std::string& path, std::vector<std::string>* failu
 
   static Capture capture;
   capture.len = 0;
-  auto server = std::make_unique<emcp::mcp::Server>(fixture::info(), &fixture::now_ms);
+  auto server = std::make_unique<emcp::mcp::Server>(fixture::info(), fixture::platform());
   fixture::install(*server);
   auto transport = std::make_unique<emcp::transport::StaticStdioTransport<>>(*server, &Capture::write, &capture);
 

@@ -39,7 +39,7 @@ constexpr std::string_view kInit =
 // A server with the fixture application and a stdio session past initialize.
 struct Initialized {
   Out out;
-  Server server{fixture::info()};
+  Server server{fixture::info(), fixture::platform()};
   emcp::transport::StaticStdioTransport<> t{server, &Out::write, &out};
   Initialized() {
     fixture::install(server);
@@ -68,7 +68,7 @@ constexpr Tool kDeferTools[] = {Tool::make("defer", &defer_tool)};
 TEST(McpServer, CompleteKeepsItsIdWhenTheSlotIsReusedMeanwhile) {
   emcp_test::NoHeapScope no_heap;
   Out out;
-  Server server(fixture::info());
+  Server server(fixture::info(), fixture::platform());
   g_server = &server;
   g_count = 0;
   server.set_tools(kDeferTools);
@@ -93,7 +93,7 @@ TEST(McpServer, TooLongLineAnswersWithoutIdBeforeInitialize) {
   const std::string line = std::string(EMCP_MAX_MESSAGE_LEN + 10, ' ') + "x\n";
   emcp_test::NoHeapScope no_heap;
   Out out;
-  Server server(fixture::info());
+  Server server(fixture::info(), fixture::platform());
   fixture::install(server);
   emcp::transport::StaticStdioTransport<> t(server, &Out::write, &out);
   feed(t, line);
@@ -210,7 +210,7 @@ TEST(McpServer, RootsChangedReachesTheApplication) {
   // Before notifications/initialized the notification means nothing (list_roots() could not
   // ask yet).
   Out out;
-  Server server(fixture::info());
+  Server server(fixture::info(), fixture::platform());
   server.on_roots_changed(&roots_changed, nullptr);
   emcp::transport::StaticStdioTransport<> t(server, &Out::write, &out);
   feed(t, note);
@@ -263,7 +263,7 @@ void detach_while_answering(ToolCall& c) {
 
 struct HeldFixture {
   Out out;
-  Server server{fixture::info()};
+  Server server{fixture::info(), fixture::platform()};
   emcp::transport::StaticStdioTransport<> t{server, &Out::write, &out};
   HeldFixture() {
     g_server = &server;
@@ -340,7 +340,7 @@ TEST(McpServer, OnlyTheBusySessionsNotificationsWait) {
 TEST(McpServer, ListChangedOnlyForCapabilitiesTheSessionWasOffered) {
   emcp_test::NoHeapScope no_heap;
   Out out;
-  Server server(fixture::info());
+  Server server(fixture::info(), fixture::platform());
   server.set_tools(kDeferTools);  // tools only
   emcp::transport::StaticStdioTransport<> t(server, &Out::write, &out);
   feed(t, kInit);
@@ -392,7 +392,7 @@ TEST(McpServer, ReinitializeAnswersBeforeAnythingTheOldWorkSends) {
 TEST(McpServer, FinishedStdioStreamNeedsInitializeAgain) {
   emcp_test::NoHeapScope no_heap;
   Out out;
-  Server server(fixture::info());
+  Server server(fixture::info(), fixture::platform());
   fixture::install(server);
   emcp::transport::StaticStdioTransport<> t(server, &Out::write, &out);
   feed(t, kInit);
@@ -405,7 +405,7 @@ TEST(McpServer, FinishedStdioStreamNeedsInitializeAgain) {
 TEST(McpServer, DestroyedSessionsLeaveTheServer) {
   emcp_test::NoHeapScope no_heap;
   Out out;
-  Server server(fixture::info());
+  Server server(fixture::info(), fixture::platform());
   fixture::install(server);
   {
     emcp::transport::StaticStdioTransport<> t(server, &Out::write, &out);
@@ -437,7 +437,7 @@ TEST(McpServer, ServerOutlivedBySessionIsSafe) {
   {
     emcp_test::NoHeapScope no_heap;
     Out out;
-    Server* server = new (memory) Server(fixture::info());
+    Server* server = new (memory) Server(fixture::info(), fixture::platform());
     fixture::install(*server);
     emcp::transport::StaticStdioTransport<> t(*server, &Out::write, &out);
     feed(t, kInit);
@@ -511,3 +511,12 @@ TEST(McpText, FormatTextFormatsNumbersAndCutsAtCharacterBoundaries) {
   EXPECT_EQ(emcp::mcp::format_text(buf, sizeof buf, {"say \"hi\" \\"}), 10u);
   EXPECT_STREQ(buf, "say \"hi\" \\");
 }
+
+namespace {
+// emcp/platform.h: a platform without a clock is refused when the server is built, loudly
+// (EMCP_ASSERT), instead of running without timeouts.
+TEST(PlatformDeathTest, ServerWithoutAClockIsAStartUpFailure) {
+  static const emcp::Platform no_clock{};
+  EXPECT_DEATH({ Server server(fixture::info(), no_clock); }, "");
+}
+}  // namespace

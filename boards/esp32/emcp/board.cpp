@@ -6,6 +6,7 @@
 
 #include "board/board.h"
 #include "driver/uart.h"
+#include "esp_random.h"
 #include "esp_timer.h"
 #include "freertos/FreeRTOS.h"
 #include "freertos/queue.h"
@@ -51,6 +52,20 @@ void init() {
 }
 
 uint64_t now_ms() { return static_cast<uint64_t>(esp_timer_get_time()) / 1000u; }
+
+namespace {
+// The hardware RNG (cryptographically secure while the RF subsystem or the bootloader's
+// entropy source runs: ESP-IDF's esp_random documentation).
+bool random_bytes(void* out, size_t n) {
+  esp_fill_random(out, n);
+  return true;
+}
+}  // namespace
+
+const emcp::Platform& platform() {
+  static constexpr emcp::Platform kEsp32{&now_ms, &random_bytes};
+  return kEsp32;
+}
 
 void uart_write(const char* data, size_t n) { uart_write_bytes(kUart, data, n); }
 

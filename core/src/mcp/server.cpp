@@ -440,7 +440,9 @@ void Completion::add_matching(Span<const char* const> values) {
 
 // ---- Server -------------------------------------------------------------------------------------
 
-Server::Server(const ServerInfo& info, uint64_t (*now_ms)()) : info_(info), now_ms_(now_ms) {}
+Server::Server(const ServerInfo& info, const Platform& platform) : info_(info), platform_(platform) {
+  EMCP_ASSERT(platform.now_ms != nullptr);  // a platform without a clock: see emcp/platform.h
+}
 
 namespace {
 template <typename T>
@@ -1499,7 +1501,7 @@ Status Server::send_request(Session& s, StrView method, ParamsFn params, const v
   slot->done = done;
   slot->ctx = done_ctx;
   slot->id = id;
-  slot->deadline = now_ms_ && timeout_ms ? now_ms_() + timeout_ms : 0;
+  slot->deadline = timeout_ms != 0 ? now() + timeout_ms : 0;
   return Status::kOk;
 }
 
@@ -1612,8 +1614,7 @@ void Server::poll() {
 }
 
 void Server::expire_outgoing() {
-  if (now_ms_ == nullptr) return;
-  const uint64_t now = now_ms_();
+  const uint64_t now = this->now();
   for (Outgoing& o : outgoing_) {
     if (!o.used || o.deadline == 0 || now < o.deadline) continue;
     Session& s = *o.session;

@@ -122,6 +122,8 @@ HttpServer::HttpServer(mcp::Server& server, const HttpOptions& options, const Ht
                        Span<HttpConnection> connections, Span<HttpSession> sessions)
     : server_(server), options_(options), port_(port), conns_(connections), sessions_(sessions) {
   EMCP_ASSERT(connections.size() < 0x7FFF && sessions.size() < 0x7FFF);
+  // Session ids come from the platform's random source (emcp/platform.h); the port must write.
+  EMCP_ASSERT(server.platform().random != nullptr && port.write != nullptr);
   for (size_t i = 0; i < conns_.size(); ++i) {
     conns_[i].server_ = this;
     conns_[i].index_ = static_cast<uint16_t>(i);
@@ -1219,7 +1221,7 @@ HttpSession* HttpServer::new_session(HttpSession::Kind kind) {
     free_session(*slot);
   }
   uint8_t raw[16];
-  if (options_.random == nullptr || !options_.random(raw, sizeof raw)) return nullptr;
+  if (!server_.platform().random(raw, sizeof raw)) return nullptr;
   for (size_t i = 0; i < sizeof raw; ++i) {
     slot->id_[2 * i] = "0123456789abcdef"[raw[i] >> 4];
     slot->id_[2 * i + 1] = "0123456789abcdef"[raw[i] & 15];

@@ -2,7 +2,9 @@
 
 #include <errno.h>
 #include <sys/random.h>
+#include <sys/uio.h>
 #include <time.h>
+#include <unistd.h>
 
 EMCP_NS_BEGIN
 namespace posix {
@@ -13,18 +15,28 @@ uint64_t now_ms() {
   return static_cast<uint64_t>(ts.tv_sec) * 1000u + static_cast<uint64_t>(ts.tv_nsec) / 1000000u;
 }
 
-Status random_bytes(void* buf, size_t n) {
+bool random_bytes(void* buf, size_t n) {
   auto* p = static_cast<uint8_t*>(buf);
   while (n != 0) {
     const ssize_t k = getrandom(p, n, 0);
     if (k < 0) {
       if (errno == EINTR) continue;
-      return Status::kIoError;
+      return false;
     }
     p += k;
     n -= static_cast<size_t>(k);
   }
-  return Status::kOk;
+  return true;
+}
+
+void log_line(const char* text, size_t n) {
+  iovec parts[2] = {{const_cast<char*>(text), n}, {const_cast<char*>("\n"), 1}};
+  (void)::writev(2, parts, 2);
+}
+
+const Platform& platform() {
+  static constexpr Platform kPosix{&now_ms, &random_bytes, &log_line};
+  return kPosix;
 }
 
 }  // namespace posix

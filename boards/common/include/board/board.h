@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "emcp/platform.h"
+
 namespace board {
 
 /// Clocks, the UART (115200 8N1 on real hardware; RX interrupt on), a 1 kHz tick (SysTick, or
@@ -19,6 +21,9 @@ const char* name();
 
 /// Milliseconds since init() (the tick).
 uint64_t now_ms();
+/// The board as emcp's platform (emcp/platform.h): now_ms; no random source (UART images need
+/// none; a network image adds its own); no log (the UART carries MCP).
+const emcp::Platform& platform();
 
 /// Sends `n` bytes, waiting for the transmitter (polled: the UART is the only output).
 void uart_write(const char* data, size_t n);

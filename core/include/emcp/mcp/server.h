@@ -18,7 +18,7 @@
 // and poll(); nothing blocks.
 //
 // Example (stdio, see examples/sensors):
-//   static emcp::mcp::Server server(kInfo);
+//   static emcp::mcp::Server server(kInfo, emcp::posix::platform());  // or board::platform()
 //   server.set_tools(kTools);
 //   static emcp::transport::StdioTransport<> stdio(server, &write_stdout, nullptr);
 //   ... stdio.feed(bytes, n) as input arrives; server.poll() now and then ...
@@ -37,6 +37,7 @@
 #include "emcp/jsonrpc/message.h"
 #include "emcp/mcp/schema.h"
 #include "emcp/mcp/types.h"
+#include "emcp/platform.h"
 
 EMCP_NS_BEGIN
 namespace mcp {
@@ -444,9 +445,9 @@ using ParamsFn = void (*)(json::Writer& w, const void* ctx);
 
 class Server {
  public:
-  /// `info` must outlive the server (a constant, usually). `now_ms` is the port's clock (for
-  /// request timeouts); nullptr disables timeouts.
-  explicit Server(const ServerInfo& info, uint64_t (*now_ms)() = nullptr);
+  /// `info` and `platform` must outlive the server (constants, usually). The platform's clock
+  /// is required (EMCP_ASSERT when it is missing: emcp/platform.h).
+  Server(const ServerInfo& info, const Platform& platform);
   /// Detaches every session still attached.
   ~Server();
   Server(const Server&) = delete;
@@ -555,7 +556,9 @@ class Server {
   Status ping(Session& s, ResponseFn done, void* ctx, uint32_t timeout_ms = 30000);
 
   const ServerInfo& info() const { return info_; }
-  uint64_t now() const { return now_ms_ ? now_ms_() : 0; }
+  /// The platform's clock (milliseconds).
+  uint64_t now() const { return platform_.now_ms(); }
+  const Platform& platform() const { return platform_; }
 
  private:
   friend class ToolCall;
@@ -637,7 +640,7 @@ class Server {
                       ResponseFn done, void* done_ctx, uint32_t timeout_ms);
 
   const ServerInfo& info_;
-  uint64_t (*now_ms_)();
+  const Platform& platform_;
   Span<const Tool> tools_;
   Span<const Resource> resources_;
   Span<const ResourceTemplate> templates_;

@@ -90,8 +90,6 @@ struct HttpPort {
 /// Lets a request through (0) or answers it with an HTTP status (401: adds
 /// `WWW-Authenticate: Bearer`; 403...). Runs on every request before routing.
 using AuthorizeFn = int (*)(void* ctx, const http::Request& req);
-/// Fills `out` with `n` cryptographically random bytes (session ids); false on failure.
-using RandomFn = bool (*)(void* out, size_t n);
 
 struct HttpOptions {
   const char* path = "/mcp";               ///< Streamable HTTP endpoint
@@ -105,7 +103,6 @@ struct HttpOptions {
   Span<const char* const> allowed_origins;
   AuthorizeFn authorize = nullptr;
   void* authorize_ctx = nullptr;
-  RandomFn random = nullptr;               ///< required: session ids
   ws::Sha1Fn sha1 = nullptr;               ///< required for WebSocket (ports/mbedtls)
   uint32_t max_body = EMCP_MAX_MESSAGE_LEN;  ///< longest request body / WebSocket message
   uint32_t head_timeout_ms = 10000;        ///< from a request's first byte to its last header

@@ -1,13 +1,17 @@
-// emcp/posix/platform.h - clock and random bytes on POSIX systems.
+// emcp/posix/platform.h - the POSIX platform (emcp/platform.h): a monotonic clock, the
+// kernel's random bytes, diagnostics on stderr.
 //
 // Context: any thread.
+//
+// Example:
+//   emcp::mcp::Server server(kInfo, emcp::posix::platform());
 #ifndef EMCP_POSIX_PLATFORM_H
 #define EMCP_POSIX_PLATFORM_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "emcp/util/status.h"
+#include "emcp/platform.h"
 
 EMCP_NS_BEGIN
 namespace posix {
@@ -16,8 +20,14 @@ namespace posix {
 uint64_t now_ms();
 
 /// Fills `buf` with `n` bytes from the kernel's cryptographic random source (getrandom(2)).
-/// Returns kIoError if the source fails (never falls back to a weak generator).
-Status random_bytes(void* buf, size_t n);
+/// False if the source fails (never falls back to a weak generator).
+bool random_bytes(void* buf, size_t n);
+
+/// Writes one line of diagnostics to stderr (the text, then a newline).
+void log_line(const char* text, size_t n);
+
+/// now_ms, random_bytes and log_line as one Platform.
+const Platform& platform();
 
 }  // namespace posix
 EMCP_NS_END

@@ -1,0 +1,150 @@
+// emcp/lwip/http_listener.h - lwIP's raw/altcp TCP API for emcp::transport::HttpServer.
+//
+// lwIP's raw API runs its callbacks from inside the stack (netif input, timers) and keeps its
+// input state in file statics: it is not re-entrant. So this port splits the work in two:
+//   - inside lwIP's callbacks it only records: a new connection goes into a free slot, a
+//     received pbuf chain into the slot's queue (ERR_MEM when the queue is full: lwIP keeps the
+//     data and offers it again), a FIN, an acknowledgement, an error. It calls neither the
+//     engine nor lwIP (beyond setting the new connection's callbacks, which only stores them);
+//   - run_once(), from the application's loop, delivers what was recorded: opens connections
+//     in the engine (503 and close when it has no slot), offers received bytes (altcp_recved
+//     only for what the engine consumed: a busy engine closes the TCP window instead of
+//     dropping bytes), tells it about writable connections and ends, and runs its poll().
+// The engine's output goes through altcp_write (copied into lwIP's segments) and altcp_output,
+// never more than altcp_sndbuf takes; the rest waits in the engine (HttpPort). A handler's
+// output that must wait for the window calls the pump (set_pump: the board's netif input and
+// sys_check_timeouts, or, with an RTOS and lwIP's core locking, unlock-sleep-lock) until
+// altcp_sndbuf has room, bounded by HttpOptions::send_timeout_ms.
+//
+// Zero heap: the slots are the caller's (StaticLwipHttpListener<N>); lwIP's pcbs and pbufs
+// come from its static pools (ports/lwip/include/lwipopts.h).
+//
+// Context: the loop that owns the HttpServer, with lwIP's core lock held (NO_SYS: the loop is
+// the only thread).
+//
+// Example (NO_SYS):
+//   static emcp::lwip::StaticLwipHttpListener<4> net;
+//   static emcp::transport::StaticHttpServer<4, 2> http(server, options, net.port_interface());
+//   net.attach(http);
+//   net.set_pump(&board_net_poll, nullptr);
+//   if (net.listen(80) != emcp::Status::kOk) ...;
+//   for (;;) { board_net_poll(nullptr); net.run_once(); }
+#ifndef EMCP_LWIP_HTTP_LISTENER_H
+#define EMCP_LWIP_HTTP_LISTENER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "emcp/transport/http_server.h"
+#include "emcp/util/span.h"
+#include "emcp/util/status.h"
+
+struct altcp_pcb;
+struct pbuf;
+struct altcp_allocator_s;
+
+EMCP_NS_BEGIN
+namespace lwip {
+
+class LwipHttpListener;
+
+/// Per-connection state of the listener (declare through StaticLwipHttpListener<>).
+struct LwipConn {
+  /// Received chains waiting for the engine (beyond this many, lwIP holds the data).
+  static constexpr uint8_t kQueue = 4;
+  enum class State : uint8_t { kFree, kAccepted, kOpen };
+  LwipHttpListener* owner = nullptr;
+  altcp_pcb* pcb = nullptr;
+  pbuf* rx[kQueue] = {};
+  uint8_t rx_count = 0;
+  uint16_t rx_off = 0;      ///< bytes of rx[0] (the whole chain) the engine has taken
+  State state = State::kFree;
+  int16_t conn = -1;        ///< the engine's connection slot
+  bool fin = false;         ///< the peer sent FIN
+  bool failed = false;      ///< lwIP reported an error: the pcb is gone
+  bool want_write = false;  ///< the engine has output waiting for room
+};
+
+/// Counters for diagnostics (the firmware's status tool reports them).
+struct LwipHttpStats {
+  uint32_t accepted = 0;
+  uint32_t refused_busy = 0;   ///< answered 503: no engine or listener slot
+  uint32_t refused_reset = 0;  ///< reset at once: not even a slot to answer 503 from
+  uint32_t rx_deferred = 0;    ///< chains lwIP kept because a slot's queue was full
+  uint32_t errors = 0;         ///< connections lwIP ended with an error (reset, abort)
+  uint32_t write_mem = 0;      ///< writes lwIP refused for want of pbufs or segments
+};
+
+class LwipHttpListener {
+ public:
+  /// `slots` must have at least as many entries as the HttpServer has connections, plus one
+  /// or two for answering 503 beyond them.
+  explicit LwipHttpListener(Span<LwipConn> slots);
+  ~LwipHttpListener();
+  LwipHttpListener(const LwipHttpListener&) = delete;
+  LwipHttpListener& operator=(const LwipHttpListener&) = delete;
+
+  /// The callbacks for HttpServer's constructor.
+  transport::HttpPort port_interface();
+  /// The engine to serve (before listen()).
+  void attach(transport::HttpServer& server) { server_ = &server; }
+  /// What runs the network while a handler's output waits for the window (the board's netif
+  /// input and lwIP's timers). Without one, such output fails at once.
+  void set_pump(void (*pump)(void* ctx), void* ctx) {
+    pump_ = pump;
+    pump_ctx_ = ctx;
+  }
+  /// Listens on `port` of every address (IPv4). `allocator`: an altcp allocator (TLS, next to
+  /// come); nullptr: plain TCP. kIoError when lwIP has no pcb for it or the port is taken.
+  Status listen(uint16_t port, altcp_allocator_s* allocator = nullptr);
+  /// Delivers what lwIP's callbacks recorded to the engine, and runs its poll() every
+  /// `poll_ms` (from the server's clock). Call it after every netif input and timer run.
+  void run_once(uint32_t poll_ms = 100);
+  /// Closes the listening pcb and every connection.
+  void stop();
+
+  const LwipHttpStats& stats() const { return stats_; }
+  /// Slots holding a connection (open, or accepted and not yet given to the engine).
+  size_t slots_in_use() const;
+
+ private:
+  static int8_t on_accept(void* arg, altcp_pcb* pcb, int8_t err);
+  static int8_t on_recv(void* arg, altcp_pcb* pcb, pbuf* p, int8_t err);
+  static int8_t on_sent(void* arg, altcp_pcb* pcb, uint16_t len);
+  static int8_t on_poll(void* arg, altcp_pcb* pcb);
+  static void on_err(void* arg, int8_t err);
+  static Status write_cb(void* ctx, uint16_t conn, const char* data, size_t n, size_t* taken);
+  static Status wait_cb(void* ctx, uint16_t conn, uint32_t timeout_ms);
+  static void close_cb(void* ctx, uint16_t conn);
+
+  LwipConn* by_conn(uint16_t conn);
+  void open_accepted(LwipConn& s);
+  void offer(LwipConn& s);
+  void refuse(LwipConn& s);
+  void release(LwipConn& s, bool abort);
+  void free_rx(LwipConn& s);
+
+  Span<LwipConn> slots_;
+  transport::HttpServer* server_ = nullptr;
+  altcp_pcb* listen_pcb_ = nullptr;
+  void (*pump_)(void*) = nullptr;
+  void* pump_ctx_ = nullptr;
+  uint64_t last_poll_ms_ = 0;
+  bool poll_due_ = false;
+  LwipHttpStats stats_;
+};
+
+/// A listener for an engine of N connections (and 1 more slot to answer 503 from).
+template <size_t N>
+class StaticLwipHttpListener : public LwipHttpListener {
+ public:
+  StaticLwipHttpListener() : LwipHttpListener(Span<LwipConn>(slots_, N + 1)) {}
+
+ private:
+  LwipConn slots_[N + 1];
+};
+
+}  // namespace lwip
+EMCP_NS_END
+
+#endif  // EMCP_LWIP_HTTP_LISTENER_H
