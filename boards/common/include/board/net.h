@@ -1,0 +1,91 @@
+// board/net.h - a board's Ethernet interface as one lwIP netif (ports/lwip's options: NO_SYS,
+// static pools): the NIC driver, DHCP with a static fallback, lwIP's timers, and the platform
+// functions lwIP needs (sys_now, emcp_lwip_assert, emcp_lwip_rand). A board with a NIC
+// implements it in its own folder (mps2-an385: net.cpp over the LAN9118 driver); the
+// application then uses lwIP's raw/altcp API directly for its connections.
+//
+// Context: main loop only, after board::init(). lwIP runs entirely inside net_poll() (frames
+// in, timers), so the application's lwIP calls and its lwIP callbacks share that one context;
+// an application callback must not call net_poll().
+//
+//   board::NetConfig config;               // DHCP, static 10.0.2.15/24 after 10 s without
+//   if (!board::net_init(config)) ...      // no NIC
+//   for (;;) { board::net_poll(); ... board::idle(); }
+#ifndef EMCP_BOARD_NET_H
+#define EMCP_BOARD_NET_H
+
+#include <stdint.h>
+
+struct netif;
+
+namespace board {
+
+/// An IPv4 address, most significant octet first (10.0.2.15 is {10, 0, 2, 15}).
+struct Ipv4 {
+  uint8_t octets[4];
+};
+
+/// Where the interface's address came from.
+enum class NetSource : uint8_t { kNone, kDhcp, kStatic };
+
+/// What the interface is: link, address and where it came from.
+struct NetState {
+  bool link_up;
+  bool bound;  ///< has an address (then `address`, `netmask`, `gateway` are valid)
+  NetSource source;
+  Ipv4 address, netmask, gateway;
+  uint8_t mac[6];
+};
+
+/// Frame counters of the NIC driver (each wraps at 2^32).
+struct NetCounters {
+  uint32_t rx_frames;   ///< frames handed to lwIP
+  uint32_t rx_dropped;  ///< frames dropped for want of a pbuf (the pool was empty) or refused by lwIP
+  uint32_t rx_errors;   ///< frames the NIC flagged bad
+  uint32_t tx_frames;   ///< frames sent
+  uint32_t tx_dropped;  ///< frames not sent (no room in the NIC in time)
+  uint32_t tx_errors;   ///< frames the NIC reported failed
+};
+
+struct NetConfig {
+  /// Ask a DHCP server for the address; false: use the static one at once.
+  bool dhcp = true;
+  /// Without a lease after this long, stop asking and use the static address (0: ask forever).
+  uint32_t dhcp_timeout_ms = 10000;
+  /// The static address (QEMU's user network: the guest is 10.0.2.15, the gateway 10.0.2.2).
+  Ipv4 static_address{{10, 0, 2, 15}};
+  Ipv4 static_netmask{{255, 255, 255, 0}};
+  Ipv4 static_gateway{{10, 0, 2, 2}};
+  /// The MAC address when the NIC has none of its own (locally administered by default).
+  uint8_t fallback_mac[6] = {0x02, 0x45, 0x4d, 0x43, 0x50, 0x01};
+  /// Called from net_poll(), outside lwIP's processing (so it may call lwIP), each time the
+  /// address changes (bound, or lost); nullptr: none. `state` is valid during the call.
+  void (*on_address)(const NetState& state) = nullptr;
+};
+
+/// Starts lwIP (lwip_init) and the NIC, adds the interface as lwIP's default and starts DHCP
+/// (or sets the static address). `config` is copied. False when the NIC does not answer; then
+/// the other calls do nothing. Call once.
+bool net_init(const NetConfig& config);
+
+/// Moves received frames into lwIP, runs its timers (sys_check_timeouts), follows the PHY's
+/// link (every 500 ms) and the DHCP fallback, then calls on_address if the address changed.
+/// Call it from the loop at least every few milliseconds while traffic flows.
+void net_poll();
+
+/// The interface's state now.
+NetState net_state();
+
+/// The NIC driver's counters.
+NetCounters net_counters();
+
+/// The lwIP interface (for an application that binds to it), or nullptr before net_init().
+struct netif* net_netif();
+
+/// Formats `ip` as dotted decimal into `out` (at least 16 bytes), NUL-terminated; returns the
+/// length (7 to 15).
+unsigned format_ipv4(const Ipv4& ip, char* out);
+
+}  // namespace board
+
+#endif  // EMCP_BOARD_NET_H

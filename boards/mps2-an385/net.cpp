@@ -1,0 +1,202 @@
+// board/net.h on the MPS2 AN385: lwIP over the LAN9118 driver (lan9118.h), one netif, DHCP
+// with a static fallback, and the platform functions ports/lwip's arch/cc.h and NO_SYS lwIP
+// need from the board: sys_now (the SysTick clock), emcp_lwip_assert (a line on the UART, then
+// abort) and emcp_lwip_rand (xorshift32 stirred with the NIC's free-running counter).
+//
+// lwIP's state lives in its static pools and in this file's statics (the netif and its DHCP
+// client record, set with dhcp_set_struct so DHCP takes nothing from lwIP's heap).
+#include <stdlib.h>
+#include <string.h>
+
+#include "board/board.h"
+#include "board/net.h"
+#include "emcp/json/number.h"
+#include "lan9118.h"
+#include "lwip/dhcp.h"
+#include "lwip/etharp.h"
+#include "lwip/init.h"
+#include "lwip/ip4_addr.h"
+#include "lwip/netif.h"
+#include "lwip/sys.h"
+#include "lwip/timeouts.h"
+#include "netif/ethernet.h"
+
+namespace {
+
+constexpr uint64_t kLinkPollMs = 500;
+
+board::NetConfig g_config;
+board::lan9118::Config g_nic_config;
+struct netif g_netif;
+struct dhcp g_dhcp;
+bool g_ready = false;
+bool g_static = false;            // the static address is in use (DHCP off, or given up)
+bool g_address_changed = false;  // set by lwIP's status callback, reported by net_poll()
+board::Ipv4 g_reported{};         // the address on_address was last told (0.0.0.0: none)
+uint64_t g_started_ms = 0;
+uint64_t g_link_checked_ms = 0;
+uint32_t g_rand_state = 0;  // emcp_lwip_rand's xorshift32 state (0: not seeded yet)
+
+ip4_addr_t to_lwip(const board::Ipv4& a) {
+  ip4_addr_t r;
+  memcpy(&r.addr, a.octets, 4);  // network order: the first octet first in memory
+  return r;
+}
+
+board::Ipv4 from_lwip(const ip4_addr_t* a) {
+  board::Ipv4 r;
+  memcpy(r.octets, &a->addr, 4);
+  return r;
+}
+
+// lwIP's netif status callback: runs inside lwIP (DHCP's timers or input), so it only notes
+// the change; net_poll() tells the application once lwIP has returned.
+void on_netif_status(struct netif*) { g_address_changed = true; }
+
+void use_static_address() {
+  dhcp_release_and_stop(&g_netif);  // nothing to release when DHCP never started
+  const ip4_addr_t ip = to_lwip(g_config.static_address), mask = to_lwip(g_config.static_netmask),
+                   gw = to_lwip(g_config.static_gateway);
+  netif_set_addr(&g_netif, &ip, &mask, &gw);
+  g_static = true;
+}
+
+void follow_link() {
+  const bool up = board::lan9118::link_up();
+  if (up && !netif_is_link_up(&g_netif)) netif_set_link_up(&g_netif);
+  if (!up && netif_is_link_up(&g_netif)) netif_set_link_down(&g_netif);
+}
+
+void say(const char* s) { board::uart_write(s, strlen(s)); }
+
+/// Decimal digits of `v` into `out` (no terminator); returns how many.
+unsigned decimal(uint32_t v, char* out) { return static_cast<unsigned>(emcp::json::format_uint64(v, out)); }
+
+}  // namespace
+
+namespace board {
+
+bool net_init(const NetConfig& config) {
+  g_config = config;
+  memcpy(g_nic_config.fallback_mac, config.fallback_mac, sizeof g_nic_config.fallback_mac);
+  lwip_init();
+  const ip4_addr_t any = {0};
+  if (netif_add(&g_netif, &any, &any, &any, &g_nic_config, &lan9118::netif_init, &ethernet_input) == nullptr)
+    return false;
+  // Two boards on one network start alike; their MAC addresses differ.
+  for (unsigned i = 0; i < 6; ++i) g_rand_state ^= static_cast<uint32_t>(g_netif.hwaddr[i]) << (8 * (i % 4));
+  netif_set_default(&g_netif);
+  netif_set_status_callback(&g_netif, &on_netif_status);
+  netif_set_up(&g_netif);
+  follow_link();
+  g_started_ms = g_link_checked_ms = now_ms();
+  if (g_config.dhcp) {
+    dhcp_set_struct(&g_netif, &g_dhcp);
+    if (dhcp_start(&g_netif) != ERR_OK) use_static_address();
+  } else {
+    use_static_address();
+  }
+  g_ready = true;
+  return true;
+}
+
+void net_poll() {
+  if (!g_ready) return;
+  (void)lan9118::poll(&g_netif);
+  sys_check_timeouts();
+  const uint64_t now = now_ms();
+  if (now - g_link_checked_ms >= kLinkPollMs) {
+    g_link_checked_ms = now;
+    follow_link();
+  }
+  if (g_config.dhcp && !g_static && g_config.dhcp_timeout_ms != 0 && !dhcp_supplied_address(&g_netif) &&
+      now - g_started_ms >= g_config.dhcp_timeout_ms)
+    use_static_address();
+  if (g_address_changed) {  // lwIP also calls back when only the interface went up
+    g_address_changed = false;
+    const NetState state = net_state();
+    if (memcmp(&state.address, &g_reported, sizeof g_reported) != 0) {
+      g_reported = state.address;
+      // Resolve the gateway now: every connection through it (QEMU's port forwards come from
+      // 10.0.2.2) needs its MAC address, and lwIP keeps only one packet per unresolved address
+      // (ARP_QUEUEING 0), so several SYN-ACKs at once would otherwise all but one wait for
+      // TCP's retransmission (3 s).
+      const ip4_addr_t* gw = netif_ip4_gw(&g_netif);
+      if (state.bound && !ip4_addr_isany(gw)) (void)etharp_request(&g_netif, gw);
+      if (g_config.on_address != nullptr) g_config.on_address(state);
+    }
+  }
+}
+
+NetState net_state() {
+  NetState s{};
+  if (!g_ready) return s;
+  s.link_up = netif_is_link_up(&g_netif) != 0;
+  s.bound = !ip4_addr_isany_val(*netif_ip4_addr(&g_netif));
+  if (s.bound) s.source = dhcp_supplied_address(&g_netif) ? NetSource::kDhcp : NetSource::kStatic;
+  s.address = from_lwip(netif_ip4_addr(&g_netif));
+  s.netmask = from_lwip(netif_ip4_netmask(&g_netif));
+  s.gateway = from_lwip(netif_ip4_gw(&g_netif));
+  memcpy(s.mac, g_netif.hwaddr, sizeof s.mac);
+  return s;
+}
+
+NetCounters net_counters() {
+  const lan9118::Counters c = lan9118::counters();
+  return NetCounters{c.rx_frames, c.rx_dropped, c.rx_errors, c.tx_frames, c.tx_dropped, c.tx_errors};
+}
+
+struct netif* net_netif() { return g_ready ? &g_netif : nullptr; }
+
+unsigned format_ipv4(const Ipv4& ip, char* out) {
+  unsigned n = 0;
+  for (unsigned i = 0; i < 4; ++i) {
+    if (i != 0) out[n++] = '.';
+    n += decimal(ip.octets[i], out + n);
+  }
+  out[n] = '\0';
+  return n;
+}
+
+}  // namespace board
+
+// ---- what lwIP needs from the platform (ports/lwip/include/arch/cc.h, NO_SYS) ----------------
+extern "C" {
+
+u32_t sys_now(void) { return static_cast<u32_t>(board::now_ms()); }
+
+// LWIP_ASSERT: a programmer error inside lwIP (or a pool misconfiguration); the message goes
+// to the UART and the board stops (abort: a breakpoint loop, where a debugger finds it).
+void emcp_lwip_assert(const char* message, const char* file, int line) {
+  char num[12];
+  say("lwip assert: ");
+  say(message);
+  say(" (");
+  say(file);
+  say(":");
+  board::uart_write(num, decimal(static_cast<uint32_t>(line), num));
+  say(")\n");
+  abort();
+}
+
+// LWIP_RAND (TCP's initial sequence numbers and local ports, DHCP's transaction ids):
+// xorshift32, seeded from the clock, SysTick's current count and the NIC's free-running
+// counter, then the MAC address (net_init), and stirred with that counter on every call (the
+// timing of calls varies with the traffic). Good enough to keep sequence numbers from repeating across resets; NOT
+// cryptographic: anything secret (TLS keys, session ids) needs a real entropy source.
+uint32_t emcp_lwip_rand(void) {
+  uint32_t s = g_rand_state;
+  if (s == 0) {
+    const uint32_t systick_val = *reinterpret_cast<volatile uint32_t*>(0xE000E018u);
+    s = 0x9E3779B9u ^ static_cast<uint32_t>(board::now_ms()) ^ (systick_val << 8);
+  }
+  s ^= board::lan9118::free_run();
+  if (s == 0) s = 0x6D2B79F5u;  // xorshift's one fixed point
+  s ^= s << 13;
+  s ^= s >> 17;
+  s ^= s << 5;
+  g_rand_state = s;
+  return s;
+}
+
+}  // extern "C"
