@@ -2,7 +2,7 @@
 """Footprint of a firmware image: flash, static RAM, worst-case stack; budgets.
 
   footprint.py image --elf X.elf --ci-dir BUILD --name NAME --board BOARD [--root CHECKOUT]
-               [--flash-budget BYTES] [--ram-budget BYTES] [--flash-target BYTES]
+               [--flash-budget BYTES] [--ram-budget BYTES] [--flash-target BYTES] [--ram-target BYTES]
                [--option NAME=VALUE]... [--compiler TEXT] [--cpu-flags=TEXT] [--json OUT.json]
       Measures one image and exits 1 when it is over a budget.
   footprint.py write-doc [--doc docs/footprint.md] [--readme README.md] REPORT.json...
@@ -219,16 +219,22 @@ PARTS = [  # (label, pattern on a source path relative to the checkout), first m
     ("core: JSON reader, writer, tree, numbers", r"^core/(src|include/emcp)/json/"),
     ("core: JSON-RPC decoder and encoder", r"^core/(src|include/emcp)/jsonrpc/"),
     ("core: MCP server, content, schemas", r"^core/(src|include/emcp)/mcp/"),
+    ("core: HTTP engine, WebSocket", r"^core/(src|include/emcp)/transport/(http|websocket)"),
     ("core: transports, utilities", r"^core/"),
+    ("network: lwIP's HTTP port, NIC driver, board/net.h", r"^(ports/lwip/|boards/common/serve_net|boards/[^/]+/(lan9118|net)\.)"),
     ("board: start-up, UART, loop, mem*/str*", r"^boards/"),
     ("application", r"^examples/"),
+    ("lwIP (Debian's source): TCP, IPv4, ARP, DHCP, pools", r"^build/third_party/lwip/"),
+    ("Mbed TLS (Debian's source): SHA-1", r"^(build/third_party/mbedtls/|ports/mbedtls/)"),
 ]
 LIBRARY_PARTS = [  # (label, pattern on a path outside the checkout, or on a name without one)
+    ("lwIP (Debian's source): TCP, IPv4, ARP, DHCP, pools", r"/lwip[^/]*/src/"),
+    ("Mbed TLS (Debian's source): SHA-1", r"/mbedtls[^/]*/library/"),
     ("libgcc: soft float, 64-bit arithmetic", r"libgcc"),
     ("newlib: mem*, str*", r"newlib|libc"),
     ("static constructors (the server, transport and ring objects)", r"^_sub_I_"),
 ]
-LABELS = [label for label, _ in PARTS + LIBRARY_PARTS]
+LABELS = list(dict.fromkeys(label for label, _ in PARTS + LIBRARY_PARTS))  # in order, once each
 
 
 def part_of(path, roots):
@@ -278,6 +284,8 @@ DATA_PARTS = [  # (label, pattern on a data object's name) when no line info say
     ("core: MCP server, content, schemas", r"^emcp::[^:]+::mcp::"),
     ("core: transports, utilities", r"^emcp::"),
     ("board: start-up, UART, loop, mem*/str*", r"^(board::|g_vectors$)"),
+    ("lwIP (Debian's source): TCP, IPv4, ARP, DHCP, pools",
+     r"^(memp_|lwip_|tcp_|udp_|ip4?_|ip_addr_|netif_|etharp|dhcp|pbuf_|ethbroadcast|ethzero)"),
     ("application", r"^[A-Za-z]"),  # the image's own tables (compiler tables start with _ or CSWTCH)
 ]
 
@@ -419,7 +427,9 @@ def image(args):
     stack_region = sec.get(".stack", 0)
     syms = [s for s in symbols(args.elf) if s[2] in "bBdD"]
     syms.sort(key=lambda s: -s[1])
-    top = syms[:6]
+    # The six biggest, and every other of 256 bytes or more (a network image's pools and
+    # buffers are named one by one).
+    top = [x for i, x in enumerate(syms) if i < 6 or x[1] >= 256]
     names = demangle([s[0] for s in top])
     bounds = {}
     for item in args.recursion or []:
@@ -437,6 +447,7 @@ def image(args):
         "flash_budget": args.flash_budget,
         "ram_budget": args.ram_budget,
         "flash_target": args.flash_target,
+        "ram_target": args.ram_target,
         "options": args.option or [],
         "compiler": args.compiler,
         "cpu_flags": args.cpu_flags,
@@ -501,7 +512,20 @@ BOARD_NOTES = {  # what a board's section says about its budgets and options (no
                 "chip's RAM beside its stack region.",
 }
 
+DESCRIPTIONS = {  # what an image is, when its name does not say it all
+    "emcp-sensors-net": "the sensors example, unchanged, on the UART and over HTTP through lwIP at once "
+                        "(Streamable HTTP, HTTP+SSE, WebSocket; 4 connections with 2 KiB arenas and 1 KiB "
+                        "output buffers, 2 sessions with 1.5 KiB replay buffers; lwIP's pools below as "
+                        "`memp_memory_*`, its heap for output segments as `ram_heap`; `g_http` holds the "
+                        "connections and sessions)",
+    "emcp-everything": "the conformance suite's fixtures on the UART and over HTTP through lwIP "
+                       "(8 connections, 8 sessions: the suite's clients each hold streams; not sized "
+                       "for a small device)",
+}
+
 VARIANTS = {  # an image built to measure another one differently: (that image, what it is)
+    "emcp-sensors-net8": ("emcp-sensors-net", "the same with 8 connections and 8 sessions (the load "
+                          "test's 8 clients each hold a session)"),
     "emcp-minimal-strings": ("emcp-minimal", "the minimal server with every error text"),
     "emcp-sensors-lean": ("emcp-sensors", "the sensors example without its four tools that ask the "
                           "client (sampling, elicitation, roots) or send PNG/WAV content, and without "
@@ -611,11 +635,16 @@ def image_notes(r, by_base):
         if rb:
             bits.append(f"static RAM {r['ram']:,} B of its {rb:,} B")
         notes.append(", ".join(bits) + (": **met**" if budgets_met(r) else ": **over**"))
-    target = r.get("flash_target") or 0
-    if target:
-        over = r["flash"] - target
-        notes.append(f"against its target of {target:,} B ({kib(target)}): "
-                     + ("**met**" if over <= 0 else f"**not met**, {over:,} B ({kib(over)}) over"))
+    if base in DESCRIPTIONS:
+        notes.insert(0, DESCRIPTIONS[base])
+    for what, key, value in (("flash", "flash_target", r["flash"]), ("static RAM", "ram_target", r["ram"])):
+        target = r.get(key) or 0
+        if target:
+            over = value - target
+            notes.append(f"{what} against its target of {target:,} B ({kib(target)}): "
+                         + ("**met**" if over <= 0 else f"**not met**, {over:,} B ({kib(over)}) over"))
+    if len(r["ram_objects"]) > 6:
+        notes.append("its static RAM by object: " + ", ".join(f"`{short(n)}` {sz:,}" for n, sz in r["ram_objects"]))
     return notes
 
 
@@ -875,6 +904,7 @@ def main():
     a.add_argument("--flash-budget", type=int, default=0)
     a.add_argument("--ram-budget", type=int, default=0)
     a.add_argument("--flash-target", type=int, default=0, help="a goal the document compares the image with")
+    a.add_argument("--ram-target", type=int, default=0, help="a static RAM goal the document compares the image with")
     a.add_argument("--option", action="append", help="NAME=VALUE the image is built with (for the document)")
     a.add_argument("--compiler", default="")
     a.add_argument("--cpu-flags", default="")

@@ -21,14 +21,16 @@ emcp::Status uart_flush(void*, const char* data, size_t n) {
 
 emcp::transport::StdioTransport* served_link() { return g_link; }
 
-void serve_uart(emcp::mcp::Server& server, emcp::transport::StdioTransport& link, const char* program,
-                const Loop& loop) {
+void serve(emcp::mcp::Server& server, emcp::transport::StdioTransport& link, const char* program,
+           const Loop& loop, const Service* service) {
   g_link = &link;
   // The banner: one line that is not JSON (bridges wait for it and drop it).
   say(program);
   say(" on ");
   say(name());
-  say(": MCP on this UART, one JSON-RPC message per line\n");
+  say(": MCP on this UART, one JSON-RPC message per line");
+  if (service != nullptr && service->banner != nullptr) say(service->banner);
+  say("\n");
   uint8_t buf[128];
   for (;;) {
     const size_t n = uart_read(buf, sizeof buf);
@@ -36,6 +38,7 @@ void serve_uart(emcp::mcp::Server& server, emcp::transport::StdioTransport& link
       (void)link.feed(buf, n);
       continue;
     }
+    if (service != nullptr && service->step != nullptr) service->step(service->ctx);
     if (loop.tick) loop.tick();
     server.poll();
     idle();

@@ -148,6 +148,33 @@ NetCounters net_counters() {
 
 struct netif* net_netif() { return g_ready ? &g_netif : nullptr; }
 
+// Session ids (emcp::Platform::random): the MPS2 (and QEMU's model of it) has no true random
+// generator, so this is splitmix64 over a state stirred, at every call, with SysTick's count,
+// the NIC's free-running counter and the clock, and seeded with the MAC address. It keeps two
+// boards and two boots apart; it is NOT cryptographic (README.md says so): a board with a TRNG
+// reads that instead.
+bool net_random(void* out, size_t n) {
+  static uint64_t state = 0;
+  auto* p = static_cast<uint8_t*>(out);
+  const uint32_t systick_val = *reinterpret_cast<volatile uint32_t*>(0xE000E018u);
+  state ^= (static_cast<uint64_t>(board::lan9118::free_run()) << 32) ^ systick_val ^ (now_ms() << 17);
+  for (unsigned i = 0; i < 6; ++i) state ^= static_cast<uint64_t>(g_netif.hwaddr[i]) << (8 * i + 3);
+  while (n != 0) {
+    state += 0x9E3779B97F4A7C15ull;
+    uint64_t z = state;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    for (unsigned k = 0; k < 8 && n != 0; ++k, --n) *p++ = static_cast<uint8_t>(z >> (8 * k));
+  }
+  return true;
+}
+
+const emcp::Platform& net_platform() {
+  static constexpr emcp::Platform kNet{&now_ms, &net_random};
+  return kNet;
+}
+
 unsigned format_ipv4(const Ipv4& ip, char* out) {
   unsigned n = 0;
   for (unsigned i = 0; i < 4; ++i) {

@@ -11,6 +11,11 @@
 // content (calibrate_temperature: elicitation, summarize_readings: sampling, list_roots: roots,
 // snapshot: PNG and WAV) and the roots hook. 0 leaves them out, which measures what the rest of
 // the example costs on a board (the image emcp-sensors-lean in docs/footprint.md).
+// EMCP_SENSORS_NETWORK (default 0): device_stats' output schema has the "network" object a
+// network image fills in (examples/sensors/main_board_net.cpp).
+#ifndef EMCP_SENSORS_NETWORK
+#define EMCP_SENSORS_NETWORK 0
+#endif
 #ifndef EMCP_SENSORS_CLIENT_TOOLS
 #define EMCP_SENSORS_CLIENT_TOOLS 1
 #endif
@@ -458,6 +463,12 @@ void write_stats(emcp::json::Writer& w, const void* ctx) {
   w.member_int("stack_size", static_cast<int64_t>(st.stack_size));
   w.member_int("input_dropped", static_cast<int64_t>(st.input_dropped));
   w.member_int("notifications_dropped", now.notifications_dropped);
+  if (st.write_network != nullptr) {
+    w.key("network");
+    w.begin_object();
+    st.write_network(w);
+    w.end_object();
+  }
   w.end_object();
 }
 
@@ -466,6 +477,32 @@ void device_stats(ToolCall& call) {
   if (g_stats_source) g_stats_source(&now.st);
   call.structured(&write_stats, &now);
 }
+
+#if EMCP_SENSORS_NETWORK
+// What a network image adds (board/serve_net.h): connection and session slots in use and at
+// most, the HTTP arena's high-water mark, and lwIP's pools (used now, most ever, size).
+constexpr Param kNetworkStats[] = {
+    Param::integer("connections_in_use").required(),
+    Param::integer("connections").required(),
+    Param::integer("sessions_in_use").required(),
+    Param::integer("sessions").required(),
+    Param::integer("http_arena_high_water").required(),
+    Param::integer("accepted").required(),
+    Param::integer("refused").required(),
+    Param::integer("pbuf_pool_used").required(),
+    Param::integer("pbuf_pool_max").required(),
+    Param::integer("pbuf_pool_size").required(),
+    Param::integer("tcp_pcb_used").required(),
+    Param::integer("tcp_pcb_max").required(),
+    Param::integer("tcp_pcb_size").required(),
+    Param::integer("tcp_seg_max").required(),
+    Param::integer("tcp_seg_size").required(),
+    Param::integer("heap_used").required(),
+    Param::integer("heap_max").required(),
+    Param::integer("heap_size").required(),
+    Param::integer("rx_dropped").required(),
+};
+#endif
 
 constexpr Param kStatsOutput[] = {
     Param::string("platform").required(),
@@ -477,6 +514,9 @@ constexpr Param kStatsOutput[] = {
     Param::integer("stack_size").required(),
     Param::integer("input_dropped").required(),
     Param::integer("notifications_dropped").required(),
+#if EMCP_SENSORS_NETWORK
+    Param::object("network", kNetworkStats, "HTTP over the board's network (network images only)"),
+#endif
 };
 
 constexpr Param kSensorParam[] = {

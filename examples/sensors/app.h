@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "emcp/json/writer.h"
 #include "emcp/mcp/server.h"
 
 namespace app {
@@ -36,6 +37,10 @@ struct PlatformStats {
   uint64_t stack_high_water = 0;  ///< most bytes of the main stack ever used (boards: painted)
   uint64_t stack_size = 0;
   uint64_t input_dropped = 0;     ///< received bytes lost (UART ring full or overrun)
+  /// A network's figures, written as device_stats' "network" object (its members as
+  /// kNetworkStats in app.cpp declares them), from what the stats source read when it was
+  /// called (the object is written twice and must not change); nullptr: no network.
+  void (*write_network)(emcp::json::Writer& w) = nullptr;
 };
 void set_stats_source(void (*fn)(PlatformStats* out));
 

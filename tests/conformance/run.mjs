@@ -1,11 +1,16 @@
 // Runs the official MCP conformance suite (@modelcontextprotocol/conformance, pinned by
-// package-lock.json) against emcp-everything on a loopback port: every server scenario of
+// package-lock.json) against emcp-everything on a loopback port (on Linux, or on an emulated
+// board through scripts/run-board): every server scenario of
 // `--suite all` (the active ones and the pending ones). Fails on any check that is not
 // SUCCESS or INFO (a FAILURE, or a WARNING such as a missing priming event), when the suite's
 // own scenario list (its `list` command) cannot be read, and when the scenarios that ran are not
 // exactly the server scenarios of that list. No expected-failures file.
 //
-//   node run.mjs path/to/emcp-everything
+//   node run.mjs path/to/emcp-everything            (started with --http 0)
+//   node run.mjs COMMAND ARGS...                    (ARGS must make it serve HTTP; e.g.
+//        scripts/run-board mps2-an385 everything --http 0)
+// The server prints http://127.0.0.1:PORT/mcp on stderr once it serves; its stdin stays open
+// (scripts/run-board stops the board at the end of its input).
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,13 +19,15 @@ import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const server = process.argv[2] ?? join(here, "../../build/native/bin/emcp-everything");
+const serverArgs = process.argv.length > 3 ? process.argv.slice(3) : ["--http", "0"];
+const startMs = Number(process.env.EMCP_SERVER_START_MS ?? 5000);
 const cli = join(here, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
 
 function start() {
   return new Promise((resolve, reject) => {
-    const proc = spawn(server, ["--http", "0"], { stdio: ["ignore", "ignore", "pipe"] });
+    const proc = spawn(server, serverArgs, { stdio: ["pipe", "ignore", "pipe"] });
     let err = "";
-    const timer = setTimeout(() => { proc.kill("SIGKILL"); reject(new Error(`no start: ${err}`)); }, 5000);
+    const timer = setTimeout(() => { proc.kill("SIGKILL"); reject(new Error(`no start: ${err}`)); }, startMs);
     proc.stderr.on("data", (d) => {
       err += d;
       const m = /http:\/\/127\.0\.0\.1:(\d+)\/mcp/.exec(err);

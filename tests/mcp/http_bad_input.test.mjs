@@ -9,7 +9,10 @@ import { startNetworkServer, stopNetworkServer } from "./lib/harness.mjs";
 import { connectRaw, once, request, newSession, INIT, POST_HEADERS } from "./lib/rawhttp.mjs";
 
 const SERVER = process.env.EMCP_SENSORS ?? new URL("../../build/native/bin/emcp-sensors", import.meta.url).pathname;
-const TIMEOUT_MS = 800;  // --timeout-ms: head and body timeouts, short for the slow-client cases
+// --timeout-ms: head and body timeouts, short for the slow-client cases (a board keeps its
+// default: EMCP_HTTP_TIMEOUT_MS=10000); EMCP_HTTP_SLOTS: its connection slots.
+const TIMEOUT_MS = Number(process.env.EMCP_HTTP_TIMEOUT_MS ?? 800);
+const SLOTS = Number(process.env.EMCP_HTTP_SLOTS ?? 16);
 let server, port;
 
 before(async () => {
@@ -177,15 +180,33 @@ test("HTTP/1.0: the answer ends with the connection", async () => {
 });
 
 test("more connections than slots: the extra ones get 503, the rest keep working", async () => {
+  // Every slot holds a request still arriving (busy: nothing to evict).
   const held = [];
-  for (let i = 0; i < 16; ++i) held.push(await connectRaw(port));
+  for (let i = 0; i < SLOTS; ++i) {
+    const c = await connectRaw(port);
+    await c.write("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+    held.push(c);
+  }
   await new Promise((r) => setTimeout(r, 150));  // accepted by now
   const extra = await connectRaw(port);
   await extra.until(({ closed }) => closed);
   assert.match(extra.buffer.toString(), /^HTTP\/1\.1 503 /);
+  assert.match(extra.buffer.toString(), /Retry-After: 1/);
   for (const c of held) c.end();
   await new Promise((r) => setTimeout(r, 150));
   await stillServing();
+});
+
+test("slots all taken by idle connections: the longest idle one makes room", async () => {
+  const idle = [];
+  for (let i = 0; i < SLOTS; ++i) idle.push(await connectRaw(port));
+  await new Promise((r) => setTimeout(r, 150));
+  const r = await once(port, post(INIT));
+  assert.equal(r.status, 200, "the newcomer is served");
+  await idle[0].until(({ closed }) => closed, 3000);  // the first opened was idle the longest
+  assert.ok(idle.slice(1).every((c) => !c.closed), "only one was closed");
+  for (const c of idle) c.end();
+  await new Promise((r_) => setTimeout(r_, 150));
 });
 
 // ---- WebSocket ---------------------------------------------------------------------------------

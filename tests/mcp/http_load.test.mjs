@@ -10,26 +10,12 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import http from "node:http";
 import { startNetworkServer } from "./lib/harness.mjs";
+import { rpcCall as call } from "./lib/rawhttp.mjs";
 
 const SERVER = process.env.EMCP_SENSORS ?? new URL("../../build/native/bin/emcp-sensors", import.meta.url).pathname;
 const CLIENTS = Number(process.env.EMCP_LOAD_CLIENTS ?? 8);
 const REQUESTS = Number(process.env.EMCP_LOAD_REQUESTS ?? 4000);
 
-function call(agent, port, body, sid) {
-  return new Promise((resolve, reject) => {
-    const headers = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
-    if (sid) headers["Mcp-Session-Id"] = sid;
-    const req = http.request({ host: "127.0.0.1", port, path: "/mcp", method: body === null ? "DELETE" : "POST", agent, headers, timeout: 10000 }, (res) => {
-      let data = "";
-      res.setEncoding("utf8");
-      res.on("data", (d) => { data += d; });
-      res.on("end", () => resolve({ status: res.statusCode, headers: res.headers, data }));
-    });
-    req.on("timeout", () => req.destroy(new Error("timeout")));
-    req.on("error", reject);
-    req.end(body === null ? undefined : JSON.stringify(body));
-  });
-}
 
 // The JSON-RPC messages of an answer (JSON or event stream).
 function messages(r) {

@@ -15,7 +15,7 @@ import {
   ProgressNotificationSchema,
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
-import { closeChecked, connect, waitFor, TRANSPORTS } from "./lib/harness.mjs";
+import { closeChecked, connect, waitFor, ON_BOARD, TRANSPORTS } from "./lib/harness.mjs";
 import { REVISIONS } from "./lib/schema.mjs";
 
 const SERVER = process.env.EMCP_SENSORS ?? new URL("../../build/native/bin/emcp-sensors", import.meta.url).pathname;
@@ -318,12 +318,20 @@ for (const revision of REVISIONS) {
     test("device_stats reports the server's memory figures", async () => {
       const r = await client.callTool({ name: "device_stats", arguments: {} });
       const st = JSON.parse(r.content[0].text);
-      assert.equal(st.platform, KIND === "qemu" ? process.env.EMCP_BOARD_NAME ?? st.platform : "linux");
+      assert.equal(st.platform, ON_BOARD ? process.env.EMCP_BOARD_NAME ?? st.platform : "linux");
       assert.ok(st.arena_size > 0);
       assert.ok(st.arena_high_water > 0 && st.arena_high_water <= st.arena_size);
-      if (KIND === "qemu") {
+      if (ON_BOARD) {
         assert.ok(st.stack_high_water > 0 && st.stack_high_water < st.stack_size, JSON.stringify(st));
         assert.equal(st.input_dropped, 0);
+      }
+      if (st.network) {  // a network image: this connection is one of its slots, pools within size
+        const n = st.network;
+        assert.ok(n.connections_in_use >= 1 && n.connections_in_use <= n.connections, JSON.stringify(n));
+        assert.ok(n.sessions_in_use >= 1 && n.sessions_in_use <= n.sessions, JSON.stringify(n));
+        for (const pool of ["pbuf_pool", "tcp_pcb", "heap"])
+          assert.ok(n[`${pool}_used`] <= n[`${pool}_max`] && n[`${pool}_max`] <= n[`${pool}_size`], `${pool}: ${JSON.stringify(n)}`);
+        assert.equal(n.rx_dropped, 0, JSON.stringify(n));
       }
       // Every notification of the tests so far went out (logs, updates, progress...).
       assert.equal(st.notifications_dropped, 0, JSON.stringify(st));
@@ -339,7 +347,7 @@ for (const revision of REVISIONS) {
 
 describe("pagination", () => {
   test("tools, resources and prompts in pages of 3 with opaque cursors", async () => {
-    const pageSize = KIND === "qemu" ? BOARD_PAGE : 3;
+    const pageSize = ON_BOARD ? BOARD_PAGE : 3;
     const { client, transport, close } = await connect({ command: SERVER, args: ["--simulate", "--page-size", String(pageSize)], revision: "2025-11-25", transport: KIND });
     try {
       const names = [];

@@ -158,9 +158,18 @@ TEST_F(HttpEngine, LeastRecentlyUsedIdleSessionMakesRoom) {
 TEST_F(HttpEngine, SlotsFullAndTimeouts) {
   int c[4];
   for (int& x : c) x = open_conn();
-  EXPECT_EQ(open_conn(), -1);
   feed(c[0], "POST /mcp HTTP/1.1\r\nHost: localhost\r\n");  // head never finishes
   feed(c[1], post(init_body()).substr(0, 200));             // body stalls
+  // Every slot taken, but c[2] and c[3] idle: the longest idle makes room.
+  g_now += 10;
+  feed(c[3], "GET /nope HTTP/1.1\r\nHost: localhost\r\n\r\n");  // answered: idle again, more recently
+  EXPECT_EQ(responses(c[3])[0].status, 404);
+  const int d = open_conn();
+  EXPECT_EQ(d, c[2]) << "the longest idle keep-alive connection gave its slot";
+  c[2] = d;
+  feed(c[2], "POST /mcp HTTP/1.1\r\n");  // busy now
+  feed(c[3], "POST /mcp HTTP/1.1\r\n");
+  EXPECT_EQ(open_conn(), -1) << "no idle connection to close: refused";
   g_now += 11000;
   poll();
   EXPECT_EQ(responses(c[0])[0].status, 408);

@@ -169,6 +169,19 @@ size_t HttpServer::arena_high_water() const {
 // ---- Connections --------------------------------------------------------------------------------
 
 int HttpServer::open() {
+  // Every slot busy: the keep-alive connection idle the longest makes room (no request of its
+  // is in flight; its client opens a new one when it needs it). Only when none is idle is the
+  // newcomer refused (busy_response()).
+  bool any_free = false;
+  Conn* idlest = nullptr;
+  for (Conn& c : conns_) {
+    any_free = any_free || c.phase_ == Phase::kFree;
+    if (c.phase_ == Phase::kIdle && c.pend_len_ == 0 && (idlest == nullptr || c.last_ms_ < idlest->last_ms_)) idlest = &c;
+  }
+  if (!any_free && idlest != nullptr) {
+    log("http: all connections busy; closing the longest idle one");
+    drop(*idlest, true);
+  }
   for (Conn& c : conns_) {
     if (c.phase_ != Phase::kFree) continue;
     c.parser_.set_max_body(options_.max_body);
@@ -259,6 +272,12 @@ void HttpServer::drop(Conn& c, bool tell_port) {
   c.sink_.release();
   c.sink_.reset();
   if (tell_port && port_.close != nullptr) port_.close(port_.ctx, c.index_);
+}
+
+// A line of diagnostics through the platform's log (emcp/platform.h), when it has one.
+void HttpServer::log(const char* text) const {
+  const Platform& p = server_.platform();
+  if (p.log != nullptr) p.log(text, strlen(text));
 }
 
 // ---- Output -------------------------------------------------------------------------------------
@@ -1521,7 +1540,10 @@ void HttpServer::poll() {
       // Output the peer has not taken: it moves on, or the peer is dropped after
       // send_timeout_ms without progress. No other timeout or heartbeat meanwhile.
       (void)drain_pending(c, false);
-      if (c.pend_len_ != 0 && now - c.last_ms_ > options_.send_timeout_ms) c.dead_ = true;
+      if (c.pend_len_ != 0 && now - c.last_ms_ > options_.send_timeout_ms) {
+        log("http: connection dropped: its peer stopped reading (send_timeout_ms)");
+        c.dead_ = true;
+      }
       if (!c.dead_ && c.pend_len_ != 0) continue;
       if (!c.dead_ && c.phase_ == Phase::kClosing) c.dead_ = true;  // its last answer is out
     }

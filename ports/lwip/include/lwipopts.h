@@ -57,6 +57,10 @@
 #define LWIP_IGMP 0
 #define LWIP_AUTOIP 0
 #define LWIP_RAW 0
+// No IP fragments: TCP keeps its segments within the MSS and DHCP's packets are small, so
+// reassembly (its code and its pbufs held for a fragment's siblings) and fragmentation go.
+#define IP_REASSEMBLY 0
+#define IP_FRAG 0
 #define TCP_MSS 1460
 #ifndef TCP_WND
 #define TCP_WND (4 * TCP_MSS)

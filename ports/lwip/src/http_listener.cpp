@@ -14,13 +14,101 @@ static_assert(sizeof(err_t) == sizeof(int8_t), "err_t is lwIP's default s8_t");
 namespace {
 // lwIP's poll callback interval, in TCP coarse timer ticks (500 ms each).
 constexpr uint8_t kPollTicks = 2;
+// How long a closed connection keeps reading (and dropping) what its peer still sends, in the
+// same ticks: 2 s, as ports/posix lingers.
+constexpr uint8_t kLingerTicks = 4;
+
+// Closing connections (release(): the slot is already free). The answer went out with FIN
+// after it (altcp_shutdown of the sending side); what the peer still sends is acknowledged and
+// dropped, so lwIP does not answer it with RST (tcp_close's rule for unread data, or data
+// after close), which could cost the client the end of its answer. The peer's FIN, or
+// kLingerTicks, ends it with altcp_close; lwIP finishes the close on its own. These only touch
+// the pcb lwIP hands them (as lwIP's own tcp_recv_null does), never a slot or the engine.
+err_t linger_recv(void*, altcp_pcb* pcb, pbuf* p, err_t) {
+  if (p != nullptr) {
+    altcp_recved(pcb, p->tot_len);
+    (void)pbuf_free(p);
+    return ERR_OK;
+  }
+  if (altcp_close(pcb) != ERR_OK) {
+    altcp_abort(pcb);
+    return ERR_ABRT;
+  }
+  return ERR_OK;
+}
+
+err_t linger_poll(void*, altcp_pcb* pcb) {
+  if (altcp_close(pcb) != ERR_OK) {
+    altcp_abort(pcb);
+    return ERR_ABRT;
+  }
+  return ERR_OK;
+}
+
+#if LWIP_ALTCP
+// lwIP 2.1.3's altcp_tcp_accept(), which lwIP calls for an altcp listener, also runs when lwIP
+// had no pcb for a new connection (tcp_listen_input: accept(NULL, ERR_MEM)) and then
+// dereferences that NULL pcb: any client could crash the server by opening more connections
+// than MEMP_NUM_TCP_PCB. This stands in front of it on the listening tcp_pcb and drops that
+// call; the client retransmits its SYN, and gets a pcb once one is free.
+tcp_accept_fn g_altcp_tcp_accept = nullptr;  // lwIP's (one function for every listener)
+
+err_t accept_guard(void* arg, tcp_pcb* pcb, err_t err) {
+  if (pcb == nullptr || g_altcp_tcp_accept == nullptr) return ERR_MEM;
+  return g_altcp_tcp_accept(arg, pcb, err);
+}
+
+// The altcp connection at the bottom of `listener` (TLS over TCP: the TCP one), and its
+// listening tcp_pcb; nullptr when it is not one.
+altcp_pcb* bottom_of(altcp_pcb* listener) {
+  altcp_pcb* bottom = listener;
+  while (bottom->inner_conn != nullptr) bottom = bottom->inner_conn;
+  return bottom;
+}
+tcp_pcb_listen* listening_tcp(altcp_pcb* bottom) {
+  auto* tcp = static_cast<tcp_pcb_listen*>(bottom->state);
+  return tcp != nullptr && tcp->state == LISTEN ? tcp : nullptr;
+}
+
+void guard_accept(altcp_pcb* listener) {
+  tcp_pcb_listen* tcp = listening_tcp(bottom_of(listener));
+  if (tcp == nullptr || tcp->accept == nullptr || tcp->accept == &accept_guard) return;
+  g_altcp_tcp_accept = tcp->accept;
+  tcp_accept(reinterpret_cast<tcp_pcb*>(tcp), &accept_guard);
+}
+#endif
+
+// Closes a listening altcp pcb. lwIP 2.1.3's altcp_tcp_close() reads `poll` of the tcp_pcb it
+// closes, a member a listening tcp_pcb_listen does not have (a read past its end): the
+// listening tcp_pcb is closed here first, and altcp_close() then only frees the altcp part.
+void close_listener(altcp_pcb* listener) {
+  altcp_arg(listener, nullptr);
+  altcp_accept(listener, nullptr);
+#if LWIP_ALTCP
+  altcp_pcb* bottom = bottom_of(listener);
+  tcp_pcb_listen* tcp = listening_tcp(bottom);
+  if (tcp != nullptr) {
+    tcp_arg(reinterpret_cast<tcp_pcb*>(tcp), nullptr);
+    (void)tcp_close(reinterpret_cast<tcp_pcb*>(tcp));  // a listening pcb is always freed
+    bottom->state = nullptr;
+  }
+#endif
+  (void)altcp_close(listener);
+}
+
+// Can `pcb` take more output now: room in its send buffer and in its segment queue.
+bool has_room(altcp_pcb* pcb) {
+  return altcp_sndbuf(pcb) != 0 && altcp_sndqueuelen(pcb) < TCP_SND_QUEUELEN;
+}
 }  // namespace
 
 LwipHttpListener::LwipHttpListener(Span<LwipConn> slots) : slots_(slots) {
   for (LwipConn& s : slots_) s.owner = this;
 }
 
-LwipHttpListener::~LwipHttpListener() { stop(); }
+// The engine may be gone already (declared after the listener, it is destroyed first): only
+// lwIP is told.
+LwipHttpListener::~LwipHttpListener() { shut(false); }
 
 transport::HttpPort LwipHttpListener::port_interface() {
   transport::HttpPort p;
@@ -48,19 +136,23 @@ Status LwipHttpListener::listen(uint16_t port, altcp_allocator_s* allocator) {
   listen_pcb_ = l;
   altcp_arg(l, this);
   altcp_accept(l, &LwipHttpListener::on_accept);
+#if LWIP_ALTCP
+  guard_accept(l);
+#endif
   return Status::kOk;
 }
 
-void LwipHttpListener::stop() {
+void LwipHttpListener::stop() { shut(true); }
+
+void LwipHttpListener::shut(bool tell_engine) {
   for (LwipConn& s : slots_) {
     if (s.state == LwipConn::State::kFree) continue;
-    if (s.conn >= 0 && server_ != nullptr) server_->closed(static_cast<uint16_t>(s.conn));
+    const int16_t conn = s.state == LwipConn::State::kOpen ? s.conn : -1;
     release(s, true);
+    if (tell_engine && conn >= 0 && server_ != nullptr) server_->closed(static_cast<uint16_t>(conn));
   }
   if (listen_pcb_ != nullptr) {
-    altcp_arg(listen_pcb_, nullptr);
-    altcp_accept(listen_pcb_, nullptr);
-    if (altcp_close(listen_pcb_) != ERR_OK) altcp_abort(listen_pcb_);
+    close_listener(listen_pcb_);
     listen_pcb_ = nullptr;
   }
 }
@@ -104,7 +196,10 @@ err_t LwipHttpListener::on_accept(void* arg, altcp_pcb* pcb, err_t err) {
 
 err_t LwipHttpListener::on_recv(void* arg, altcp_pcb*, pbuf* p, err_t err) {
   auto* s = static_cast<LwipConn*>(arg);
-  if (s == nullptr) return ERR_ABRT;  // not ours any more (never: the callbacks are cleared)
+  if (s == nullptr) {  // not ours any more (never: release() replaces the callbacks)
+    if (p != nullptr) (void)pbuf_free(p);
+    return ERR_OK;
+  }
   if (p == nullptr) {
     s->fin = true;
     return ERR_OK;
@@ -152,7 +247,7 @@ void LwipHttpListener::run_once(uint32_t poll_ms) {
       server_->closed(conn);
       continue;
     }
-    if (s.want_write && altcp_sndbuf(s.pcb) != 0) {
+    if (s.want_write && has_room(s.pcb)) {
       s.want_write = false;
       server_->writable(conn);  // may close it (close_cb)
       if (s.state != LwipConn::State::kOpen) continue;
@@ -193,16 +288,15 @@ void LwipHttpListener::open_accepted(LwipConn& s) {
   ++stats_.accepted;
 }
 
-// 503 to a connection beyond the engine's slots; it closes once that is out.
+// 503 to a connection beyond the engine's slots; it closes once that is out (the request that
+// came with it is read and dropped meanwhile). Reset when even the 503 cannot be written.
 void LwipHttpListener::refuse(LwipConn& s) {
   ++stats_.refused_busy;
   const StrView busy = transport::HttpServer::busy_response();
-  free_rx(s);
-  if (altcp_sndbuf(s.pcb) >= busy.size() &&
-      altcp_write(s.pcb, busy.data(), static_cast<u16_t>(busy.size()), TCP_WRITE_FLAG_COPY) == ERR_OK) {
-    (void)altcp_output(s.pcb);
-  }
-  release(s, false);  // closes after the 503
+  const bool written = altcp_sndbuf(s.pcb) >= busy.size() &&
+                       altcp_write(s.pcb, busy.data(), static_cast<u16_t>(busy.size()), TCP_WRITE_FLAG_COPY) == ERR_OK;
+  if (written) (void)altcp_output(s.pcb);
+  release(s, !written);
 }
 
 // Offers the queued chains to the engine, pbuf by pbuf, while it takes them; acknowledges what
@@ -210,8 +304,16 @@ void LwipHttpListener::refuse(LwipConn& s) {
 void LwipHttpListener::offer(LwipConn& s) {
   const uint16_t conn = static_cast<uint16_t>(s.conn);
   u32_t consumed = 0;
-  while (s.rx_count != 0 && s.state == LwipConn::State::kOpen && server_->wants_input(conn)) {
+  while (s.rx_count != 0 && s.state == LwipConn::State::kOpen && !s.failed) {
     pbuf* head = s.rx[0];
+    if (s.rx_off >= head->tot_len) {  // the whole chain is consumed (even if no more is wanted)
+      (void)pbuf_free(head);
+      for (uint8_t i = 1; i < s.rx_count; ++i) s.rx[i - 1] = s.rx[i];
+      s.rx[--s.rx_count] = nullptr;
+      s.rx_off = 0;
+      continue;
+    }
+    if (!server_->wants_input(conn)) break;
     // The pbuf of the chain at offset rx_off.
     pbuf* q = head;
     u16_t skip = s.rx_off;
@@ -219,45 +321,65 @@ void LwipHttpListener::offer(LwipConn& s) {
       skip = static_cast<u16_t>(skip - q->len);
       q = q->next;
     }
-    if (q == nullptr) {  // the whole chain is consumed
-      (void)pbuf_free(head);
-      for (uint8_t i = 1; i < s.rx_count; ++i) s.rx[i - 1] = s.rx[i];
-      s.rx[--s.rx_count] = nullptr;
-      s.rx_off = 0;
-      continue;
-    }
+    // The engine may close the connection inside receive() (an answer with Connection: close):
+    // release() then leaves this chain alone, the engine still reading it, and it is freed here.
+    offering_ = &s;
+    offer_released_ = false;
     const size_t used = server_->receive(conn, static_cast<const char*>(q->payload) + skip, q->len - skip);
-    if (s.state != LwipConn::State::kOpen) return;  // the engine closed it meanwhile
+    offering_ = nullptr;
+    if (offer_released_) {
+      (void)pbuf_free(head);
+      return;
+    }
     s.rx_off = static_cast<u16_t>(s.rx_off + used);
     consumed += static_cast<u32_t>(used);
     if (used == 0) break;
   }
-  while (consumed != 0) {
-    const u16_t k = consumed > 0xFFFFu ? 0xFFFFu : static_cast<u16_t>(consumed);
+  recved(s, consumed);
+}
+
+void LwipHttpListener::recved(LwipConn& s, uint32_t n) {
+  while (n != 0 && s.pcb != nullptr && !s.failed) {
+    const u16_t k = n > 0xFFFFu ? 0xFFFFu : static_cast<u16_t>(n);
     altcp_recved(s.pcb, k);
-    consumed -= k;
+    n -= k;
   }
 }
 
-void LwipHttpListener::free_rx(LwipConn& s) {
-  for (uint8_t i = 0; i < s.rx_count; ++i) (void)pbuf_free(s.rx[i]);
+// Frees the queued chains; with `ack`, first acknowledges what the engine did not take, so the
+// peer's window stays open while the connection lingers.
+void LwipHttpListener::free_rx(LwipConn& s, bool ack) {
+  uint32_t unread = 0;
+  for (uint8_t i = 0; i < s.rx_count; ++i) {
+    unread += s.rx[i]->tot_len;
+    // The chain the engine is reading right now (offer()) is offer()'s to free.
+    if (i != 0 || offering_ != &s) (void)pbuf_free(s.rx[i]);
+  }
+  if (ack && s.rx_count != 0) recved(s, unread - s.rx_off);
   for (pbuf*& p : s.rx) p = nullptr;
   s.rx_count = 0;
   s.rx_off = 0;
 }
 
-// Lets go of the slot's pcb (closed gracefully after what was written, or aborted) and frees
-// the slot.
+// Lets go of the slot's pcb and frees the slot. Gracefully: FIN after what was written, then
+// lingering (linger_recv) until the peer's FIN or kLingerTicks; with `abort`: RST at once.
 void LwipHttpListener::release(LwipConn& s, bool abort) {
-  free_rx(s);
-  if (s.pcb != nullptr) {
-    altcp_pcb* pcb = s.pcb;
+  altcp_pcb* pcb = s.failed ? nullptr : s.pcb;
+  free_rx(s, pcb != nullptr && !abort);
+  if (offering_ == &s) offer_released_ = true;
+  if (pcb != nullptr) {
     altcp_arg(pcb, nullptr);
-    altcp_recv(pcb, nullptr);
     altcp_sent(pcb, nullptr);
-    altcp_err(pcb, nullptr);
-    altcp_poll(pcb, nullptr, 0);
-    if (abort || altcp_close(pcb) != ERR_OK) altcp_abort(pcb);
+    altcp_err(pcb, nullptr);  // lwIP frees what is left of it on its own
+    if (abort) {
+      altcp_recv(pcb, nullptr);
+      altcp_poll(pcb, nullptr, 0);
+      altcp_abort(pcb);
+    } else {
+      altcp_recv(pcb, &linger_recv);
+      altcp_poll(pcb, &linger_poll, kLingerTicks);
+      if (altcp_shutdown(pcb, 0, 1) != ERR_OK) altcp_abort(pcb);
+    }
   }
   s = LwipConn{};
   s.owner = this;
@@ -276,22 +398,23 @@ Status LwipHttpListener::write_cb(void* ctx, uint16_t conn, const char* data, si
   *taken = 0;
   LwipConn* s = self->by_conn(conn);
   if (s == nullptr || s->failed || s->pcb == nullptr) return Status::kClosed;
-  size_t room = altcp_sndbuf(s->pcb);
-  if (altcp_sndqueuelen(s->pcb) >= TCP_SND_QUEUELEN) room = 0;  // no segment left to queue in
+  const size_t room = has_room(s->pcb) ? altcp_sndbuf(s->pcb) : 0;
   size_t k = n < room ? n : room;
   while (k != 0) {
     const u8_t flags = static_cast<u8_t>(TCP_WRITE_FLAG_COPY | (k < n ? TCP_WRITE_FLAG_MORE : 0));
     const err_t e = altcp_write(s->pcb, data, static_cast<u16_t>(k), flags);
     if (e == ERR_OK) break;
     if (e != ERR_MEM) return Status::kIoError;
-    // Out of pbufs or segments: try a smaller piece, else wait for the queue to drain.
+    // Out of heap or segments, or the piece needs one pbuf more than the queue has left (a
+    // write can take two: the end of the last segment and a new one): a smaller piece, down
+    // to nothing (then the engine waits, and the stack runs meanwhile).
     ++self->stats_.write_mem;
-    k = k > 536 ? 536 : 0;
+    k /= 2;
   }
   // Out now; if lwIP cannot (no pbuf for the header), its timers send it later.
   if (k != 0) (void)altcp_output(s->pcb);
   *taken = k;
-  if (k < n) s->want_write = true;
+  s->want_write = k < n;  // run_once() calls writable() once there is room
   return Status::kOk;
 }
 
@@ -302,19 +425,26 @@ Status LwipHttpListener::wait_cb(void* ctx, uint16_t conn, uint32_t timeout_ms) 
   if (self->pump_ == nullptr) return Status::kWouldBlock;
   mcp::Server& clock = self->server_->mcp();
   const uint64_t deadline = clock.now() + timeout_ms;
+  // The stack runs first (acknowledgements come in, memory is freed; its callbacks only
+  // record), then the connection is asked again: the write that brought the engine here took
+  // nothing even if the buffer seemed to have room (the heap or the segment queue was short),
+  // so answering from that same state would bring it straight back, the stack never running.
   for (;;) {
-    if (s->failed || s->pcb == nullptr) return Status::kClosed;
-    if (altcp_sndbuf(s->pcb) != 0 && altcp_sndqueuelen(s->pcb) < TCP_SND_QUEUELEN) return Status::kOk;
     if (clock.now() >= deadline) return Status::kWouldBlock;
-    // The stack runs (acknowledgements come in); its callbacks only record.
     self->pump_(self->pump_ctx_);
+    if (s->failed || s->pcb == nullptr) return Status::kClosed;
+    if (has_room(s->pcb)) return Status::kOk;
   }
 }
 
+// The engine ends the connection. When its last write was refused in part, the engine drops
+// what it still held (the peer stopped reading, or lwIP had no memory): no FIN can follow that
+// output, and the pcb would sit on the peer's closed window (zero-window probes, for minutes):
+// reset instead. Otherwise FIN after the answer, and linger.
 void LwipHttpListener::close_cb(void* ctx, uint16_t conn) {
   auto* self = static_cast<LwipHttpListener*>(ctx);
   LwipConn* s = self->by_conn(conn);
-  if (s != nullptr) self->release(*s, false);
+  if (s != nullptr) self->release(*s, s->want_write);
 }
 
 }  // namespace lwip

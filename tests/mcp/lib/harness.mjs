@@ -16,6 +16,12 @@ globalThis.WebSocket ??= WebSocket;
 
 export const TRANSPORTS = ["stdio", "http", "sse", "ws", "qemu"];
 
+/// The server is firmware on an emulated board: over its UART ("qemu") or over its network
+/// (EMCP_RUN_BOARD: a JSON array, the scripts/run-board command that serves it; the network
+/// transports then start that instead of `command`).
+const RUN_BOARD = process.env.EMCP_RUN_BOARD ? JSON.parse(process.env.EMCP_RUN_BOARD) : null;
+export const ON_BOARD = process.env.EMCP_TRANSPORT === "qemu" || RUN_BOARD !== null;
+
 /// A free loopback port (bound and released: another process may take it first, rarely).
 export function freePort() {
   return new Promise((resolve, reject) => {
@@ -90,13 +96,17 @@ export class RecordingTransport {
   }
 }
 
-/// Starts `command args --http 0 --ws` and resolves with { proc, port } once it listens on a
-/// loopback port (it prints the port on stderr).
+/// Starts `command args --http 0 --ws` (or, with EMCP_RUN_BOARD, the board) and resolves with
+/// { proc, port } once it listens on a loopback port (it prints the port on stderr). Its stdin
+/// stays open: scripts/run-board stops the board at the end of its input.
 export function startNetworkServer(command, args = [], extra = ["--ws"]) {
   return new Promise((resolve, reject) => {
-    const proc = spawn(command, [...args, "--http", "0", ...extra], { stdio: ["ignore", "ignore", "pipe"] });
+    const [cmd, argv] = RUN_BOARD ? [RUN_BOARD[0], [...RUN_BOARD.slice(1), "--http", "0"]]
+                                  : [command, [...args, "--http", "0", ...extra]];
+    const proc = spawn(cmd, argv, { stdio: ["pipe", "ignore", "pipe"] });
     let err = "";
-    const timer = setTimeout(() => { proc.kill("SIGKILL"); reject(new Error(`server did not start: ${err}`)); }, 5000);
+    const timer = setTimeout(() => { proc.kill("SIGKILL"); reject(new Error(`server did not start: ${err}`)); },
+                             RUN_BOARD ? 60000 : 5000);
     proc.stderr.on("data", (d) => {
       err += d;
       const m = /serving MCP on http:\/\/127\.0\.0\.1:(\d+)\//.exec(err);

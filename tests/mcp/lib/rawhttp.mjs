@@ -1,5 +1,6 @@
 // A raw HTTP/1.1 client over node:net for the transport tests: sends exactly the bytes given
 // (malformed ones too) and parses what comes back. Loopback only; every wait is bounded.
+import http from "node:http";
 import net from "node:net";
 
 /// Parses HTTP responses out of `buf` (a Buffer). Returns { responses, rest }; each response is
@@ -149,4 +150,22 @@ export async function newSession(port) {
     JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })));
   if (n.status !== 202) throw new Error(`initialized: ${n.status}`);
   return sid;
+}
+
+/// A JSON-RPC POST to /mcp (or, with `body` null, the session's DELETE) through `agent` (an
+/// http.Agent: keep-alive clients); resolves with { status, headers, data }.
+export function rpcCall(agent, port, body, sid) {
+  return new Promise((resolve, reject) => {
+    const headers = { ...POST_HEADERS };
+    if (sid) headers["Mcp-Session-Id"] = sid;
+    const req = http.request({ host: "127.0.0.1", port, path: "/mcp", method: body === null ? "DELETE" : "POST", agent, headers, timeout: 15000 }, (res) => {
+      let data = "";
+      res.setEncoding("utf8");
+      res.on("data", (d) => { data += d; });
+      res.on("end", () => resolve({ status: res.statusCode, headers: res.headers, data }));
+    });
+    req.on("timeout", () => req.destroy(new Error("timeout")));
+    req.on("error", reject);
+    req.end(body === null ? undefined : JSON.stringify(body));
+  });
 }

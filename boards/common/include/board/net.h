@@ -14,7 +14,10 @@
 #ifndef EMCP_BOARD_NET_H
 #define EMCP_BOARD_NET_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+#include "emcp/platform.h"
 
 struct netif;
 
@@ -81,6 +84,13 @@ NetCounters net_counters();
 
 /// The lwIP interface (for an application that binds to it), or nullptr before net_init().
 struct netif* net_netif();
+
+/// Random bytes for the HTTP engine's session ids, from the board's random generator. A board
+/// without one (mps2-an385, in QEMU) mixes timing and its MAC address: NOT cryptographic, and
+/// its README says so.
+bool net_random(void* out, size_t n);
+/// board::platform() with net_random as its random source (a network image's platform).
+const emcp::Platform& net_platform();
 
 /// Formats `ip` as dotted decimal into `out` (at least 16 bytes), NUL-terminated; returns the
 /// length (7 to 15).

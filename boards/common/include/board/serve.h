@@ -1,4 +1,5 @@
-// board/serve.h - the firmware's main loop: an MCP server on the board's UART.
+// board/serve.h - the firmware's main loop: an MCP server on the board's UART (and whatever
+// else a Service adds: board/serve_net.h's HTTP over lwIP).
 //
 // Prints a banner line (not JSON-RPC: the host bridge waits for it and reports it), then feeds
 // every received byte to the stdio transport and runs the application's periodic work and the
@@ -20,9 +21,22 @@ struct Loop {
   void (*tick)() = nullptr;  ///< the application's periodic work (may be nullptr)
 };
 
-/// Serves forever.
-[[noreturn]] void serve_uart(emcp::mcp::Server& server, emcp::transport::StdioTransport& link,
-                             const char* program, const Loop& loop);
+/// Something else the loop runs (a network stack and its HTTP port, board/serve_net.h).
+struct Service {
+  const char* banner = nullptr;       ///< added to the banner line ("; HTTP on port 80")
+  void (*step)(void* ctx) = nullptr;  ///< every round, after the UART's input, before the tick
+  void* ctx = nullptr;
+};
+
+/// Serves forever: the UART, and `service` when not nullptr.
+[[noreturn]] void serve(emcp::mcp::Server& server, emcp::transport::StdioTransport& link, const char* program,
+                        const Loop& loop, const Service* service);
+
+/// Serves forever on the UART alone.
+[[noreturn]] inline void serve_uart(emcp::mcp::Server& server, emcp::transport::StdioTransport& link,
+                                    const char* program, const Loop& loop) {
+  serve(server, link, program, loop, nullptr);
+}
 
 /// The transport being served (for diagnostics), or nullptr before serve_uart().
 emcp::transport::StdioTransport* served_link();

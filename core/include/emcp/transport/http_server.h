@@ -248,7 +248,8 @@ class HttpServer {
 
   // ---- The port's calls
   /// A new connection: its slot number, or -1 when every slot is busy (send busy_response()
-  /// and close).
+  /// and close). When all are taken, the keep-alive connection idle the longest is closed to
+  /// make room (HttpPort::close is called for it from here).
   int open();
   /// Bytes from connection `conn`. Returns how many were consumed: fewer than `n` when the
   /// connection cannot take a new request yet (an answer still streams); offer the rest again
@@ -304,6 +305,7 @@ class HttpServer {
   bool session_gone(const Conn& c) const;
   void drop(Conn& c, bool tell_port);
   void leave_session(Conn& c);
+  void log(const char* text) const;
   void close_when_out(Conn& c);
 
   void on_head(Conn& c);
@@ -357,8 +359,8 @@ struct HttpStorage {
   alignas(HttpConnection) unsigned char conn_mem[Conns * sizeof(HttpConnection)];
   alignas(HttpSession) unsigned char session_mem[Sessions * sizeof(HttpSession)];
 
-  HttpConnection* conns() { return reinterpret_cast<HttpConnection*>(conn_mem); }
-  HttpSession* sessions() { return reinterpret_cast<HttpSession*>(session_mem); }
+  HttpConnection* conns() { return static_cast<HttpConnection*>(static_cast<void*>(conn_mem)); }
+  HttpSession* sessions() { return static_cast<HttpSession*>(static_cast<void*>(session_mem)); }
   HttpStorage() {
     for (size_t i = 0; i < Conns; ++i) new (&conns()[i]) HttpConnection(readers[i], arenas[i], out[i], OutSize);
     for (size_t i = 0; i < Sessions; ++i)

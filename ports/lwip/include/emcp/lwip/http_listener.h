@@ -13,8 +13,21 @@
 // The engine's output goes through altcp_write (copied into lwIP's segments) and altcp_output,
 // never more than altcp_sndbuf takes; the rest waits in the engine (HttpPort). A handler's
 // output that must wait for the window calls the pump (set_pump: the board's netif input and
-// sys_check_timeouts, or, with an RTOS and lwIP's core locking, unlock-sleep-lock) until
-// altcp_sndbuf has room, bounded by HttpOptions::send_timeout_ms.
+// sys_check_timeouts, or, with an RTOS and lwIP's core locking, unlock-sleep-lock), at least
+// once per wait, until the pcb has room, bounded by HttpOptions::send_timeout_ms. The pump must
+// let time pass (it is where the loop waits), and must not call run_once() or the engine.
+//
+// Closing: the engine's close() sends FIN after the answer (altcp_shutdown) and the pcb lingers
+// up to 2 s, acknowledging and dropping what the peer still sends, so that lwIP does not answer
+// late bytes with RST (which can cost the client its answer); a connection whose output the
+// engine had to drop (a peer that stopped reading) is reset at once instead, so its pcb does
+// not wait out the peer's closed window. Two lwIP 2.1.3 faults are worked around here: its
+// altcp accept dereferences the missing pcb when MEMP_NUM_TCP_PCB is exhausted (any client
+// could crash the server; the SYN is dropped instead and retransmitted), and its altcp close of
+// a listener reads past the listening pcb.
+//
+// Tested on the host against lwIP's own TCP (tests/lwip: loopback netif, raw-TCP clients, under
+// ASan/UBSan; tests/fuzz/fuzz_lwip_http.cpp).
 //
 // Zero heap: the slots are the caller's (StaticLwipHttpListener<N>); lwIP's pcbs and pbufs
 // come from its static pools (ports/lwip/include/lwipopts.h).
@@ -62,7 +75,7 @@ struct LwipConn {
   int16_t conn = -1;        ///< the engine's connection slot
   bool fin = false;         ///< the peer sent FIN
   bool failed = false;      ///< lwIP reported an error: the pcb is gone
-  bool want_write = false;  ///< the engine has output waiting for room
+  bool want_write = false;  ///< the last write took less than offered: writable() when room
 };
 
 /// Counters for diagnostics (the firmware's status tool reports them).
@@ -100,7 +113,8 @@ class LwipHttpListener {
   /// Delivers what lwIP's callbacks recorded to the engine, and runs its poll() every
   /// `poll_ms` (from the server's clock). Call it after every netif input and timer run.
   void run_once(uint32_t poll_ms = 100);
-  /// Closes the listening pcb and every connection.
+  /// Closes the listening pcb and resets every connection (the engine is told: closed()).
+  /// The destructor does the same without telling the engine, which may be gone already.
   void stop();
 
   const LwipHttpStats& stats() const { return stats_; }
@@ -118,11 +132,13 @@ class LwipHttpListener {
   static void close_cb(void* ctx, uint16_t conn);
 
   LwipConn* by_conn(uint16_t conn);
+  void shut(bool tell_engine);
   void open_accepted(LwipConn& s);
   void offer(LwipConn& s);
+  void recved(LwipConn& s, uint32_t n);
   void refuse(LwipConn& s);
   void release(LwipConn& s, bool abort);
-  void free_rx(LwipConn& s);
+  void free_rx(LwipConn& s, bool ack);
 
   Span<LwipConn> slots_;
   transport::HttpServer* server_ = nullptr;
@@ -131,6 +147,8 @@ class LwipHttpListener {
   void* pump_ctx_ = nullptr;
   uint64_t last_poll_ms_ = 0;
   bool poll_due_ = false;
+  LwipConn* offering_ = nullptr;  ///< the slot whose chain the engine is reading (offer())
+  bool offer_released_ = false;   ///< ... and release() freed that slot meanwhile
   LwipHttpStats stats_;
 };
 

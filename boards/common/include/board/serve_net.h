@@ -1,0 +1,47 @@
+// board/serve_net.h - the firmware's main loop with a network: one mcp::Server on the board's
+// UART and, over lwIP (ports/lwip), on HTTP (Streamable HTTP on /mcp, HTTP+SSE on /sse,
+// WebSocket on /ws) at the same time. For boards with board/net.h.
+//
+// The loop: UART bytes into the stdio transport; the NIC's frames into lwIP and lwIP's timers
+// (board::net_poll, where lwIP's callbacks only record); the HTTP port delivers what they
+// recorded to the engine (LwipHttpListener::run_once); the application's tick; the server's
+// timeouts; sleep until the next interrupt. A handler's output that waits for a TCP window
+// runs net_poll (the listener's pump), never the engine.
+//
+// Host names: requests must name the board by one of the localhost names, by its own address
+// (added once the network has one), or by a name in `extra_hosts`; browsers' Origins likewise
+// (DNS rebinding protection, docs/http.md).
+//
+// Context: main(), after board::init(); never returns.
+#ifndef EMCP_BOARD_SERVE_NET_H
+#define EMCP_BOARD_SERVE_NET_H
+
+#include <stdint.h>
+
+#include "board/net.h"
+#include "board/serve.h"
+#include "emcp/lwip/http_listener.h"
+#include "emcp/transport/http_server.h"
+
+namespace board {
+
+struct HttpService {
+  emcp::transport::HttpServer* http = nullptr;       ///< built on listener->port_interface()
+  emcp::lwip::LwipHttpListener* listener = nullptr;
+  emcp::transport::HttpOptions* options = nullptr;   ///< its allowed hosts are filled in here
+  uint16_t port = 80;
+  emcp::Span<const char* const> extra_hosts;         ///< more Host/Origin names to allow
+};
+
+/// Serves forever: the UART as serve_uart() does, and HTTP once the network is up. The banner
+/// line says whether the NIC answered.
+[[noreturn]] void serve_uart_and_http(emcp::mcp::Server& server, emcp::transport::StdioTransport& link,
+                                      const char* program, const Loop& loop, const HttpService& net,
+                                      const NetConfig& config);
+
+/// The service being served (for diagnostics), or nullptr before serve_uart_and_http().
+const HttpService* served_http();
+
+}  // namespace board
+
+#endif  // EMCP_BOARD_SERVE_NET_H

@@ -1,0 +1,30 @@
+# Mbed TLS for the boards, built from Debian's source (`apt-get source mbedtls`, fetched into
+# the build folder by scripts/third-party; nothing of Mbed TLS is committed) with emcp's
+# configuration (ports/mbedtls/config/emcp_mbedtls_config.h). The host links the system's
+# libmbedcrypto (ports/mbedtls/CMakeLists.txt).
+#
+#   EMCP_MBEDTLS_SOURCE_DIR   the unpacked source (default build/third_party/mbedtls)
+#
+# emcp_mbedtls_library(NAME): a static library NAME of the Mbed TLS modules the configuration
+# enables. emcp's wrapper (ports/mbedtls/src/sha1.cpp, emcp::mbedtls::sha1) is compiled with
+# each image instead (EMCP_MBEDTLS_WRAPPER_SOURCES): an image's emcp/opt.h options name the
+# namespace emcp's functions live in.
+set(EMCP_MBEDTLS_SOURCE_DIR "${CMAKE_SOURCE_DIR}/build/third_party/mbedtls" CACHE PATH
+    "Mbed TLS's source (Debian's, from scripts/third-party)")
+set(EMCP_MBEDTLS_WRAPPER_SOURCES ${CMAKE_SOURCE_DIR}/ports/mbedtls/src/sha1.cpp)
+
+function(emcp_mbedtls_library name)
+  set(dir ${EMCP_MBEDTLS_SOURCE_DIR})
+  if(NOT EXISTS ${dir}/library/sha1.c)
+    message(FATAL_ERROR "Mbed TLS's source is not in EMCP_MBEDTLS_SOURCE_DIR=${dir}: run scripts/third-party "
+                        "(scripts/test does), or pass -DEMCP_MBEDTLS_SOURCE_DIR=/path/to/mbedtls")
+  endif()
+  add_library(${name} STATIC ${dir}/library/sha1.c ${dir}/library/platform_util.c)
+  target_include_directories(${name} SYSTEM PUBLIC ${dir}/include)
+  target_include_directories(${name} PUBLIC ${CMAKE_SOURCE_DIR}/ports/mbedtls/config
+                                            ${CMAKE_SOURCE_DIR}/ports/mbedtls/include)
+  target_compile_definitions(${name} PUBLIC MBEDTLS_CONFIG_FILE="emcp_mbedtls_config.h")
+  # Third-party code: its own warnings are not ours to fix (-w); the target's code generation
+  # flags apply as everywhere.
+  target_compile_options(${name} PRIVATE -w)
+endfunction()

@@ -1,0 +1,118 @@
+// emcp-sensors-net as firmware: the same application (app.cpp), unchanged, served at once on the
+// board's UART and over HTTP on port 80 (Streamable HTTP, HTTP+SSE, WebSocket) through lwIP and
+// the board's NIC (board/serve_net.h). One mcp::Server: a UART session and up to kSessions HTTP
+// sessions share its tools, resources and notifications.
+#include "app.h"
+#include "board/board.h"
+#include "board/net.h"
+#include "board/serve_net.h"
+#include "emcp/lwip/http_listener.h"
+#include "emcp/mbedtls/sha1.h"
+#include "emcp/mcp/server.h"
+#include "emcp/transport/http_server.h"
+#include "emcp/transport/stdio.h"
+#include "lwip/mem.h"
+#include "lwip/memp.h"
+#include "lwip/stats.h"
+
+#ifndef EMCP_SENSORS_NET_CONNECTIONS
+#define EMCP_SENSORS_NET_CONNECTIONS 4
+#endif
+#ifndef EMCP_SENSORS_NET_SESSIONS
+#define EMCP_SENSORS_NET_SESSIONS 2
+#endif
+
+namespace {
+// A small device's profile by default: 4 connections, 2 sessions (docs/footprint.md measures
+// it); emcp-sensors-net8 is built with 8 and 8 for the load test.
+constexpr size_t kConnections = EMCP_SENSORS_NET_CONNECTIONS;
+constexpr size_t kSessions = EMCP_SENSORS_NET_SESSIONS;
+constexpr size_t kHttpArena = 2048;  // per connection (and the UART's): one request's parsed JSON
+constexpr size_t kHttpOut = 1024;    // per connection: the output buffer (answers stream through)
+constexpr size_t kReplay = 1536;     // per session: events kept for Last-Event-ID
+}  // namespace
+
+emcp::mcp::Server g_server(app::kServerInfo, board::net_platform());
+emcp::transport::StaticStdioTransport<kHttpArena> g_link(g_server, &board::uart_flush, nullptr);
+emcp::transport::HttpOptions g_http_options;
+emcp::lwip::StaticLwipHttpListener<kConnections> g_listener;
+emcp::transport::StaticHttpServer<kConnections, kSessions, kHttpArena, kHttpOut, kReplay> g_http(
+    g_server, g_http_options, g_listener.port_interface());
+
+namespace {
+
+// The network's figures, read once per device_stats call (board_stats) and written from this
+// copy (the tool writes its object twice: text and structuredContent must agree).
+struct NetFigures {
+  int64_t connections_in_use, sessions_in_use, http_arena_high_water, accepted, refused;
+  int64_t pool_used, pool_max, pool_size, pcb_used, pcb_max, pcb_size, seg_max, seg_size;
+  int64_t heap_used, heap_max, heap_size, rx_dropped;
+};
+NetFigures g_net;
+
+void read_network() {
+  const emcp::lwip::LwipHttpStats& ls = g_listener.stats();
+  const stats_mem& pool = *lwip_stats.memp[MEMP_PBUF_POOL];
+  const stats_mem& pcb = *lwip_stats.memp[MEMP_TCP_PCB];
+  const stats_mem& seg = *lwip_stats.memp[MEMP_TCP_SEG];
+  g_net = NetFigures{static_cast<int64_t>(g_http.connections_in_use()), static_cast<int64_t>(g_http.sessions_in_use()),
+                     static_cast<int64_t>(g_http.arena_high_water()), ls.accepted,
+                     static_cast<int64_t>(ls.refused_busy) + ls.refused_reset,
+                     pool.used, pool.max, pool.avail, pcb.used, pcb.max, pcb.avail, seg.max, seg.avail,
+                     static_cast<int64_t>(lwip_stats.mem.used), static_cast<int64_t>(lwip_stats.mem.max),
+                     static_cast<int64_t>(lwip_stats.mem.avail), board::net_counters().rx_dropped};
+}
+
+void write_network(emcp::json::Writer& w) {
+  const NetFigures& n = g_net;
+  w.member_int("connections_in_use", n.connections_in_use);
+  w.member_int("connections", static_cast<int64_t>(kConnections));
+  w.member_int("sessions_in_use", n.sessions_in_use);
+  w.member_int("sessions", static_cast<int64_t>(kSessions));
+  w.member_int("http_arena_high_water", n.http_arena_high_water);
+  w.member_int("accepted", n.accepted);
+  w.member_int("refused", n.refused);
+  w.member_int("pbuf_pool_used", n.pool_used);
+  w.member_int("pbuf_pool_max", n.pool_max);
+  w.member_int("pbuf_pool_size", n.pool_size);
+  w.member_int("tcp_pcb_used", n.pcb_used);
+  w.member_int("tcp_pcb_max", n.pcb_max);
+  w.member_int("tcp_pcb_size", n.pcb_size);
+  w.member_int("tcp_seg_max", n.seg_max);
+  w.member_int("tcp_seg_size", n.seg_size);
+  w.member_int("heap_used", n.heap_used);
+  w.member_int("heap_max", n.heap_max);
+  w.member_int("heap_size", n.heap_size);
+  w.member_int("rx_dropped", n.rx_dropped);
+}
+
+void board_stats(app::PlatformStats* out) {
+  out->platform = board::name();
+  out->messages = g_link.messages();
+  // The most any message arena ever held, the UART's or an HTTP connection's (all 2 KiB).
+  const size_t uart = g_link.arena().high_water(), http = g_http.arena_high_water();
+  out->arena_high_water = uart > http ? uart : http;
+  out->arena_size = kHttpArena;  // the UART's arena is as large
+  out->stack_high_water = board::stack_high_water();
+  out->stack_size = board::stack_size();
+  out->input_dropped = board::uart_dropped();
+  read_network();
+  out->write_network = &write_network;
+}
+
+}  // namespace
+
+int main() {
+  board::init();
+  app::init(g_server, &board::now_ms);
+  app::set_stats_source(&board_stats);
+  g_server.set_page_size(5);
+  g_http_options.sha1 = &emcp::mbedtls::sha1;  // WebSocket on /ws
+  board::HttpService net;
+  net.http = &g_http;
+  net.listener = &g_listener;
+  net.options = &g_http_options;
+  board::Loop loop;
+  loop.tick = &app::tick;
+  board::serve_uart_and_http(g_server, g_link, "emcp-sensors-net", loop, net, board::NetConfig{});
+}

@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Runs an emcp firmware image on an emulated board (QEMU), for people and for the tests.
+
+    scripts/run-board BOARD APP [--http PORT] [--image ELF] [--wait SECONDS]
+
+The board's UART is this program's stdin/stdout (an MCP client can spawn it, through
+emcp-bridge: the firmware's first line is a banner, not JSON). With --http, 127.0.0.1:PORT is
+forwarded to the board's port 80 over QEMU's user network (PORT 0: a free port), and once the
+board answers HTTP this prints "... serving MCP on http://127.0.0.1:PORT/mcp" on stderr.
+It runs until SIGTERM/SIGINT or the end of its input, and always stops QEMU.
+
+The image is built first unless --image names one: `cmake --build build/BOARD --target
+emcp-APP[-net]-BOARD` (with --http the network image of APP when there is one), which builds
+nothing when the image is current; build output goes to stderr, never to the UART's stdout.
+"""
+import argparse
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+# Board -> (QEMU machine, NIC model or None).
+BOARDS = {
+    "mps2-an385": ("mps2-an385", "lan9118"),
+    "stm32f4": ("netduinoplus2", None),
+    "microbit": ("microbit", None),
+}
+
+
+def say(*parts):
+    sys.stderr.write("run-board: " + "".join(str(p) for p in parts) + "\n")
+    sys.stderr.flush()
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def build(board, app, http):
+    build_dir = os.path.join(ROOT, "build", board)
+    if not os.path.exists(os.path.join(build_dir, "build.ninja")):
+        subprocess.run(["cmake", "--preset", board], cwd=ROOT, stdout=sys.stderr, check=True)
+    targets = subprocess.run(["ninja", "-C", build_dir, "-t", "targets", "all"], capture_output=True, text=True,
+                             check=True).stdout
+    names = {line.split(":")[0] for line in targets.splitlines()}
+    candidates = ([f"emcp-{app}-net-{board}"] if http else []) + [f"emcp-{app}-{board}"]
+    target = next((t for t in candidates if f"bin/{t}.elf" in names or t in names), None)
+    if target is None:
+        say(f"no image {' or '.join(candidates)} in build/{board}")
+        sys.exit(2)
+    subprocess.run(["cmake", "--build", build_dir, "--target", target], cwd=ROOT, stdout=sys.stderr, check=True)
+    return os.path.join(build_dir, "bin", target + ".elf")
+
+
+def answers_http(port):
+    """True when something behind 127.0.0.1:port answers an HTTP request with a status line."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1.0) as s:
+            s.sendall(b"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            s.settimeout(1.0)
+            return s.recv(16).startswith(b"HTTP/1.")
+    except OSError:
+        return False
+
+
+def main():
+    ap = argparse.ArgumentParser(prog="scripts/run-board", description=__doc__.split("\n\n")[0])
+    ap.add_argument("board", choices=sorted(BOARDS))
+    ap.add_argument("app", help="the image's application: minimal, sensors, everything, netcheck")
+    ap.add_argument("--http", type=int, metavar="PORT", help="forward 127.0.0.1:PORT to the board's port 80")
+    ap.add_argument("--image", help="an ELF image to run instead of building emcp-APP-BOARD")
+    ap.add_argument("--wait", type=float, default=60.0, help="seconds to wait for HTTP (default 60)")
+    a = ap.parse_args()
+    machine, nic = BOARDS[a.board]
+    if a.http is not None and nic is None:
+        say(f"{a.board} has no network interface in QEMU; --http needs mps2-an385")
+        return 2
+    if a.http is not None and not 0 <= a.http <= 65535:
+        say("--http needs a port 0..65535")
+        return 2
+    image = a.image or build(a.board, a.app, a.http is not None)
+    if not os.path.exists(image):
+        say(f"no image {image}")
+        return 2
+    cmd = ["qemu-system-arm", "-M", machine, "-display", "none", "-monitor", "none", "-serial", "stdio",
+           "-kernel", image]
+    port = None
+    if a.http is not None:
+        port = a.http or free_port()
+        cmd += ["-nic", f"user,model={nic},hostfwd=tcp:127.0.0.1:{port}-:80"]
+    elif nic is not None:
+        cmd += ["-nic", "none"]
+    qemu = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=sys.stdout, stderr=sys.stderr, bufsize=0)
+    stop = threading.Event()
+
+    def on_signal(signum, _frame):
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+
+    def relay():  # stdin -> the UART; the end of input stops the board
+        try:
+            while True:
+                data = os.read(0, 4096)
+                if not data:
+                    break
+                qemu.stdin.write(data)
+        except OSError:
+            pass
+        stop.set()
+
+    threading.Thread(target=relay, daemon=True).start()
+    try:
+        if port is not None:
+            deadline = time.monotonic() + a.wait
+            while not stop.is_set() and qemu.poll() is None and not answers_http(port):
+                if time.monotonic() > deadline:
+                    say(f"the board did not answer HTTP on 127.0.0.1:{port} within {a.wait:g} s")
+                    return 1
+                time.sleep(0.2)
+            if qemu.poll() is None and not stop.is_set():
+                say(f"{a.board} in QEMU serving MCP on http://127.0.0.1:{port}/mcp")
+        while not stop.is_set() and qemu.poll() is None:
+            stop.wait(0.2)
+        return 0 if qemu.poll() is None else qemu.returncode
+    finally:
+        if qemu.poll() is None:
+            qemu.terminate()
+            try:
+                qemu.wait(5)
+            except subprocess.TimeoutExpired:
+                qemu.kill()
+                qemu.wait()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
