@@ -218,13 +218,13 @@ def region_speed(run):
 
 
 def slots(run):
-    """The HTTP engine's slots in emcp-sensors (examples/common/serve.cpp)."""
-    with open(os.path.join(run.root, "examples/common/serve.cpp"), encoding="utf-8") as fh:
+    """The HTTP engine's slots in emcp-sensors (ports/posix/src/serve/serve.cpp)."""
+    with open(os.path.join(run.root, "ports/posix/src/serve/serve.cpp"), encoding="utf-8") as fh:
         src = fh.read()
     c = re.search(r"constexpr size_t kConnections = (\d+);", src)
     s = re.search(r"constexpr size_t kSessions = (\d+);", src)
     if not c or not s:
-        raise Missing("examples/common/serve.cpp: kConnections / kSessions not found")
+        raise Missing("ports/posix/src/serve/serve.cpp: kConnections / kSessions not found")
     return c.group(1), s.group(1)
 
 

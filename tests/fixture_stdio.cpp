@@ -2,8 +2,10 @@
 // object and array parameters among them) served on stdio, for the Node tests that need its
 // tables (mcp/params_differential.test.mjs). The `slow` tool's deferred calls are answered at
 // the next turn of the loop.
-#include "../examples/common/serve.h"
+#include "emcp/posix/serve.h"
 #include "unit/mcp_fixture_app.h"
+
+namespace serve = emcp::posix::serve;
 
 namespace {
 

@@ -5,3 +5,6 @@ set(EMCP_BOARD_QEMU_MACHINE mps2-an385)
 set(EMCP_BOARD_IRQS 32)
 # The issue's budgets for the minimal server are set on Cortex-M3: 20 KiB flash, 6 KiB RAM.
 set(EMCP_BOARD_MINIMAL_FLASH_BUDGET 20480)
+# Ethernet: QEMU models the MPS2's LAN9118 (board/net.h over lan9118.cpp and net.cpp).
+set(EMCP_BOARD_NET ON)
+set(EMCP_BOARD_NET_DRIVER lan9118.cpp net.cpp)

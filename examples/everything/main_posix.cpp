@@ -7,7 +7,9 @@
 
 #include "emcp/posix/platform.h"
 #include "everything.h"
-#include "serve.h"
+#include "emcp/posix/serve.h"
+
+namespace serve = emcp::posix::serve;
 
 namespace {
 

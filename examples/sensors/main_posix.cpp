@@ -13,7 +13,9 @@
 #include "emcp/mcp/server.h"
 #include "emcp/posix/platform.h"
 #include "sensors.h"
-#include "serve.h"
+#include "emcp/posix/serve.h"
+
+namespace serve = emcp::posix::serve;
 
 namespace {
 

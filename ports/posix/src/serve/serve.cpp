@@ -1,4 +1,4 @@
-#include "serve.h"
+#include "emcp/posix/serve.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -15,6 +15,8 @@
 #include "emcp/transport/http_server.h"
 #include "emcp/transport/stdio.h"
 
+EMCP_NS_BEGIN
+namespace posix {
 namespace serve {
 
 using emcp::StrView;
@@ -153,3 +155,5 @@ int http(emcp::mcp::Server& server, const HttpConfig& config, const Loop& loop) 
 }
 
 }  // namespace serve
+}  // namespace posix
+EMCP_NS_END

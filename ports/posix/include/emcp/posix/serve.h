@@ -1,8 +1,11 @@
-// Host (Linux) loops shared by the examples: serve an mcp::Server over stdio, or over HTTP
-// (Streamable HTTP on /mcp, HTTP+SSE on /sse, optionally WebSocket on /ws) on a loopback port.
-// Board builds have their own loops (boards/).
-#ifndef EMCP_EXAMPLES_COMMON_SERVE_H
-#define EMCP_EXAMPLES_COMMON_SERVE_H
+// emcp/posix/serve.h - the library's run loops on Linux: an mcp::Server over stdio, or over
+// HTTP (Streamable HTTP on /mcp, HTTP+SSE on /sse, optionally WebSocket on /ws) on a port,
+// with the application's periodic work. A program parses its command line and calls one
+// (examples/*/main_posix.cpp). Boards have theirs in boards/common (board/serve.h).
+//
+// Context: the program's main thread; each loop runs until its end (EOF, SIGINT/SIGTERM).
+#ifndef EMCP_POSIX_SERVE_H
+#define EMCP_POSIX_SERVE_H
 
 #include <stdint.h>
 
@@ -11,6 +14,8 @@
 #include "emcp/mcp/server.h"
 #include "emcp/util/span.h"
 
+EMCP_NS_BEGIN
+namespace posix {
 namespace serve {
 
 /// The application's periodic work (may be nullptr).
@@ -51,5 +56,7 @@ void say(std::initializer_list<emcp::StrView> parts);
 bool parse_port(const char* text, uint16_t* port);
 
 }  // namespace serve
+}  // namespace posix
+EMCP_NS_END
 
 #endif
