@@ -3,7 +3,10 @@
 # SDK server (StreamableHTTPServerTransport) with an equivalent echo tool, and an HTTP responder
 # that does no MCP work, side by side, each on its own loopback port.
 #   bench/http/run.sh BIN_DIR RESULTS_DIR
-# BIN_DIR holds emcp-sensors, emcp_http_bench and emcp_http_null_responder. Writes http.md (the
+# Then the instructions per tools/call through each of emcp's ports: the posix socket port
+# (emcp-sensors --http) and ports/lwip on lwIP built for the host (emcp_lwip_http_calls), and
+# what a connection holds in RAM.
+# BIN_DIR holds emcp-sensors, emcp_http_bench, emcp_http_null_responder and emcp_lwip_http_calls. Writes http.md (the
 # Markdown printed, which scripts/bench puts into bench/README.md), http.txt and http-busy.txt
 # (how busy the machine was meanwhile: bench/lib.sh).
 set -euo pipefail
@@ -88,3 +91,61 @@ read -r others load1 load5 load15 _ <"$results/http-busy.txt"
   echo "- settings (\`bench/http/run.sh\`): best of $reps runs of N requests after $warmup warm-up requests, N = $(thou $n_emcp) for emcp," \
     "$(thou $n_ts) for the TypeScript server, $(thou $n_null) for the responder; $clients clients (\`EMCP_BENCH_HTTP_CLIENTS\`)"
 } | tee "$results/http.md"
+
+# ---- Instructions per tools/call through each port (callgrind) ----------------------------------
+# One keep-alive connection, one request at a time, N and 2N calls after the same start:
+# (Ir(2N) - Ir(N)) / N cancels start-up and the session's set-up. Two counts each: the port's
+# run_once() with everything it calls (the HTTP engine and the MCP server; posix: the socket
+# calls' user-space side; lwIP: the port and lwIP's output path) via --toggle-collect, and the
+# whole process (posix: the server process, the kernel's TCP not counted; lwIP: the one process
+# holding both TCP ends, the loopback netif and the client).
+cg_n=2000
+cg_total() { awk '/^totals:/ { print $2 }' "$1"; }
+cg_posix() {  # N TOGGLE(or "") OUT
+  local port=$((base + 3)) toggle=()
+  [[ -n "$2" ]] && toggle=("--toggle-collect=$2")
+  valgrind --tool=callgrind "${toggle[@]}" --callgrind-out-file="$3" \
+    "$bin/emcp-sensors" --simulate --http "$port" >/dev/null 2>&1 &
+  local pid=$!
+  for _ in $(seq 1 200); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
+  "$drv" --port "$port" --connections 1 --requests "$1" --warmup 10 >/dev/null
+  kill "$pid"; wait "$pid" 2>/dev/null || true
+}
+cg_lwip() {  # N TOGGLE(or "") OUT
+  local toggle=()
+  [[ -n "$2" ]] && toggle=("--toggle-collect=$2")
+  valgrind --tool=callgrind "${toggle[@]}" --callgrind-out-file="$3" "$bin/emcp_lwip_http_calls" "$1" >/dev/null 2>&1
+}
+per_call() {  # KIND TOGGLE -> instructions per call
+  local kind=$1 a b
+  "cg_$kind" $cg_n "$2" "$results/http-$kind.$cg_n.cg"
+  "cg_$kind" $((2 * cg_n)) "$2" "$results/http-$kind.$((2 * cg_n)).cg"
+  a=$(cg_total "$results/http-$kind.$cg_n.cg")
+  b=$(cg_total "$results/http-$kind.$((2 * cg_n)).cg")
+  echo $(((b - a) / cg_n))
+}
+echo "http: callgrind through the posix and lwIP ports..." >&2
+posix_port=$(per_call posix '*posix::HttpListener::run_once*')
+posix_all=$(per_call posix "")
+lwip_port=$(per_call lwip '*lwip::LwipHttpListener::run_once*')
+lwip_all=$(per_call lwip "")
+echo "posix $posix_port $posix_all" >"$results/http-ports.txt"
+echo "lwip $lwip_port $lwip_all" >>"$results/http-ports.txt"
+ram=$("$bin/emcp_lwip_http_calls" --ram)
+r() { echo "$ram" | tr ' ' '\n' | awk -F= -v k="$1" '$1 == k { print $2 }'; }
+{
+  echo
+  echo "## HTTP through each port: instructions per tools/call (callgrind), one keep-alive connection, one request at a time"
+  echo
+  echo "| port | the port's run_once (HTTP engine, MCP server, port; lwIP: its output path) | whole process |"
+  echo "|---|---:|---:|"
+  echo "| posix sockets (\`emcp-sensors --http\`, poll) | $(thou "$posix_port") | $(thou "$posix_all") (the kernel's TCP not counted) |"
+  echo "| lwIP 2.1.3 on the host (\`ports/lwip\`, NO_SYS, loopback netif) | $(thou "$lwip_port") | $(thou "$lwip_all") (both TCP ends, the loopback netif and the client) |"
+  echo
+  echo "- RAM per connection: the engine's slot $(thou "$(r engine_connection)") B (HTTP parser, WebSocket frame parser, decoder, sink)" \
+    "+ JSON reader $(r reader) B + arena (\`ArenaSize\`, here $(thou "$(r arena)") B) + output buffer (\`OutSize\`, here $(thou "$(r out)") B);" \
+    "the lwIP port's slot $(r listener_slot) B; lwIP's TCP pcb $(r tcp_pcb) B and altcp pcb $(r altcp_pcb) B (pools), with its segments ($(r tcp_seg) B each)" \
+    "and send-buffer copies in lwIP's heap (at most \`TCP_SND_BUF\` per connection); per session $(r session) B + replay buffer (here $(thou "$(r replay)") B)." \
+    "On the Cortex-M3 (32-bit) these are smaller: [docs/footprint.md](../docs/footprint.md) names every buffer of the board images."
+  echo "- settings: N = $(thou $cg_n) and $(thou $((2 * cg_n))) calls of the sensors example's echo tool, the same request bytes through both ports (\`bench/http/run.sh\`)"
+} | tee -a "$results/http.md"

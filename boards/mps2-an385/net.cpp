@@ -69,8 +69,6 @@ void follow_link() {
 
 void say(const char* s) { board::uart_write(s, strlen(s)); }
 
-/// Decimal digits of `v` into `out` (no terminator); returns how many.
-unsigned decimal(uint32_t v, char* out) { return static_cast<unsigned>(emcp::json::format_uint64(v, out)); }
 
 }  // namespace
 
@@ -170,20 +168,6 @@ bool net_random(void* out, size_t n) {
   return true;
 }
 
-const emcp::Platform& net_platform() {
-  static constexpr emcp::Platform kNet{&now_ms, &net_random};
-  return kNet;
-}
-
-unsigned format_ipv4(const Ipv4& ip, char* out) {
-  unsigned n = 0;
-  for (unsigned i = 0; i < 4; ++i) {
-    if (i != 0) out[n++] = '.';
-    n += decimal(ip.octets[i], out + n);
-  }
-  out[n] = '\0';
-  return n;
-}
 
 }  // namespace board
 
@@ -201,7 +185,7 @@ void emcp_lwip_assert(const char* message, const char* file, int line) {
   say(" (");
   say(file);
   say(":");
-  board::uart_write(num, decimal(static_cast<uint32_t>(line), num));
+  board::uart_write(num, emcp::json::format_uint64(static_cast<uint64_t>(line), num));
   say(")\n");
   abort();
 }

@@ -52,6 +52,7 @@ NetFigures g_net;
 
 void read_network() {
   const emcp::lwip::LwipHttpStats& ls = g_listener.stats();
+#if MEMP_STATS && MEM_STATS
   const stats_mem& pool = *lwip_stats.memp[MEMP_PBUF_POOL];
   const stats_mem& pcb = *lwip_stats.memp[MEMP_TCP_PCB];
   const stats_mem& seg = *lwip_stats.memp[MEMP_TCP_SEG];
@@ -61,6 +62,14 @@ void read_network() {
                      pool.used, pool.max, pool.avail, pcb.used, pcb.max, pcb.avail, seg.max, seg.avail,
                      static_cast<int64_t>(lwip_stats.mem.used), static_cast<int64_t>(lwip_stats.mem.max),
                      static_cast<int64_t>(lwip_stats.mem.avail), board::net_counters().rx_dropped};
+#else
+  // An lwIP without pools and heap of its own (ESP-IDF's: MEMP_MEM_MALLOC, MEM_LIBC_MALLOC) keeps
+  // no figures of them: 0.
+  g_net = NetFigures{static_cast<int64_t>(g_http.connections_in_use()), static_cast<int64_t>(g_http.sessions_in_use()),
+                     static_cast<int64_t>(g_http.arena_high_water()), ls.accepted,
+                     static_cast<int64_t>(ls.refused_busy) + ls.refused_reset,
+                     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, board::net_counters().rx_dropped};
+#endif
 }
 
 void write_network(emcp::json::Writer& w) {
@@ -102,7 +111,9 @@ void board_stats(app::PlatformStats* out) {
 
 }  // namespace
 
-int main() {
+/// The firmware; never returns. main() on the Cortex-M boards, a FreeRTOS task on ESP-IDF
+/// (boards/esp32/examples/sensors_net builds this file with EMCP_SENSORS_NO_MAIN).
+void sensors_net_firmware() {
   board::init();
   app::init(g_server, &board::now_ms);
   app::set_stats_source(&board_stats);
@@ -116,3 +127,7 @@ int main() {
   loop.tick = &app::tick;
   board::serve_uart_and_http(g_server, g_link, "emcp-sensors-net", loop, net, board::NetConfig{});
 }
+
+#ifndef EMCP_SENSORS_NO_MAIN
+int main() { sensors_net_firmware(); }
+#endif

@@ -1,14 +1,16 @@
-# Reads boards/esp32 the way ESP-IDF's build system does, without ESP-IDF: the example project,
+# Reads boards/esp32 the way ESP-IDF's build system does, without ESP-IDF: each example project,
 # the components its EXTRA_COMPONENT_DIRS name, and its main component. Fails when a source file
 # or include folder they list does not exist, when a component requires one that is neither in
-# the project nor one of ESP-IDF's own, or when a component lacks its manifest.
-#   cmake -DEMCP_SOURCE_DIR=<repo> -P tests/esp32/check_project.cmake
+# the project nor one of ESP-IDF's own, when a component lacks its manifest, or when a project
+# using emcp_net (lwIP's raw API from the application's task) does not turn lwIP's core lock on
+# in its sdkconfig.defaults.
+#   cmake -DEMCP_SOURCE_DIR=<repo> -P tests/esp32/check_project.cmake          (every example)
+#   cmake -DEMCP_SOURCE_DIR=<repo> -DEMCP_ESP32_PROJECT=sensors_net -P ...     (one of them)
 # (ESP-IDF names a component after its folder: boards/esp32/emcp is the component "emcp".)
-set(project_dir ${EMCP_SOURCE_DIR}/boards/esp32/examples/sensors)
 set(ENV{IDF_PATH} ${CMAKE_CURRENT_LIST_DIR}/idf)  # a stand-in tools/cmake/project.cmake
-set(idf_components driver esp_timer esp_hw_support freertos)  # the ESP-IDF components the code uses
-set(components "")
-set(required "")
+# The ESP-IDF components the code uses.
+set(idf_components driver esp_timer esp_hw_support freertos lwip esp_netif esp_wifi esp_event nvs_flash
+    mbedtls)
 
 function(idf_component_register)
   cmake_parse_arguments(arg "" "" "SRCS;INCLUDE_DIRS;REQUIRES" ${ARGN})
@@ -43,21 +45,60 @@ endfunction()
 function(target_compile_definitions)
 endfunction()
 
-include(${project_dir}/CMakeLists.txt)
-if(NOT EXTRA_COMPONENT_DIRS)
-  message(FATAL_ERROR "the example project names no EXTRA_COMPONENT_DIRS")
+# One project: its components (each idf_component_register above adds to this function's
+# `components` and `required`) and what they require.
+function(check_project project_dir)
+  set(components "")
+  set(required "")
+  set(EXTRA_COMPONENT_DIRS "")
+  include(${project_dir}/CMakeLists.txt)
+  if(NOT EXTRA_COMPONENT_DIRS)
+    message(FATAL_ERROR "${project_dir} names no EXTRA_COMPONENT_DIRS")
+  endif()
+  foreach(dir ${EXTRA_COMPONENT_DIRS})
+    if(NOT EXISTS ${dir}/CMakeLists.txt OR NOT EXISTS ${dir}/idf_component.yml)
+      message(FATAL_ERROR "${dir} is not a component (CMakeLists.txt and idf_component.yml)")
+    endif()
+    include(${dir}/CMakeLists.txt)
+  endforeach()
+  include(${project_dir}/main/CMakeLists.txt)
+  foreach(req ${required})
+    if(NOT req IN_LIST components AND NOT req IN_LIST idf_components)
+      message(FATAL_ERROR "${project_dir}: a component requires \"${req}\", which is neither in the "
+                          "project (${components}) nor one of ESP-IDF's (${idf_components})")
+    endif()
+  endforeach()
+  # emcp_net calls lwIP's raw API from the application's task: ESP-IDF's lwIP must have its core
+  # lock (net.cpp's static_assert says the same at build time, on ESP-IDF).
+  if("emcp_net" IN_LIST components)
+    set(defaults ${project_dir}/sdkconfig.defaults)
+    if(NOT EXISTS ${defaults})
+      message(FATAL_ERROR "${project_dir} uses emcp_net but has no sdkconfig.defaults "
+                          "(CONFIG_LWIP_TCPIP_CORE_LOCKING=y is required)")
+    endif()
+    file(STRINGS ${defaults} locking REGEX "^CONFIG_LWIP_TCPIP_CORE_LOCKING=y$")
+    if(NOT locking)
+      message(FATAL_ERROR "${defaults} must set CONFIG_LWIP_TCPIP_CORE_LOCKING=y (emcp_net)")
+    endif()
+  endif()
+  get_filename_component(project_name ${project_dir} NAME)
+  message(STATUS "boards/esp32/examples/${project_name}: components ${components} resolve")
+endfunction()
+
+if(EMCP_ESP32_PROJECT)
+  set(projects ${EMCP_SOURCE_DIR}/boards/esp32/examples/${EMCP_ESP32_PROJECT})
+else()
+  file(GLOB projects LIST_DIRECTORIES true ${EMCP_SOURCE_DIR}/boards/esp32/examples/*)
 endif()
-foreach(dir ${EXTRA_COMPONENT_DIRS})
-  if(NOT EXISTS ${dir}/CMakeLists.txt OR NOT EXISTS ${dir}/idf_component.yml)
-    message(FATAL_ERROR "${dir} is not a component (CMakeLists.txt and idf_component.yml)")
-  endif()
-  include(${dir}/CMakeLists.txt)
-endforeach()
-include(${project_dir}/main/CMakeLists.txt)
-foreach(req ${required})
-  if(NOT req IN_LIST components AND NOT req IN_LIST idf_components)
-    message(FATAL_ERROR "a component requires \"${req}\", which is neither in the project "
-                        "(${components}) nor one of ESP-IDF's (${idf_components})")
+set(checked 0)
+foreach(project_dir ${projects})
+  if(EXISTS ${project_dir}/CMakeLists.txt)
+    check_project(${project_dir})
+    math(EXPR checked "${checked} + 1")
+  elseif(EMCP_ESP32_PROJECT)
+    message(FATAL_ERROR "${project_dir} is not an ESP-IDF project (no CMakeLists.txt)")
   endif()
 endforeach()
-message(STATUS "boards/esp32: components ${components} resolve")
+if(checked EQUAL 0)
+  message(FATAL_ERROR "no ESP-IDF project under ${EMCP_SOURCE_DIR}/boards/esp32/examples")
+endif()

@@ -10,21 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_fakes.h"
 #include "../unit/mcp_fixture_app.h"
 #include "emcp/transport/http_server.h"
 
 namespace {
 
-uint8_t g_counter = 0;
-bool fake_random(void* out, size_t n) {
-  for (size_t i = 0; i < n; ++i) static_cast<uint8_t*>(out)[i] = ++g_counter;
-  return true;
-}
-// Stand-in digest (the handshake's correctness is tested elsewhere; here only its use).
-void fake_sha1(const void* data, size_t n, uint8_t out[20]) {
-  memset(out, 0, 20);
-  for (size_t i = 0; i < n; ++i) out[i % 20] = static_cast<uint8_t>(out[i % 20] * 31 + static_cast<const uint8_t*>(data)[i]);
-}
 
 bool g_open[4];
 bool g_fail[4];  // sends on this connection fail (a peer that went away mid-answer)
@@ -59,11 +50,11 @@ emcp::transport::HttpOptions g_options;
 emcp::transport::StaticHttpServer<4, 2, 2048, 400, 600>* g_http;
 
 void setup() {
-  static const emcp::Platform platform(&fixture::now_ms, &fake_random);
+  static const emcp::Platform platform(&fixture::now_ms, &fuzz_fakes::random);
   static emcp::mcp::Server server(fixture::info(), platform);
   fixture::install(server);
   g_server = &server;
-  g_options.sha1 = &fake_sha1;
+  g_options.sha1 = &fuzz_fakes::sha1;
   g_options.max_body = 8192;
   emcp::transport::HttpPort port;
   port.write = &port_write;
@@ -93,7 +84,7 @@ void offer_waiting(uint16_t c) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (g_http == nullptr) setup();
   if (size > 1 << 15) return 0;
-  g_counter = 0;  // the first session of every input gets the same id (the seeds use it)
+  fuzz_fakes::g_counter = 0;  // the first session of every input gets the same id (the seeds use it)
   size_t i = 0;
   while (i < size) {
     const uint8_t op = data[i++];

@@ -6,6 +6,7 @@
 
 #include "board/board.h"
 #include "driver/uart.h"
+#include "esp32_board.h"
 #include "esp_random.h"
 #include "esp_timer.h"
 #include "freertos/FreeRTOS.h"
@@ -19,6 +20,7 @@ constexpr int kEvents = 16;  // the driver's event queue, drained at every uart_
 uint32_t g_stack_size = 0;  // bytes, as given to xTaskCreate (0: unknown)
 QueueHandle_t g_events = nullptr;
 uint32_t g_input_errors = 0;
+void (*g_on_idle)() = nullptr;  // emcp_board_set_idle: the network's wait instead of idle()'s
 
 // Counts the driver's events that mean input was lost or damaged: its hardware FIFO overflowed
 // (the driver then empties it), a framing or parity error. The rest (data arrived; its ring was
@@ -34,6 +36,7 @@ void drain_events() {
 }  // namespace
 
 extern "C" void emcp_board_set_stack_size(uint32_t bytes) { g_stack_size = bytes; }
+extern "C" void emcp_board_set_idle(void (*on_idle)()) { g_on_idle = on_idle; }
 
 namespace board {
 
@@ -83,6 +86,12 @@ uint32_t uart_dropped() {
 }
 
 void idle() {
+  // With the network (emcp_net), the loop's round already waited in net_poll(), lwIP's core
+  // lock released; waiting here would hold it.
+  if (g_on_idle != nullptr) {
+    g_on_idle();
+    return;
+  }
   // Sleep until a byte arrives or a tick passes (the loop's periodic work needs the tick).
   size_t waiting = 0;
   if (uart_get_buffered_data_len(kUart, &waiting) == ESP_OK && waiting != 0) return;

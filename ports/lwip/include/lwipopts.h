@@ -21,7 +21,9 @@
 // ---- Memory: static only
 #define MEM_LIBC_MALLOC 0
 #define MEMP_MEM_MALLOC 0
-#define MEM_ALIGNMENT 4
+#ifndef MEM_ALIGNMENT
+#define MEM_ALIGNMENT 4  // 32-bit targets; a 64-bit host sets 8 (tests/lwip/lwipopts_host.h)
+#endif
 #ifndef MEM_SIZE
 #define MEM_SIZE (16 * 1024)
 #endif

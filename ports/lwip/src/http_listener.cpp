@@ -121,6 +121,9 @@ transport::HttpPort LwipHttpListener::port_interface() {
 
 Status LwipHttpListener::listen(uint16_t port, altcp_allocator_s* allocator) {
   if (server_ == nullptr || listen_pcb_ != nullptr) return Status::kInvalidState;
+#if !LWIP_ALTCP
+  if (allocator != nullptr) return Status::kInvalidArgument;  // no altcp: plain TCP only
+#endif
   altcp_pcb* pcb = altcp_new_ip_type(allocator, IPADDR_TYPE_V4);
   if (pcb == nullptr) return Status::kIoError;
   if (altcp_bind(pcb, IP4_ADDR_ANY, port) != ERR_OK) {

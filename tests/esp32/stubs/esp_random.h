@@ -4,3 +4,4 @@
 #include <stddef.h>
 #include <stdint.h>
 void esp_fill_random(void* buf, size_t len);
+uint32_t esp_random(void);  // lwIP's LWIP_RAND on ESP-IDF

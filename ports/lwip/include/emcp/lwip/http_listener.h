@@ -52,7 +52,10 @@
 #include "emcp/util/span.h"
 #include "emcp/util/status.h"
 
-struct altcp_pcb;
+// lwIP's altcp.h: with LWIP_ALTCP (emcp's lwipopts.h) it declares altcp_pcb; without it (ESP-IDF's
+// lwIP) it maps every altcp_* name onto lwIP's tcp_* API, and this port uses plain TCP.
+#include "lwip/altcp.h"
+
 struct pbuf;
 struct altcp_allocator_s;
 
@@ -108,7 +111,8 @@ class LwipHttpListener {
     pump_ctx_ = ctx;
   }
   /// Listens on `port` of every address (IPv4). `allocator`: an altcp allocator (TLS, next to
-  /// come); nullptr: plain TCP. kIoError when lwIP has no pcb for it or the port is taken.
+  /// come); nullptr: plain TCP. kIoError when lwIP has no pcb for it or the port is taken;
+  /// kInvalidArgument for an allocator when lwIP has no altcp (LWIP_ALTCP 0: ESP-IDF's lwIP).
   Status listen(uint16_t port, altcp_allocator_s* allocator = nullptr);
   /// Delivers what lwIP's callbacks recorded to the engine, and runs its poll() every
   /// `poll_ms` (from the server's clock). Call it after every netif input and timer run.

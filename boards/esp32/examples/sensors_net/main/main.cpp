@@ -1,0 +1,76 @@
+// emcp-sensors-net on an ESP32: joins the Wi-Fi network set in menuconfig (emcp example: Wi-Fi)
+// as a station with ESP-IDF's own APIs, as ESP-IDF's station example does, then runs the
+// Cortex-M boards' network firmware (examples/sensors/main_board_net.cpp, built here without its
+// main) as a FreeRTOS task: MCP on UART0 at once, over HTTP on port 80 once DHCP gives an
+// address (the banner says so; device_stats' "network" object and the board's address appear
+// in the Host allow list once bound). The station reconnects whenever it loses the network.
+//
+// ESP-IDF allocates here, once, from its own heap (outside emcp, which allocates nothing): NVS,
+// the default event loop, the station's esp_netif, the Wi-Fi driver's buffers; lwIP's pcbs and
+// pbufs come from the same heap while it runs (MEM_LIBC_MALLOC, MEMP_MEM_MALLOC).
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "esp32_board.h"
+#include "esp_err.h"
+#include "esp_event.h"
+#include "esp_netif.h"
+#include "esp_wifi.h"
+#include "freertos/FreeRTOS.h"
+#include "freertos/task.h"
+#include "nvs_flash.h"
+#include "sdkconfig.h"
+
+void sensors_net_firmware();  // examples/sensors/main_board_net.cpp (EMCP_SENSORS_NO_MAIN)
+
+namespace {
+// The serving task's stack: the UART and HTTP engines' handlers run on it (4 KiB on the
+// Cortex-M3, docs/footprint.md; Xtensa's register windows take more). device_stats reports
+// how much of it was ever used.
+constexpr uint32_t kStack = 12288;
+
+void serve(void*) { sensors_net_firmware(); }
+
+// The station (re)connects when it starts and whenever it loses the network; esp_netif's own
+// handlers then run DHCP, and board::net_poll() reports the address to the firmware.
+void on_wifi(void*, esp_event_base_t base, int32_t id, void*) {
+  if (base == WIFI_EVENT && (id == WIFI_EVENT_STA_START || id == WIFI_EVENT_STA_DISCONNECTED)) esp_wifi_connect();
+}
+
+// A menuconfig string into one of wifi_config_t's byte arrays (zeroed: terminated when shorter;
+// an SSID of exactly 32 bytes needs no terminator).
+template <size_t N, size_t M>
+void copy_setting(uint8_t (&to)[N], const char (&from)[M]) {
+  static_assert(M - 1 <= N, "the Wi-Fi setting is longer than ESP-IDF's field (menuconfig: emcp example: Wi-Fi)");
+  memcpy(to, from, M - 1);
+}
+
+void start_wifi() {
+  esp_err_t err = nvs_flash_init();  // the Wi-Fi driver keeps its calibration and settings in NVS
+  if (err == ESP_ERR_NVS_NO_FREE_PAGES || err == ESP_ERR_NVS_NEW_VERSION_FOUND) {
+    ESP_ERROR_CHECK(nvs_flash_erase());
+    err = nvs_flash_init();
+  }
+  ESP_ERROR_CHECK(err);
+  ESP_ERROR_CHECK(esp_netif_init());  // starts lwIP's tcpip thread
+  ESP_ERROR_CHECK(esp_event_loop_create_default());
+  (void)esp_netif_create_default_wifi_sta();  // the default netif board::net_state() reads
+  wifi_init_config_t init = WIFI_INIT_CONFIG_DEFAULT();
+  ESP_ERROR_CHECK(esp_wifi_init(&init));
+  ESP_ERROR_CHECK(esp_event_handler_instance_register(WIFI_EVENT, ESP_EVENT_ANY_ID, &on_wifi, nullptr, nullptr));
+  wifi_config_t station = {};
+  copy_setting(station.sta.ssid, CONFIG_EMCP_WIFI_SSID);
+  copy_setting(station.sta.password, CONFIG_EMCP_WIFI_PASSWORD);
+  ESP_ERROR_CHECK(esp_wifi_set_mode(WIFI_MODE_STA));
+  ESP_ERROR_CHECK(esp_wifi_set_config(WIFI_IF_STA, &station));
+  ESP_ERROR_CHECK(esp_wifi_start());
+}
+}  // namespace
+
+extern "C" void app_main() {
+  // The network first: board::net_init() (in the firmware) finds the interface it brought up.
+  start_wifi();
+  emcp_board_set_stack_size(kStack);
+  xTaskCreate(&serve, "emcp", kStack / sizeof(StackType_t), nullptr, 5, nullptr);
+}

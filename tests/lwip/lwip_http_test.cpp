@@ -1,0 +1,783 @@
+// The lwIP port (emcp::lwip::LwipHttpListener) on the host, in one process: lwIP built for the
+// host with its loopback netif (lwipopts_host.h), the listener serving the HTTP engine with the
+// fixture application on port 80, and the test's clients as raw lwIP TCP pcbs of the same stack
+// (lwip_world.h). Both ends run real lwIP TCP, so windows close and open, requests arrive in
+// pbuf chains of any split, and FIN and RST travel as segments. The clock is the fixture's fake
+// clock (lwIP's sys_now too): each world step moves it on, so lwIP's timers, the engine's
+// timeouts and the handler's bounded wait for the window all run on it.
+//
+// Every step of the world and of the listener (and so every call into the engine and lwIP)
+// runs inside a NoHeapScope; the test builds its requests and parses the answers between them.
+// After each test every client is gone, and once the timers have run, every lwIP pool is back
+// to what it held before (TearDown): no pcb, segment, pbuf or heap byte leaks.
+#include <gtest/gtest.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../unit/heap_guard.h"
+#include "../unit/mcp_fixture_app.h"
+#include "emcp/lwip/http_listener.h"
+#include "emcp/transport/http_server.h"
+#include "lwip/tcp.h"
+#include "lwip_world.h"
+
+namespace {
+
+using emcp::Status;
+using emcp::lwip::StaticLwipHttpListener;
+using emcp::transport::HttpOptions;
+using lwip_world::Client;
+using lwip_world::client;
+using lwip_world::Pools;
+
+void on_lwip_assert(const char* message, const char* file, int line) {
+  fprintf(stderr, "lwIP assertion in a test: %s (%s:%d)\n", message, file, line);
+}
+
+uint8_t g_random = 0;
+bool fake_random(void* out, size_t n) {
+  for (size_t i = 0; i < n; ++i) static_cast<uint8_t*>(out)[i] = ++g_random;
+  return true;
+}
+
+// ---- HTTP/1.1 responses (RFC 9112), read independently of the engine's writer ------------------
+
+bool iequal(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (tolower(static_cast<unsigned char>(a[i])) != tolower(static_cast<unsigned char>(b[i]))) return false;
+  return true;
+}
+
+// The value of header `name` in a response head (status line included); data() is nullptr when
+// absent. Allocates nothing.
+std::string_view header(std::string_view head, std::string_view name) {
+  size_t pos = head.find("\r\n");
+  while (pos != std::string_view::npos && pos + 2 < head.size()) {
+    const size_t start = pos + 2;
+    size_t end = head.find("\r\n", start);
+    if (end == std::string_view::npos) end = head.size();
+    std::string_view line = head.substr(start, end - start);
+    const size_t colon = line.find(':');
+    if (colon != std::string_view::npos && iequal(line.substr(0, colon), name)) {
+      std::string_view v = line.substr(colon + 1);
+      while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
+      while (!v.empty() && (v.back() == ' ' || v.back() == '\t')) v.remove_suffix(1);
+      return v;
+    }
+    pos = end;
+  }
+  return std::string_view();
+}
+
+size_t parse_size(std::string_view s, int base) {
+  size_t n = 0;
+  for (char ch : s) {
+    int d = -1;
+    if (ch >= '0' && ch <= '9') d = ch - '0';
+    else if (base == 16 && ch >= 'a' && ch <= 'f') d = ch - 'a' + 10;
+    else if (base == 16 && ch >= 'A' && ch <= 'F') d = ch - 'A' + 10;
+    if (d < 0) break;
+    n = n * static_cast<size_t>(base) + static_cast<size_t>(d);
+  }
+  return n;
+}
+
+// Where the first response at the front of `in` ends. Allocates nothing (it runs inside the
+// no-heap loops).
+struct Framing {
+  size_t head_len = 0;  // 0: the head is not complete yet
+  size_t length = 0;    // 0: the response is not complete yet
+  int status = 0;
+  bool chunked = false;
+};
+
+Framing frame(std::string_view in) {
+  Framing f;
+  const size_t end = in.find("\r\n\r\n");
+  if (end == std::string_view::npos || in.substr(0, 9) != "HTTP/1.1 ") return f;
+  f.status = static_cast<int>(parse_size(in.substr(9, 3), 10));
+  f.head_len = end + 4;
+  const std::string_view head = in.substr(0, end);
+  if (f.status < 200 || f.status == 204 || f.status == 304) {
+    f.length = f.head_len;
+    return f;
+  }
+  const std::string_view cl = header(head, "content-length");
+  if (cl.data() != nullptr) {
+    const size_t n = parse_size(cl, 10);
+    if (in.size() >= f.head_len + n) f.length = f.head_len + n;
+    return f;
+  }
+  if (iequal(header(head, "transfer-encoding"), "chunked")) {
+    f.chunked = true;
+    size_t p = f.head_len;
+    for (int guard = 0; guard < 100000; ++guard) {
+      const size_t le = in.find("\r\n", p);
+      if (le == std::string_view::npos) return f;
+      const size_t size = parse_size(in.substr(p, le - p), 16);
+      if (size == 0) {
+        if (in.size() >= le + 4) f.length = le + 4;
+        return f;
+      }
+      if (in.size() < le + 2 + size + 2) return f;
+      p = le + 2 + size + 2;
+    }
+  }
+  return f;  // until the connection ends: never complete here
+}
+
+struct Response {
+  int status = 0;
+  std::map<std::string, std::string> headers;  // lower-case names
+  std::string body;
+  bool chunked = false;
+  size_t chunks = 0;
+};
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// The response `f` frames at the front of `in`, its body de-chunked.
+Response decode(std::string_view in, const Framing& f) {
+  Response r;
+  r.status = f.status;
+  r.chunked = f.chunked;
+  const std::string_view head = in.substr(0, f.head_len - 4);
+  size_t pos = head.find("\r\n");
+  while (pos != std::string_view::npos && pos + 2 < head.size()) {
+    const size_t start = pos + 2;
+    size_t end = head.find("\r\n", start);
+    if (end == std::string_view::npos) end = head.size();
+    const std::string_view line = head.substr(start, end - start);
+    const size_t colon = line.find(':');
+    r.headers[lower(line.substr(0, colon))] = std::string(header(head, line.substr(0, colon)));
+    pos = end;
+  }
+  if (!f.chunked) {
+    r.body = std::string(in.substr(f.head_len, (f.length != 0 ? f.length : in.size()) - f.head_len));
+    return r;
+  }
+  size_t p = f.head_len;
+  for (;;) {
+    const size_t le = in.find("\r\n", p);
+    if (le == std::string_view::npos) break;
+    const size_t size = parse_size(in.substr(p, le - p), 16);
+    if (size == 0 || in.size() < le + 2 + size + 2) break;
+    EXPECT_EQ(in.substr(le + 2 + size, 2), "\r\n") << "chunk data ends with CRLF";
+    r.body += in.substr(le + 2, size);
+    ++r.chunks;
+    p = le + 2 + size + 2;
+  }
+  return r;
+}
+
+std::string_view received(const Client& c) { return std::string_view(c.data(), c.size()); }
+
+// ---- Requests ----------------------------------------------------------------------------------
+
+std::string post(const std::string& body, const std::string& sid = "", const std::string& extra = "") {
+  std::string r = "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                   "Accept: application/json, text/event-stream\r\n";
+  if (!sid.empty()) r += "Mcp-Session-Id: " + sid + "\r\n";
+  return r + extra + "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+}
+
+std::string init_body() {
+  return R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",)"
+         R"("capabilities":{},"clientInfo":{"name":"lwip-test","version":"1"}}})";
+}
+
+std::string call(int id, const char* tool, const char* args = "{}") {
+  return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"method":"tools/call","params":{"name":")" + tool +
+         R"(","arguments":)" + args + "}}";
+}
+
+std::string echo(int id, const std::string& sid, const char* text = "hello", const std::string& extra = "") {
+  return post(call(id, "echo", (std::string(R"({"text":")") + text + R"("})").c_str()), sid, extra);
+}
+
+std::string get_stream(const std::string& sid) {
+  return "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: " + sid + "\r\n\r\n";
+}
+
+// The big tool's answer: blocks 0..199, each once, in order.
+void expect_all_blocks(const std::string& body) {
+  size_t at = 0;
+  for (int i = 0; i < 200; ++i) {
+    const std::string block = "block " + std::to_string(i) + ": 0123456789";
+    const size_t next = body.find(block, at);
+    ASSERT_NE(next, std::string::npos) << "block " << i << " missing or out of order";
+    at = next + block.size();
+  }
+  EXPECT_EQ(body.find("block 200"), std::string::npos);
+  EXPECT_EQ(body.back(), '}');
+}
+
+// ---- The fixture -------------------------------------------------------------------------------
+
+constexpr size_t kConns = 3;  // the engine's connections (the listener has one more slot, for 503)
+
+class LwipHttp : public ::testing::Test {
+ private:
+  // Declared before the server and the engine: open while they are built and destroyed.
+  std::optional<emcp_test::NoHeapScope> lifetime_scope_{std::in_place};
+
+ protected:
+  LwipHttp() { lifetime_scope_.reset(); }
+  ~LwipHttp() override { lifetime_scope_.emplace(); }
+
+  void SetUp() override {
+    lwip_world::init(&on_lwip_assert);
+    emcp_test::NoHeapScope no_heap;
+    lwip_world::set_tick(2);
+    lwip_world::set_hook(nullptr, nullptr);
+    for (size_t i = 0; i < lwip_world::kClients; ++i) client(i).reset();
+    g_random = 0;
+    fixture::install(server_);
+    net_.attach(http_);
+    net_.set_pump(&lwip_world::pump, nullptr);
+    ASSERT_EQ(net_.listen(80), Status::kOk);
+    listening_ = lwip_world::pools();
+  }
+
+  void TearDown() override {
+    {
+      emcp_test::NoHeapScope no_heap;
+      lwip_world::set_hook(nullptr, nullptr);
+      lwip_world::release_held();
+      lwip_world::abort_clients();
+      (void)lwip_world::abort_strays(80);
+    }
+    // Everything ends: lwIP's timers (retransmissions, TIME_WAIT) and the engine's timeouts run.
+    settle();
+    EXPECT_EQ(http_.connections_in_use(), 0u);
+    EXPECT_EQ(net_.slots_in_use(), 0u);
+    char why[512];
+    EXPECT_TRUE(lwip_world::same(lwip_world::pools(), listening_, why, sizeof why)) << "pools after the test: " << why;
+    {
+      emcp_test::NoHeapScope no_heap;
+      net_.stop();
+      lwip_world::set_tick(250);
+      for (int i = 0; i < 8; ++i) lwip_world::step();  // lwIP's TCP timer stops once idle
+    }
+    EXPECT_TRUE(lwip_world::same(lwip_world::pools(), lwip_world::at_start(), why, sizeof why))
+        << "pools after stop(): " << why;
+  }
+
+  // Runs the world and the listener (one step, one run_once) until `done` or `max_steps`.
+  template <class Done>
+  bool run_until(Done done, int max_steps = 20000) {
+    emcp_test::NoHeapScope no_heap;
+    for (int i = 0; i < max_steps; ++i) {
+      if (done()) return true;
+      lwip_world::step();
+      net_.run_once();
+    }
+    return done();
+  }
+  void run_steps(int n) {
+    run_until([] { return false; }, n);
+  }
+  // Until every connection is gone and lwIP's pools are as they were after listen().
+  void settle() {
+    const uint32_t tick = lwip_world::tick();
+    lwip_world::set_tick(250);
+    run_until(
+        [&] {
+          const Pools p = lwip_world::pools();
+          return http_.connections_in_use() == 0 && net_.slots_in_use() == 0 &&
+                 lwip_world::same(p, listening_, nullptr, 0);
+        },
+        4000);
+    lwip_world::set_tick(tick);
+  }
+
+  Client& connect(size_t i) {
+    Client& c = client(i);
+    EXPECT_TRUE(c.connect(80));
+    return c;
+  }
+  void send(Client& c, const std::string& bytes) { ASSERT_TRUE(c.send(bytes.data(), bytes.size())); }
+
+  // The next complete response on c (taken from what it received).
+  Response next_response(Client& c, int max_steps = 40000) {
+    const bool ok = run_until([&] { return frame(received(c)).length != 0; }, max_steps);
+    EXPECT_TRUE(ok) << "no complete response; received: " << std::string(received(c).substr(0, 300));
+    if (!ok) return Response();
+    const Framing f = frame(received(c));
+    Response r = decode(received(c), f);
+    c.consume(f.length);
+    return r;
+  }
+
+  // A session, initialized on client i; the connection stays open.
+  std::string session(size_t i = 0) {
+    Client& c = connect(i);
+    send(c, post(init_body()));
+    Response r = next_response(c);
+    EXPECT_EQ(r.status, 200);
+    const std::string sid = r.headers["mcp-session-id"];
+    EXPECT_EQ(sid.size(), 32u);
+    send(c, post(R"({"jsonrpc":"2.0","method":"notifications/initialized"})", sid));
+    EXPECT_EQ(next_response(c).status, 202);
+    return sid;
+  }
+  // ... and the connection closed again (the engine's slot free).
+  std::string session_then_close(size_t i = 0) {
+    const std::string sid = session(i);
+    client(i).close();
+    EXPECT_TRUE(run_until([&] { return http_.connections_in_use() == 0; }));
+    return sid;
+  }
+
+  const emcp::Platform platform_{&fixture::now_ms, &fake_random};
+  emcp::mcp::Server server_{fixture::info(), platform_};
+  HttpOptions options_;
+  StaticLwipHttpListener<kConns> net_;
+  emcp::transport::StaticHttpServer<kConns, 2> http_{server_, options_, net_.port_interface()};
+  Pools listening_{};
+};
+
+// 1. A whole MCP exchange over lwIP: initialize, the initialized notification, tool calls; a
+//    small answer with Content-Length, a large one (about 21 KB, several TCP windows) chunked.
+TEST_F(LwipHttp, McpExchangeRoundTripsThroughLwip) {
+  Client& c = connect(0);
+  send(c, post(init_body()));
+  Response r = next_response(c);
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.headers["content-type"], "application/json");
+  EXPECT_FALSE(r.chunked);
+  EXPECT_EQ(r.headers["content-length"], std::to_string(r.body.size()));
+  EXPECT_NE(r.body.find(R"("protocolVersion":"2025-11-25")"), std::string::npos) << r.body;
+  const std::string sid = r.headers["mcp-session-id"];
+  ASSERT_EQ(sid.size(), 32u);
+
+  send(c, post(R"({"jsonrpc":"2.0","method":"notifications/initialized"})", sid));
+  EXPECT_EQ(next_response(c).status, 202);
+
+  send(c, echo(2, sid, "over lwip"));
+  r = next_response(c);
+  EXPECT_EQ(r.status, 200);
+  EXPECT_FALSE(r.chunked);
+  EXPECT_EQ(r.headers["content-length"], std::to_string(r.body.size()));
+  EXPECT_EQ(r.body.rfind(R"({"jsonrpc":"2.0","id":2,"result":)", 0), 0u) << r.body;
+  EXPECT_NE(r.body.find("over lwip"), std::string::npos);
+
+  const size_t before = c.received_total();
+  send(c, post(call(3, "big"), sid));
+  r = next_response(c);
+  EXPECT_EQ(r.status, 200);
+  EXPECT_TRUE(r.chunked) << "larger than the connection's output buffer";
+  EXPECT_GT(r.chunks, 5u);
+  EXPECT_EQ(r.body.rfind(R"({"jsonrpc":"2.0","id":3,"result":{"content":[)", 0), 0u);
+  expect_all_blocks(r.body);
+  EXPECT_GT(c.received_total() - before, size_t{TCP_WND}) << "more than one TCP window";
+
+  EXPECT_EQ(net_.stats().accepted, 1u) << "one keep-alive connection for all of it";
+  EXPECT_FALSE(c.reset_seen());
+  EXPECT_FALSE(c.overflowed());
+  c.close();
+  EXPECT_TRUE(run_until([&] { return http_.connections_in_use() == 0 && net_.slots_in_use() == 0; }));
+}
+
+// 2. A request in many tiny segments; pipelined requests in one segment; a body of several
+//    windows (the listener's queue holds chains it feeds the engine pbuf by pbuf).
+TEST_F(LwipHttp, TinySegmentsPipelinedRequestsAndLongBodies) {
+  const std::string sid = session(0);
+  Client& b = connect(1);
+  b.set_segment(3);
+  const std::string tiny = echo(2, sid, "tiny segments");
+  ASSERT_TRUE(run_until([&] { return b.connected(); }));
+  uint32_t segments = lwip_world::data_segments_from(b.port());
+  send(b, tiny);
+  Response r = next_response(b);
+  EXPECT_EQ(r.status, 200);
+  EXPECT_NE(r.body.find("tiny segments"), std::string::npos);
+  EXPECT_GE(lwip_world::data_segments_from(b.port()) - segments, tiny.size() / 3) << "one segment per 3 bytes";
+
+  b.set_segment(SIZE_MAX);
+  const std::string three = echo(3, sid, "first") + post(call(4, "add", R"({"a":40,"b":2})"), sid) + echo(5, sid, "third");
+  ASSERT_LT(three.size(), size_t{TCP_MSS}) << "one segment";
+  segments = lwip_world::data_segments_from(b.port());
+  send(b, three);
+  r = next_response(b);
+  EXPECT_EQ(r.body.rfind(R"({"jsonrpc":"2.0","id":3,)", 0), 0u) << r.body;
+  EXPECT_NE(r.body.find("first"), std::string::npos);
+  r = next_response(b);
+  EXPECT_EQ(r.body.rfind(R"({"jsonrpc":"2.0","id":4,)", 0), 0u) << r.body;
+  EXPECT_NE(r.body.find(R"("sum":42)"), std::string::npos) << r.body;
+  r = next_response(b);
+  EXPECT_EQ(r.body.rfind(R"({"jsonrpc":"2.0","id":5,)", 0), 0u) << r.body;
+  EXPECT_NE(r.body.find("third"), std::string::npos);
+  EXPECT_EQ(lwip_world::data_segments_from(b.port()) - segments, 1u) << "the three came in one segment";
+
+  // 12 KB of JSON whitespace inside the body: more than two TCP windows.
+  std::string padded = call(6, "echo", R"({"text":"padded"})");
+  padded.insert(1, std::string(12000, ' '));
+  send(b, post(padded, sid));
+  r = next_response(b);
+  EXPECT_EQ(r.status, 200);
+  EXPECT_NE(r.body.find("padded"), std::string::npos) << r.body;
+  run_steps(100);
+  EXPECT_EQ(received(b).size(), 0u) << "nothing more";
+  EXPECT_FALSE(b.reset_seen());
+}
+
+// 3. A client that stops reading in the middle of a large answer: its window closes, the
+//    handler's output waits (pumping the network) for send_timeout_ms, then the connection is
+//    dropped with RST (no server pcb is left behind for it) and the slot is free. Another
+//    client's request, sent meanwhile, is answered after it.
+struct DropClock {
+  Client* c;
+  uint64_t at = 0;  // when the server-side pcb of c's connection went
+};
+void note_drop(void* ctx) {
+  auto* r = static_cast<DropClock*>(ctx);
+  if (r->at == 0 && r->c->connected() && !lwip_world::server_pcb_for(r->c->port())) r->at = fixture::now_ms();
+}
+
+TEST_F(LwipHttp, ClientThatStopsReadingIsDroppedAfterTheSendTimeout) {
+  const std::string sid = session_then_close(0);
+  Client& a = connect(1);
+  Client& b = connect(2);
+  a.set_read(0);
+  DropClock clock{&a};
+  lwip_world::set_hook(&note_drop, &clock);
+  const uint32_t pumps = lwip_world::pumps();
+  const uint64_t sent = fixture::now_ms();
+  send(a, post(call(2, "big"), sid));
+  send(b, echo(3, sid, "served after"));
+  Response r = next_response(b);
+  EXPECT_EQ(r.status, 200);
+  EXPECT_NE(r.body.find("served after"), std::string::npos);
+  EXPECT_GT(lwip_world::pumps(), pumps) << "the handler waited for the window";
+  ASSERT_NE(clock.at, 0u) << "the server let go of a's connection";
+  EXPECT_GE(clock.at - sent, options_.send_timeout_ms);
+  EXPECT_LT(clock.at - sent, options_.send_timeout_ms + 1000u);
+  EXPECT_LT(a.received_total(), 2u * TCP_WND) << "it got at most its window";
+  EXPECT_EQ(http_.connections_in_use(), 1u) << "b only";
+  EXPECT_EQ(net_.slots_in_use(), 1u);
+  EXPECT_FALSE(lwip_world::server_pcb_for(a.port())) << "reset: no server pcb is left waiting on a's closed window";
+  // The RST a was sent lies beyond its closed window (lwIP's zero-window probe moved the
+  // server's sequence number on), so a learns of it when it reads again: its window update is
+  // answered with RST.
+  EXPECT_TRUE(a.open());
+  a.set_read(SIZE_MAX);
+  EXPECT_TRUE(run_until([&] { return a.reset_seen(); }, 2000));
+  EXPECT_EQ(a.error(), ERR_RST);
+}
+
+// 3b. A client that sends requests but reads none of the answers: once its window and lwIP's
+//     send buffer are full, an answer waits in the engine's buffer (no handler waits), the
+//     listener leaves the client's next bytes with lwIP (the TCP window does the rest), another
+//     client is served meanwhile, and poll() drops the stalled one after send_timeout_ms.
+struct Progress {
+  Client* c;
+  size_t last_total = 0;
+  uint64_t last_change = 0;  // when c last received something
+  uint64_t dropped_at = 0;   // when the server-side pcb of c's connection went
+};
+void note_progress(void* ctx) {
+  auto* p = static_cast<Progress*>(ctx);
+  if (p->c->received_total() != p->last_total) {
+    p->last_total = p->c->received_total();
+    p->last_change = fixture::now_ms();
+  }
+  if (p->dropped_at == 0 && p->c->connected() && !lwip_world::server_pcb_for(p->c->port()))
+    p->dropped_at = fixture::now_ms();
+}
+
+TEST_F(LwipHttp, AnswersNobodyReadsWaitThenThePeerIsDropped) {
+  const std::string sid = session_then_close(0);
+  Client& a = connect(1);
+  a.set_read(0);
+  Progress progress{&a};
+  lwip_world::set_hook(&note_progress, &progress);
+  std::string many;
+  for (int i = 0; i < 80; ++i) many += echo(100 + i, sid, "unread answer 0123456789012345678901234567890123456789");
+  a.set_segment(300);  // small segments: more chains than the listener's queue holds
+  send(a, many);
+  // Until a's answers stall, then a while more: it is still there.
+  ASSERT_TRUE(run_until([&] { return progress.last_change != 0 && fixture::now_ms() - progress.last_change > 1000; }));
+  EXPECT_FALSE(a.reset_seen());
+  EXPECT_EQ(http_.connections_in_use(), 1u);
+  EXPECT_GT(net_.stats().rx_deferred, 0u) << "lwIP kept what the listener's queue could not";
+  // Another client is served meanwhile.
+  Client& b = connect(2);
+  send(b, echo(3, sid, "meanwhile"));
+  Response r = next_response(b);
+  EXPECT_NE(r.body.find("meanwhile"), std::string::npos);
+  EXPECT_EQ(progress.dropped_at, 0u) << "still there";
+  ASSERT_TRUE(run_until([&] { return progress.dropped_at != 0; }));
+  EXPECT_GE(progress.dropped_at - progress.last_change, options_.send_timeout_ms);
+  EXPECT_LT(progress.dropped_at - progress.last_change, options_.send_timeout_ms + 1500u);
+  EXPECT_EQ(http_.connections_in_use(), 1u) << "b only";
+  EXPECT_EQ(net_.slots_in_use(), 1u);
+  a.set_read(SIZE_MAX);  // reading again, it learns of the reset
+  EXPECT_TRUE(run_until([&] { return a.reset_seen(); }, 2000));
+}
+
+// 4. A slow reader (40 bytes per 2 ms step) gets the whole large answer, intact.
+TEST_F(LwipHttp, SlowReaderGetsTheWholeLargeAnswer) {
+  const std::string sid = session(0);
+  Client& c = client(0);
+  c.set_read(40);
+  const uint32_t pumps = lwip_world::pumps();
+  send(c, post(call(2, "big"), sid));
+  Response r = next_response(c, 200000);
+  EXPECT_EQ(r.status, 200);
+  EXPECT_TRUE(r.chunked);
+  expect_all_blocks(r.body);
+  EXPECT_GT(lwip_world::pumps(), pumps) << "the handler waited for the window";
+  EXPECT_FALSE(c.reset_seen());
+  // The connection goes on.
+  c.set_read(SIZE_MAX);
+  send(c, echo(3, sid, "after the slow one"));
+  EXPECT_NE(next_response(c).body.find("after the slow one"), std::string::npos);
+}
+
+// 5a. A reset in the middle of a request body: the engine's and the listener's slots free, the
+//     server goes on.
+TEST_F(LwipHttp, ResetInTheMiddleOfARequestBody) {
+  const std::string sid = session_then_close(0);
+  Client& a = connect(1);
+  send(a, "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+          "Accept: application/json, text/event-stream\r\nMcp-Session-Id: " +
+              sid + "\r\nContent-Length: 3000\r\n\r\n" + std::string(500, ' '));
+  ASSERT_TRUE(run_until([&] { return a.connected() && a.unsent() == 0 && http_.connections_in_use() == 1; }));
+  run_steps(100);
+  EXPECT_EQ(http_.connections_in_use(), 1u) << "waiting for the rest of the body";
+  a.abort();
+  EXPECT_TRUE(run_until([&] { return http_.connections_in_use() == 0 && net_.slots_in_use() == 0; }));
+  EXPECT_EQ(net_.stats().errors, 1u);
+  Client& b = connect(2);
+  send(b, echo(2, sid, "still serving"));
+  EXPECT_NE(next_response(b).body.find("still serving"), std::string::npos);
+}
+
+// 5b. A FIN while the session's GET event stream is open: both slots free at once, and the
+//     stream is detached (a new GET stream is not refused with 409).
+TEST_F(LwipHttp, FinDuringAnEventStreamFreesTheSlots) {
+  const std::string sid = session_then_close(0);
+  Client& g = connect(1);
+  send(g, get_stream(sid));
+  ASSERT_TRUE(run_until([&] {
+    const Framing f = frame(received(g));
+    return f.head_len != 0 && received(g).find("\n\n", f.head_len) != std::string_view::npos;
+  }));
+  const Framing f = frame(received(g));
+  EXPECT_EQ(f.status, 200);
+  EXPECT_EQ(header(received(g).substr(0, f.head_len), "content-type"), "text/event-stream");
+  EXPECT_EQ(http_.connections_in_use(), 1u);
+  g.close();
+  EXPECT_TRUE(run_until([&] { return http_.connections_in_use() == 0 && net_.slots_in_use() == 0; }));
+  Client& h = connect(2);
+  send(h, get_stream(sid));
+  ASSERT_TRUE(run_until([&] { return frame(received(h)).head_len != 0; }));
+  EXPECT_EQ(frame(received(h)).status, 200) << std::string(received(h));
+  // The server goes on serving requests meanwhile.
+  Client& p = connect(3);
+  send(p, echo(2, sid, "beside the stream"));
+  EXPECT_NE(next_response(p).body.find("beside the stream"), std::string::npos);
+}
+
+// 6. More clients than slots: the engine's three connections are busy (each waits for a
+//    deferred call), two more clients connect and send their requests at once. The listener's
+//    spare slot answers 503 (ending with FIN: the 503 is not lost to a reset for the request
+//    that came with it), the one beyond that is reset. The three are answered afterwards, and
+//    every slot is free again.
+TEST_F(LwipHttp, MoreClientsThanSlotsGet503OrAResetAndTheOthersAreServed) {
+  const std::string sid = session_then_close(0);
+  const uint32_t accepted = net_.stats().accepted;
+  for (size_t i = 1; i <= kConns; ++i) {
+    Client& c = connect(i);
+    send(c, post(call(static_cast<int>(10 + i), "slow"), sid));
+  }
+  ASSERT_TRUE(run_until([&] { return fixture::pending_slow() == static_cast<int>(kConns); }));
+  EXPECT_EQ(http_.connections_in_use(), kConns);
+  for (size_t i = kConns + 1; i <= kConns + 2; ++i) {
+    Client& c = connect(i);
+    send(c, echo(static_cast<int>(10 + i), sid, "crowd"));
+  }
+  run_steps(200);
+  size_t busy = 0, reset = 0;
+  for (size_t i = kConns + 1; i <= kConns + 2; ++i) {
+    Client& c = client(i);
+    const std::string_view in = received(c);
+    if (in.rfind("HTTP/1.1 503 ", 0) == 0) {
+      ++busy;
+      EXPECT_TRUE(c.fin()) << "the 503 ends with FIN";
+      EXPECT_FALSE(c.reset_seen()) << "not with RST";
+      EXPECT_NE(in.find("Retry-After: 1"), std::string_view::npos);
+    } else if (c.reset_seen() && in.empty()) {
+      ++reset;
+    } else {
+      ADD_FAILURE() << "client " << i << ": " << std::string(in.substr(0, 200));
+    }
+  }
+  EXPECT_EQ(busy, 1u);
+  EXPECT_EQ(reset, 1u);
+  EXPECT_EQ(net_.stats().accepted - accepted, kConns);
+  EXPECT_EQ(net_.stats().refused_busy, 1u);
+  EXPECT_EQ(net_.stats().refused_reset, 1u);
+  {
+    emcp_test::NoHeapScope no_heap;
+    for (size_t i = 0; i < kConns; ++i) EXPECT_EQ(fixture::complete_slow(), Status::kOk);
+  }
+  for (size_t i = 1; i <= kConns; ++i) {
+    Response r = next_response(client(i));
+    EXPECT_EQ(r.status, 200);
+    EXPECT_NE(r.body.find("slow done"), std::string::npos) << r.body;
+  }
+  lwip_world::abort_clients();
+  EXPECT_TRUE(run_until([&] { return http_.connections_in_use() == 0 && net_.slots_in_use() == 0; }));
+  Client& late = connect(7);
+  send(late, echo(20, sid, "room again"));
+  EXPECT_NE(next_response(late).body.find("room again"), std::string::npos);
+}
+
+// 7a. No TCP pcb left: a client beyond MEMP_NUM_TCP_PCB cannot even start (tcp_new fails), and
+//     a SYN that reaches the listener when lwIP has no pcb for it is dropped (lwIP 2.1.3's altcp
+//     accept would dereference the missing pcb: the listener guards it), so the client's SYN
+//     is retransmitted and the connection is made once pcbs are free again.
+TEST_F(LwipHttp, PcbPoolExhaustionDelaysNewConnectionsUntilPcbsAreFree) {
+  const std::string sid = session_then_close(0);
+  settle();  // no TIME_WAIT pcb left for lwIP to reuse
+  ASSERT_GT(lwip_world::hold_pcbs(1), 0u);
+  Client& a = client(1);
+  ASSERT_TRUE(a.connect(80)) << "the last pcb";
+  EXPECT_FALSE(client(2).connect(80)) << "no pcb: lwIP refuses at once";
+  run_steps(1000);  // 2 s: the server had no pcb for the SYN
+  EXPECT_FALSE(a.connected());
+  EXPECT_EQ(net_.slots_in_use(), 0u);
+  lwip_world::release_held();
+  ASSERT_TRUE(run_until([&] { return a.connected(); }, 10000)) << "the retransmitted SYN is taken";
+  send(a, echo(2, sid, "after the pool emptied"));
+  EXPECT_NE(next_response(a).body.find("after the pool emptied"), std::string::npos);
+}
+
+// 7b. lwIP's heap (MEM_SIZE) exhausted while the engine answers: writes are refused (counted),
+//     the answer waits in the engine's buffer and goes out, whole, once memory is free.
+struct ReleaseAt {
+  uint64_t at;
+  bool done = false;
+};
+void release_at(void* ctx) {
+  auto* r = static_cast<ReleaseAt*>(ctx);
+  if (!r->done && fixture::now_ms() >= r->at) {
+    lwip_world::release_held();
+    r->done = true;
+  }
+}
+
+TEST_F(LwipHttp, HeapExhaustionDelaysAnAnswerUntilMemoryIsFree) {
+  const std::string sid = session(0);
+  Client& c = client(0);
+  send(c, echo(2, sid, "despite the heap"));
+  {
+    emcp_test::NoHeapScope no_heap;
+    for (int i = 0; i < 100 && c.unsent() != 0; ++i) lwip_world::step();  // written, in flight
+  }
+  ASSERT_EQ(c.unsent(), 0u);
+  ASSERT_GT(lwip_world::hold_heap(), 0u);
+  ReleaseAt release{fixture::now_ms() + 1000};
+  lwip_world::set_hook(&release_at, &release);
+  Response r = next_response(c);
+  EXPECT_TRUE(release.done);
+  EXPECT_EQ(r.status, 200);
+  EXPECT_NE(r.body.find("despite the heap"), std::string::npos);
+  EXPECT_GT(net_.stats().write_mem, 0u) << "lwIP refused writes meanwhile";
+  EXPECT_FALSE(c.reset_seen());
+}
+
+// 7c. ... and for longer than send_timeout_ms in the middle of a large answer: the handler's
+//     wait keeps the network running (and the clock moving) and gives up at the timeout, the
+//     connection is dropped; once memory is free the server serves again.
+TEST_F(LwipHttp, HeapExhaustionLongerThanTheSendTimeoutDropsTheConnection) {
+  const std::string sid = session(0);
+  Client& c = client(0);
+  send(c, post(call(2, "big"), sid));
+  {
+    emcp_test::NoHeapScope no_heap;
+    for (int i = 0; i < 100 && c.unsent() != 0; ++i) lwip_world::step();
+  }
+  ASSERT_EQ(c.unsent(), 0u);
+  ASSERT_GT(lwip_world::hold_heap(), 0u);
+  const uint64_t start = fixture::now_ms();
+  EXPECT_TRUE(run_until([&] { return http_.connections_in_use() == 0; }, 20000));
+  EXPECT_GE(fixture::now_ms() - start, options_.send_timeout_ms);
+  EXPECT_GT(net_.stats().write_mem, 0u);
+  lwip_world::release_held();
+  c.abort();
+  Client& d = connect(1);
+  send(d, echo(3, sid, "memory is back"));
+  EXPECT_NE(next_response(d).body.find("memory is back"), std::string::npos);
+}
+
+// A Connection: close answer, with the client's next request already sent behind it: the
+// answer arrives whole and the connection ends with FIN, not with a reset for the unread
+// request (the listener reads and drops what comes until the client's own FIN).
+TEST_F(LwipHttp, ConnectionCloseEndsWithFinEvenWithPipelinedBytesUnread) {
+  const std::string sid = session_then_close(0);
+  Client& c = connect(1);
+  send(c, echo(2, sid, "last one", "Connection: close\r\n") + echo(3, sid, "never read"));
+  Response r = next_response(c);
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.headers["connection"], "close");
+  EXPECT_NE(r.body.find("last one"), std::string::npos);
+  ASSERT_TRUE(run_until([&] { return c.fin() || c.reset_seen(); }));
+  EXPECT_TRUE(c.fin());
+  EXPECT_FALSE(c.reset_seen());
+  EXPECT_EQ(received(c).size(), 0u) << "no answer to the request after it";
+  // The client writes more after the server's FIN: the server still reads and drops it (no RST)
+  // until the client closes too.
+  send(c, echo(4, sid, "ignored"));
+  run_steps(50);
+  EXPECT_FALSE(c.reset_seen());
+  c.close();
+  EXPECT_TRUE(run_until([&] { return net_.slots_in_use() == 0 && http_.connections_in_use() == 0; }));
+}
+
+// stop() with connections open (one in the middle of a request, one on an event stream):
+// every one is reset, the engine's slots are free, lwIP's pools are back to where they were
+// before listen(); the listener can listen again and serves.
+TEST_F(LwipHttp, StopResetsEveryConnectionAndListeningAgainServes) {
+  const std::string sid = session_then_close(0);
+  Client& a = connect(1);
+  send(a, "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100\r\n\r\n{");
+  Client& g = connect(2);
+  send(g, get_stream(sid));
+  ASSERT_TRUE(run_until([&] { return http_.connections_in_use() == 2 && frame(received(g)).head_len != 0; }));
+  {
+    emcp_test::NoHeapScope no_heap;
+    net_.stop();
+  }
+  EXPECT_EQ(http_.connections_in_use(), 0u);
+  EXPECT_EQ(net_.slots_in_use(), 0u);
+  EXPECT_TRUE(run_until([&] { return a.reset_seen() && g.reset_seen(); }, 100));
+  char why[512];
+  run_until([&] { return lwip_world::same(lwip_world::pools(), lwip_world::at_start(), nullptr, 0); }, 4000);
+  EXPECT_TRUE(lwip_world::same(lwip_world::pools(), lwip_world::at_start(), why, sizeof why)) << why;
+  Client& b = connect(3);
+  run_steps(100);
+  EXPECT_TRUE(b.reset_seen()) << "nobody listens: refused";
+  {
+    emcp_test::NoHeapScope no_heap;
+    ASSERT_EQ(net_.listen(80), Status::kOk);
+  }
+  Client& c = connect(4);
+  send(c, echo(2, sid, "listening again"));
+  EXPECT_NE(next_response(c).body.find("listening again"), std::string::npos);
+}
+
+}  // namespace
