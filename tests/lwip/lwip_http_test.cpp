@@ -591,6 +591,52 @@ TEST_F(LwipHttp, FinDuringAnEventStreamFreesTheSlots) {
   EXPECT_NE(next_response(p).body.find("beside the stream"), std::string::npos);
 }
 
+// 5b. A client that stops reading its event stream: the server's notifications fill its window,
+//     the one that finds no room waits (bounded, the stack pumping), the stream's connection is
+//     let go after send_timeout_ms and the session's events go on into the replay buffer, from
+//     which the client resumes with Last-Event-ID; another client is served all along.
+TEST_F(LwipHttp, EventStreamNobodyReadsIsDroppedAndResumable) {
+  const std::string sid = session_then_close(0);
+  Client& g = connect(1);
+  send(g, get_stream(sid));
+  ASSERT_TRUE(run_until([&] {
+    const Framing f = frame(received(g));
+    return f.head_len != 0 && received(g).find("\n\n", f.head_len) != std::string_view::npos;
+  }));
+  const std::string_view primed = received(g);
+  const size_t id_at = primed.find("id: ");
+  ASSERT_NE(id_at, std::string_view::npos) << "a priming event with an id";
+  const std::string last_id(primed.substr(id_at + 4, primed.find('\n', id_at) - id_at - 4));
+  g.set_read(0);  // the client stops reading
+  const uint64_t t0 = fixture::now_ms();
+  for (int i = 0; i < 200 && http_.connections_in_use() != 0; ++i) {
+    emcp_test::NoHeapScope no_heap;
+    server_.log(emcp::mcp::LogLevel::kError, "event that nobody reads 0123456789012345678901234567890123456789");
+    lwip_world::step();
+    net_.run_once();
+  }
+  run_steps(200);
+  EXPECT_EQ(http_.connections_in_use(), 0u) << "the stream's connection was let go";
+  EXPECT_GE(fixture::now_ms() - t0, options_.send_timeout_ms) << "let go for its timeout, not before";
+  EXPECT_LE(fixture::now_ms() - t0, 4u * options_.send_timeout_ms);
+  EXPECT_LT(g.received_total(), 64u * 1024u) << "it got at most its window and lwIP's buffers";
+  {
+    emcp_test::NoHeapScope no_heap;
+    server_.log(emcp::mcp::LogLevel::kError, "logged while the client is away");
+  }
+  // Served meanwhile and afterwards.
+  Client& p = connect(2);
+  send(p, echo(2, sid, "beside the stalled stream"));
+  EXPECT_NE(next_response(p).body.find("beside the stalled stream"), std::string::npos);
+  // The client comes back and resumes.
+  Client& h = connect(3);
+  send(h, "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: " + sid +
+              "\r\nLast-Event-ID: " + last_id + "\r\n\r\n");
+  ASSERT_TRUE(run_until([&] { return received(h).find("logged while the client is away") != std::string_view::npos; }))
+      << std::string(received(h).substr(0, 400));
+  EXPECT_EQ(frame(received(h)).status, 200);
+}
+
 // 6. More clients than slots: the engine's three connections are busy (each waits for a
 //    deferred call), two more clients connect and send their requests at once. The listener's
 //    spare slot answers 503 (ending with FIN: the 503 is not lost to a reset for the request
