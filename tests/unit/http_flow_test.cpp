@@ -154,6 +154,34 @@ TEST_F(HttpFlow, StalledEventStreamIsDroppedAndItsEventsCanBeResumed) {
   EXPECT_NE(ev[2].data.find("third, while away"), std::string::npos);
 }
 
+TEST_F(HttpFlow, ReplayThatMeetsAFullWindowGoesOnWhenItOpens) {
+  const std::string sid = session();
+  const int g = open_conn();
+  feed(g, "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: " + sid + "\r\n\r\n");
+  const auto primed = events(responses(g)[0].body);
+  ASSERT_EQ(primed.size(), 1u);
+  closed(g);
+  for (int i = 0; i < 4; ++i) log(("kept, number " + std::to_string(i)).c_str());  // the 1 KiB buffer holds 5
+  // The client comes back on a connection whose window takes 100 bytes at a time.
+  const int r = open_conn();
+  port_.window[r] = 60;
+  feed(r, "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: " + sid +
+              "\r\nLast-Event-ID: " + primed[0].id + "\r\n\r\n");
+  EXPECT_TRUE(output_pending(r)) << "the replay stopped at the full window";
+  log("kept during the replay");  // joins the replay
+  drain_slowly(r, 60);
+  EXPECT_EQ(port_.waits, 0) << "a replay never waits: it goes on from writable()";
+  auto rs = responses(r);
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_FALSE(rs[0].complete) << "the stream goes on live";
+  const auto ev = events(rs[0].body);
+  ASSERT_EQ(ev.size(), 5u) << rs[0].body;
+  for (int i = 0; i < 4; ++i) EXPECT_NE(ev[i].data.find("number " + std::to_string(i)), std::string::npos);
+  EXPECT_NE(ev[4].data.find("kept during the replay"), std::string::npos);
+  log("live again");
+  EXPECT_NE(port_.out[r].view().find("live again"), std::string_view::npos);
+}
+
 TEST_F(HttpFlow, WebSocketFramesWaitForTheWindow) {
   const int c = open_conn();
   port_.window[c] = 20;  // even the handshake's answer waits

@@ -192,7 +192,7 @@ int HttpServer::open() {
     c.route_ = Route::kNone;
     c.body_ = Body::kNone;
     c.head_sent_ = c.head_pending_ = c.feeding_ = c.handling_ = c.dead_ = c.sse_ = c.tee_ = c.ended_ = false;
-    c.force_sse_ = c.defer_ = false;
+    c.force_sse_ = c.defer_ = c.replaying_ = false;
     c.pend_off_ = c.pend_len_ = 0;
     c.input_hash_ = 0;
     c.ws_first_ = true;
@@ -226,7 +226,11 @@ void HttpServer::writable(uint16_t conn) {
   Conn& c = conns_[conn];
   if (c.phase_ == Phase::kFree || c.handling_) return;
   (void)drain_pending(c, false);
-  if (c.dead_ || (c.phase_ == Phase::kClosing && c.pend_len_ == 0)) drop(c, true);
+  if (c.dead_ || (c.phase_ == Phase::kClosing && c.pend_len_ == 0)) {
+    drop(c, true);
+    return;
+  }
+  if (c.replaying_ && c.pend_len_ == 0) continue_replay(c);
 }
 
 void HttpServer::closed(uint16_t conn) {
@@ -269,6 +273,7 @@ void HttpServer::drop(Conn& c, bool tell_port) {
   c.phase_ = Phase::kFree;
   c.ended_ = false;
   c.pend_off_ = c.pend_len_ = 0;  // whatever the port did not take is lost with the connection
+  c.replaying_ = false;
   c.sink_.release();
   c.sink_.reset();
   if (tell_port && port_.close != nullptr) port_.close(port_.ctx, c.index_);
@@ -1064,20 +1069,47 @@ void HttpServer::resume_stream(Conn& c, HttpSession& s) {
     return;
   }
   start_stream_body(c, "text/event-stream", true);
-  bool final = false;
-  bool any = false;
-  for (size_t off = 0; off + kRecordHeader <= s.ring_len_;) {
-    const char* rec = s.ring_ + off;
-    const uint32_t len = get_u32(rec);
-    if (get_u32(rec + 4) == sid && get_u32(rec + 12) > after && !(s.rec_open_ && off == s.rec_)) {
-      c.sink_.write(rec + kRecordHeader, len - kRecordHeader);
-      any = true;
-      final = final || (get_u32(rec + 8) & kFinal) != 0;
-    }
-    off += len;
+  c.replaying_ = true;
+  c.replay_final_ = false;
+  c.replay_sid_ = sid;
+  c.replay_after_ = after;
+  continue_replay(c);
+}
+
+// Replays the kept events of the stream a GET with Last-Event-ID names, one at a time, from
+// the cursor on (events kept meanwhile included): each goes out as it is written, and when the
+// window is full the replay stops and goes on from writable() or poll(). Then the stream goes
+// on live on this connection (or it ended: the response ends).
+void HttpServer::continue_replay(Conn& c) {
+  if (session_gone(c)) {
+    c.replaying_ = false;
+    c.session_ = -1;
+    finish_body(c);
+    end_request(c);
+    return;
   }
-  (void)any;
-  if (final) {
+  HttpSession& s = sessions_[static_cast<size_t>(c.session_)];
+  const uint32_t sid = c.replay_sid_;
+  for (;;) {
+    const char* next = nullptr;
+    for (size_t off = 0; off + kRecordHeader <= s.ring_len_ && next == nullptr; off += get_u32(s.ring_ + off)) {
+      const char* rec = s.ring_ + off;
+      if (get_u32(rec + 4) == sid && get_u32(rec + 12) > c.replay_after_ && !(s.rec_open_ && off == s.rec_)) next = rec;
+    }
+    if (next == nullptr) break;
+    c.sink_.write(next + kRecordHeader, get_u32(next) - kRecordHeader);
+    c.replay_after_ = get_u32(next + 12);
+    c.replay_final_ = c.replay_final_ || (get_u32(next + 8) & kFinal) != 0;
+    push_out(c);
+    if (c.dead_) {
+      c.replaying_ = false;
+      drop(c, true);
+      return;
+    }
+    if (c.pend_len_ != 0) return;  // the rest once the window opens
+  }
+  c.replaying_ = false;
+  if (c.replay_final_) {
     finish_body(c);
     c.session_ = -1;
     end_request(c);
@@ -1546,6 +1578,10 @@ void HttpServer::poll() {
       }
       if (!c.dead_ && c.pend_len_ != 0) continue;
       if (!c.dead_ && c.phase_ == Phase::kClosing) c.dead_ = true;  // its last answer is out
+      if (!c.dead_ && c.replaying_) {
+        continue_replay(c);
+        continue;
+      }
     }
     if (c.dead_ || c.phase_ == Phase::kClosing) {
       drop(c, true);

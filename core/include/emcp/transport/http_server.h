@@ -165,6 +165,10 @@ class HttpConnection {
   uint32_t out_cap_ = 0;
   uint32_t pend_off_ = 0;      // out_[pend_off_, +pend_len_): written, not yet taken by the port
   uint32_t pend_len_ = 0;
+  bool replaying_ = false;     // a GET with Last-Event-ID is replaying kept events
+  bool replay_final_ = false;  // ... and one of them ended its stream
+  uint32_t replay_sid_ = 0;    // the stream replayed
+  uint32_t replay_after_ = 0;  // the last event number replayed
   bool sse_ = false;           // the response is an event stream
   bool force_sse_ = false;     // answer as an event stream even if JSON would do (batches)
   bool ws_first_ = true;       // WebSocket: the next frame starts a message
@@ -314,6 +318,7 @@ class HttpServer {
   void handle_post(Conn& c, const jsonrpc::Decoded& d);
   void open_get_stream(Conn& c, HttpSession& s);
   void resume_stream(Conn& c, HttpSession& s);
+  void continue_replay(Conn& c);
   void open_legacy(Conn& c);
   void upgrade(Conn& c);
   void receive_ws(Conn& c, const uint8_t* p, size_t n);
