@@ -326,35 +326,16 @@ void HttpServer::lend(Conn& c) {
   if (c.pend_len_ != 0 && !c.sink_.held() && c.sink_.buffered() == 0) c.sink_.hold();
 }
 
-// Hands data[0, n) to the port, after whatever is pending. What it does not take: with
-// `may_defer` and data in the output buffer, it stays pending; otherwise the engine waits.
+// Hands data[0, n) to the port, after whatever is pending. The bytes are in the connection's
+// output buffer (every output is assembled there), so what the port does not take stays
+// pending: with `may_defer` until writable() or poll(); otherwise the engine waits for it.
 Status HttpServer::send(Conn& c, const char* data, size_t n, bool may_defer) {
   if (c.dead_ || !drain_pending(c, true)) return Status::kClosed;
-  const uint64_t deadline = server_.now() + options_.send_timeout_ms;
-  while (n != 0) {
-    size_t taken = 0;
-    const Status st = port_.write(port_.ctx, c.index_, data, n, &taken);
-    if (st != Status::kOk || taken > n) {
-      c.dead_ = true;
-      return st != Status::kOk ? st : Status::kIoError;
-    }
-    if (taken != 0) c.last_ms_ = server_.now();
-    data += taken;
-    n -= taken;
-    if (n == 0 || taken != 0) continue;
-    if (may_defer && data >= c.out_ && data + n <= c.out_ + c.out_cap_) {
-      c.pend_off_ = static_cast<uint32_t>(data - c.out_);
-      c.pend_len_ = static_cast<uint32_t>(n);
-      return Status::kOk;
-    }
-    const uint64_t now = server_.now();
-    if (port_.wait_writable == nullptr || now >= deadline ||
-        port_.wait_writable(port_.ctx, c.index_, static_cast<uint32_t>(deadline - now)) != Status::kOk) {
-      c.dead_ = true;
-      return Status::kWouldBlock;
-    }
-  }
-  return Status::kOk;
+  EMCP_ASSERT(data >= c.out_ && data + n <= c.out_ + c.out_cap_);
+  c.pend_off_ = static_cast<uint32_t>(data - c.out_);
+  c.pend_len_ = static_cast<uint32_t>(n);
+  (void)drain_pending(c, !may_defer);
+  return c.dead_ ? Status::kClosed : Status::kOk;
 }
 
 // A few bytes that end a piece of output (a last chunk, a WebSocket control frame, an interim
@@ -363,22 +344,14 @@ Status HttpServer::send(Conn& c, const char* data, size_t n, bool may_defer) {
 void HttpServer::send_tail(Conn& c, const char* data, size_t n) {
   if (c.dead_) return;
   EMCP_ASSERT(c.sink_.buffered() == 0 && n <= c.out_cap_);
-  if (c.pend_len_ != 0 && c.pend_off_ + c.pend_len_ + n > c.out_cap_) {
-    if (c.pend_len_ + n <= c.out_cap_) {
-      memmove(c.out_, c.out_ + c.pend_off_, c.pend_len_);
-      c.pend_off_ = 0;
-    } else if (!drain_pending(c, true)) {
-      return;
-    }
+  if (c.pend_len_ + n > c.out_cap_ && !drain_pending(c, true)) return;  // no room even compacted
+  if (c.pend_off_ + c.pend_len_ + n > c.out_cap_) {
+    memmove(c.out_, c.out_ + c.pend_off_, c.pend_len_);
+    c.pend_off_ = 0;
   }
-  char* const at = c.out_ + (c.pend_len_ != 0 ? c.pend_off_ + c.pend_len_ : 0);
-  memmove(at, data, n);  // data may be in out_ itself
-  if (c.pend_len_ != 0) {
-    c.pend_len_ += static_cast<uint32_t>(n);
-    (void)drain_pending(c, false);
-  } else {
-    (void)send(c, at, n, true);
-  }
+  memcpy(c.out_ + c.pend_off_ + c.pend_len_, data, n);  // data: a literal or the caller's array
+  c.pend_len_ += static_cast<uint32_t>(n);
+  (void)drain_pending(c, false);
   lend(c);
 }
 
