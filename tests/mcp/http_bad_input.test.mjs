@@ -27,8 +27,11 @@ const ping = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "ping" });
 async function stillServing({ busyRetries = 0 } = {}) {
   let r = await once(port, post(INIT));
   // After a burst of more connections than the server has slots, a connection may find every
-  // slot still taken by peers whose hang-up the server has not read yet: 503, documented.
-  for (let i = 0; i < busyRetries && r.status === 503; ++i) {
+  // slot still taken by peers whose hang-up the server has not read yet: 503, documented; on a
+  // board whose lwIP has no slot or PCB left for it yet, a refused connection (closed without
+  // an answer), also documented.
+  const busy = (x) => x.status === 503 || (x.status === undefined && x.closed);
+  for (let i = 0; i < busyRetries && busy(r); ++i) {
     await new Promise((resolve) => setTimeout(resolve, 100));
     r = await once(port, post(INIT));
   }
