@@ -110,7 +110,7 @@ find_shared_dir() {
   return 1
 }
 
-BASE_PACKAGES=(cmake ninja-build g++ binutils libgtest-dev libmbedtls-dev python3)
+BASE_PACKAGES=(cmake ninja-build g++ binutils libgtest-dev libmbedtls-dev openssl python3)
 # Cortex-M firmware and the boards emulated in CI (no recommends: the QEMU package pulls in a
 # lot otherwise).
 BOARD_PACKAGES=(gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib

@@ -95,7 +95,7 @@ int main(int argc, char** argv) {
   }
   lwip_world::init(&on_assert);
   app::init(g_server, &fixture::now_ms);
-  g_net.attach(g_http);
+  g_net.attach(g_http.handler());
   g_net.set_pump(&lwip_world::pump, nullptr);
   if (g_net.listen(80) != emcp::Status::kOk || !lwip_world::client(0).connect(80)) {
     fprintf(stderr, "cannot listen or connect\n");

@@ -97,19 +97,19 @@ void Net::close(void* ctx, uint16_t conn) {
 }
 
 void Net::run_once() {
-  if (http_ == nullptr) return;
-  // PORT: for each connection the stack accepted: int c = http_->open(); when c < 0, send
-  //   HttpServer::busy_response() and close it.
+  if (!http_.valid()) return;
+  // PORT: for each connection the stack accepted: int c = http_.open(); when c < 0, send
+  //   http_.refusal() and close it.
   // PORT: for each open connection, in this order:
-  //   failed or reset          -> http_->closed(c), free the slot;
-  //   marked by write()        -> when it has room again: http_->writable(c);
-  //   received bytes           -> while http_->wants_input(c): used = http_->receive(c, p, n);
+  //   failed or reset          -> http_.closed(c), free the slot;
+  //   marked by write()        -> when it has room again: http_.writable(c);
+  //   received bytes           -> while http_.wants_input(c): used = http_.receive(c, p, n);
   //                               acknowledge only `used` bytes to the stack (TCP window);
-  //   the peer's FIN, all read -> http_->closed(c), close it.
+  //   the peer's FIN, all read -> http_.closed(c), close it.
   const uint64_t now = now_ms();
   if (now - last_poll_ms_ >= 100) {
     last_poll_ms_ = now;
-    http_->poll();  // timeouts, heartbeats, session expiry, the server's timeouts
+    http_.poll();  // timeouts, heartbeats, session expiry, the server's timeouts
   }
 }
 

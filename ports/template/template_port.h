@@ -57,7 +57,8 @@ class Net {
  public:
   /// The callbacks for transport::HttpServer's constructor.
   emcp::transport::HttpPort port_interface();
-  void attach(emcp::transport::HttpServer& http) { http_ = &http; }
+  /// What the port drives: the engine's handler(), or a layer's in front of it (TLS).
+  void attach(emcp::transport::ConnectionHandler handler) { http_ = handler; }
   /// Delivers what the stack recorded: new connections (HttpServer::open), bytes
   /// (receive, only while wants_input), room to write (writable), ends (closed); and runs
   /// HttpServer::poll() every 100 ms or so.
@@ -73,7 +74,7 @@ class Net {
   // HttpPort::close: close `conn` once what was written is sent; forget it at once.
   static void close(void* ctx, uint16_t conn);
 
-  emcp::transport::HttpServer* http_ = nullptr;
+  emcp::transport::ConnectionHandler http_;
   uint64_t last_poll_ms_ = 0;
 };
 

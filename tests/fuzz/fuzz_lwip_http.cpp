@@ -72,7 +72,7 @@ void setup() {
   static emcp::transport::StaticHttpServer<kConns, 2, 2048, 512, 600> http(server, g_options, net.port_interface());
   g_net = &net;
   g_http = &http;
-  net.attach(http);
+  net.attach(http.handler());
   net.set_pump(&lwip_world::pump, nullptr);
   if (net.listen(80) != emcp::Status::kOk) fail("listen");
   lwip_world::set_tick(10);

@@ -244,7 +244,7 @@ class LwipHttp : public ::testing::Test {
     for (size_t i = 0; i < lwip_world::kClients; ++i) client(i).reset();
     g_random = 0;
     fixture::install(server_);
-    net_.attach(http_);
+    net_.attach(http_.handler());
     net_.set_pump(&lwip_world::pump, nullptr);
     ASSERT_EQ(net_.listen(80), Status::kOk);
     listening_ = lwip_world::pools();

@@ -145,6 +145,23 @@ StrView HttpServer::busy_response() {
       "Retry-After: 1\r\nConnection: close\r\n\r\nno free connection, retry\n");
 }
 
+namespace {
+const ConnectionHandler::Ops kEngineOps = {
+    [](void* ctx) { return static_cast<HttpServer*>(ctx)->open(); },
+    [](void* ctx, uint16_t conn, const void* data, size_t n) {
+      return static_cast<HttpServer*>(ctx)->receive(conn, data, n);
+    },
+    [](void* ctx, uint16_t conn) { return static_cast<HttpServer*>(ctx)->wants_input(conn); },
+    [](void* ctx, uint16_t conn) { static_cast<HttpServer*>(ctx)->writable(conn); },
+    [](void* ctx, uint16_t conn) { static_cast<HttpServer*>(ctx)->closed(conn); },
+    [](void* ctx) { static_cast<HttpServer*>(ctx)->poll(); },
+    [](void* ctx) { return static_cast<HttpServer*>(ctx)->mcp().now(); },
+    [](void*) { return HttpServer::busy_response(); },
+};
+}  // namespace
+
+ConnectionHandler HttpServer::handler() { return ConnectionHandler(&kEngineOps, this); }
+
 size_t HttpServer::connections_in_use() const {
   size_t n = 0;
   for (const Conn& c : conns_) n += c.phase_ != Phase::kFree ? 1 : 0;

@@ -120,7 +120,7 @@ transport::HttpPort LwipHttpListener::port_interface() {
 }
 
 Status LwipHttpListener::listen(uint16_t port, altcp_allocator_s* allocator) {
-  if (server_ == nullptr || listen_pcb_ != nullptr) return Status::kInvalidState;
+  if (!server_.valid() || listen_pcb_ != nullptr) return Status::kInvalidState;
 #if !LWIP_ALTCP
   if (allocator != nullptr) return Status::kInvalidArgument;  // no altcp: plain TCP only
 #endif
@@ -152,7 +152,7 @@ void LwipHttpListener::shut(bool tell_engine) {
     if (s.state == LwipConn::State::kFree) continue;
     const int16_t conn = s.state == LwipConn::State::kOpen ? s.conn : -1;
     release(s, true);
-    if (tell_engine && conn >= 0 && server_ != nullptr) server_->closed(static_cast<uint16_t>(conn));
+    if (tell_engine && conn >= 0 && server_.valid()) server_.closed(static_cast<uint16_t>(conn));
   }
   if (listen_pcb_ != nullptr) {
     close_listener(listen_pcb_);
@@ -240,19 +240,19 @@ void LwipHttpListener::on_err(void* arg, err_t) {
 // ---- The loop ------------------------------------------------------------------------------------
 
 void LwipHttpListener::run_once(uint32_t poll_ms) {
-  if (server_ == nullptr) return;
+  if (!server_.valid()) return;
   for (LwipConn& s : slots_) {
     if (s.state == LwipConn::State::kAccepted) open_accepted(s);
     if (s.state != LwipConn::State::kOpen) continue;
     const uint16_t conn = static_cast<uint16_t>(s.conn);
     if (s.failed) {
       release(s, false);
-      server_->closed(conn);
+      server_.closed(conn);
       continue;
     }
     if (s.want_write && has_room(s.pcb)) {
       s.want_write = false;
-      server_->writable(conn);  // may close it (close_cb)
+      server_.writable(conn);  // may close it (close_cb)
       if (s.state != LwipConn::State::kOpen) continue;
     }
     offer(s);
@@ -261,14 +261,14 @@ void LwipHttpListener::run_once(uint32_t poll_ms) {
       // The peer is done: nothing more can be asked on this connection. (An answer still
       // being prepared for it is lost, as with a socket the client closed.)
       release(s, false);
-      server_->closed(conn);
+      server_.closed(conn);
     }
   }
-  const uint64_t now = server_->mcp().now();
+  const uint64_t now = server_.now_ms();
   if (poll_due_ || now - last_poll_ms_ >= poll_ms) {
     poll_due_ = false;
     last_poll_ms_ = now;
-    server_->poll();
+    server_.poll();
   }
 }
 
@@ -277,11 +277,11 @@ void LwipHttpListener::open_accepted(LwipConn& s) {
     release(s, false);
     return;
   }
-  const int conn = server_->open();
+  const int conn = server_.open();
   bool taken = false;
   for (const LwipConn& o : slots_) taken = taken || (o.state == LwipConn::State::kOpen && o.conn == conn);
   if (conn < 0 || taken) {
-    if (conn >= 0) server_->closed(static_cast<uint16_t>(conn));
+    if (conn >= 0) server_.closed(static_cast<uint16_t>(conn));
     refuse(s);
     return;
   }
@@ -295,7 +295,7 @@ void LwipHttpListener::open_accepted(LwipConn& s) {
 // came with it is read and dropped meanwhile). Reset when even the 503 cannot be written.
 void LwipHttpListener::refuse(LwipConn& s) {
   ++stats_.refused_busy;
-  const StrView busy = transport::HttpServer::busy_response();
+  const StrView busy = server_.refusal();
   const bool written = altcp_sndbuf(s.pcb) >= busy.size() &&
                        altcp_write(s.pcb, busy.data(), static_cast<u16_t>(busy.size()), TCP_WRITE_FLAG_COPY) == ERR_OK;
   if (written) (void)altcp_output(s.pcb);
@@ -316,7 +316,7 @@ void LwipHttpListener::offer(LwipConn& s) {
       s.rx_off = 0;
       continue;
     }
-    if (!server_->wants_input(conn)) break;
+    if (!server_.wants_input(conn)) break;
     // The pbuf of the chain at offset rx_off.
     pbuf* q = head;
     u16_t skip = s.rx_off;
@@ -328,7 +328,7 @@ void LwipHttpListener::offer(LwipConn& s) {
     // release() then leaves this chain alone, the engine still reading it, and it is freed here.
     offering_ = &s;
     offer_released_ = false;
-    const size_t used = server_->receive(conn, static_cast<const char*>(q->payload) + skip, q->len - skip);
+    const size_t used = server_.receive(conn, static_cast<const char*>(q->payload) + skip, q->len - skip);
     offering_ = nullptr;
     if (offer_released_) {
       (void)pbuf_free(head);
@@ -426,14 +426,14 @@ Status LwipHttpListener::wait_cb(void* ctx, uint16_t conn, uint32_t timeout_ms) 
   LwipConn* s = self->by_conn(conn);
   if (s == nullptr) return Status::kClosed;
   if (self->pump_ == nullptr) return Status::kWouldBlock;
-  mcp::Server& clock = self->server_->mcp();
-  const uint64_t deadline = clock.now() + timeout_ms;
+  const transport::ConnectionHandler& clock = self->server_;
+  const uint64_t deadline = clock.now_ms() + timeout_ms;
   // The stack runs first (acknowledgements come in, memory is freed; its callbacks only
   // record), then the connection is asked again: the write that brought the engine here took
   // nothing even if the buffer seemed to have room (the heap or the segment queue was short),
   // so answering from that same state would bring it straight back, the stack never running.
   for (;;) {
-    if (clock.now() >= deadline) return Status::kWouldBlock;
+    if (clock.now_ms() >= deadline) return Status::kWouldBlock;
     self->pump_(self->pump_ctx_);
     if (s->failed || s->pcb == nullptr) return Status::kClosed;
     if (has_room(s->pcb)) return Status::kOk;

@@ -191,7 +191,7 @@ void HttpListener::drop(uint16_t i) {
   ListenerConn& c = slots_[i];
   const int fd = c.fd;
   clear_slot(c);
-  server_->closed(i);
+  server_.closed(i);
   ::close(fd);
 }
 
@@ -201,10 +201,10 @@ void HttpListener::accept_all() {
     if (fd < 0) return;  // EAGAIN (all taken) or an error of that one connection
     const int one = 1;
     (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    const int idx = server_->open();
+    const int idx = server_.open();
     if (idx < 0 || static_cast<size_t>(idx) >= slots_.size() || slots_[static_cast<size_t>(idx)].fd >= 0) {
-      if (idx >= 0) server_->closed(static_cast<uint16_t>(idx));
-      const StrView busy = transport::HttpServer::busy_response();
+      if (idx >= 0) server_.closed(static_cast<uint16_t>(idx));
+      const StrView busy = server_.refusal();
       (void)send_all(fd, busy.data(), busy.size(), 100);
       ::close(fd);
       ++refused_;
@@ -222,8 +222,8 @@ void HttpListener::accept_all() {
 // Gives the engine what it can take of the connection's read bytes. False: nothing moved.
 bool HttpListener::offer(uint16_t i) {
   ListenerConn& c = slots_[i];
-  if (c.fd < 0 || c.pending_len == 0 || !server_->wants_input(i)) return false;
-  const size_t used = server_->receive(i, c.buf + c.pending_off, c.pending_len);
+  if (c.fd < 0 || c.pending_len == 0 || !server_.wants_input(i)) return false;
+  const size_t used = server_.receive(i, c.buf + c.pending_off, c.pending_len);
   if (c.fd < 0) return true;  // the engine closed it meanwhile
   c.pending_off += static_cast<uint32_t>(used);
   c.pending_len -= static_cast<uint32_t>(used);
@@ -233,7 +233,7 @@ bool HttpListener::offer(uint16_t i) {
 
 void HttpListener::read_conn(uint16_t i) {
   ListenerConn& c = slots_[i];
-  for (int rounds = 0; rounds < 16 && c.fd >= 0 && c.pending_len == 0 && server_->wants_input(i); ++rounds) {
+  for (int rounds = 0; rounds < 16 && c.fd >= 0 && c.pending_len == 0 && server_.wants_input(i); ++rounds) {
     const ssize_t k = ::recv(c.fd, c.buf, sizeof c.buf, 0);
     if (k > 0) {
       c.pending_off = 0;
@@ -264,12 +264,12 @@ void HttpListener::linger(ListenerConn& c, uint64_t now) {
 }
 
 Status HttpListener::run_once(int timeout_ms) {
-  if (server_ == nullptr || listen_fd_ < 0) return Status::kInvalidState;
+  if (!server_.valid() || listen_fd_ < 0) return Status::kInvalidState;
   // Bytes waiting from earlier rounds go first (the engine may take them now).
   bool waiting = false;
   for (size_t i = 0; i < slots_.size(); ++i) {
     (void)offer(static_cast<uint16_t>(i));
-    waiting = waiting || (slots_[i].fd >= 0 && slots_[i].pending_len != 0 && server_->wants_input(static_cast<uint16_t>(i)));
+    waiting = waiting || (slots_[i].fd >= 0 && slots_[i].pending_len != 0 && server_.wants_input(static_cast<uint16_t>(i)));
   }
   pollfd* const fds = fds_.data();
   uint16_t* const who = who_.data();
@@ -278,7 +278,7 @@ Status HttpListener::run_once(int timeout_ms) {
   for (size_t i = 0; i < slots_.size() && n + 2 <= fds_.size(); ++i) {
     ListenerConn& c = slots_[i];
     const short out = c.want_write ? POLLOUT : 0;
-    if (c.fd >= 0 && c.pending_len == 0 && server_->wants_input(static_cast<uint16_t>(i))) {
+    if (c.fd >= 0 && c.pending_len == 0 && server_.wants_input(static_cast<uint16_t>(i))) {
       who[n] = static_cast<uint16_t>(i);
       fds[n++] = pollfd{c.fd, static_cast<short>(POLLIN | out), 0};
     } else if (c.fd >= 0) {
@@ -309,7 +309,7 @@ Status HttpListener::run_once(int timeout_ms) {
       if (c.fd != fds[k].fd) continue;  // closed and maybe reused this round
       if ((fds[k].revents & POLLOUT) != 0 && c.want_write) {
         c.want_write = false;
-        server_->writable(i);  // the engine goes on with its output (and may close the slot)
+        server_.writable(i);  // the engine goes on with its output (and may close the slot)
         if (c.fd != fds[k].fd) continue;
       }
       if ((fds[k].events & POLLIN) == 0) {
@@ -331,7 +331,7 @@ Status HttpListener::run_once(int timeout_ms) {
   }
   for (ListenerConn& c : slots_)
     if (c.closing_fd >= 0 && now >= c.closing_until) linger(c, now);
-  server_->poll();
+  server_.poll();
   return Status::kOk;
 }
 

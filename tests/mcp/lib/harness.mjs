@@ -96,20 +96,34 @@ export class RecordingTransport {
   }
 }
 
+/// HTTPS/WSS instead of HTTP/WS: EMCP_TLS_DIR is the test PKI (tests/tls/make_certs.sh, made at
+/// test time), EMCP_TLS_NAME the server certificate in it ("server": EC P-256, "server-rsa").
+/// The client trusts the PKI's CA through NODE_EXTRA_CA_CERTS (set by the test's environment).
+const TLS_DIR = process.env.EMCP_TLS_DIR || null;
+const TLS_NAME = process.env.EMCP_TLS_NAME || "server";
+export const TLS = TLS_DIR !== null;
+export const HTTP_SCHEME = TLS ? "https" : "http";
+export const WS_SCHEME = TLS ? "wss" : "ws";
+/// The server's options for TLS (none without EMCP_TLS_DIR).
+export function tlsArgs() {
+  return TLS ? ["--tls-cert", `${TLS_DIR}/${TLS_NAME}.pem`, "--tls-key", `${TLS_DIR}/${TLS_NAME}.key`] : [];
+}
+
 /// Starts `command args --http 0 --ws` (or, with EMCP_RUN_BOARD, the board) and resolves with
 /// { proc, port } once it listens on a loopback port (it prints the port on stderr). Its stdin
 /// stays open: scripts/run-board stops the board at the end of its input.
 export function startNetworkServer(command, args = [], extra = ["--ws"]) {
   return new Promise((resolve, reject) => {
-    const [cmd, argv] = RUN_BOARD ? [RUN_BOARD[0], [...RUN_BOARD.slice(1), "--http", "0"]]
-                                  : [command, [...args, "--http", "0", ...extra]];
+    const [cmd, argv] = RUN_BOARD ? [RUN_BOARD[0], [...RUN_BOARD.slice(1), "--http", "0", ...tlsArgs()]]
+                                  : [command, [...args, "--http", "0", ...extra, ...tlsArgs()]];
     const proc = spawn(cmd, argv, { stdio: ["pipe", "ignore", "pipe"] });
     let err = "";
     const timer = setTimeout(() => { proc.kill("SIGKILL"); reject(new Error(`server did not start: ${err}`)); },
                              RUN_BOARD ? 60000 : 5000);
     proc.stderr.on("data", (d) => {
       err += d;
-      const m = /serving MCP on http:\/\/127\.0\.0\.1:(\d+)\//.exec(err);
+      // The scheme it announces must be the one asked for.
+      const m = new RegExp(`serving MCP on ${HTTP_SCHEME}://127\\.0\\.0\\.1:(\\d+)/`).exec(err);
       if (m) {
         clearTimeout(timer);
         resolve({ proc, port: Number(m[1]), stderr: () => err });
@@ -130,9 +144,9 @@ export async function stopNetworkServer(server) {
 function clientTransport(kind, port) {
   const base = `127.0.0.1:${port}`;
   switch (kind) {
-    case "http": return new StreamableHTTPClientTransport(new URL(`http://${base}/mcp`));
-    case "sse": return new SSEClientTransport(new URL(`http://${base}/sse`));
-    case "ws": return new WebSocketClientTransport(new URL(`ws://${base}/ws`));
+    case "http": return new StreamableHTTPClientTransport(new URL(`${HTTP_SCHEME}://${base}/mcp`));
+    case "sse": return new SSEClientTransport(new URL(`${HTTP_SCHEME}://${base}/sse`));
+    case "ws": return new WebSocketClientTransport(new URL(`${WS_SCHEME}://${base}/ws`));
     default: throw new Error(`unknown transport ${kind}`);
   }
 }

@@ -54,6 +54,7 @@
 #include "emcp/json/sink.h"
 #include "emcp/jsonrpc/decoder.h"
 #include "emcp/mcp/server.h"
+#include "emcp/transport/connection.h"
 #include "emcp/transport/http.h"
 #include "emcp/transport/websocket.h"
 #include "emcp/util/arena.h"
@@ -250,7 +251,11 @@ class HttpServer {
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
 
-  // ---- The port's calls
+  /// What a listener (or a layer in front of the engine, such as TLS) calls: the functions
+  /// below, as a ConnectionHandler.
+  ConnectionHandler handler();
+
+  // ---- The port's calls (through handler(), or directly)
   /// A new connection: its slot number, or -1 when every slot is busy (send busy_response()
   /// and close). When all are taken, the keep-alive connection idle the longest is closed to
   /// make room (HttpPort::close is called for it from here).

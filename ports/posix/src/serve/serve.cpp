@@ -1,14 +1,18 @@
 #include "emcp/posix/serve.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <stdlib.h>
 #include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <new>
 
 #include "emcp/json/number.h"
 #include "emcp/mbedtls/sha1.h"
+#include "emcp/mbedtls/tls.h"
 #include "emcp/posix/fd.h"
 #include "emcp/posix/http_listener.h"
 #include "emcp/posix/platform.h"
@@ -58,6 +62,75 @@ bool parse_port(const char* text, uint16_t* port) {
   return true;
 }
 
+const char kHttpUsage[] =
+    "  --http PORT        serve Streamable HTTP on /mcp and HTTP+SSE (2024-11-05) on /sse\n"
+    "                     (PORT 0: any free port, printed on stderr)\n"
+    "  --ws               also serve WebSocket on /ws (subprotocol mcp)\n"
+    "  --bind ADDR        address to listen on (default 127.0.0.1; IPv6 literals work)\n"
+    "  --allow-host NAME  a Host/Origin name to accept besides localhost (repeatable, * for any)\n"
+    "  --timeout-ms N     longest wait for a request's head, between body bytes, and for a TLS\n"
+    "                     handshake (default 10000)\n"
+    "  --tls-cert FILE    HTTPS and WSS: the server's certificate chain (PEM) ...\n"
+    "  --tls-key FILE     ... and its private key (PEM)\n";
+
+namespace {
+const char* g_allowed[8];
+size_t g_allowed_count = 0;
+}  // namespace
+
+int parse_http_option(int argc, char** argv, int* i, HttpConfig* config) {
+  const char* arg = argv[*i];
+  const char* value = *i + 1 < argc ? argv[*i + 1] : nullptr;
+  auto needs = [&](const char* what) {
+    say({config->program, ": ", arg, " needs ", what, "\n"});
+    return -1;
+  };
+  if (strcmp(arg, "--ws") == 0) {
+    config->websocket = true;
+    return 1;
+  }
+  const bool known = strcmp(arg, "--http") == 0 || strcmp(arg, "--bind") == 0 || strcmp(arg, "--allow-host") == 0 ||
+                     strcmp(arg, "--timeout-ms") == 0 || strcmp(arg, "--tls-cert") == 0 ||
+                     strcmp(arg, "--tls-key") == 0;
+  if (!known) return 0;
+  if (value == nullptr) return needs("a value");
+  ++*i;
+  if (strcmp(arg, "--http") == 0) {
+    if (!parse_port(value, &config->port)) return needs("a port 0..65535");
+    config->enabled = true;
+  } else if (strcmp(arg, "--bind") == 0) {
+    config->address = value;
+  } else if (strcmp(arg, "--allow-host") == 0) {
+    if (g_allowed_count == sizeof g_allowed / sizeof g_allowed[0]) return needs("to be given at most 8 times");
+    g_allowed[g_allowed_count++] = value;
+    config->allowed_hosts = emcp::Span<const char* const>(g_allowed, g_allowed_count);
+  } else if (strcmp(arg, "--timeout-ms") == 0) {
+    char* end = nullptr;
+    const long n = strtol(value, &end, 10);
+    if (end == value || *end != '\0' || n < 100 || n > 600000) return needs("a number of milliseconds 100..600000");
+    config->timeout_ms = static_cast<uint32_t>(n);
+  } else if (strcmp(arg, "--tls-cert") == 0) {
+    config->tls_cert = value;
+  } else {
+    config->tls_key = value;
+  }
+  return 1;
+}
+
+bool check_http_options(const HttpConfig& config) {
+  const bool any = config.websocket || config.allowed_hosts.size() != 0 || config.timeout_ms != 0 ||
+                   config.tls_cert != nullptr || config.tls_key != nullptr || strcmp(config.address, "127.0.0.1") != 0;
+  if (!config.enabled && any) {
+    say({config.program, ": --ws, --bind, --allow-host, --timeout-ms, --tls-cert and --tls-key need --http PORT\n"});
+    return false;
+  }
+  if ((config.tls_cert == nullptr) != (config.tls_key == nullptr)) {
+    say({config.program, ": --tls-cert and --tls-key go together\n"});
+    return false;
+  }
+  return true;
+}
+
 // Namespace-scope storage (no function-local statics: their guards pull in runtime locking);
 // the transports are built in place once the server is known.
 using Engine = emcp::transport::StaticHttpServer<kConnections, kSessions>;
@@ -69,6 +142,64 @@ alignas(Stdio) unsigned char g_stdio_mem[sizeof(Stdio)];
 
 Stdio* g_stdio = nullptr;
 Engine* g_engine = nullptr;
+
+// HTTPS: the TLS layer between the listener and the engine, and what its connections share.
+using Tls = emcp::mbedtls::StaticTlsLayer<kConnections>;
+emcp::mbedtls::TlsContext g_tls_context;
+alignas(Tls) unsigned char g_tls_mem[sizeof(Tls)];
+Tls* g_tls = nullptr;
+constexpr size_t kPemMax = 16 * 1024;
+uint8_t g_cert[kPemMax + 1];
+uint8_t g_key[kPemMax + 1];
+
+// Reads a whole file into buf (NUL-terminated, as Mbed TLS wants PEM); its length with the NUL,
+// or 0 (the reason on stderr).
+size_t read_pem(const char* program, const char* path, uint8_t* buf, size_t cap) {
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    say({program, ": cannot open ", path, ": ", strerror(errno), "\n"});
+    return 0;
+  }
+  size_t n = 0;
+  for (;;) {
+    if (n == cap) {
+      ::close(fd);
+      say({program, ": ", path, " is larger than 16 KiB\n"});
+      return 0;
+    }
+    const ssize_t k = ::read(fd, buf + n, cap - n);
+    if (k == 0) break;
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0) {
+      say({program, ": cannot read ", path, ": ", strerror(errno), "\n"});
+      ::close(fd);
+      return 0;
+    }
+    n += static_cast<size_t>(k);
+  }
+  ::close(fd);
+  buf[n] = 0;
+  return n + 1;
+}
+
+// Loads the certificate and key and builds the layer on the listener's port. False (the
+// reason on stderr) when they do not load.
+bool start_tls(const HttpConfig& config, const emcp::Platform& platform) {
+  const size_t cert_len = read_pem(config.program, config.tls_cert, g_cert, kPemMax);
+  const size_t key_len = cert_len == 0 ? 0 : read_pem(config.program, config.tls_key, g_key, kPemMax);
+  if (key_len == 0) return false;
+  emcp::mbedtls::TlsOptions options;
+  if (config.timeout_ms != 0) options.handshake_timeout_ms = config.timeout_ms;
+  const emcp::Status st = g_tls_context.init(platform, g_cert, cert_len, g_key, key_len, options);
+  memset(g_key, 0, sizeof g_key);  // the parsed key lives in the context; no copy lingers
+  if (st != emcp::Status::kOk) {
+    say({config.program, ": TLS certificate or key not usable (", config.tls_cert, ", ", config.tls_key, "): ",
+         emcp::mbedtls::TlsContext::error_text(g_tls_context.last_error()), "\n"});
+    return false;
+  }
+  g_tls = new (g_tls_mem) Tls(g_tls_context, g_net.port_interface());
+  return true;
+}
 
 Figures figures() {
   Figures f;
@@ -113,7 +244,10 @@ int stdio(emcp::mcp::Server& server, const char* program, const Loop& loop) {
 }
 
 int http(emcp::mcp::Server& server, const HttpConfig& config, const Loop& loop) {
-  Engine& engine = *new (g_engine_mem) Engine(server, g_options, g_net.port_interface());
+  const bool tls = config.tls_cert != nullptr;
+  if (tls && !start_tls(config, server.platform())) return 1;
+  Engine& engine =
+      *new (g_engine_mem) Engine(server, g_options, tls ? g_tls->port_interface() : g_net.port_interface());
   g_engine = &engine;
   size_t n = 0;
   for (const char* h : {"localhost", "127.0.0.1", "[::1]"}) g_hosts[n++] = h;
@@ -129,16 +263,21 @@ int http(emcp::mcp::Server& server, const HttpConfig& config, const Loop& loop) 
          strerror(errno), "\n"});
     return 1;
   }
-  g_net.attach(engine);
+  if (tls) {
+    g_tls->attach(engine.handler());
+    g_net.attach(g_tls->handler());
+  } else {
+    g_net.attach(engine.handler());
+  }
   struct sigaction sa = {};
   sa.sa_handler = &on_signal;
   (void)sigaction(SIGINT, &sa, nullptr);
   (void)sigaction(SIGTERM, &sa, nullptr);
   char p[24];
   const bool v6 = strchr(config.address, ':') != nullptr;
-  say({config.program, ": serving MCP on http://", v6 ? "[" : "", config.address, v6 ? "]" : "", ":",
-       num(g_net.bound_port(), p), "/mcp (Streamable HTTP), /sse (HTTP+SSE)",
-       config.websocket ? ", /ws (WebSocket)" : "", "\n"});
+  say({config.program, ": serving MCP on ", tls ? "https://" : "http://", v6 ? "[" : "", config.address,
+       v6 ? "]" : "", ":", num(g_net.bound_port(), p), "/mcp (Streamable HTTP), /sse (HTTP+SSE)",
+       config.websocket ? (tls ? ", /ws (WebSocket, wss)" : ", /ws (WebSocket)") : "", "\n"});
   while (g_stop == 0) {
     if (g_net.run_once(static_cast<int>(wait_ms(loop, 100))) != emcp::Status::kOk && errno != EINTR) {
       say({config.program, ": poll failed: ", strerror(errno), "\n"});
@@ -151,6 +290,12 @@ int http(emcp::mcp::Server& server, const HttpConfig& config, const Loop& loop) 
        num(g_net.refused(), b), " refused when full), arena high-water ",
        num(engine.arena_high_water(), c), " bytes; in use at stop: ", num(engine.connections_in_use(), d),
        " connections, ", num(engine.sessions_in_use(), e), " sessions\n"});
+  if (tls) {
+    const emcp::mbedtls::TlsStats& t = g_tls->stats();
+    say({config.program, ": TLS: ", num(t.handshakes, a), " handshakes (", num(t.resumed, b), " resumed), ",
+         num(t.failed, c), " failed, ", num(t.timed_out, d), " timed out, ", num(t.refused_memory, e),
+         " refused for memory\n"});
+  }
   return 0;
 }
 

@@ -38,7 +38,7 @@
 // Example (NO_SYS):
 //   static emcp::lwip::StaticLwipHttpListener<4> net;
 //   static emcp::transport::StaticHttpServer<4, 2> http(server, options, net.port_interface());
-//   net.attach(http);
+//   net.attach(http.handler());
 //   net.set_pump(&board_net_poll, nullptr);
 //   if (net.listen(80) != emcp::Status::kOk) ...;
 //   for (;;) { board_net_poll(nullptr); net.run_once(); }
@@ -102,8 +102,9 @@ class LwipHttpListener {
 
   /// The callbacks for HttpServer's constructor.
   transport::HttpPort port_interface();
-  /// The engine to serve (before listen()).
-  void attach(transport::HttpServer& server) { server_ = &server; }
+  /// What to serve (before listen()): the engine's handler(), or a layer's in front of it
+  /// (emcp::mbedtls::TlsLayer for HTTPS).
+  void attach(transport::ConnectionHandler handler) { server_ = handler; }
   /// What runs the network while a handler's output waits for the window (the board's netif
   /// input and lwIP's timers). Without one, such output fails at once.
   void set_pump(void (*pump)(void* ctx), void* ctx) {
@@ -145,7 +146,7 @@ class LwipHttpListener {
   void free_rx(LwipConn& s, bool ack);
 
   Span<LwipConn> slots_;
-  transport::HttpServer* server_ = nullptr;
+  transport::ConnectionHandler server_;
   altcp_pcb* listen_pcb_ = nullptr;
   void (*pump_)(void*) = nullptr;
   void* pump_ctx_ = nullptr;

@@ -21,7 +21,7 @@
 //   emcp::posix::StaticHttpListener<8> net;
 //   static emcp::transport::StaticHttpServer<8> http(server, options, net.port_interface());
 //   if (net.listen("127.0.0.1", 8080) != emcp::Status::kOk) return 1;
-//   net.attach(http);
+//   net.attach(http.handler());
 //   for (;;) net.run_once(100);
 #ifndef EMCP_POSIX_HTTP_LISTENER_H
 #define EMCP_POSIX_HTTP_LISTENER_H
@@ -64,8 +64,9 @@ class HttpListener {
   /// and `port` (0: any free port, see bound_port()). kIoError with errno kept on failure.
   Status listen(const char* address, uint16_t port, int backlog = 64);
   uint16_t bound_port() const { return bound_port_; }
-  /// The engine to serve (set before run_once()).
-  void attach(transport::HttpServer& server) { server_ = &server; }
+  /// What to serve (before run_once()): the engine's handler(), or a layer's in front of it
+  /// (emcp::mbedtls::TlsLayer for HTTPS).
+  void attach(transport::ConnectionHandler handler) { server_ = handler; }
 
   /// Waits up to `timeout_ms` for activity, serves it, and runs the engine's poll().
   /// Returns kIoError when poll() itself fails.
@@ -88,7 +89,7 @@ class HttpListener {
   Span<ListenerConn> slots_;
   Span<struct pollfd> fds_;
   Span<uint16_t> who_;
-  transport::HttpServer* server_ = nullptr;
+  transport::ConnectionHandler server_;
   int listen_fd_ = -1;
   uint16_t bound_port_ = 0;
   uint32_t linger_ms_ = 2000;

@@ -26,13 +26,29 @@ struct Loop {
 
 struct HttpConfig {
   const char* program = "emcp";         ///< for messages on stderr
+  bool enabled = false;                 ///< serve HTTP (--http PORT was given)
   const char* address = "127.0.0.1";
   uint16_t port = 0;                    ///< 0: any free port (printed on stderr)
   bool websocket = false;
   uint32_t timeout_ms = 0;              ///< request head/body timeouts (0: the defaults, 10 s)
   /// Extra Host/Origin names besides the localhost names ("*": any).
   emcp::Span<const char* const> allowed_hosts;
+  /// HTTPS/WSS instead of HTTP/WS (both or neither): the server's certificate chain and its
+  /// private key, PEM files (each at most 16 KiB).
+  const char* tls_cert = nullptr;
+  const char* tls_key = nullptr;
 };
+
+/// The network options every program shares (kHttpUsage says what each does): argv[*i] is
+/// looked at; when it is one of them, *i moves past its value and `config` takes it (1); when
+/// it is not, nothing changes (0); when its value is bad or missing, the reason goes to stderr
+/// (-1: exit with status 2). check_http_options() then checks the whole.
+int parse_http_option(int argc, char** argv, int* i, HttpConfig* config);
+/// After the command line: false (with the reason on stderr) when options that need --http
+/// were given without it, or only one of --tls-cert and --tls-key.
+bool check_http_options(const HttpConfig& config);
+/// The usage lines of those options (each ends with a newline).
+extern const char kHttpUsage[];
 
 /// Serves stdin/stdout until the end of stdin. Returns the process exit code.
 int stdio(emcp::mcp::Server& server, const char* program, const Loop& loop);

@@ -1,0 +1,79 @@
+// emcp/transport/connection.h - what a port's listener drives: the HTTP engine, or a layer in
+// front of it (ports/mbedtls: TLS) that stands in for the engine towards the listener and for
+// the listener towards the engine.
+//
+// The listener (ports/posix, ports/lwip) reports connections and bytes through a
+// ConnectionHandler and gives the handler an HttpPort (emcp/transport/http_server.h) to answer
+// through. A layer takes the listener's HttpPort and offers its own to the engine, and offers
+// its own ConnectionHandler to the listener:
+//
+//   listener --ConnectionHandler--> TLS layer --ConnectionHandler--> HttpServer
+//   listener <------HttpPort-------- TLS layer <------HttpPort------- HttpServer
+//
+// A table of functions rather than virtual members: no vtable, no deleting destructor (which
+// would name operator delete in a zero-heap image), and a layer can sit in front of anything
+// that fills the table.
+//
+// Context: the loop that owns the engine; never from inside a network stack's callback.
+//
+// Example:
+//   net.attach(http.handler());        // plain: the listener drives the engine
+//   tls.attach(http.handler());        // TLS: the listener drives the layer, which drives it
+//   net.attach(tls.handler());
+#ifndef EMCP_TRANSPORT_CONNECTION_H
+#define EMCP_TRANSPORT_CONNECTION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "emcp/util/span.h"
+
+EMCP_NS_BEGIN
+namespace transport {
+
+class ConnectionHandler {
+ public:
+  /// The functions behind a handler; `ctx` is the object they serve.
+  struct Ops {
+    int (*open)(void* ctx);
+    size_t (*receive)(void* ctx, uint16_t conn, const void* data, size_t n);
+    bool (*wants_input)(void* ctx, uint16_t conn);
+    void (*writable)(void* ctx, uint16_t conn);
+    void (*closed)(void* ctx, uint16_t conn);
+    void (*poll)(void* ctx);
+    uint64_t (*now_ms)(void* ctx);
+    StrView (*refusal)(void* ctx);
+  };
+
+  constexpr ConnectionHandler() = default;
+  constexpr ConnectionHandler(const Ops* ops, void* ctx) : ops_(ops), ctx_(ctx) {}
+  bool valid() const { return ops_ != nullptr; }
+
+  /// A new connection: its slot number (the listener's and the port's `conn` from now on), or
+  /// -1 when it cannot be served (send refusal() and close).
+  int open() const { return ops_->open(ctx_); }
+  /// Bytes from connection `conn`; returns how many were consumed. Offer the rest again once
+  /// wants_input() says so.
+  size_t receive(uint16_t conn, const void* data, size_t n) const { return ops_->receive(ctx_, conn, data, n); }
+  /// True when connection `conn` would consume input now.
+  bool wants_input(uint16_t conn) const { return ops_->wants_input(ctx_, conn); }
+  /// Connection `conn` can take more output (HttpPort::write took fewer bytes than offered).
+  void writable(uint16_t conn) const { ops_->writable(ctx_, conn); }
+  /// The peer closed connection `conn`, or it failed. The slot is free afterwards.
+  void closed(uint16_t conn) const { ops_->closed(ctx_, conn); }
+  /// Timeouts and periodic work: call it every 100 ms or so, and after input.
+  void poll() const { ops_->poll(ctx_); }
+  /// The engine's monotonic clock (the mcp::Server's Platform), in milliseconds.
+  uint64_t now_ms() const { return ops_->now_ms(ctx_); }
+  /// The bytes to send a connection refused by open() before closing it (may be empty).
+  StrView refusal() const { return ops_->refusal(ctx_); }
+
+ private:
+  const Ops* ops_ = nullptr;
+  void* ctx_ = nullptr;
+};
+
+}  // namespace transport
+EMCP_NS_END
+
+#endif  // EMCP_TRANSPORT_CONNECTION_H
