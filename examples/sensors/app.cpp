@@ -541,6 +541,11 @@ constexpr Param kEchoParams[] = {
     Param::string("text", "Any text").length(0, 1000).required(),
 };
 
+// (Declared in app.h.)
+}  // namespace
+const char* const kScopes[2] = {"sensors:read", "device:control"};
+namespace {
+
 constexpr Tool kTools[] = {
     Tool::make("read_sensor", &read_sensor)
         .titled("Read a sensor")
@@ -556,12 +561,14 @@ constexpr Tool kTools[] = {
         .titled("Switch the LED")
         .describe("Switches the status LED on or off.")
         .with_params(kSwitchParams)
-        .acts(false, true),
+        .acts(false, true)
+        .scoped("device:control"),
     Tool::make("set_relay", &set_relay)
         .titled("Switch the relay")
         .describe("Closes (powers the load) or opens the relay. Switches real equipment on a device.")
         .with_params(kSwitchParams)
-        .acts(true, true),
+        .acts(true, true)
+        .scoped("device:control"),
     Tool::make("sample_sensor", &sample_sensor)
         .titled("Sample a sensor")
         .describe("Reads a sensor repeatedly and reports min/average/max. Reports progress; can be cancelled.")
@@ -571,7 +578,8 @@ constexpr Tool kTools[] = {
     Tool::make("calibrate_temperature", &calibrate_temperature)
         .titled("Calibrate the temperature sensor")
         .describe("Asks the user for a reference temperature and stores the offset.")
-        .acts(false, false),
+        .acts(false, false)
+        .scoped("device:control"),
     Tool::make("summarize_readings", &summarize_readings)
         .titled("Summarize the device state")
         .describe("Asks the client's language model to summarize the current readings.")

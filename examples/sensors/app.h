@@ -14,6 +14,13 @@ namespace app {
 /// The server's name, version, title, description and instructions (one for every platform).
 extern const emcp::mcp::ServerInfo kServerInfo;
 
+/// The scopes a bearer token may grant, when the network transports require one (RFC 9728
+/// scopes_supported): "sensors:read" for everything that reads, "device:control" for the
+/// tools that switch or change the device (set_led, set_relay, calibrate_temperature).
+extern const char* const kScopes[2];
+/// Every request needs it.
+constexpr const char* kRequiredScope = "sensors:read";
+
 /// Registers the tables with `server`; `now_ms` is the platform clock.
 void init(emcp::mcp::Server& server, uint64_t (*now_ms)());
 

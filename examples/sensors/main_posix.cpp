@@ -72,6 +72,8 @@ int main(int argc, char** argv) {
   serve::Loop loop;
   loop.tick = &app::tick;
   loop.next_tick_ms = &app::next_tick_ms;
+  http.scopes = app::kScopes;
+  http.required_scope = app::kRequiredScope;
   if (http.enabled) return serve::http(g_server, http, loop);
   serve::say({"emcp-sensors: serving MCP on stdio (protocol revisions 2024-11-05 to 2025-11-25)\n"});
   return serve::stdio(g_server, "emcp-sensors", loop);

@@ -244,28 +244,76 @@ TEST_F(HttpEngine, FailedSendDropsTheConnectionAndTheServerGoesOn) {
 
 namespace {
 
-int g_auth_status = 0;
-int authorize(void*, const emcp::http::Request& r) {
-  if (r.authorization.view() == "Bearer good") return 0;
-  return g_auth_status;
+const char* const kAuthScopes[] = {"mcp", "admin"};
+const emcp::auth::StaticToken kAuthTokens[] = {{"good-token", "mcp", "tester"}, {"admin-token", nullptr, "root"}};
+
+emcp::auth::ResourceServerConfig auth_config() {
+  emcp::auth::ResourceServerConfig cfg;
+  cfg.resource = "https://device.test:8443/mcp";
+  cfg.scopes = kAuthScopes;
+  cfg.required_scope = "mcp";
+  cfg.static_tokens = kAuthTokens;
+  return cfg;
 }
 
-TEST_F(HttpEngine, AuthorizeHookAnswers401Or403) {
-  options_.authorize = &authorize;
-  g_auth_status = 401;
+TEST_F(HttpEngine, BearerTokensMetadataAndStatuses) {
+  const emcp::auth::ResourceServerConfig cfg = auth_config();
+  emcp::auth::ResourceServer auth(cfg, server_);
+  ASSERT_EQ(auth.status(), emcp::Status::kOk);
+  options_.auth = auth.hooks();
   const int c = open_conn();
+  // No token: 401 naming the metadata (RFC 9728 path-suffixed form for /mcp).
   feed(c, post(init_body()));
   auto rs = responses(c);
   ASSERT_EQ(rs.size(), 1u);
   EXPECT_EQ(rs[0].status, 401);
-  EXPECT_EQ(rs[0].headers["www-authenticate"], "Bearer");
-  g_auth_status = 403;
-  feed(c, post(init_body()));
-  EXPECT_EQ(responses(c)[0].status, 403);
-  feed(c, post(init_body(), "Authorization: Bearer good\r\n"));
+  EXPECT_EQ(rs[0].headers["www-authenticate"],
+            "Bearer resource_metadata=\"https://device.test:8443/.well-known/oauth-protected-resource/mcp\", scope=\"mcp\"");
+  // A wrong token, a malformed header: 401 invalid_token.
+  feed(c, post(init_body(), "Authorization: Bearer bad-token\r\n"));
+  rs = responses(c);
+  EXPECT_EQ(rs[0].status, 401);
+  EXPECT_NE(rs[0].headers["www-authenticate"].find("error=\"invalid_token\""), std::string::npos);
+  feed(c, post(init_body(), "Authorization: Basic Z29vZC10b2tlbg==\r\n"));
+  EXPECT_EQ(responses(c)[0].status, 401);
+  // The token in the query string is refused, not used.
+  feed(c, "POST /mcp?access_token=good-token HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+          "Accept: application/json, text/event-stream\r\nContent-Length: 2\r\n\r\n{}");
+  rs = responses(c);
+  EXPECT_EQ(rs[0].status, 400);
+  EXPECT_NE(rs[0].headers["www-authenticate"].find("error=\"invalid_request\""), std::string::npos);
+  // The metadata, without a token, at both well-known places.
+  for (const char* path : {"/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"}) {
+    feed(c, std::string("GET ") + path + " HTTP/1.1\r\nHost: localhost\r\n\r\n");
+    rs = responses(c);
+    ASSERT_EQ(rs.size(), 1u);
+    EXPECT_EQ(rs[0].status, 200);
+    EXPECT_EQ(rs[0].headers["content-type"], "application/json");
+    EXPECT_NE(rs[0].body.find("\"resource\":\"https://device.test:8443/mcp\""), std::string::npos);
+    EXPECT_NE(rs[0].body.find("\"scopes_supported\":[\"mcp\",\"admin\"]"), std::string::npos);
+    EXPECT_NE(rs[0].body.find("\"bearer_methods_supported\":[\"header\"]"), std::string::npos);
+  }
+  feed(c, "GET /.well-known/oauth-protected-resource/other HTTP/1.1\r\nHost: localhost\r\n\r\n");
+  EXPECT_EQ(responses(c)[0].status, 401);
+  // A good token: served.
+  feed(c, post(init_body(), "Authorization: Bearer good-token\r\n"));
   EXPECT_EQ(responses(c)[0].status, 200);
   EXPECT_EQ(sessions_in_use(), 1u);
-  options_.authorize = nullptr;
+  EXPECT_EQ(auth.refused_401(), 5u);
+  options_.auth = nullptr;
+}
+
+TEST_F(HttpEngine, ResourceServerRefusesAConfigurationThatCannotWork) {
+  emcp::auth::ResourceServerConfig cfg = auth_config();
+  cfg.resource = "not a uri";
+  emcp::auth::ResourceServer bad(cfg, server_);
+  EXPECT_EQ(bad.status(), emcp::Status::kInvalidArgument);
+  cfg = auth_config();
+  cfg.required_scope = "mcp unknown-scope";
+  emcp::auth::ResourceServer unknown(cfg, server_);
+  const char* what = nullptr;
+  EXPECT_EQ(unknown.check(&what), emcp::Status::kNotFound);
+  EXPECT_STREQ(what, "mcp unknown-scope");
 }
 
 TEST_F(HttpEngine, IdleSessionsExpire) {

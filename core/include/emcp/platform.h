@@ -33,10 +33,15 @@ struct Platform {
   /// Optional: one line of diagnostics (no newline, not NUL-terminated), e.g. why the HTTP
   /// engine dropped a connection. nullptr: nothing is logged.
   void (*log)(const char* text, size_t n) = nullptr;
+  /// Optional: wall-clock time, seconds since 1970-01-01 UTC (0: not known yet). Required to
+  /// check the lifetime of JWT access tokens (emcp/auth/resource_server.h). Linux: the system
+  /// clock; a board: an RTC, or a time the application set from SNTP.
+  uint64_t (*unix_time_s)() = nullptr;
 
   constexpr Platform() = default;
-  constexpr Platform(uint64_t (*now)(), bool (*rnd)(void*, size_t), void (*lg)(const char*, size_t) = nullptr)
-      : now_ms(now), random(rnd), log(lg) {}
+  constexpr Platform(uint64_t (*now)(), bool (*rnd)(void*, size_t), void (*lg)(const char*, size_t) = nullptr,
+                     uint64_t (*unix_time)() = nullptr)
+      : now_ms(now), random(rnd), log(lg), unix_time_s(unix_time) {}
 };
 
 EMCP_NS_END

@@ -1643,3 +1643,38 @@ void Server::expire_outgoing() {
 
 }  // namespace mcp
 EMCP_NS_END
+
+EMCP_NS_BEGIN
+namespace mcp {
+
+const char* Server::scope_of(const jsonrpc::Message& m) const {
+  if (m.kind != jsonrpc::Kind::kRequest) return nullptr;
+  if (m.method == "tools/call") {
+    const Result<StrView> name = m.params["name"].as_string();
+    if (!name.ok()) return nullptr;
+    for (const Tool& t : tools_)
+      if (name.value().equals(t.name)) return t.scope;
+    return nullptr;
+  }
+  if (m.method == "prompts/get") {
+    const Result<StrView> name = m.params["name"].as_string();
+    if (!name.ok()) return nullptr;
+    for (const Prompt& p : prompts_)
+      if (name.value().equals(p.name)) return p.scope;
+    return nullptr;
+  }
+  if (m.method == "resources/read" || m.method == "resources/subscribe") {
+    const Result<StrView> uri = m.params["uri"].as_string();
+    if (!uri.ok()) return nullptr;
+    for (const Resource& r : resources_)
+      if (uri.value().equals(r.uri)) return r.scope;
+    StrView names[EMCP_MAX_TEMPLATE_VARS], values[EMCP_MAX_TEMPLATE_VARS];
+    uint8_t count = 0;
+    for (const ResourceTemplate& t : templates_)
+      if (match_uri_template(t.uri_template, uri.value(), names, values, EMCP_MAX_TEMPLATE_VARS, &count)) return t.scope;
+  }
+  return nullptr;
+}
+
+}  // namespace mcp
+EMCP_NS_END

@@ -664,13 +664,20 @@ void HttpServer::on_head(Conn& c) {
     c.extra_header_ = extra;
   };
   if (!check_host_origin(r)) return refuse(403, "Forbidden: Host or Origin not allowed");
-  if (options_.authorize != nullptr) {
-    const int st = options_.authorize(options_.authorize_ctx, r);
-    if (st == 401) return refuse(401, "Unauthorized", "WWW-Authenticate: Bearer\r\n");
-    if (st != 0) return refuse(st, "Forbidden");
-  }
   const StrView path = r.path();
   const http::Method m = r.method;
+  c.grant_ = 0;
+  if (options_.auth != nullptr) {
+    // The protected resource metadata (RFC 9728) is for everyone: it says how to get a token.
+    const StrView doc = options_.auth->document(options_.auth->ctx, path, StrView(options_.path));
+    if (!doc.empty()) {
+      if (m != http::Method::kGet) return refuse(405, "Method Not Allowed", "Allow: GET\r\n");
+      c.route_ = Route::kDocument;
+      return;
+    }
+    const auth::Refusal no = options_.auth->authenticate(options_.auth->ctx, r, &c.grant_);
+    if (no.status != 0) return refuse(no.status, no.text, no.header);
+  }
   mcp::Version version;
   if (r.protocol_version.present && !mcp::parse_version(r.protocol_version.view(), &version))
     return refuse(400, "Bad Request: unsupported MCP-Protocol-Version");
@@ -780,6 +787,10 @@ void HttpServer::on_request_done(Conn& c) {
     case Route::kLegacyPost: {
       HttpSession& s = sessions_[static_cast<size_t>(c.session_)];
       const jsonrpc::Decoded& d = c.decoder_.finish();
+      if (!permitted(c, d)) {
+        c.session_ = -1;
+        break;
+      }
       s.last_ms_ = server_.now();
       c.handling_ = true;
       server_.handle(s.session_, d);
@@ -795,15 +806,35 @@ void HttpServer::on_request_done(Conn& c) {
     case Route::kWebSocket:
       upgrade(c);
       break;
+    case Route::kDocument: {
+      const StrView doc = options_.auth->document(options_.auth->ctx, c.parser_.request().path(), StrView(options_.path));
+      c.extra_header_ = "Cache-Control: max-age=3600\r\n";
+      answer(c, 200, doc.data(), "application/json");
+      break;
+    }
     case Route::kNone:
       answer(c, 500, "Internal Server Error");
       break;
   }
 }
 
+bool HttpServer::permitted(Conn& c, const jsonrpc::Decoded& d) {
+  if (options_.auth == nullptr) return true;
+  for (const jsonrpc::Message* m = d.first; m != nullptr; m = m->next) {
+    const auth::Refusal no = options_.auth->permit(options_.auth->ctx, c.grant_, *m);
+    if (no.status == 0) continue;
+    c.session_ = -1;
+    c.extra_header_ = no.header;
+    answer(c, no.status, no.text);
+    return false;
+  }
+  return true;
+}
+
 void HttpServer::route_post(Conn& c) {
   const jsonrpc::Decoded& d = c.decoder_.finish();
   const jsonrpc::Message& first = *d.first;
+  if (!permitted(c, d)) return;
   if (c.session_ < 0) {
     if (d.batch || first.kind != jsonrpc::Kind::kRequest || first.method != "initialize") {
       if (!d.batch && first.kind == jsonrpc::Kind::kInvalid) {
@@ -1204,6 +1235,17 @@ void HttpServer::receive_ws(Conn& c, const uint8_t* p, size_t n) {
         break;
       case ws::FrameParser::Event::kMessageEnd: {
         const jsonrpc::Decoded& d = c.decoder_.finish();
+        if (options_.auth != nullptr) {
+          // A message the upgrade's token has no scope for: no HTTP status to say it with
+          // any more, so the WebSocket ends with "policy violation".
+          bool ok = true;
+          for (const jsonrpc::Message* m = d.first; m != nullptr && ok; m = m->next)
+            ok = options_.auth->permit(options_.auth->ctx, c.grant_, *m).status == 0;
+          if (!ok) {
+            ws_close(c, 1008);
+            return;
+          }
+        }
         s.last_ms_ = server_.now();
         c.handling_ = true;
         server_.handle(s.session_, d);

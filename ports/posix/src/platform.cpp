@@ -34,8 +34,14 @@ void log_line(const char* text, size_t n) {
   (void)::writev(2, parts, 2);
 }
 
+uint64_t unix_time_s() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return ts.tv_sec > 0 ? static_cast<uint64_t>(ts.tv_sec) : 0;
+}
+
 const Platform& platform() {
-  static constexpr Platform kPosix{&now_ms, &random_bytes, &log_line};
+  static constexpr Platform kPosix{&now_ms, &random_bytes, &log_line, &unix_time_s};
   return kPosix;
 }
 

@@ -467,6 +467,14 @@ class Server {
   template <size_t N>
   void set_prompts(const Prompt (&p)[N]) { set_prompts(Span<const Prompt>(p, N)); }
   void set_prompts(Span<const Prompt> prompts);
+  Span<const Tool> tools() const { return tools_; }
+  Span<const Resource> resources() const { return resources_; }
+  Span<const ResourceTemplate> templates() const { return templates_; }
+  Span<const Prompt> prompts() const { return prompts_; }
+  /// The scopes the tool, resource (or template) or prompt a request names declares
+  /// (tools/call, resources/read, resources/subscribe, prompts/get); nullptr when it names none
+  /// or declares none.
+  const char* scope_of(const jsonrpc::Message& m) const;
   /// Entries per tools/list, resources/list, resources/templates/list, prompts/list page.
   void set_page_size(uint16_t n) { page_size_ = n == 0 ? 1 : n; }
   /// Capability `logging` (on by default; notifications/message need it).

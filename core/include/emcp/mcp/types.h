@@ -103,6 +103,7 @@ struct Tool {
   ToolFn handler = nullptr;
   const char* title = nullptr;
   const char* description = nullptr;
+  const char* scope = nullptr;  ///< scopes a token must grant to use it (nullptr: none)
   Span<const Param> params;             ///< inputSchema properties (validated before the call);
                                         ///< set them with with_params(), which also sets `schema`
   Span<const Param> output;             ///< outputSchema properties (2025-06-18 and later)
@@ -124,6 +125,8 @@ struct Tool {
     return t;
   }
   constexpr Tool describe(const char* d) const { Tool t = *this; t.description = d; return t; }
+  /// Scopes a caller's token must grant (space-separated; emcp/auth/resource_server.h).
+  constexpr Tool scoped(const char* sc) const { Tool t = *this; t.scope = sc; return t; }
   constexpr Tool titled(const char* s) const { Tool t = *this; t.title = s; return t; }
   template <size_t N>
   constexpr Tool with_params(const Param (&p)[N]) const {
@@ -168,6 +171,7 @@ struct Resource {
   ReadFn read = nullptr;
   const char* title = nullptr;
   const char* description = nullptr;
+  const char* scope = nullptr;  ///< scopes a token must grant to use it (nullptr: none)
   const char* mime_type = nullptr;
   int64_t size = -1;                    ///< bytes before encoding, negative: unknown
   Annotations annotations;
@@ -182,6 +186,7 @@ struct Resource {
     return r;
   }
   constexpr Resource describe(const char* d) const { Resource r = *this; r.description = d; return r; }
+  constexpr Resource scoped(const char* sc) const { Resource r = *this; r.scope = sc; return r; }
   constexpr Resource titled(const char* s) const { Resource r = *this; r.title = s; return r; }
   constexpr Resource mime(const char* m) const { Resource r = *this; r.mime_type = m; return r; }
   constexpr Resource sized(int64_t n) const { Resource r = *this; r.size = n; return r; }
@@ -203,6 +208,7 @@ struct ResourceTemplate {
   ReadFn read = nullptr;
   const char* title = nullptr;
   const char* description = nullptr;
+  const char* scope = nullptr;  ///< scopes a token must grant to use it (nullptr: none)
   const char* mime_type = nullptr;
   Annotations annotations;
   CompleteFn complete = nullptr;        ///< completions for the template's variables
@@ -217,6 +223,7 @@ struct ResourceTemplate {
     return r;
   }
   constexpr ResourceTemplate describe(const char* d) const { ResourceTemplate r = *this; r.description = d; return r; }
+  constexpr ResourceTemplate scoped(const char* sc) const { ResourceTemplate r = *this; r.scope = sc; return r; }
   constexpr ResourceTemplate titled(const char* s) const { ResourceTemplate r = *this; r.title = s; return r; }
   constexpr ResourceTemplate mime(const char* m) const { ResourceTemplate r = *this; r.mime_type = m; return r; }
   constexpr ResourceTemplate completed_by(CompleteFn f) const { ResourceTemplate r = *this; r.complete = f; return r; }
@@ -252,6 +259,7 @@ struct Prompt {
   PromptFn get = nullptr;
   const char* title = nullptr;
   const char* description = nullptr;
+  const char* scope = nullptr;  ///< scopes a token must grant to use it (nullptr: none)
   Span<const PromptArg> args;
   Icons icons;
   const void* user = nullptr;
@@ -263,6 +271,7 @@ struct Prompt {
     return p;
   }
   constexpr Prompt describe(const char* d) const { Prompt p = *this; p.description = d; return p; }
+  constexpr Prompt scoped(const char* sc) const { Prompt p = *this; p.scope = sc; return p; }
   constexpr Prompt titled(const char* s) const { Prompt p = *this; p.title = s; return p; }
   template <size_t N>
   constexpr Prompt with_args(const PromptArg (&a)[N]) const {

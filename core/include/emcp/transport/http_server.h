@@ -23,8 +23,10 @@
 // HTTP errors (each with a short text body) and the server keeps serving:
 //   400  bad request line/headers/chunks, no Mcp-Session-Id on a non-initialize request,
 //        unsupported MCP-Protocol-Version, body that is not one JSON-RPC message
-//   403  Origin or Host not allowed (DNS rebinding protection), or the authorize hook says so
-//   401  the authorize hook says so (with WWW-Authenticate: Bearer)
+//   403  Origin or Host not allowed (DNS rebinding protection); with HttpOptions::auth, a token
+//        without the scope a message needs (WWW-Authenticate: Bearer error="insufficient_scope")
+//   401  with HttpOptions::auth: no bearer token, or one that is not valid (WWW-Authenticate:
+//        Bearer resource_metadata="..."); 400 for a token in the query string
 //   404  unknown path, unknown or ended session
 //   405  method not allowed on the path (with Allow)
 //   406  Accept without application/json and text/event-stream (POST) / text/event-stream (GET)
@@ -50,6 +52,7 @@
 
 #include <new>
 
+#include "emcp/auth/resource_server.h"
 #include "emcp/json/reader.h"
 #include "emcp/json/sink.h"
 #include "emcp/jsonrpc/decoder.h"
@@ -88,10 +91,6 @@ struct HttpPort {
   void* ctx = nullptr;
 };
 
-/// Lets a request through (0) or answers it with an HTTP status (401: adds
-/// `WWW-Authenticate: Bearer`; 403...). Runs on every request before routing.
-using AuthorizeFn = int (*)(void* ctx, const http::Request& req);
-
 struct HttpOptions {
   const char* path = "/mcp";               ///< Streamable HTTP endpoint
   const char* sse_path = "/sse";           ///< 2024-11-05 SSE endpoint (nullptr: off)
@@ -102,8 +101,10 @@ struct HttpOptions {
   /// Host names an Origin header may name (any scheme and port); empty: the localhost names.
   /// A request without Origin (not a browser) passes.
   Span<const char* const> allowed_origins;
-  AuthorizeFn authorize = nullptr;
-  void* authorize_ctx = nullptr;
+  /// Bearer-token authorization (OAuth 2.1 resource server, emcp/auth/resource_server.h):
+  /// every request but the metadata document needs a token; each message the scopes its tool,
+  /// resource or prompt declares. nullptr: no authorization (a device on loopback).
+  const auth::AuthHooks* auth = nullptr;  ///< ResourceServer::hooks()
   ws::Sha1Fn sha1 = nullptr;               ///< required for WebSocket (ports/mbedtls)
   uint32_t max_body = EMCP_MAX_MESSAGE_LEN;  ///< longest request body / WebSocket message
   uint32_t head_timeout_ms = 10000;        ///< from a request's first byte to its last header
@@ -140,7 +141,7 @@ class HttpConnection {
     kWebSocket, // upgraded
     kClosing,   // the last answer waits in the output buffer; closed once it is out
   };
-  enum class Route : uint8_t { kNone, kPost, kGet, kDelete, kLegacySse, kLegacyPost, kWebSocket };
+  enum class Route : uint8_t { kNone, kPost, kGet, kDelete, kLegacySse, kLegacyPost, kWebSocket, kDocument };
   enum class Body : uint8_t { kNone, kBuffered, kChunked, kUntilClose, kWs };
 
   http::RequestParser parser_;
@@ -177,6 +178,7 @@ class HttpConnection {
   bool tee_ = false;           // output between open and close also goes to the replay buffer
   int8_t stream_ = -1;         // its stream slot in the session
   int16_t session_ = -1;       // the HttpSession it belongs to
+  uint32_t grant_ = 0;         // the scopes its request's token grants (HttpOptions::auth)
   int status_ = 200;           // status of the response being prepared
   const char* content_type_ = nullptr;
   const char* extra_header_ = nullptr;  // whole header lines for the response head
@@ -320,6 +322,9 @@ class HttpServer {
   void on_head(Conn& c);
   void on_request_done(Conn& c);
   void route_post(Conn& c);
+  /// With HttpOptions::auth: true when the token grants every message of `d` its scopes;
+  /// otherwise answers 403 and returns false.
+  bool permitted(Conn& c, const jsonrpc::Decoded& d);
   void handle_post(Conn& c, const jsonrpc::Decoded& d);
   void open_get_stream(Conn& c, HttpSession& s);
   void resume_stream(Conn& c, HttpSession& s);

@@ -12,7 +12,9 @@
 
 #include "emcp/json/number.h"
 #include "emcp/mbedtls/sha1.h"
+#include "emcp/mbedtls/jwt_key.h"
 #include "emcp/mbedtls/tls.h"
+#include "emcp/json/sink.h"
 #include "emcp/posix/fd.h"
 #include "emcp/posix/http_listener.h"
 #include "emcp/posix/platform.h"
@@ -71,11 +73,20 @@ const char kHttpUsage[] =
     "  --timeout-ms N     longest wait for a request's head, between body bytes, and for a TLS\n"
     "                     handshake (default 10000)\n"
     "  --tls-cert FILE    HTTPS and WSS: the server's certificate chain (PEM) ...\n"
-    "  --tls-key FILE     ... and its private key (PEM)\n";
+    "  --tls-key FILE     ... and its private key (PEM)\n"
+    "  --auth-token TOKEN require a bearer token; this one grants every scope (repeatable)\n"
+    "  --jwt-key FILE     require a bearer token; JWT access tokens signed with this public key\n"
+    "                     (PEM: EC P-256 for ES256, RSA for RS256) ...\n"
+    "  --jwt-secret FILE  ... or HMAC-signed (HS256) with the secret in FILE (at least 32 bytes)\n"
+    "  --issuer URL       the tokens' issuer (iss), named as the authorization server\n"
+    "  --audience URI     this server's canonical URI, the tokens' audience (default\n"
+    "                     http(s)://ADDR:PORT/mcp)\n";
 
 namespace {
 const char* g_allowed[8];
 size_t g_allowed_count = 0;
+const char* g_tokens[8];
+size_t g_token_count = 0;
 }  // namespace
 
 int parse_http_option(int argc, char** argv, int* i, HttpConfig* config) {
@@ -89,9 +100,11 @@ int parse_http_option(int argc, char** argv, int* i, HttpConfig* config) {
     config->websocket = true;
     return 1;
   }
-  const bool known = strcmp(arg, "--http") == 0 || strcmp(arg, "--bind") == 0 || strcmp(arg, "--allow-host") == 0 ||
-                     strcmp(arg, "--timeout-ms") == 0 || strcmp(arg, "--tls-cert") == 0 ||
-                     strcmp(arg, "--tls-key") == 0;
+  static const char* const kWithValue[] = {"--http",     "--bind",       "--allow-host", "--timeout-ms",
+                                           "--tls-cert", "--tls-key",    "--auth-token", "--jwt-key",
+                                           "--jwt-secret", "--issuer",   "--audience"};
+  bool known = false;
+  for (const char* name : kWithValue) known = known || strcmp(arg, name) == 0;
   if (!known) return 0;
   if (value == nullptr) return needs("a value");
   ++*i;
@@ -111,8 +124,21 @@ int parse_http_option(int argc, char** argv, int* i, HttpConfig* config) {
     config->timeout_ms = static_cast<uint32_t>(n);
   } else if (strcmp(arg, "--tls-cert") == 0) {
     config->tls_cert = value;
-  } else {
+  } else if (strcmp(arg, "--tls-key") == 0) {
     config->tls_key = value;
+  } else if (strcmp(arg, "--auth-token") == 0) {
+    if (g_token_count == sizeof g_tokens / sizeof g_tokens[0]) return needs("to be given at most 8 times");
+    if (strlen(value) < 16) return needs("a token of at least 16 characters");
+    g_tokens[g_token_count++] = value;
+    config->auth_tokens = emcp::Span<const char* const>(g_tokens, g_token_count);
+  } else if (strcmp(arg, "--jwt-key") == 0) {
+    config->jwt_key = value;
+  } else if (strcmp(arg, "--jwt-secret") == 0) {
+    config->jwt_secret = value;
+  } else if (strcmp(arg, "--issuer") == 0) {
+    config->issuer = value;
+  } else {
+    config->audience = value;
   }
   return 1;
 }
@@ -126,6 +152,19 @@ bool check_http_options(const HttpConfig& config) {
   }
   if ((config.tls_cert == nullptr) != (config.tls_key == nullptr)) {
     say({config.program, ": --tls-cert and --tls-key go together\n"});
+    return false;
+  }
+  const bool jwt = config.jwt_key != nullptr || config.jwt_secret != nullptr;
+  if (!config.enabled && (jwt || config.auth_tokens.size() != 0 || config.issuer != nullptr || config.audience != nullptr)) {
+    say({config.program, ": --auth-token, --jwt-key, --jwt-secret, --issuer and --audience need --http PORT\n"});
+    return false;
+  }
+  if ((config.jwt_key != nullptr && config.jwt_secret != nullptr) || (jwt != (config.issuer != nullptr))) {
+    say({config.program, ": JWT access tokens need one of --jwt-key and --jwt-secret, and --issuer\n"});
+    return false;
+  }
+  if (config.audience != nullptr && config.auth_tokens.size() == 0 && !jwt) {
+    say({config.program, ": --audience needs --auth-token or --jwt-key/--jwt-secret\n"});
     return false;
   }
   return true;
@@ -180,6 +219,85 @@ size_t read_pem(const char* program, const char* path, uint8_t* buf, size_t cap)
   ::close(fd);
   buf[n] = 0;
   return n + 1;
+}
+
+// Bearer-token authorization: the resource server, its static tokens, the JWT key.
+emcp::auth::StaticToken g_static[8];
+emcp::auth::ResourceServerConfig g_auth_config;
+emcp::auth::JwtConfig g_jwt;
+emcp::mbedtls::JwtKey g_jwt_key;
+alignas(emcp::auth::ResourceServer) unsigned char g_auth_mem[sizeof(emcp::auth::ResourceServer)];
+char g_resource[160];
+const char* g_issuers[1];
+
+// Sets up the resource server once the port is bound (the default audience names it). False
+// (the reason on stderr) when a key does not load or the configuration cannot work.
+bool start_auth(const HttpConfig& config, const emcp::mcp::Server& server, bool tls, uint16_t port) {
+  for (size_t i = 0; i < config.auth_tokens.size(); ++i) {
+    g_static[i].token = config.auth_tokens[i];
+    g_static[i].scope = nullptr;  // every scope
+    g_static[i].subject = "--auth-token";
+  }
+  g_auth_config.static_tokens = emcp::Span<const emcp::auth::StaticToken>(g_static, config.auth_tokens.size());
+  if (config.audience != nullptr) {
+    g_auth_config.resource = config.audience;
+  } else {
+    emcp::json::BufferSink text(g_resource, sizeof g_resource - 1);
+    const bool v6 = strchr(config.address, ':') != nullptr;
+    char num_buf[24];
+    text.write(tls ? "https://" : "http://");
+    if (v6) text.write("[");
+    text.write(config.address);
+    if (v6) text.write("]");
+    text.write(":");
+    text.write(num_buf, emcp::json::format_uint64(port, num_buf));
+    text.write("/mcp");
+    g_resource[text.view().size()] = '\0';
+    g_auth_config.resource = g_resource;
+  }
+  g_auth_config.scopes = config.scopes;
+  g_auth_config.required_scope = config.required_scope;
+  if (config.jwt_key != nullptr || config.jwt_secret != nullptr) {
+    const char* path = config.jwt_key != nullptr ? config.jwt_key : config.jwt_secret;
+    const size_t n = read_pem(config.program, path, g_key, kPemMax);
+    if (n == 0) return false;
+    emcp::Status st;
+    if (config.jwt_key != nullptr) {
+      st = g_jwt_key.load_public_key(emcp::auth::JwtAlg::kES256, g_key, n);
+      if (st != emcp::Status::kOk) st = g_jwt_key.load_public_key(emcp::auth::JwtAlg::kRS256, g_key, n);
+    } else {
+      size_t len = n - 1;  // without the NUL read_pem added
+      while (len > 0 && (g_key[len - 1] == '\n' || g_key[len - 1] == '\r')) --len;
+      st = g_jwt_key.load_hmac_secret(g_key, len);
+    }
+    memset(g_key, 0, sizeof g_key);
+    if (st != emcp::Status::kOk) {
+      say({config.program, ": ", path, config.jwt_key != nullptr
+                                             ? " is not an EC P-256 or RSA (2048 bits or more) public key in PEM\n"
+                                             : " is not an HS256 secret (at least 32 bytes, not a PEM key)\n"});
+      return false;
+    }
+    g_jwt.issuer = config.issuer;
+    g_jwt.audience = g_auth_config.resource;
+    g_jwt_key.bind(&g_jwt);
+    g_issuers[0] = config.issuer;
+    g_auth_config.authorization_servers = emcp::Span<const char* const>(g_issuers, 1);
+    g_auth_config.jwt = &g_jwt;
+    g_auth_config.unix_time_s = server.platform().unix_time_s;
+  }
+  auto* auth = new (g_auth_mem) emcp::auth::ResourceServer(g_auth_config, server);
+  const char* unknown = nullptr;
+  if (auth->status() != emcp::Status::kOk) {
+    say({config.program, ": authorization not usable: the audience must be an absolute URI (", g_auth_config.resource,
+         ")\n"});
+    return false;
+  }
+  if (auth->check(&unknown) != emcp::Status::kOk) {
+    say({config.program, ": a scope of ", unknown, " is not among the server's scopes\n"});
+    return false;
+  }
+  g_options.auth = auth->hooks();
+  return true;
 }
 
 // Loads the certificate and key and builds the layer on the listener's port. False (the
@@ -263,6 +381,9 @@ int http(emcp::mcp::Server& server, const HttpConfig& config, const Loop& loop) 
          strerror(errno), "\n"});
     return 1;
   }
+  if ((config.auth_tokens.size() != 0 || config.jwt_key != nullptr || config.jwt_secret != nullptr) &&
+      !start_auth(config, server, tls, g_net.bound_port()))
+    return 1;
   if (tls) {
     g_tls->attach(engine.handler());
     g_net.attach(g_tls->handler());
@@ -277,7 +398,9 @@ int http(emcp::mcp::Server& server, const HttpConfig& config, const Loop& loop) 
   const bool v6 = strchr(config.address, ':') != nullptr;
   say({config.program, ": serving MCP on ", tls ? "https://" : "http://", v6 ? "[" : "", config.address,
        v6 ? "]" : "", ":", num(g_net.bound_port(), p), "/mcp (Streamable HTTP), /sse (HTTP+SSE)",
-       config.websocket ? (tls ? ", /ws (WebSocket, wss)" : ", /ws (WebSocket)") : "", "\n"});
+       config.websocket ? (tls ? ", /ws (WebSocket, wss)" : ", /ws (WebSocket)") : "",
+       g_options.auth != nullptr ? "; bearer token required (metadata: /.well-known/oauth-protected-resource/mcp)" : "",
+       "\n"});
   while (g_stop == 0) {
     if (g_net.run_once(static_cast<int>(wait_ms(loop, 100))) != emcp::Status::kOk && errno != EINTR) {
       say({config.program, ": poll failed: ", strerror(errno), "\n"});

@@ -25,8 +25,10 @@ bool random_bytes(void* buf, size_t n);
 
 /// Writes one line of diagnostics to stderr (the text, then a newline).
 void log_line(const char* text, size_t n);
+/// The system's wall clock (CLOCK_REALTIME), seconds since 1970.
+uint64_t unix_time_s();
 
-/// now_ms, random_bytes and log_line as one Platform.
+/// now_ms, random_bytes, log_line and unix_time_s as one Platform.
 const Platform& platform();
 
 }  // namespace posix

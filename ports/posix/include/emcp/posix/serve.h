@@ -37,6 +37,21 @@ struct HttpConfig {
   /// private key, PEM files (each at most 16 KiB).
   const char* tls_cert = nullptr;
   const char* tls_key = nullptr;
+  /// Bearer-token authorization (emcp/auth/resource_server.h), on when any token source is
+  /// given. Static tokens (--auth-token, each granting every scope):
+  emcp::Span<const char* const> auth_tokens;
+  /// JWT access tokens: a public key PEM file (EC P-256: ES256, RSA: RS256), or an HS256
+  /// secret file (--jwt-secret), with the issuer they must name (also the metadata's
+  /// authorization server).
+  const char* jwt_key = nullptr;
+  const char* jwt_secret = nullptr;
+  const char* issuer = nullptr;
+  /// The server's canonical URI: the tokens' audience and the metadata's resource (default
+  /// http(s)://ADDR:PORT/mcp from the bound address).
+  const char* audience = nullptr;
+  /// The application's scopes (scopes_supported) and the ones every request needs.
+  emcp::Span<const char* const> scopes;
+  const char* required_scope = nullptr;
 };
 
 /// The network options every program shares (kHttpUsage says what each does): argv[*i] is
@@ -45,7 +60,8 @@ struct HttpConfig {
 /// (-1: exit with status 2). check_http_options() then checks the whole.
 int parse_http_option(int argc, char** argv, int* i, HttpConfig* config);
 /// After the command line: false (with the reason on stderr) when options that need --http
-/// were given without it, or only one of --tls-cert and --tls-key.
+/// were given without it, only one of --tls-cert and --tls-key, or JWT options without a
+/// key and an issuer.
 bool check_http_options(const HttpConfig& config);
 /// The usage lines of those options (each ends with a newline).
 extern const char kHttpUsage[];

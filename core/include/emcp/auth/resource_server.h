@@ -1,0 +1,151 @@
+// emcp/auth/resource_server.h - the MCP server as an OAuth 2.1 resource server (MCP
+// authorization, 2025-03-26 and later): bearer tokens from the Authorization header only,
+// static tokens compared in constant time, JWT access tokens (emcp/auth/jwt.h) bound to this
+// server's canonical URI, scopes per tool, resource and prompt, and the protected resource
+// metadata document of RFC 9728.
+//
+// The HTTP engine asks it (HttpOptions::auth):
+//   - GET /.well-known/oauth-protected-resource and /.well-known/oauth-protected-resource<path>
+//     (the MCP endpoint's path): the metadata document, without a token;
+//   - every other request: its Authorization header. No token, or one that is not valid: 401
+//     with `WWW-Authenticate: Bearer resource_metadata="..."` (and error="invalid_token" for a
+//     token that was given); an access_token query parameter: 400 (error="invalid_request"),
+//     never used; a valid token without the server-wide scope (Config::required_scope): 403;
+//   - each JSON-RPC message of a POST: the scopes its tool, resource or prompt declares
+//     (mcp::Tool::scope...); one the token does not grant: 403 with `WWW-Authenticate: Bearer
+//     error="insufficient_scope", scope="..."`.
+//
+// Scopes are matched as bits over Config::scopes (at most 32): a token's scopes outside that
+// list are ignored, and a scope a table declares must be in it (one that is not can never be
+// granted; check() finds them at start-up).
+//
+// Context: the engine's loop. Holds fixed buffers (the metadata document, header lines, JWT
+// scratch): declare it with static storage.
+//
+// Example:
+//   static const char* const kScopes[] = {"mcp", "relay:write"};
+//   static const emcp::auth::StaticToken kTokens[] = {{"s3cret-token", "mcp relay:write"}};
+//   emcp::auth::ResourceServerConfig cfg;
+//   cfg.resource = "https://sensor.local:8443/mcp";
+//   cfg.scopes = kScopes;
+//   cfg.static_tokens = kTokens;
+//   static emcp::auth::ResourceServer auth(cfg, server);
+//   options.auth = auth.hooks();
+#ifndef EMCP_AUTH_RESOURCE_SERVER_H
+#define EMCP_AUTH_RESOURCE_SERVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "emcp/auth/jwt.h"
+#include "emcp/jsonrpc/message.h"
+#include "emcp/mcp/server.h"
+#include "emcp/transport/http.h"
+#include "emcp/util/span.h"
+#include "emcp/util/status.h"
+
+#ifndef EMCP_AUTH_MAX_TOKEN
+/// Longest bearer token checked (bytes); a longer one is refused like a bad one. The header
+/// itself is kept up to EMCP_HTTP_MAX_AUTH bytes (longer: 431).
+#define EMCP_AUTH_MAX_TOKEN EMCP_HTTP_MAX_AUTH
+#endif
+
+EMCP_NS_BEGIN
+namespace auth {
+
+/// A token the server accepts as it is (the device's API key): compared in constant time.
+struct StaticToken {
+  const char* token = "";
+  const char* scope = nullptr;    ///< scopes it grants, space-separated; nullptr: all of Config::scopes
+  const char* subject = nullptr;  ///< who it stands for (diagnostics)
+};
+
+struct ResourceServerConfig {
+  /// The server's canonical URI (RFC 8707), e.g. "https://sensor.local:8443/mcp": the metadata's
+  /// "resource", a JWT's required "aud" (JwtConfig::audience must equal it), and where the
+  /// metadata URL comes from. Required.
+  const char* resource = nullptr;
+  /// The authorization servers (issuer URLs) the metadata names.
+  Span<const char* const> authorization_servers;
+  /// Every scope the server knows (scopes_supported), at most 32.
+  Span<const char* const> scopes;
+  /// Scopes every request needs besides a valid token (nullptr: none).
+  const char* required_scope = nullptr;
+  Span<const StaticToken> static_tokens;
+  /// JWT access tokens (nullptr: none): the pinned algorithm, the key, iss, aud, skew.
+  const JwtConfig* jwt = nullptr;
+  /// Seconds since 1970 (the Platform's unix_time_s): required with jwt.
+  uint64_t (*unix_time_s)() = nullptr;
+  const char* resource_name = nullptr;  ///< "resource_name" of the metadata (optional)
+};
+
+/// An HTTP status to answer with, and header lines to send with it (valid until the next call
+/// of the same object; the engine writes them at once).
+struct Refusal {
+  int status = 0;                 ///< 0: allowed
+  const char* header = nullptr;   ///< whole header lines ("WWW-Authenticate: ...\r\n")
+  const char* text = nullptr;     ///< the short body
+};
+
+/// What the HTTP engine calls (HttpOptions::auth): a table of functions, so that an image
+/// without authorization links none of it.
+struct AuthHooks {
+  StrView (*document)(void* ctx, StrView path, StrView mcp_path) = nullptr;
+  Refusal (*authenticate)(void* ctx, const http::Request& request, uint32_t* grant) = nullptr;
+  Refusal (*permit)(void* ctx, uint32_t grant, const jsonrpc::Message& message) = nullptr;
+  void* ctx = nullptr;
+};
+
+class ResourceServer {
+ public:
+  /// `server`: the tables whose scopes are checked. kInvalidArgument from status() when the
+  /// configuration cannot work (no resource, more than 32 scopes, a URI that does not fit).
+  ResourceServer(const ResourceServerConfig& config, const mcp::Server& server);
+  ResourceServer(const ResourceServer&) = delete;
+  ResourceServer& operator=(const ResourceServer&) = delete;
+  Status status() const { return status_; }
+  /// For HttpOptions::auth.
+  const AuthHooks* hooks() const { return &hooks_; }
+
+  /// The metadata document for `path` (GET), or an empty view when `path` is not one.
+  StrView document(StrView path, StrView mcp_path) const;
+  /// Checks a request's credentials: status 0 and `*grant` (scope bits), or the refusal.
+  Refusal authenticate(const http::Request& request, uint32_t* grant);
+  /// Checks one message against what the token grants: status 0, or 403.
+  Refusal permit(uint32_t grant, const jsonrpc::Message& message);
+  /// The scope bits of a space-separated list (unknown scopes: bit 31 when `strict`, which no
+  /// token grants; ignored otherwise).
+  uint32_t mask_of(StrView scopes, bool strict) const;
+  /// Finds a tool, resource, template or prompt whose scope is not in Config::scopes: kNotFound
+  /// naming it in `*what`, or kOk.
+  Status check(const char** what) const;
+
+  /// Counters (diagnostics, tests).
+  uint32_t refused_401() const { return refused_401_; }
+  uint32_t refused_403() const { return refused_403_; }
+
+ private:
+  bool match_static(StrView token, uint32_t* grant) const;
+  void build();
+
+  const ResourceServerConfig& config_;
+  const mcp::Server& server_;
+  AuthHooks hooks_;
+  Status status_ = Status::kOk;
+  uint32_t required_ = 0;
+  uint32_t refused_401_ = 0;
+  uint32_t refused_403_ = 0;
+  uint16_t metadata_len_ = 0;
+  char metadata_url_[192];       // https://host/.well-known/oauth-protected-resource/path
+  char metadata_[768];           // the RFC 9728 document
+  char h401_[256];               // WWW-Authenticate, no token
+  char h401_invalid_[288];       // ... a token that is not valid
+  char h400_query_[320];         // ... a token in the query string
+  char h403_[448];               // insufficient_scope (built per refusal)
+  uint8_t scratch_[EMCP_AUTH_MAX_TOKEN];  // JWT decoding
+};
+
+}  // namespace auth
+EMCP_NS_END
+
+#endif  // EMCP_AUTH_RESOURCE_SERVER_H

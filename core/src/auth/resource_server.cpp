@@ -1,0 +1,303 @@
+#include "emcp/auth/resource_server.h"
+
+#include "emcp/json/sink.h"
+#include "emcp/json/writer.h"
+
+EMCP_NS_BEGIN
+namespace auth {
+
+namespace {
+
+constexpr const char* kWellKnown = "/.well-known/oauth-protected-resource";
+constexpr uint32_t kUnknownScope = 1u << 31;
+
+// Appends C strings to a fixed buffer; false once anything did not fit (the buffer then holds
+// a NUL-terminated prefix that is not used).
+class Text {
+ public:
+  Text(char* buf, size_t cap) : buf_(buf), cap_(cap) { buf_[0] = '\0'; }
+  Text& add(StrView s) {
+    for (char ch : s) {
+      if (len_ + 1 >= cap_) {
+        ok_ = false;
+        break;
+      }
+      buf_[len_++] = ch;
+    }
+    buf_[len_] = '\0';
+    return *this;
+  }
+  bool ok() const { return ok_; }
+  size_t size() const { return len_; }
+
+ private:
+  char* buf_;
+  size_t cap_;
+  size_t len_ = 0;
+  bool ok_ = true;
+};
+
+// Equality in time that depends only on the lengths, not on where the bytes differ.
+bool equal_constant_time(StrView a, StrView b) {
+  if (a.size() != b.size()) return false;
+  uint8_t diff = 0;
+  for (size_t i = 0; i < a.size(); ++i)
+    diff = static_cast<uint8_t>(diff | (static_cast<uint8_t>(a[i]) ^ static_cast<uint8_t>(b[i])));
+  return diff == 0;
+}
+
+// "Bearer <token>" (the scheme case-insensitive, RFC 7235), the token68 syntax of RFC 6750.
+bool bearer_token(StrView header, StrView* token) {
+  if (header.size() < 7 || !http::ascii_iequal(header.sub(0, 6), StrView("Bearer")) || header[6] != ' ')
+    return false;
+  size_t i = 7;
+  while (i < header.size() && header[i] == ' ') ++i;
+  size_t end = header.size();
+  while (end > i && header[end - 1] == ' ') --end;
+  if (end == i) return false;
+  bool padding = false;
+  for (size_t k = i; k < end; ++k) {
+    const char ch = header[k];
+    const bool alnum = (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9');
+    if (ch == '=') {
+      padding = true;
+      continue;
+    }
+    if (padding) return false;  // '=' only at the end
+    if (!alnum && ch != '-' && ch != '.' && ch != '_' && ch != '~' && ch != '+' && ch != '/') return false;
+  }
+  *token = header.sub(i, end - i);
+  return true;
+}
+
+// True when the query names an access_token parameter (RFC 6750 2.3), given or empty.
+bool token_in_query(StrView query) {
+  size_t i = 0;
+  while (i < query.size()) {
+    size_t end = i;
+    while (end < query.size() && query[end] != '&') ++end;
+    StrView param = query.sub(i, end - i);
+    size_t eq = 0;
+    while (eq < param.size() && param[eq] != '=') ++eq;
+    if (param.sub(0, eq) == StrView("access_token")) return true;
+    i = end + 1;
+  }
+  return false;
+}
+
+}  // namespace
+
+ResourceServer::ResourceServer(const ResourceServerConfig& config, const mcp::Server& server)
+    : config_(config), server_(server) {
+  hooks_.document = [](void* ctx, StrView path, StrView mcp_path) {
+    return static_cast<const ResourceServer*>(ctx)->document(path, mcp_path);
+  };
+  hooks_.authenticate = [](void* ctx, const http::Request& request, uint32_t* grant) {
+    return static_cast<ResourceServer*>(ctx)->authenticate(request, grant);
+  };
+  hooks_.permit = [](void* ctx, uint32_t grant, const jsonrpc::Message& message) {
+    return static_cast<ResourceServer*>(ctx)->permit(grant, message);
+  };
+  hooks_.ctx = this;
+  build();
+}
+
+void ResourceServer::build() {
+  metadata_url_[0] = metadata_[0] = h401_[0] = h401_invalid_[0] = h400_query_[0] = h403_[0] = '\0';
+  const StrView resource(config_.resource);
+  size_t scheme = 0;
+  while (scheme + 2 < resource.size() && !(resource[scheme] == ':' && resource[scheme + 1] == '/' && resource[scheme + 2] == '/'))
+    ++scheme;
+  if (resource.empty() || scheme + 2 >= resource.size() || config_.scopes.size() > 31 ||
+      (config_.jwt != nullptr && (config_.unix_time_s == nullptr || config_.jwt->audience == nullptr ||
+                                  StrView(config_.jwt->audience) != resource))) {
+    status_ = Status::kInvalidArgument;
+    return;
+  }
+  size_t slash = scheme + 3;
+  while (slash < resource.size() && resource[slash] != '/') ++slash;
+  const StrView origin = resource.sub(0, slash);
+  StrView path = resource.sub(slash, resource.size() - slash);
+  if (path == StrView("/")) path = StrView();
+  Text url(metadata_url_, sizeof metadata_url_);
+  url.add(origin).add(kWellKnown).add(path);
+
+  json::BufferSink sink(metadata_, sizeof metadata_ - 1);
+  json::Writer w(sink);
+  w.begin_object();
+  w.member_str("resource", resource);
+  w.key("authorization_servers");
+  w.begin_array();
+  for (const char* as : config_.authorization_servers) w.string(StrView(as));
+  w.end_array();
+  if (!config_.scopes.empty()) {
+    w.key("scopes_supported");
+    w.begin_array();
+    for (const char* sc : config_.scopes) w.string(StrView(sc));
+    w.end_array();
+  }
+  w.key("bearer_methods_supported");
+  w.begin_array();
+  w.string("header");
+  w.end_array();
+  if (config_.resource_name != nullptr) w.member_str("resource_name", StrView(config_.resource_name));
+  w.end_object();
+  metadata_len_ = static_cast<uint16_t>(sink.view().size());
+  metadata_[metadata_len_] = '\0';
+
+  Text a(h401_, sizeof h401_);
+  a.add("WWW-Authenticate: Bearer resource_metadata=\"").add(metadata_url_).add("\"");
+  if (config_.required_scope != nullptr) a.add(", scope=\"").add(config_.required_scope).add("\"");
+  a.add("\r\n");
+  Text b(h401_invalid_, sizeof h401_invalid_);
+  b.add("WWW-Authenticate: Bearer error=\"invalid_token\", resource_metadata=\"").add(metadata_url_).add("\"\r\n");
+  Text c(h400_query_, sizeof h400_query_);
+  c.add("WWW-Authenticate: Bearer error=\"invalid_request\", error_description=\"token in the query string\", "
+        "resource_metadata=\"")
+      .add(metadata_url_)
+      .add("\"\r\n");
+  if (!url.ok() || w.status() != Status::kOk || !a.ok() || !b.ok() || !c.ok()) status_ = Status::kInvalidArgument;
+  required_ = config_.required_scope != nullptr ? mask_of(StrView(config_.required_scope), true) : 0;
+}
+
+StrView ResourceServer::document(StrView path, StrView mcp_path) const {
+  if (status_ != Status::kOk) return StrView();
+  const StrView wk(kWellKnown);
+  if (path.size() < wk.size() || path.sub(0, wk.size()) != wk) return StrView();
+  const StrView rest = path.sub(wk.size(), path.size() - wk.size());
+  if (rest.empty() || rest == mcp_path) return StrView(metadata_, metadata_len_);
+  return StrView();
+}
+
+uint32_t ResourceServer::mask_of(StrView scopes, bool strict) const {
+  uint32_t mask = 0;
+  size_t i = 0;
+  while (i < scopes.size()) {
+    while (i < scopes.size() && scopes[i] == ' ') ++i;
+    size_t end = i;
+    while (end < scopes.size() && scopes[end] != ' ') ++end;
+    if (end > i) {
+      const StrView one = scopes.sub(i, end - i);
+      bool known = false;
+      for (size_t k = 0; k < config_.scopes.size(); ++k) {
+        if (one == StrView(config_.scopes[k])) {
+          mask |= 1u << k;
+          known = true;
+        }
+      }
+      if (!known && strict) mask |= kUnknownScope;
+    }
+    i = end;
+  }
+  return mask;
+}
+
+bool ResourceServer::match_static(StrView token, uint32_t* grant) const {
+  // Every table entry is compared (no early exit): the time says nothing of which matched.
+  bool found = false;
+  uint32_t mask = 0;
+  for (const StaticToken& t : config_.static_tokens) {
+    if (equal_constant_time(token, StrView(t.token)) && !found) {
+      found = true;
+      mask = t.scope == nullptr ? (config_.scopes.size() >= 32 ? 0xFFFFFFFFu : (1u << config_.scopes.size()) - 1u)
+                                : mask_of(StrView(t.scope), false);
+    }
+  }
+  if (found) *grant = mask;
+  return found;
+}
+
+Refusal ResourceServer::authenticate(const http::Request& request, uint32_t* grant) {
+  *grant = 0;
+  Refusal r;
+  if (status_ != Status::kOk) {
+    r.status = 500;
+    r.text = "Internal Server Error: authorization misconfigured";
+    return r;
+  }
+  if (token_in_query(request.query())) {
+    r.status = 400;
+    r.header = h400_query_;
+    r.text = "Bad Request: access tokens go in the Authorization header, never in the URL";
+    ++refused_401_;
+    return r;
+  }
+  StrView token;
+  if (!request.authorization.present) {
+    r.status = 401;
+    r.header = h401_;
+    r.text = "Unauthorized: a bearer token is required";
+    ++refused_401_;
+    return r;
+  }
+  bool valid = bearer_token(request.authorization.view(), &token) && token.size() <= sizeof scratch_;
+  uint32_t mask = 0;
+  if (valid && !match_static(token, &mask)) {
+    valid = false;
+    if (config_.jwt != nullptr) {
+      JwtClaims claims;
+      const JwtResult jr = verify_jwt(token, *config_.jwt, config_.unix_time_s(),
+                                      Span<uint8_t>(scratch_, sizeof scratch_), &claims);
+      if (jr == JwtResult::kOk) {
+        valid = true;
+        mask = mask_of(claims.scope, false);
+      }
+    }
+  }
+  if (!valid) {
+    r.status = 401;
+    r.header = h401_invalid_;
+    r.text = "Unauthorized: the bearer token is not valid";
+    ++refused_401_;
+    return r;
+  }
+  if ((mask & required_) != required_) {
+    Text h(h403_, sizeof h403_);
+    h.add("WWW-Authenticate: Bearer error=\"insufficient_scope\", scope=\"")
+        .add(config_.required_scope)
+        .add("\", resource_metadata=\"")
+        .add(metadata_url_)
+        .add("\"\r\n");
+    r.status = 403;
+    r.header = h.ok() ? h403_ : nullptr;
+    r.text = "Forbidden: insufficient scope";
+    ++refused_403_;
+    return r;
+  }
+  *grant = mask;
+  return r;
+}
+
+Refusal ResourceServer::permit(uint32_t grant, const jsonrpc::Message& message) {
+  Refusal r;
+  const char* scope = server_.scope_of(message);
+  if (scope == nullptr) return r;
+  const uint32_t need = mask_of(StrView(scope), true);
+  if ((grant & need) == need) return r;
+  Text h(h403_, sizeof h403_);
+  h.add("WWW-Authenticate: Bearer error=\"insufficient_scope\", scope=\"");
+  if (config_.required_scope != nullptr) h.add(config_.required_scope).add(" ");
+  h.add(scope).add("\", resource_metadata=\"").add(metadata_url_).add("\"\r\n");
+  r.status = 403;
+  r.header = h.ok() ? h403_ : nullptr;
+  r.text = "Forbidden: insufficient scope";
+  ++refused_403_;
+  return r;
+}
+
+Status ResourceServer::check(const char** what) const {
+  *what = nullptr;
+  for (const mcp::Tool& t : server_.tools())
+    if (t.scope != nullptr && (mask_of(StrView(t.scope), true) & kUnknownScope) != 0) *what = t.name;
+  for (const mcp::Resource& res : server_.resources())
+    if (res.scope != nullptr && (mask_of(StrView(res.scope), true) & kUnknownScope) != 0) *what = res.uri;
+  for (const mcp::ResourceTemplate& t : server_.templates())
+    if (t.scope != nullptr && (mask_of(StrView(t.scope), true) & kUnknownScope) != 0) *what = t.uri_template;
+  for (const mcp::Prompt& p : server_.prompts())
+    if (p.scope != nullptr && (mask_of(StrView(p.scope), true) & kUnknownScope) != 0) *what = p.name;
+  if (config_.required_scope != nullptr && (required_ & kUnknownScope) != 0) *what = config_.required_scope;
+  return *what == nullptr ? Status::kOk : Status::kNotFound;
+}
+
+}  // namespace auth
+EMCP_NS_END
