@@ -1,4 +1,5 @@
-# Mbed TLS for the boards, built from Debian's source (`apt-get source mbedtls`, fetched into
+# Mbed TLS for the boards (TLS 1.2 server, X.509, ECDSA/RSA, SHA-1/256: the configuration says
+# what and why), built from Debian's source (`apt-get source mbedtls`, fetched into
 # the build folder by scripts/third-party; nothing of Mbed TLS is committed) with emcp's
 # configuration (ports/mbedtls/config/emcp_mbedtls_config.h). The host links the system's
 # libmbedcrypto (ports/mbedtls/CMakeLists.txt).
@@ -11,19 +12,28 @@
 # namespace emcp's functions live in.
 set(EMCP_MBEDTLS_SOURCE_DIR "${CMAKE_SOURCE_DIR}/build/third_party/mbedtls" CACHE PATH
     "Mbed TLS's source (Debian's, from scripts/third-party)")
-set(EMCP_MBEDTLS_WRAPPER_SOURCES ${CMAKE_SOURCE_DIR}/ports/mbedtls/src/sha1.cpp)
+set(EMCP_MBEDTLS_WRAPPER_SOURCES ${CMAKE_SOURCE_DIR}/ports/mbedtls/src/sha1.cpp
+    ${CMAKE_SOURCE_DIR}/ports/mbedtls/src/tls.cpp ${CMAKE_SOURCE_DIR}/ports/mbedtls/src/jwt_key.cpp
+    ${CMAKE_SOURCE_DIR}/ports/mbedtls/src/pool.cpp)
 
+# emcp_mbedtls_library(NAME [DEFINES D...]): DEFINES override the configuration's defaults
+# (#ifndef in emcp_mbedtls_config.h, e.g. MBEDTLS_SSL_IN_CONTENT_LEN=16384); PUBLIC, so the images
+# that link NAME compile emcp's wrappers with the same options.
 function(emcp_mbedtls_library name)
+  cmake_parse_arguments(M "" "" "DEFINES" ${ARGN})
   set(dir ${EMCP_MBEDTLS_SOURCE_DIR})
   if(NOT EXISTS ${dir}/library/sha1.c)
     message(FATAL_ERROR "Mbed TLS's source is not in EMCP_MBEDTLS_SOURCE_DIR=${dir}: run scripts/third-party "
                         "(scripts/test does), or pass -DEMCP_MBEDTLS_SOURCE_DIR=/path/to/mbedtls")
   endif()
-  add_library(${name} STATIC ${dir}/library/sha1.c ${dir}/library/platform_util.c)
+  # Every module: what the configuration leaves out compiles to nothing, and the images link
+  # only what they call (-ffunction-sections, --gc-sections).
+  file(GLOB sources ${dir}/library/*.c)
+  add_library(${name} STATIC ${sources})
   target_include_directories(${name} SYSTEM PUBLIC ${dir}/include)
   target_include_directories(${name} PUBLIC ${CMAKE_SOURCE_DIR}/ports/mbedtls/config
                                             ${CMAKE_SOURCE_DIR}/ports/mbedtls/include)
-  target_compile_definitions(${name} PUBLIC MBEDTLS_CONFIG_FILE="emcp_mbedtls_config.h")
+  target_compile_definitions(${name} PUBLIC MBEDTLS_CONFIG_FILE="emcp_mbedtls_config.h" ${M_DEFINES})
   # Third-party code: its own warnings are not ours to fix (-w); the target's code generation
   # flags apply as everywhere.
   target_compile_options(${name} PRIVATE -w)

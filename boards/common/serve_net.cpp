@@ -55,7 +55,7 @@ void serve_uart_and_http(emcp::mcp::Server& server, emcp::transport::StdioTransp
   cfg.on_address = &on_address;
   bool up = net_init(cfg);
   if (up) {
-    net.listener->attach(net.http->handler());
+    net.listener->attach(net.front.valid() ? net.front : net.http->handler());
     net.listener->set_pump(&pump, nullptr);
     up = net.listener->listen(net.port) == emcp::Status::kOk;
   }

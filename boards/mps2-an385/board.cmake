@@ -8,3 +8,5 @@ set(EMCP_BOARD_MINIMAL_FLASH_BUDGET 20480)
 # Ethernet: QEMU models the MPS2's LAN9118 (board/net.h over lan9118.cpp and net.cpp).
 set(EMCP_BOARD_NET ON)
 set(EMCP_BOARD_NET_DRIVER lan9118.cpp net.cpp)
+# TLS credentials region: the last 512 KiB of SSRAM1 (board/credentials.h; QEMU loads it).
+set(EMCP_BOARD_CREDENTIALS_ADDR 0x00380000)

@@ -151,6 +151,8 @@ struct netif* net_netif() { return g_ready ? &g_netif : nullptr; }
 // the NIC's free-running counter and the clock, and seeded with the MAC address. It keeps two
 // boards and two boots apart; it is NOT cryptographic (README.md says so): a board with a TRNG
 // reads that instead.
+bool net_random_is_cryptographic() { return false; }
+
 bool net_random(void* out, size_t n) {
   static uint64_t state = 0;
   auto* p = static_cast<uint8_t*>(out);

@@ -501,6 +501,17 @@ constexpr Param kNetworkStats[] = {
     Param::integer("heap_max").required(),
     Param::integer("heap_size").required(),
     Param::integer("rx_dropped").required(),
+    // TLS images only: Mbed TLS's static pool and the handshakes.
+    Param::integer("tls_pool_used"),
+    Param::integer("tls_pool_max"),
+    Param::integer("tls_pool_size"),
+    Param::integer("tls_pool_failures"),
+    Param::integer("tls_handshake_peak", "Most pool bytes one handshake took beyond what was in use before"),
+    Param::integer("tls_established_size", "Most pool bytes an established connection keeps"),
+    Param::integer("tls_handshakes"),
+    Param::integer("tls_resumed"),
+    Param::integer("tls_failed"),
+    Param::integer("tls_refused_memory"),
 };
 #endif
 

@@ -59,4 +59,31 @@ if(EMCP_BOARD_NET)
     DEFINES EMCP_HTTP_MAX_AUTH=256
     APP_DEFINES EMCP_SENSORS_NETWORK=1 EMCP_SENSORS_NET_CONNECTIONS=8 EMCP_SENSORS_NET_SESSIONS=8
     LIBS ${EMCP_BOARD_NET_LIBS})
+  # HTTPS and WSS (TLS 1.2, Mbed TLS from a static pool), 2 connections and 2 sessions: the
+  # issue's target is 256 KiB of flash and 96 KiB of static RAM. Its 24 KiB pool holds the
+  # parsed certificate and key (2.5 KiB with a P-256 key), 2 established connections (7.7 KiB
+  # each: 4 KiB in and 2 KiB out of record buffers, session, keys) and the 2.9 KiB more one
+  # handshake takes (device_stats reports the figures). The certificate and key come from the
+  # board's credentials region (board/credentials.h), never from the image.
+  if(EMCP_BOARD_TLS_SOURCES)
+    emcp_firmware(emcp-sensors-tls-${EMCP_BOARD}
+      SOURCES ${sensors_net_sources} ${EMCP_BOARD_TLS_SOURCES}
+      INCLUDES ${CMAKE_CURRENT_LIST_DIR}
+      DEFINES EMCP_HTTP_MAX_AUTH=256
+      APP_DEFINES EMCP_SENSORS_NETWORK=1 EMCP_SENSORS_TLS=1 EMCP_SENSORS_NET_CONNECTIONS=2 EMCP_SENSORS_NET_SESSIONS=2
+                  "EMCP_SENSORS_TLS_POOL=(24 * 1024)"
+      LIBS ${EMCP_BOARD_NET_LIBS}
+      FLASH_TARGET 262144 RAM_TARGET 98304)
+    # The same with 4 connections, 2 sessions, input records of TLS's full 16 KiB (a client's
+    # 6 KB sampling answer arrives as one record) and an 88 KiB pool (4 established
+    # connections of 20 KiB): the SDK client's tests over HTTPS, HTTP+SSE over HTTPS and WSS,
+    # whose clients hold an event stream and post beside it.
+    emcp_firmware(emcp-sensors-tls4-${EMCP_BOARD}
+      SOURCES ${sensors_net_sources} ${EMCP_BOARD_TLS_SOURCES}
+      INCLUDES ${CMAKE_CURRENT_LIST_DIR}
+      DEFINES EMCP_HTTP_MAX_AUTH=256
+      APP_DEFINES EMCP_SENSORS_NETWORK=1 EMCP_SENSORS_TLS=1 EMCP_SENSORS_NET_CONNECTIONS=4 EMCP_SENSORS_NET_SESSIONS=2
+                  "EMCP_SENSORS_TLS_POOL=(88 * 1024)"
+      LIBS ${EMCP_BOARD_NET_LIBS_16K})
+  endif()
 endif()

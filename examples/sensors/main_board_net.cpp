@@ -11,6 +11,11 @@
 #include "emcp/mcp/server.h"
 #include "emcp/transport/http_server.h"
 #include "emcp/transport/stdio.h"
+#if EMCP_SENSORS_TLS
+#include "board/credentials.h"
+#include "emcp/mbedtls/pool.h"
+#include "emcp/mbedtls/tls.h"
+#endif
 #include "lwip/mem.h"
 #include "lwip/memp.h"
 #include "lwip/stats.h"
@@ -36,8 +41,22 @@ emcp::mcp::Server g_server(app::kServerInfo, board::net_platform());
 emcp::transport::StaticStdioTransport<kHttpArena> g_link(g_server, &board::uart_flush, nullptr);
 emcp::transport::HttpOptions g_http_options;
 emcp::lwip::StaticLwipHttpListener<kConnections> g_listener;
+#if EMCP_SENSORS_TLS
+// HTTPS: the TLS layer between the listener and the engine; Mbed TLS's memory is a static pool
+// (EMCP_SENSORS_TLS_POOL bytes: the parsed certificate and key, each open connection's record
+// buffers, one handshake at a time).
+#ifndef EMCP_SENSORS_TLS_POOL
+#define EMCP_SENSORS_TLS_POOL (32 * 1024)
+#endif
+alignas(8) uint8_t g_tls_pool[EMCP_SENSORS_TLS_POOL];
+emcp::mbedtls::TlsContext g_tls_context;
+emcp::mbedtls::StaticTlsLayer<kConnections> g_tls(g_tls_context, g_listener.port_interface());
+emcp::transport::StaticHttpServer<kConnections, kSessions, kHttpArena, kHttpOut, kReplay> g_http(
+    g_server, g_http_options, g_tls.port_interface());
+#else
 emcp::transport::StaticHttpServer<kConnections, kSessions, kHttpArena, kHttpOut, kReplay> g_http(
     g_server, g_http_options, g_listener.port_interface());
+#endif
 
 namespace {
 
@@ -93,6 +112,20 @@ void write_network(emcp::json::Writer& w) {
   w.member_int("heap_max", n.heap_max);
   w.member_int("heap_size", n.heap_size);
   w.member_int("rx_dropped", n.rx_dropped);
+#if EMCP_SENSORS_TLS
+  const emcp::mbedtls::PoolStats& pool = emcp::mbedtls::pool_stats();
+  const emcp::mbedtls::TlsStats& tls = g_tls.stats();
+  w.member_int("tls_pool_used", static_cast<int64_t>(pool.in_use));
+  w.member_int("tls_pool_max", static_cast<int64_t>(pool.high_water));
+  w.member_int("tls_pool_size", static_cast<int64_t>(pool.size));
+  w.member_int("tls_pool_failures", pool.failures);
+  w.member_int("tls_handshake_peak", static_cast<int64_t>(tls.handshake_peak));
+  w.member_int("tls_established_size", static_cast<int64_t>(tls.established_size));
+  w.member_int("tls_handshakes", tls.handshakes);
+  w.member_int("tls_resumed", tls.resumed);
+  w.member_int("tls_failed", tls.failed);
+  w.member_int("tls_refused_memory", tls.refused_memory);
+#endif
 }
 
 void board_stats(app::PlatformStats* out) {
@@ -121,11 +154,30 @@ void sensors_net_firmware() {
   g_http_options.sha1 = &emcp::mbedtls::sha1;  // WebSocket on /ws
   board::HttpService net;
   net.http = &g_http;
+#if EMCP_SENSORS_TLS
+  // The certificate and key from the board's credentials region. Without them the layer
+  // refuses every connection (a TLS alert), and the banner says why.
+  emcp::mbedtls::pool_init(g_tls_pool, sizeof g_tls_pool);
+  board::Credentials creds;
+  const char* program = board::net_random_is_cryptographic()
+                            ? "emcp-sensors-tls"
+                            : "emcp-sensors-tls (TEST-ONLY entropy: this board has no TRNG; do not deploy)";
+  if (!board::credentials(&creds)) {
+    program = "emcp-sensors-tls (no TLS credentials provisioned: connections refused)";
+  } else if (g_tls_context.init(board::net_platform(), creds.cert, creds.cert_len, creds.key, creds.key_len) !=
+             emcp::Status::kOk) {
+    program = "emcp-sensors-tls (the provisioned certificate or key does not load: connections refused)";
+  }
+  g_tls.attach(g_http.handler());
+  net.front = g_tls.handler();
+#else
+  const char* program = "emcp-sensors-net";
+#endif
   net.listener = &g_listener;
   net.options = &g_http_options;
   board::Loop loop;
   loop.tick = &app::tick;
-  board::serve_uart_and_http(g_server, g_link, "emcp-sensors-net", loop, net, board::NetConfig{});
+  board::serve_uart_and_http(g_server, g_link, program, loop, net, board::NetConfig{});
 }
 
 #ifndef EMCP_SENSORS_NO_MAIN

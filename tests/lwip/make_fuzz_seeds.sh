@@ -34,16 +34,7 @@ bytes() {
   rm -f "$tmp"
 }
 
-INIT='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"f","version":"1"}}}'
-post() {  # post BODY [SESSION_ID [EXTRA_HEADER]]
-  printf 'POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n'
-  [ -n "${2:-}" ] && printf 'Mcp-Session-Id: %s\r\n' "$2"
-  [ -n "${3:-}" ] && printf '%s\r\n' "$3"
-  printf 'Content-Length: %s\r\n\r\n%s' "$(printf '%s' "$1" | wc -c)" "$1"
-}
-# The fake random source gives session ids 0102...; the first session's id:
-SID='0102030405060708090a0b0c0d0e0f10'
-INITIALIZED='{"jsonrpc":"2.0","method":"notifications/initialized"}'
+. "$(dirname "$0")/../fuzz/http_seed_lib.sh"
 BIG='{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"big"}}'
 ECHO='{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}'
 SLOW='{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"slow"}}'

@@ -11,7 +11,9 @@ import net from "node:net";
 import tls from "node:tls";
 import { startNetworkServer, stopNetworkServer, TLS } from "./lib/harness.mjs";
 
-const TIMEOUT_MS = 1000;  // the server's --timeout-ms: request heads and TLS handshakes
+// The server's handshake timeout: --timeout-ms for the Linux server; a board's is its default
+// (EMCP_TLS_TIMEOUT_MS=10000).
+const TIMEOUT_MS = Number(process.env.EMCP_TLS_TIMEOUT_MS || 1000);
 let server;
 let port;
 

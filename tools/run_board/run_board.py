@@ -1,13 +1,19 @@
 #!/usr/bin/env python3
 """Runs an emcp firmware image on an emulated board (QEMU), for people and for the tests.
 
-    scripts/run-board BOARD APP [--http PORT] [--image ELF] [--wait SECONDS]
+    scripts/run-board BOARD APP [--http PORT] [--tls-cert FILE --tls-key FILE] [--image ELF]
+                      [--wait SECONDS]
 
 The board's UART is this program's stdin/stdout (an MCP client can spawn it, through
 emcp-bridge: the firmware's first line is a banner, not JSON). With --http, 127.0.0.1:PORT is
 forwarded to the board's port 80 over QEMU's user network (PORT 0: a free port), and once the
 board answers HTTP this prints "... serving MCP on http://127.0.0.1:PORT/mcp" on stderr.
 It runs until SIGTERM/SIGINT or the end of its input, and always stops QEMU.
+
+With --tls-cert and --tls-key (PEM files) the board serves HTTPS: the TLS image of APP is run
+(emcp-APP-tls-BOARD) and the certificate and key are provisioned into the board's credentials
+region (board/credentials.h) with QEMU's loader, never built into the image; it then prints
+"serving MCP on https://...".
 
 The image is built first unless --image names one: `cmake --build build/BOARD --target
 emcp-APP[-net]-BOARD` (with --http the network image of APP when there is one), which builds
@@ -17,18 +23,21 @@ import argparse
 import os
 import signal
 import socket
+import ssl
 import subprocess
+import tempfile
 import sys
 import threading
 import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-# Board -> (QEMU machine, NIC model or None).
+# Board -> (QEMU machine, NIC model or None, credentials region address or None).
 BOARDS = {
-    "mps2-an385": ("mps2-an385", "lan9118"),
-    "stm32f4": ("netduinoplus2", None),
-    "microbit": ("microbit", None),
+    "mps2-an385": ("mps2-an385", "lan9118", 0x00380000),
+    "stm32f4": ("netduinoplus2", None, None),
+    "microbit": ("microbit", None, None),
 }
+CREDENTIALS_SIZE = 16384
 
 
 def say(*parts):
@@ -42,14 +51,28 @@ def free_port():
         return s.getsockname()[1]
 
 
-def build(board, app, http):
+def credentials_blob(cert_path, key_path):
+    """The credentials region's bytes (board/credentials.h): magic, lengths, PEM texts with NULs."""
+    with open(cert_path, "rb") as f:
+        cert = f.read() + b"\0"
+    with open(key_path, "rb") as f:
+        key = f.read() + b"\0"
+    blob = b"EMCPCRED" + len(cert).to_bytes(4, "little") + len(key).to_bytes(4, "little") + cert + key
+    if len(blob) > CREDENTIALS_SIZE:
+        say(f"the certificate and key take {len(blob)} bytes; the credentials region holds {CREDENTIALS_SIZE}")
+        sys.exit(2)
+    return blob
+
+
+def build(board, app, http, tls=False):
     build_dir = os.path.join(ROOT, "build", board)
     if not os.path.exists(os.path.join(build_dir, "build.ninja")):
         subprocess.run(["cmake", "--preset", board], cwd=ROOT, stdout=sys.stderr, check=True)
     targets = subprocess.run(["ninja", "-C", build_dir, "-t", "targets", "all"], capture_output=True, text=True,
                              check=True).stdout
     names = {line.split(":")[0] for line in targets.splitlines()}
-    candidates = ([f"emcp-{app}-net-{board}"] if http else []) + [f"emcp-{app}-{board}"]
+    candidates = ([f"emcp-{app}-tls-{board}"] if tls else
+                  ([f"emcp-{app}-net-{board}"] if http else []) + [f"emcp-{app}-{board}"])
     target = next((t for t in candidates if f"bin/{t}.elf" in names or t in names), None)
     if target is None:
         say(f"no image {' or '.join(candidates)} in build/{board}")
@@ -58,14 +81,20 @@ def build(board, app, http):
     return os.path.join(build_dir, "bin", target + ".elf")
 
 
-def answers_http(port):
-    """True when something behind 127.0.0.1:port answers an HTTP request with a status line."""
+def answers_http(port, tls=False):
+    """True when something behind 127.0.0.1:port answers an HTTP(S) request with a status line."""
     try:
-        with socket.create_connection(("127.0.0.1", port), timeout=1.0) as s:
+        with socket.create_connection(("127.0.0.1", port), timeout=5.0 if tls else 1.0) as raw:
+            s = raw
+            if tls:  # only whether it answers: the certificate is the client's business
+                ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+                ctx.check_hostname = False
+                ctx.verify_mode = ssl.CERT_NONE
+                s = ctx.wrap_socket(raw, server_hostname="localhost")
             s.sendall(b"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-            s.settimeout(1.0)
+            s.settimeout(5.0 if tls else 1.0)
             return s.recv(16).startswith(b"HTTP/1.")
-    except OSError:
+    except (OSError, ssl.SSLError):
         return False
 
 
@@ -74,23 +103,39 @@ def main():
     ap.add_argument("board", choices=sorted(BOARDS))
     ap.add_argument("app", help="the image's application: minimal, sensors, everything, netcheck")
     ap.add_argument("--http", type=int, metavar="PORT", help="forward 127.0.0.1:PORT to the board's port 80")
+    ap.add_argument("--tls-cert", metavar="FILE", help="serve HTTPS with this certificate chain (PEM) ...")
+    ap.add_argument("--tls-key", metavar="FILE", help="... and this private key (PEM)")
     ap.add_argument("--image", help="an ELF image to run instead of building emcp-APP-BOARD")
     ap.add_argument("--wait", type=float, default=60.0, help="seconds to wait for HTTP (default 60)")
     a = ap.parse_args()
-    machine, nic = BOARDS[a.board]
+    machine, nic, cred_addr = BOARDS[a.board]
+    tls = a.tls_cert is not None or a.tls_key is not None
+    if tls and (a.tls_cert is None or a.tls_key is None or a.http is None):
+        say("--tls-cert and --tls-key go together, with --http")
+        return 2
+    if tls and cred_addr is None:
+        say(f"{a.board} has no credentials region; TLS needs mps2-an385")
+        return 2
     if a.http is not None and nic is None:
         say(f"{a.board} has no network interface in QEMU; --http needs mps2-an385")
         return 2
     if a.http is not None and not 0 <= a.http <= 65535:
         say("--http needs a port 0..65535")
         return 2
-    image = a.image or build(a.board, a.app, a.http is not None)
+    image = a.image or build(a.board, a.app, a.http is not None, tls)
     if not os.path.exists(image):
         say(f"no image {image}")
         return 2
     cmd = ["qemu-system-arm", "-M", machine, "-display", "none", "-monitor", "none", "-serial", "stdio",
            "-kernel", image]
     port = None
+    blob_dir = None
+    if tls:
+        blob_dir = tempfile.TemporaryDirectory(prefix="emcp-credentials-")
+        blob = os.path.join(blob_dir.name, "credentials.bin")
+        with open(blob, "wb") as f:
+            f.write(credentials_blob(a.tls_cert, a.tls_key))
+        cmd += ["-device", f"loader,file={blob},addr={cred_addr:#x},force-raw=on"]
     if a.http is not None:
         port = a.http or free_port()
         cmd += ["-nic", f"user,model={nic},hostfwd=tcp:127.0.0.1:{port}-:80"]
@@ -120,17 +165,19 @@ def main():
     try:
         if port is not None:
             deadline = time.monotonic() + a.wait
-            while not stop.is_set() and qemu.poll() is None and not answers_http(port):
+            while not stop.is_set() and qemu.poll() is None and not answers_http(port, tls):
                 if time.monotonic() > deadline:
                     say(f"the board did not answer HTTP on 127.0.0.1:{port} within {a.wait:g} s")
                     return 1
                 time.sleep(0.2)
             if qemu.poll() is None and not stop.is_set():
-                say(f"{a.board} in QEMU serving MCP on http://127.0.0.1:{port}/mcp")
+                say(f"{a.board} in QEMU serving MCP on {'https' if tls else 'http'}://127.0.0.1:{port}/mcp")
         while not stop.is_set() and qemu.poll() is None:
             stop.wait(0.2)
         return 0 if qemu.poll() is None else qemu.returncode
     finally:
+        if blob_dir is not None:
+            blob_dir.cleanup()
         if qemu.poll() is None:
             qemu.terminate()
             try:

@@ -126,6 +126,8 @@ struct netif* net_netif() {
 
 // The hardware RNG: cryptographically secure while Wi-Fi or Bluetooth runs (ESP-IDF's
 // esp_random documentation), which a network image's radio does.
+bool net_random_is_cryptographic() { return true; }  // esp_fill_random: the hardware RNG
+
 bool net_random(void* out, size_t n) {
   esp_fill_random(out, n);
   return true;

@@ -85,6 +85,12 @@ bool token_in_query(StrView query) {
   return false;
 }
 
+// FNV-1a over parts, with a separator between them (a principal's identity, not a secret).
+uint32_t fnv(uint32_t h, StrView s) {
+  for (char ch : s) h = (h ^ static_cast<uint8_t>(ch)) * 16777619u;
+  return (h ^ 0xFFu) * 16777619u;
+}
+
 }  // namespace
 
 ResourceServer::ResourceServer(const ResourceServerConfig& config, const mcp::Server& server)
@@ -92,10 +98,10 @@ ResourceServer::ResourceServer(const ResourceServerConfig& config, const mcp::Se
   hooks_.document = [](void* ctx, StrView path, StrView mcp_path) {
     return static_cast<const ResourceServer*>(ctx)->document(path, mcp_path);
   };
-  hooks_.authenticate = [](void* ctx, const http::Request& request, uint32_t* grant) {
+  hooks_.authenticate = [](void* ctx, const http::Request& request, Grant* grant) {
     return static_cast<ResourceServer*>(ctx)->authenticate(request, grant);
   };
-  hooks_.permit = [](void* ctx, uint32_t grant, const jsonrpc::Message& message) {
+  hooks_.permit = [](void* ctx, const Grant& grant, const jsonrpc::Message& message) {
     return static_cast<ResourceServer*>(ctx)->permit(grant, message);
   };
   hooks_.ctx = this;
@@ -119,6 +125,7 @@ void ResourceServer::build() {
   const StrView origin = resource.sub(0, slash);
   StrView path = resource.sub(slash, resource.size() - slash);
   if (path == StrView("/")) path = StrView();
+  resource_path_ = path;
   Text url(metadata_url_, sizeof metadata_url_);
   url.add(origin).add(kWellKnown).add(path);
 
@@ -165,7 +172,7 @@ StrView ResourceServer::document(StrView path, StrView mcp_path) const {
   const StrView wk(kWellKnown);
   if (path.size() < wk.size() || path.sub(0, wk.size()) != wk) return StrView();
   const StrView rest = path.sub(wk.size(), path.size() - wk.size());
-  if (rest.empty() || rest == mcp_path) return StrView(metadata_, metadata_len_);
+  if (rest.empty() || rest == mcp_path || rest == resource_path_) return StrView(metadata_, metadata_len_);
   return StrView();
 }
 
@@ -192,23 +199,25 @@ uint32_t ResourceServer::mask_of(StrView scopes, bool strict) const {
   return mask;
 }
 
-bool ResourceServer::match_static(StrView token, uint32_t* grant) const {
+bool ResourceServer::match_static(StrView token, Grant* grant) const {
   // Every table entry is compared (no early exit): the time says nothing of which matched.
   bool found = false;
-  uint32_t mask = 0;
+  Grant g;
+  uint32_t index = 0;
   for (const StaticToken& t : config_.static_tokens) {
     if (equal_constant_time(token, StrView(t.token)) && !found) {
       found = true;
-      mask = t.scope == nullptr ? (config_.scopes.size() >= 32 ? 0xFFFFFFFFu : (1u << config_.scopes.size()) - 1u)
-                                : mask_of(StrView(t.scope), false);
+      g.scopes = t.scope == nullptr ? (1u << config_.scopes.size()) - 1u : mask_of(StrView(t.scope), false);
+      g.principal = fnv(fnv(2166136261u, "static"), StrView(reinterpret_cast<const char*>(&index), sizeof index));
     }
+    ++index;
   }
-  if (found) *grant = mask;
+  if (found) *grant = g;
   return found;
 }
 
-Refusal ResourceServer::authenticate(const http::Request& request, uint32_t* grant) {
-  *grant = 0;
+Refusal ResourceServer::authenticate(const http::Request& request, Grant* grant) {
+  *grant = Grant();
   Refusal r;
   if (status_ != Status::kOk) {
     r.status = 500;
@@ -223,16 +232,20 @@ Refusal ResourceServer::authenticate(const http::Request& request, uint32_t* gra
     return r;
   }
   StrView token;
-  if (!request.authorization.present) {
+  // No credentials at all, or another scheme's (RFC 6750 3.1: then no error code).
+  const StrView header = request.authorization.view();
+  const bool bearer = header.size() >= 6 && http::ascii_iequal(header.sub(0, 6), StrView("Bearer")) &&
+                      (header.size() == 6 || header[6] == ' ');
+  if (!request.authorization.present || !bearer) {
     r.status = 401;
     r.header = h401_;
     r.text = "Unauthorized: a bearer token is required";
     ++refused_401_;
     return r;
   }
-  bool valid = bearer_token(request.authorization.view(), &token) && token.size() <= sizeof scratch_;
-  uint32_t mask = 0;
-  if (valid && !match_static(token, &mask)) {
+  bool valid = bearer_token(header, &token) && token.size() <= sizeof scratch_;
+  Grant g;
+  if (valid && !match_static(token, &g)) {
     valid = false;
     if (config_.jwt != nullptr) {
       JwtClaims claims;
@@ -240,7 +253,9 @@ Refusal ResourceServer::authenticate(const http::Request& request, uint32_t* gra
                                       Span<uint8_t>(scratch_, sizeof scratch_), &claims);
       if (jr == JwtResult::kOk) {
         valid = true;
-        mask = mask_of(claims.scope, false);
+        g.scopes = mask_of(claims.scope, false);
+        g.principal = fnv(fnv(fnv(2166136261u, "jwt"), StrView(config_.jwt->issuer)), claims.sub);
+        g.expires = claims.exp;
       }
     }
   }
@@ -251,7 +266,7 @@ Refusal ResourceServer::authenticate(const http::Request& request, uint32_t* gra
     ++refused_401_;
     return r;
   }
-  if ((mask & required_) != required_) {
+  if ((g.scopes & required_) != required_) {
     Text h(h403_, sizeof h403_);
     h.add("WWW-Authenticate: Bearer error=\"insufficient_scope\", scope=\"")
         .add(config_.required_scope)
@@ -264,16 +279,24 @@ Refusal ResourceServer::authenticate(const http::Request& request, uint32_t* gra
     ++refused_403_;
     return r;
   }
-  *grant = mask;
+  *grant = g;
   return r;
 }
 
-Refusal ResourceServer::permit(uint32_t grant, const jsonrpc::Message& message) {
+Refusal ResourceServer::permit(const Grant& grant, const jsonrpc::Message& message) {
   Refusal r;
+  if (grant.expires != 0 && config_.jwt != nullptr && config_.unix_time_s != nullptr &&
+      static_cast<int64_t>(config_.unix_time_s()) > grant.expires + static_cast<int64_t>(config_.jwt->skew_s)) {
+    r.status = 401;
+    r.header = h401_invalid_;
+    r.text = "Unauthorized: the bearer token expired";
+    ++refused_401_;
+    return r;
+  }
   const char* scope = server_.scope_of(message);
   if (scope == nullptr) return r;
   const uint32_t need = mask_of(StrView(scope), true);
-  if ((grant & need) == need) return r;
+  if ((grant.scopes & need) == need) return r;
   Text h(h403_, sizeof h403_);
   h.add("WWW-Authenticate: Bearer error=\"insufficient_scope\", scope=\"");
   if (config_.required_scope != nullptr) h.add(config_.required_scope).add(" ");

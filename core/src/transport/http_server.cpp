@@ -633,10 +633,10 @@ bool HttpServer::check_host_origin(const http::Request& r) const {
   return true;
 }
 
-HttpSession* HttpServer::session_by_id(StrView id, HttpSession::Kind kind) {
+HttpSession* HttpServer::session_by_id(StrView id, HttpSession::Kind kind, const Conn& c) {
   if (id.empty()) return nullptr;
   for (HttpSession& s : sessions_)
-    if (s.kind_ == kind && s.id() == id) return &s;
+    if (s.kind_ == kind && s.id() == id) return options_.auth != nullptr && s.principal_ != c.grant_.principal ? nullptr : &s;
   return nullptr;
 }
 
@@ -666,7 +666,7 @@ void HttpServer::on_head(Conn& c) {
   if (!check_host_origin(r)) return refuse(403, "Forbidden: Host or Origin not allowed");
   const StrView path = r.path();
   const http::Method m = r.method;
-  c.grant_ = 0;
+  c.grant_ = auth::Grant();
   if (options_.auth != nullptr) {
     // The protected resource metadata (RFC 9728) is for everyone: it says how to get a token.
     const StrView doc = options_.auth->document(options_.auth->ctx, path, StrView(options_.path));
@@ -689,7 +689,7 @@ void HttpServer::on_head(Conn& c) {
       if (!r.accepts("application/json") || !r.accepts("text/event-stream"))
         return refuse(406, "Not Acceptable: Accept must list application/json and text/event-stream");
       if (r.session_id.present) {
-        HttpSession* s = session_by_id(r.session_id.view(), HttpSession::Kind::kStreamable);
+        HttpSession* s = session_by_id(r.session_id.view(), HttpSession::Kind::kStreamable, c);
         if (s == nullptr) return refuse(404, "Not Found: unknown or ended session");
         c.session_ = static_cast<int16_t>(s->index_);
         c.session_gen_ = s->generation_;
@@ -698,14 +698,14 @@ void HttpServer::on_head(Conn& c) {
     } else if (m == http::Method::kGet) {
       if (!r.accepts("text/event-stream")) return refuse(406, "Not Acceptable: Accept must list text/event-stream");
       if (!r.session_id.present) return refuse(400, "Bad Request: Mcp-Session-Id header required");
-      HttpSession* s = session_by_id(r.session_id.view(), HttpSession::Kind::kStreamable);
+      HttpSession* s = session_by_id(r.session_id.view(), HttpSession::Kind::kStreamable, c);
       if (s == nullptr) return refuse(404, "Not Found: unknown or ended session");
       c.session_ = static_cast<int16_t>(s->index_);
       c.session_gen_ = s->generation_;
       c.route_ = Route::kGet;
     } else if (m == http::Method::kDelete) {
       if (!r.session_id.present) return refuse(400, "Bad Request: Mcp-Session-Id header required");
-      HttpSession* s = session_by_id(r.session_id.view(), HttpSession::Kind::kStreamable);
+      HttpSession* s = session_by_id(r.session_id.view(), HttpSession::Kind::kStreamable, c);
       if (s == nullptr) return refuse(404, "Not Found: unknown or ended session");
       c.session_ = static_cast<int16_t>(s->index_);
       c.session_gen_ = s->generation_;
@@ -725,7 +725,7 @@ void HttpServer::on_head(Conn& c) {
       return refuse(415, "Unsupported Media Type: Content-Type must be application/json");
     const StrView sid = r.query_param("sessionId");
     if (sid.empty()) return refuse(400, "Bad Request: sessionId query parameter required");
-    HttpSession* s = session_by_id(sid, HttpSession::Kind::kLegacy);
+    HttpSession* s = session_by_id(sid, HttpSession::Kind::kLegacy, c);
     if (s == nullptr) return refuse(404, "Not Found: unknown or ended session");
     c.session_ = static_cast<int16_t>(s->index_);
     c.session_gen_ = s->generation_;
@@ -868,6 +868,7 @@ HttpSession* HttpServer::open_session(Conn& c, HttpSession::Kind kind) {
     return nullptr;
   }
   c.session_ = static_cast<int16_t>(s->index_);
+  s->principal_ = c.grant_.principal;
   if (kind != HttpSession::Kind::kStreamable) {
     HttpSession::Stream& S = s->streams_[0];
     S = HttpSession::Stream{};
@@ -1238,6 +1239,7 @@ void HttpServer::receive_ws(Conn& c, const uint8_t* p, size_t n) {
         if (options_.auth != nullptr) {
           // A message the upgrade's token has no scope for: no HTTP status to say it with
           // any more, so the WebSocket ends with "policy violation".
+          // (So does one after the token expired.)
           bool ok = true;
           for (const jsonrpc::Message* m = d.first; m != nullptr && ok; m = m->next)
             ok = options_.auth->permit(options_.auth->ctx, c.grant_, *m).status == 0;

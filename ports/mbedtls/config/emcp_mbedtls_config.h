@@ -1,11 +1,95 @@
 // Mbed TLS's configuration for emcp's board builds (MBEDTLS_CONFIG_FILE): only what the
-// firmware uses, no heap, no file system, no standard output. The host links the system's
-// libmbedcrypto instead (libmbedtls-dev, Debian's defaults).
+// firmware uses, no heap (a static pool: emcp/mbedtls/pool.h), no file system, no standard
+// output, no entropy of its own (the random generator is seeded from the Platform's random).
+// The host links the system's libmbedtls instead (libmbedtls-dev, Debian's defaults).
+//
+// What it serves: a TLS 1.2 server (emcp/mbedtls/tls.h) with ECDHE-ECDSA or ECDHE-RSA key
+// exchange, AES-128-GCM or ChaCha20-Poly1305, the P-256 curve, session tickets; X.509
+// certificates and PEM keys; JWT signature checks (ES256, RS256, HS256: emcp/mbedtls/jwt_key.h);
+// SHA-1 for the WebSocket handshake.
 #ifndef EMCP_MBEDTLS_CONFIG_H
 #define EMCP_MBEDTLS_CONFIG_H
 
-// SHA-1: the WebSocket handshake's Sec-WebSocket-Accept (RFC 6455), not a security function.
-#define MBEDTLS_SHA1_C
+#include <stddef.h>
+#include <time.h>  // (ssl_tls.c names time_t even with MBEDTLS_PLATFORM_TIME_TYPE_MACRO)
+
+// ---- Platform: memory from emcp's pool, time from emcp's clock
+#define MBEDTLS_PLATFORM_C
+#define MBEDTLS_PLATFORM_MEMORY
+#define MBEDTLS_PLATFORM_CALLOC_MACRO emcp_mbedtls_calloc
+#define MBEDTLS_PLATFORM_FREE_MACRO emcp_mbedtls_free
+#define MBEDTLS_HAVE_TIME
+#define MBEDTLS_PLATFORM_TIME_TYPE_MACRO long long
+#define MBEDTLS_PLATFORM_TIME_MACRO emcp_mbedtls_time
+#define MBEDTLS_PLATFORM_NO_STD_FUNCTIONS
+#define MBEDTLS_NO_PLATFORM_ENTROPY
+#define MBEDTLS_HAVE_ASM
+#ifdef __cplusplus
+extern "C" {
+#endif
+void* emcp_mbedtls_calloc(size_t count, size_t size);
+void emcp_mbedtls_free(void* p);
+/// Seconds: the Platform's wall clock once known, else seconds since start (tickets' ages).
+long long emcp_mbedtls_time(long long* t);
+#ifdef __cplusplus
+}
+#endif
+
+// ---- Hashes, MACs, random
+#define MBEDTLS_MD_C
+#define MBEDTLS_SHA1_C    // the WebSocket handshake (not a security function here)
+#define MBEDTLS_SHA256_C
+#define MBEDTLS_SHA256_SMALLER
+#define MBEDTLS_CTR_DRBG_C
+#define MBEDTLS_AES_C
+#define MBEDTLS_AES_ROM_TABLES
+#define MBEDTLS_AES_FEWER_TABLES
+
+// ---- Public keys, certificates
+#define MBEDTLS_BIGNUM_C
+#define MBEDTLS_ECP_C
+#define MBEDTLS_ECP_DP_SECP256R1_ENABLED
+#define MBEDTLS_ECP_NIST_OPTIM
+#define MBEDTLS_ECDH_C
+#define MBEDTLS_ECDSA_C
+#define MBEDTLS_RSA_C
+#define MBEDTLS_PKCS1_V15
+#define MBEDTLS_OID_C
+#define MBEDTLS_ASN1_PARSE_C
+#define MBEDTLS_ASN1_WRITE_C
+#define MBEDTLS_PK_C
+#define MBEDTLS_PK_PARSE_C
+#define MBEDTLS_PEM_PARSE_C
+#define MBEDTLS_BASE64_C
+#define MBEDTLS_X509_USE_C
+#define MBEDTLS_X509_CRT_PARSE_C
+
+// ---- TLS 1.2 server
+#define MBEDTLS_CIPHER_C
+#define MBEDTLS_GCM_C
+#define MBEDTLS_CHACHA20_C
+#define MBEDTLS_POLY1305_C
+#define MBEDTLS_CHACHAPOLY_C
+#define MBEDTLS_SSL_TLS_C
+#define MBEDTLS_SSL_SRV_C
+#define MBEDTLS_SSL_PROTO_TLS1_2
+#define MBEDTLS_KEY_EXCHANGE_ECDHE_ECDSA_ENABLED
+#define MBEDTLS_KEY_EXCHANGE_ECDHE_RSA_ENABLED
+#define MBEDTLS_SSL_SESSION_TICKETS
+#define MBEDTLS_SSL_TICKET_C
+#define MBEDTLS_SSL_EXTENDED_MASTER_SECRET
+#define MBEDTLS_SSL_ENCRYPT_THEN_MAC
+// Record buffers: a client's records up to 4 KiB of plaintext (a larger one is refused with a
+// record_overflow alert: the request bodies of MCP are smaller), answers in records of up to
+// 2 KiB. Each connection holds both while open (about 6.3 KiB with the record overhead).
+#ifndef MBEDTLS_SSL_IN_CONTENT_LEN
+#define MBEDTLS_SSL_IN_CONTENT_LEN 4096
+#endif
+#ifndef MBEDTLS_SSL_OUT_CONTENT_LEN
+#define MBEDTLS_SSL_OUT_CONTENT_LEN 2048
+#endif
+// The server asks no certificate of the client: none to keep.
+#undef MBEDTLS_SSL_KEEP_PEER_CERTIFICATE
 
 #include "mbedtls/check_config.h"
 

@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "emcp/mbedtls/pool.h"
 #include "mbedtls/error.h"
 #include "mbedtls/net_sockets.h"
 
@@ -88,16 +89,17 @@ int TlsContext::entropy(void* ctx, unsigned char* out, size_t n) {
 
 Status TlsContext::init(const Platform& platform, const uint8_t* cert, size_t cert_len, const uint8_t* key,
                         size_t key_len, const TlsOptions& options) {
-  if (ready_) {
-    release();
-    mbedtls_ssl_config_init(&conf_);
-    mbedtls_ctr_drbg_init(&drbg_);
-    mbedtls_x509_crt_init(&cert_);
-    mbedtls_pk_init(&key_);
-    mbedtls_ssl_ticket_init(&ticket_);
-  }
+  // What an earlier init() left goes first: a loaded context, or one that failed halfway (its
+  // certificate parsed, its key set up: parsing into them again would fail or append).
+  release();
+  mbedtls_ssl_config_init(&conf_);
+  mbedtls_ctr_drbg_init(&drbg_);
+  mbedtls_x509_crt_init(&cert_);
+  mbedtls_pk_init(&key_);
+  mbedtls_ssl_ticket_init(&ticket_);
   platform_ = platform;
   options_ = options;
+  pool_set_clock(platform_);
   if (platform_.random == nullptr || platform_.now_ms == nullptr) return Status::kInvalidArgument;
   static const char kPersonal[] = "emcp tls";
   int ret = mbedtls_ctr_drbg_seed(&drbg_, &TlsContext::entropy, &platform_,
@@ -234,6 +236,12 @@ int TlsLayer::open() {
     return -1;
   }
   TlsConn& t = conns_[static_cast<size_t>(conn)];
+  // The pool's figures for one handshake: measured when no other is running.
+  bool other_handshake = false;
+  for (const TlsConn& o : conns_) other_handshake = other_handshake || (o.used && !o.established);
+  t.measured = !other_handshake;
+  t.pool_base = static_cast<uint32_t>(pool_stats().in_use);
+  if (t.measured) pool_mark();
   mbedtls_ssl_init(&t.ssl);
   const int ret = mbedtls_ssl_setup(&t.ssl, context_.config());
   if (ret != 0) {
@@ -287,21 +295,24 @@ size_t TlsLayer::receive(uint16_t conn, const void* data, size_t n) {
 bool TlsLayer::wants_input(uint16_t conn) const {
   if (!live(conn)) return false;
   const TlsConn& t = conns_[conn];
-  if (!t.established) return true;
+  // The handshake reads the client's next flight only once its own is out (writable()).
+  if (!t.established) return t.ssl.out_left == 0;
   return t.carry_len == 0 && inner_.wants_input(conn);
 }
 
 void TlsLayer::writable(uint16_t conn) {
   if (!live(conn)) return;
   TlsConn& t = conns_[conn];
+  if (!t.established) {
+    // The handshake sends what is left of its flight first, then goes on (flush() would run
+    // it inside mbedtls_ssl_write, whose "wants the client's next flight" is no failure).
+    step(t);
+    return;
+  }
   const int ret = flush(t);
   if (ret == MBEDTLS_ERR_SSL_WANT_WRITE) return;  // still going out: the listener calls again
   if (ret != 0) {
     fail(t, ret);
-    return;
-  }
-  if (!t.established) {
-    step(t);
     return;
   }
   if (t.engine_waits) {
@@ -348,6 +359,14 @@ void TlsLayer::step(TlsConn& t) {
     t.established = true;
     ++stats_.handshakes;
     if (t.resumed) ++stats_.resumed;
+    if (t.measured) {
+      t.measured = false;
+      const uint32_t peak = static_cast<uint32_t>(pool_peak_since_mark());
+      if (peak > stats_.handshake_peak) stats_.handshake_peak = peak;
+      const size_t now_in_use = pool_stats().in_use;
+      const uint32_t kept = now_in_use > t.pool_base ? static_cast<uint32_t>(now_in_use - t.pool_base) : 0;
+      if (kept > stats_.established_size) stats_.established_size = kept;
+    }
   }
   deliver(t);
 }
@@ -372,7 +391,10 @@ void TlsLayer::deliver(TlsConn& t) {
       continue;
     }
     if (would_block(ret)) return;
-    if (ret == 0 || ret == MBEDTLS_ERR_SSL_PEER_CLOSE_NOTIFY) {
+    // 0: zero-length records (TLS 1.2 allows them; Mbed TLS 2.28 returns 0 after two in a row
+    // and refuses a fourth), not the end: bio_recv never reports one.
+    if (ret == 0) continue;
+    if (ret == MBEDTLS_ERR_SSL_PEER_CLOSE_NOTIFY) {
       // The client is done (close_notify): like the end of a plain connection.
       const uint16_t c = conn;
       outer_.close(outer_.ctx, c);

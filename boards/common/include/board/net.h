@@ -89,6 +89,9 @@ struct netif* net_netif();
 /// without one (mps2-an385, in QEMU) mixes timing and its MAC address: NOT cryptographic, and
 /// its README says so.
 bool net_random(void* out, size_t n);
+/// True when net_random is a cryptographic source (a TRNG). False on QEMU's MPS2, whose source is
+/// for tests only: TLS images say so in their banner, since keys made from it are guessable.
+bool net_random_is_cryptographic();
 /// board::platform() with net_random as its random source (a network image's platform).
 const emcp::Platform& net_platform();
 

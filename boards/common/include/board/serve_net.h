@@ -27,6 +27,10 @@ namespace board {
 
 struct HttpService {
   emcp::transport::HttpServer* http = nullptr;       ///< built on listener->port_interface()
+  /// What the listener drives instead of the engine itself: a layer in front of it (TLS:
+  /// TlsLayer::handler(), the layer built on listener->port_interface() and attached to
+  /// http->handler()). Not valid: the engine.
+  emcp::transport::ConnectionHandler front;
   emcp::lwip::LwipHttpListener* listener = nullptr;
   emcp::transport::HttpOptions* options = nullptr;   ///< its allowed hosts are filled in here
   uint16_t port = 80;

@@ -79,6 +79,14 @@ struct ResourceServerConfig {
   const char* resource_name = nullptr;  ///< "resource_name" of the metadata (optional)
 };
 
+/// What a request's token grants, kept with its connection.
+struct Grant {
+  uint32_t scopes = 0;     ///< bits over ResourceServerConfig::scopes
+  uint32_t principal = 0;  ///< who it stands for (a hash of iss and sub, or of the static token's
+                           ///< place): a session answers only its opener's principal
+  int64_t expires = 0;     ///< a JWT's exp (0: never): a WebSocket ends at its next message after
+};
+
 /// An HTTP status to answer with, and header lines to send with it (valid until the next call
 /// of the same object; the engine writes them at once).
 struct Refusal {
@@ -91,8 +99,8 @@ struct Refusal {
 /// without authorization links none of it.
 struct AuthHooks {
   StrView (*document)(void* ctx, StrView path, StrView mcp_path) = nullptr;
-  Refusal (*authenticate)(void* ctx, const http::Request& request, uint32_t* grant) = nullptr;
-  Refusal (*permit)(void* ctx, uint32_t grant, const jsonrpc::Message& message) = nullptr;
+  Refusal (*authenticate)(void* ctx, const http::Request& request, Grant* grant) = nullptr;
+  Refusal (*permit)(void* ctx, const Grant& grant, const jsonrpc::Message& message) = nullptr;
   void* ctx = nullptr;
 };
 
@@ -107,12 +115,14 @@ class ResourceServer {
   /// For HttpOptions::auth.
   const AuthHooks* hooks() const { return &hooks_; }
 
-  /// The metadata document for `path` (GET), or an empty view when `path` is not one.
+  /// The metadata document for `path` (GET): /.well-known/oauth-protected-resource, alone or
+  /// followed by the canonical URI's path or `mcp_path`; an empty view when `path` is not one.
   StrView document(StrView path, StrView mcp_path) const;
-  /// Checks a request's credentials: status 0 and `*grant` (scope bits), or the refusal.
-  Refusal authenticate(const http::Request& request, uint32_t* grant);
-  /// Checks one message against what the token grants: status 0, or 403.
-  Refusal permit(uint32_t grant, const jsonrpc::Message& message);
+  /// Checks a request's credentials: status 0 and `*grant`, or the refusal.
+  Refusal authenticate(const http::Request& request, Grant* grant);
+  /// Checks one message against what the token grants: status 0; 401 when the token expired
+  /// meanwhile (a WebSocket's); 403 when it lacks a scope the message needs.
+  Refusal permit(const Grant& grant, const jsonrpc::Message& message);
   /// The scope bits of a space-separated list (unknown scopes: bit 31 when `strict`, which no
   /// token grants; ignored otherwise).
   uint32_t mask_of(StrView scopes, bool strict) const;
@@ -125,7 +135,7 @@ class ResourceServer {
   uint32_t refused_403() const { return refused_403_; }
 
  private:
-  bool match_static(StrView token, uint32_t* grant) const;
+  bool match_static(StrView token, Grant* grant) const;
   void build();
 
   const ResourceServerConfig& config_;
@@ -136,6 +146,7 @@ class ResourceServer {
   uint32_t refused_401_ = 0;
   uint32_t refused_403_ = 0;
   uint16_t metadata_len_ = 0;
+  StrView resource_path_;        // the path of the canonical URI ("/mcp")
   char metadata_url_[192];       // https://host/.well-known/oauth-protected-resource/path
   char metadata_[768];           // the RFC 9728 document
   char h401_[256];               // WWW-Authenticate, no token

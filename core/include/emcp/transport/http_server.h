@@ -178,7 +178,7 @@ class HttpConnection {
   bool tee_ = false;           // output between open and close also goes to the replay buffer
   int8_t stream_ = -1;         // its stream slot in the session
   int16_t session_ = -1;       // the HttpSession it belongs to
-  uint32_t grant_ = 0;         // the scopes its request's token grants (HttpOptions::auth)
+  auth::Grant grant_;          // what its request's token grants (HttpOptions::auth)
   int status_ = 200;           // status of the response being prepared
   const char* content_type_ = nullptr;
   const char* extra_header_ = nullptr;  // whole header lines for the response head
@@ -226,6 +226,7 @@ class HttpSession {
   uint32_t next_stream_ = 0;
   uint32_t generation_ = 0;    // changes whenever the slot is taken or freed
   uint64_t last_ms_ = 0;
+  uint32_t principal_ = 0;     // who opened it (HttpOptions::auth): only they may use it
   Stream streams_[EMCP_HTTP_STREAMS];
   // The message being written (between open and close).
   int8_t msg_stream_ = -1;
@@ -335,7 +336,9 @@ class HttpServer {
   void ws_close(Conn& c, uint16_t code);
   bool check_host_origin(const http::Request& r) const;
 
-  HttpSession* session_by_id(StrView id, HttpSession::Kind kind);
+  /// The session `id` names, if connection `c`'s principal opened it (with HttpOptions::auth;
+  /// another principal is told it does not exist).
+  HttpSession* session_by_id(StrView id, HttpSession::Kind kind, const Conn& c);
   HttpSession* new_session(HttpSession::Kind kind);
   HttpSession* open_session(Conn& c, HttpSession::Kind kind);
   void free_session(HttpSession& s);

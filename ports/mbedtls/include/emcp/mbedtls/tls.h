@@ -137,6 +137,8 @@ struct TlsConn {
   bool established = false;     ///< the handshake is done
   bool engine_waits = false;    ///< the engine was told "fewer taken": writable() owed
   bool resumed = false;         ///< the handshake resumed a session (ticket)
+  bool measured = false;        ///< its handshake is the one the pool measures
+  uint32_t pool_base = 0;       ///< pool bytes in use before it opened
   uint8_t carry[kCarry];
 };
 
@@ -148,6 +150,12 @@ struct TlsStats {
   uint32_t timed_out = 0;           ///< handshakes dropped at handshake_timeout_ms
   uint32_t refused_memory = 0;      ///< connections refused: their buffers did not fit
   uint32_t record_errors = 0;       ///< established connections ended by a bad record
+  /// The most Mbed TLS memory (emcp/mbedtls/pool.h) a connection took from its open to the end
+  /// of its handshake, beyond what was in use before: its record buffers and the handshake's
+  /// state (measured when no other handshake ran meanwhile; 0 without the pool).
+  uint32_t handshake_peak = 0;
+  /// What an established connection keeps (its record buffers, session and keys).
+  uint32_t established_size = 0;
 };
 
 class TlsLayer {

@@ -1,0 +1,38 @@
+#include "board/credentials.h"
+
+#include <string.h>
+
+#ifndef EMCP_BOARD_CREDENTIALS_ADDR
+#error "EMCP_BOARD_CREDENTIALS_ADDR: the board's credentials region (board.cmake)"
+#endif
+#ifndef EMCP_BOARD_CREDENTIALS_SIZE
+#define EMCP_BOARD_CREDENTIALS_SIZE 16384
+#endif
+
+namespace board {
+
+namespace {
+uint32_t le32(const uint8_t* p) {
+  return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 | static_cast<uint32_t>(p[2]) << 16 |
+         static_cast<uint32_t>(p[3]) << 24;
+}
+}  // namespace
+
+bool credentials(Credentials* out) {
+  *out = Credentials();
+  // The region's address is the board's (an integer from board.cmake).
+  const auto* region = reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(EMCP_BOARD_CREDENTIALS_ADDR));
+  constexpr size_t kHead = 16;
+  if (memcmp(region, "EMCPCRED", 8) != 0) return false;
+  const uint32_t cert_len = le32(region + 8), key_len = le32(region + 12);
+  if (cert_len == 0 || key_len == 0 || cert_len > EMCP_BOARD_CREDENTIALS_SIZE ||
+      key_len > EMCP_BOARD_CREDENTIALS_SIZE - kHead - cert_len)
+    return false;
+  const uint8_t* cert = region + kHead;
+  const uint8_t* key = cert + cert_len;
+  if (cert[cert_len - 1] != 0 || key[key_len - 1] != 0) return false;
+  *out = Credentials{cert, cert_len, key, key_len};
+  return true;
+}
+
+}  // namespace board

@@ -1,0 +1,32 @@
+// board/credentials.h - the TLS certificate chain and key a board serves HTTPS with, read from a
+// credentials region of its flash (EMCP_BOARD_CREDENTIALS_ADDR, board.cmake), where production
+// writes them at provisioning time and the tests load them (scripts/run-board --tls-cert/--tls-key
+// puts them there with QEMU's loader). They are never part of an image.
+//
+// The region: "EMCPCRED", the certificate's length and the key's (32-bit little-endian, each
+// counting the NUL that ends its PEM text), the certificate chain (PEM), the key (PEM). The
+// views point into the region (flash: valid for ever).
+//
+// Context: any (reads memory only).
+#ifndef EMCP_BOARD_CREDENTIALS_H
+#define EMCP_BOARD_CREDENTIALS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+namespace board {
+
+struct Credentials {
+  const uint8_t* cert = nullptr;
+  size_t cert_len = 0;  ///< with the NUL
+  const uint8_t* key = nullptr;
+  size_t key_len = 0;   ///< with the NUL
+};
+
+/// Reads the credentials region: false when it holds none (no magic, lengths that do not fit
+/// the region, a text without its NUL).
+bool credentials(Credentials* out);
+
+}  // namespace board
+
+#endif
