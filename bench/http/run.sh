@@ -149,3 +149,88 @@ r() { echo "$ram" | tr ' ' '\n' | awk -F= -v k="$1" '$1 == k { print $2 }'; }
     "On the Cortex-M3 (32-bit) these are smaller: [docs/footprint.md](../docs/footprint.md) names every buffer of the board images."
   echo "- settings: N = $(thou $cg_n) and $(thou $((2 * cg_n))) calls of the sensors example's echo tool, the same request bytes through both ports (\`bench/http/run.sh\`)"
 } | tee -a "$results/http.md"
+
+# ---- HTTPS: the same server behind emcp's TLS layer (ports/mbedtls), in the same run --------------
+# A test PKI made now (tests/tls/make_certs.sh: EC P-256 server key), then: keep-alive tools/call
+# requests/s over HTTPS beside plain HTTP (the same driver, the same clients); the server's
+# instructions per full and per resumed handshake (callgrind, N and 2N sequential connections,
+# each a handshake and one short request: the difference over N cancels start-up).
+pki="$results/pki"
+"$here/../../tests/tls/make_certs.sh" "$pki" >/dev/null
+tls_args=(--tls-cert "$pki/server.pem" --tls-key "$pki/server.key")
+echo "http: HTTPS beside HTTP..." >&2
+: >"$results/https.txt"
+busy_start
+measure_tls() {  # NAME PORT EXTRA_DRIVER_FLAGS SERVER_FLAGS...
+  local name=$1 port=$2 flags=$3
+  shift 3
+  "$bin/emcp-sensors" --simulate --http "$port" "$@" >/dev/null 2>"$results/https-$name.log" &
+  local pid=$! best=0 line r p50="" p99=""
+  for _ in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
+  for _ in $(seq 1 $reps); do
+    # shellcheck disable=SC2086
+    line=$("$drv" --port "$port" --connections "$clients" --requests "$n_emcp" --warmup $warmup $flags)
+    r=$(echo "$line" | field rps)
+    if ((r > best)); then best=$r; p50=$(echo "$line" | field p50_us); p99=$(echo "$line" | field p99_us); fi
+  done
+  local rss
+  rss=$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || echo 0)
+  kill "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  echo "$name $best $p50 $p99 $rss" >>"$results/https.txt"
+}
+measure_tls plain $((base + 4)) ""
+measure_tls tls $((base + 5)) "--tls $pki/ca.pem" "${tls_args[@]}"
+# Handshakes per second (wall clock), full and resumed.
+hs_rate() {  # PORT RESUME_FLAG
+  "$bin/emcp-sensors" --simulate --http "$1" "${tls_args[@]}" >/dev/null 2>&1 &
+  local pid=$!
+  for _ in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && break; sleep 0.1; done
+  # shellcheck disable=SC2086
+  "$drv" --port "$1" --tls "$pki/ca.pem" --handshakes 400 $2 | field handshakes_per_s
+  kill "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+full_rate=$(hs_rate $((base + 6)) "")
+resumed_rate=$(hs_rate $((base + 7)) "--resume")
+busy_end "$results/https-busy.txt"
+# Instructions per handshake, the server's whole process (callgrind).
+hs_n=100
+cg_hs() {  # N RESUME_FLAG OUT
+  local port=$((base + 8))
+  valgrind --tool=callgrind --callgrind-out-file="$3" "$bin/emcp-sensors" --simulate --http "$port" \
+    "${tls_args[@]}" >/dev/null 2>"$3.log" &
+  local pid=$!
+  for _ in $(seq 1 300); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
+  # shellcheck disable=SC2086
+  "$drv" --port "$port" --tls "$pki/ca.pem" --handshakes "$1" $2 >/dev/null
+  kill "$pid"; wait "$pid" 2>/dev/null || true
+}
+per_handshake() {  # RESUME_FLAG -> instructions per handshake (and its request)
+  cg_hs $hs_n "$1" "$results/https-hs$1.$hs_n.cg"
+  cg_hs $((2 * hs_n)) "$1" "$results/https-hs$1.$((2 * hs_n)).cg"
+  local a b
+  a=$(cg_total "$results/https-hs$1.$hs_n.cg")
+  b=$(cg_total "$results/https-hs$1.$((2 * hs_n)).cg")
+  echo $(((b - a) / hs_n))
+}
+echo "http: callgrind of full and resumed handshakes..." >&2
+full_ir=$(per_handshake "")
+resumed_ir=$(per_handshake "--resume")
+# The server says how many handshakes resumed (its TLS line at stop): every one after the first.
+resumed_seen=$(sed -n 's/.*TLS: \([0-9]*\) handshakes (\([0-9]*\) resumed).*/\2 of \1/p' "$results/https-hs--resume.$((2 * hs_n)).cg.log")
+tw() { awk -v n="$1" -v c="$2" '$1 == n { print $c }' "$results/https.txt"; }
+read -r others load1 load5 load15 _ <"$results/https-busy.txt"
+{
+  echo
+  echo "**HTTPS**: the same tools/call over TLS 1.2 (ECDHE-ECDSA P-256, AES-128-GCM), $clients keep-alive clients; load during these timings $load1 $load5 $load15, other processes $others cores."
+  echo
+  echo "| emcp-sensors | req/s | p50 µs | p99 µs | peak RSS |"
+  echo "|---|---:|---:|---:|---:|"
+  echo "| plain HTTP | $(tw plain 2) | $(tw plain 3) | $(tw plain 4) | $(mib "$(tw plain 5)") |"
+  echo "| HTTPS (\`--tls-cert\`, \`--tls-key\`: the TLS layer over Debian's libmbedtls) | $(tw tls 2) | $(tw tls 3) | $(tw tls 4) | $(mib "$(tw tls 5)") |"
+  echo
+  awk -v t="$(tw tls 2)" -v p="$(tw plain 2)" 'BEGIN { printf "- keep-alive throughput over TLS: %.0f %% of plain HTTP'"'"'s\n", 100 * t / p }'
+  echo "- a connection's handshake, the server's whole process (callgrind, $hs_n and $((2 * hs_n)) sequential connections, each with one short request): full $(thou "$full_ir") instructions, resumed with a session ticket $(thou "$resumed_ir") ($resumed_seen resumed, as the server counted); wall clock: $full_rate full and $resumed_rate resumed handshakes per second, one client"
+  echo "- RAM per TLS connection: on the host Debian's libmbedtls allocates 16 KiB input and 16 KiB output record buffers per connection (malloc); on the board, from emcp's static pool, [docs/http.md](../docs/http.md#tls-https-wss) gives the figures \`device_stats\` measures in QEMU"
+} | tee -a "$results/http.md"
