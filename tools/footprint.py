@@ -530,8 +530,9 @@ DESCRIPTIONS = {  # what an image is, when its name does not say it all
                         "and its UART: 2 connections, 2 sessions; Mbed TLS's memory is the 24 KiB pool "
                         "`g_tls_pool` (the parsed certificate and P-256 key 2.5 KiB, an established "
                         "connection 7.7 KiB with 4 KiB input and 2 KiB output records, a handshake 2.9 KiB "
-                        "more: `device_stats` reports them); the certificate and key are provisioned in "
-                        "the board's credentials region, not in the image",
+                        "more: `device_stats` reports them); the certificate and key, and bearer-token "
+                        "authorization (static tokens, a JWT key: Authorization headers up to 1 KiB), are "
+                        "provisioned in the board's credentials region, not in the image",
     "emcp-everything": "the conformance suite's fixtures on the UART and over HTTP through lwIP "
                        "(8 connections, 8 sessions: the suite's clients each hold streams; not sized "
                        "for a small device)",

@@ -35,4 +35,26 @@ bool credentials(Credentials* out) {
   return true;
 }
 
+const char* credential_entry(Entry type, unsigned index) {
+  Credentials c;
+  if (!credentials(&c)) return nullptr;
+  const auto* region = reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(EMCP_BOARD_CREDENTIALS_ADDR));
+  const uint8_t* const end = region + EMCP_BOARD_CREDENTIALS_SIZE;
+  const uint8_t* p = c.key + c.key_len;
+  if (end - p < 8 || memcmp(p, "AUTH", 4) != 0) return nullptr;
+  uint32_t count = le32(p + 4);
+  p += 8;
+  for (; count != 0 && end - p >= 8; --count) {
+    const uint32_t t = le32(p), len = le32(p + 4);
+    p += 8;
+    if (len == 0 || len > static_cast<size_t>(end - p) || p[len - 1] != 0) return nullptr;
+    if (t == static_cast<uint32_t>(type)) {
+      if (index == 0) return reinterpret_cast<const char*>(p);
+      --index;
+    }
+    p += len;
+  }
+  return nullptr;
+}
+
 }  // namespace board

@@ -9,4 +9,6 @@ set(EMCP_BOARD_MINIMAL_FLASH_BUDGET 20480)
 set(EMCP_BOARD_NET ON)
 set(EMCP_BOARD_NET_DRIVER lan9118.cpp net.cpp)
 # TLS credentials region: the last 512 KiB of SSRAM1 (board/credentials.h; QEMU loads it).
+# No TRNG: TLS images seed their random generator from a test-only source (board::net_random).
+set(EMCP_BOARD_TRNG OFF)
 set(EMCP_BOARD_CREDENTIALS_ADDR 0x00380000)

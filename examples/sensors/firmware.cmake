@@ -64,12 +64,13 @@ if(EMCP_BOARD_NET)
   # parsed certificate and key (2.5 KiB with a P-256 key), 2 established connections (7.7 KiB
   # each: 4 KiB in and 2 KiB out of record buffers, session, keys) and the 2.9 KiB more one
   # handshake takes (device_stats reports the figures). The certificate and key come from the
-  # board's credentials region (board/credentials.h), never from the image.
+  # board's credentials region (board/credentials.h), never from the image; so does, when the
+  # region carries it, bearer-token authorization (Authorization headers up to 1 KiB: JWTs).
   if(EMCP_BOARD_TLS_SOURCES)
     emcp_firmware(emcp-sensors-tls-${EMCP_BOARD}
       SOURCES ${sensors_net_sources} ${EMCP_BOARD_TLS_SOURCES}
       INCLUDES ${CMAKE_CURRENT_LIST_DIR}
-      DEFINES EMCP_HTTP_MAX_AUTH=256
+      DEFINES EMCP_HTTP_MAX_AUTH=1024
       APP_DEFINES EMCP_SENSORS_NETWORK=1 EMCP_SENSORS_TLS=1 EMCP_SENSORS_NET_CONNECTIONS=2 EMCP_SENSORS_NET_SESSIONS=2
                   "EMCP_SENSORS_TLS_POOL=(24 * 1024)"
       LIBS ${EMCP_BOARD_NET_LIBS}
@@ -81,7 +82,7 @@ if(EMCP_BOARD_NET)
     emcp_firmware(emcp-sensors-tls4-${EMCP_BOARD}
       SOURCES ${sensors_net_sources} ${EMCP_BOARD_TLS_SOURCES}
       INCLUDES ${CMAKE_CURRENT_LIST_DIR}
-      DEFINES EMCP_HTTP_MAX_AUTH=256
+      DEFINES EMCP_HTTP_MAX_AUTH=1024
       APP_DEFINES EMCP_SENSORS_NETWORK=1 EMCP_SENSORS_TLS=1 EMCP_SENSORS_NET_CONNECTIONS=4 EMCP_SENSORS_NET_SESSIONS=2
                   "EMCP_SENSORS_TLS_POOL=(88 * 1024)"
       LIBS ${EMCP_BOARD_NET_LIBS_16K})

@@ -12,7 +12,11 @@
 #include "emcp/transport/http_server.h"
 #include "emcp/transport/stdio.h"
 #if EMCP_SENSORS_TLS
+#include <new>
+
 #include "board/credentials.h"
+#include "emcp/auth/resource_server.h"
+#include "emcp/mbedtls/jwt_key.h"
 #include "emcp/mbedtls/pool.h"
 #include "emcp/mbedtls/tls.h"
 #endif
@@ -53,6 +57,64 @@ emcp::mbedtls::TlsContext g_tls_context;
 emcp::mbedtls::StaticTlsLayer<kConnections> g_tls(g_tls_context, g_listener.port_interface());
 emcp::transport::StaticHttpServer<kConnections, kSessions, kHttpArena, kHttpOut, kReplay> g_http(
     g_server, g_http_options, g_tls.port_interface());
+
+// Bearer-token authorization when the credentials region carries it (board/credentials.h):
+// static tokens, a JWT public key with its issuer, the canonical URI; the sensors scopes.
+emcp::auth::StaticToken g_tokens[4];
+emcp::auth::ResourceServerConfig g_auth_config;
+emcp::auth::JwtConfig g_jwt;
+emcp::mbedtls::JwtKey g_jwt_key;
+const char* g_issuers[1];
+alignas(emcp::auth::ResourceServer) unsigned char g_auth_mem[sizeof(emcp::auth::ResourceServer)];
+
+// nullptr when the region asks for no authorization or it is set up; otherwise why not, and
+// then it fails closed: the resource server is built without a canonical URI, so every request
+// is answered 500 ("authorization misconfigured") and none passes unchecked.
+const char* set_up_auth() {
+  using board::Entry;
+  size_t n = 0;
+  for (; n < sizeof g_tokens / sizeof g_tokens[0]; ++n) {
+    const char* t = board::credential_entry(Entry::kStaticToken, static_cast<unsigned>(n));
+    if (t == nullptr) break;
+    g_tokens[n].token = t;
+    g_tokens[n].scope = nullptr;  // every scope
+  }
+  const char* key = board::credential_entry(Entry::kJwtKey);
+  const char* issuer = board::credential_entry(Entry::kIssuer);
+  const char* clock = board::credential_entry(Entry::kClock);
+  if (clock != nullptr && emcp::StrView(clock) == emcp::StrView("semihosting"))
+    board::set_unix_time(board::semihosting_time());
+  g_auth_config.resource = board::credential_entry(Entry::kAudience);
+  g_auth_config.scopes = app::kScopes;
+  g_auth_config.required_scope = app::kRequiredScope;
+  g_auth_config.static_tokens = emcp::Span<const emcp::auth::StaticToken>(g_tokens, n);
+  if (key == nullptr) return nullptr;
+  if (issuer == nullptr) return "a JWT key without its issuer";
+  if (g_jwt_key.load_public_key_pem(emcp::auth::JwtAlg::kES256, key) != emcp::Status::kOk &&
+      g_jwt_key.load_public_key_pem(emcp::auth::JwtAlg::kRS256, key) != emcp::Status::kOk)
+    return "the JWT key is no EC P-256 or RSA public key";
+  if (board::unix_time_s() == 0) return "JWTs need a wall clock (none set)";
+  g_jwt.issuer = issuer;
+  g_jwt.audience = g_auth_config.resource;
+  g_jwt_key.bind(&g_jwt);
+  g_issuers[0] = issuer;
+  g_auth_config.authorization_servers = emcp::Span<const char* const>(g_issuers, 1);
+  g_auth_config.jwt = &g_jwt;
+  g_auth_config.unix_time_s = &board::unix_time_s;
+  return nullptr;
+}
+
+const char* start_auth() {
+  const bool wanted = board::credential_entry(board::Entry::kStaticToken) != nullptr ||
+                      board::credential_entry(board::Entry::kJwtKey) != nullptr;
+  if (!wanted) return nullptr;
+  const char* why = set_up_auth();
+  if (why != nullptr) g_auth_config.resource = nullptr;  // fail closed
+  auto* auth = new (g_auth_mem) emcp::auth::ResourceServer(g_auth_config, g_server);
+  g_http_options.auth = auth->hooks();
+  if (why == nullptr && auth->status() != emcp::Status::kOk) why = "authorization needs an absolute audience URI";
+  return why;
+}
 #else
 emcp::transport::StaticHttpServer<kConnections, kSessions, kHttpArena, kHttpOut, kReplay> g_http(
     g_server, g_http_options, g_listener.port_interface());
@@ -167,6 +229,12 @@ void sensors_net_firmware() {
   } else if (g_tls_context.init(board::net_platform(), creds.cert, creds.cert_len, creds.key, creds.key_len) !=
              emcp::Status::kOk) {
     program = "emcp-sensors-tls (the provisioned certificate or key does not load: connections refused)";
+  } else if (start_auth() != nullptr) {
+    program = "emcp-sensors-tls (the provisioned authorization is not usable: every request refused)";
+  } else if (g_http_options.auth != nullptr) {
+    program = board::net_random_is_cryptographic()
+                  ? "emcp-sensors-tls (bearer token required)"
+                  : "emcp-sensors-tls (bearer token required; TEST-ONLY entropy: this board has no TRNG; do not deploy)";
   }
   g_tls.attach(g_http.handler());
   net.front = g_tls.handler();

@@ -15,6 +15,11 @@ With --tls-cert and --tls-key (PEM files) the board serves HTTPS: the TLS image 
 region (board/credentials.h) with QEMU's loader, never built into the image; it then prints
 "serving MCP on https://...".
 
+Authorization (with TLS): --auth-token TOKEN (repeatable) and --jwt-key PUB.pem --issuer URL
+[--audience URI] are provisioned into the same region (board/credentials.h entries); the
+audience defaults to https://127.0.0.1:PORT/mcp; with a JWT key the board's wall clock comes
+from the host through semihosting (QEMU's semihosting is switched on for it).
+
 The image is built first unless --image names one: `cmake --build build/BOARD --target
 emcp-APP[-net]-BOARD` (with --http the network image of APP when there is one), which builds
 nothing when the image is current; build output goes to stderr, never to the UART's stdout.
@@ -51,13 +56,23 @@ def free_port():
         return s.getsockname()[1]
 
 
-def credentials_blob(cert_path, key_path):
-    """The credentials region's bytes (board/credentials.h): magic, lengths, PEM texts with NULs."""
+# board/credentials.h's entry types.
+ENTRY_STATIC_TOKEN, ENTRY_JWT_KEY, ENTRY_ISSUER, ENTRY_AUDIENCE, ENTRY_CLOCK = 1, 2, 3, 4, 5
+
+
+def credentials_blob(cert_path, key_path, entries=()):
+    """The credentials region's bytes (board/credentials.h): magic, lengths, PEM texts with NULs,
+    then the authorization entries (type, text)."""
     with open(cert_path, "rb") as f:
         cert = f.read() + b"\0"
     with open(key_path, "rb") as f:
         key = f.read() + b"\0"
     blob = b"EMCPCRED" + len(cert).to_bytes(4, "little") + len(key).to_bytes(4, "little") + cert + key
+    if entries:
+        blob += b"AUTH" + len(entries).to_bytes(4, "little")
+        for kind, text in entries:
+            data = text.encode() + b"\0"
+            blob += kind.to_bytes(4, "little") + len(data).to_bytes(4, "little") + data
     if len(blob) > CREDENTIALS_SIZE:
         say(f"the certificate and key take {len(blob)} bytes; the credentials region holds {CREDENTIALS_SIZE}")
         sys.exit(2)
@@ -105,6 +120,11 @@ def main():
     ap.add_argument("--http", type=int, metavar="PORT", help="forward 127.0.0.1:PORT to the board's port 80")
     ap.add_argument("--tls-cert", metavar="FILE", help="serve HTTPS with this certificate chain (PEM) ...")
     ap.add_argument("--tls-key", metavar="FILE", help="... and this private key (PEM)")
+    ap.add_argument("--auth-token", action="append", default=[], metavar="TOKEN",
+                    help="require a bearer token; this one grants every scope (repeatable; with TLS)")
+    ap.add_argument("--jwt-key", metavar="FILE", help="JWT access tokens signed with this public key (PEM)")
+    ap.add_argument("--issuer", metavar="URL", help="the JWTs' issuer")
+    ap.add_argument("--audience", metavar="URI", help="the canonical URI (default https://127.0.0.1:PORT/mcp)")
     ap.add_argument("--image", help="an ELF image to run instead of building emcp-APP-BOARD")
     ap.add_argument("--wait", type=float, default=60.0, help="seconds to wait for HTTP (default 60)")
     a = ap.parse_args()
@@ -112,6 +132,13 @@ def main():
     tls = a.tls_cert is not None or a.tls_key is not None
     if tls and (a.tls_cert is None or a.tls_key is None or a.http is None):
         say("--tls-cert and --tls-key go together, with --http")
+        return 2
+    auth = bool(a.auth_token or a.jwt_key)
+    if auth and not tls:
+        say("--auth-token and --jwt-key need --tls-cert and --tls-key (tokens never travel in clear)")
+        return 2
+    if (a.jwt_key is None) != (a.issuer is None):
+        say("--jwt-key and --issuer go together")
         return 2
     if tls and cred_addr is None:
         say(f"{a.board} has no credentials region; TLS needs mps2-an385")
@@ -130,14 +157,22 @@ def main():
            "-kernel", image]
     port = None
     blob_dir = None
+    if a.http is not None:
+        port = a.http or free_port()
     if tls:
+        entries = [(ENTRY_STATIC_TOKEN, t) for t in a.auth_token]
+        if a.jwt_key:
+            with open(a.jwt_key, encoding="ascii") as f:
+                entries += [(ENTRY_JWT_KEY, f.read()), (ENTRY_ISSUER, a.issuer), (ENTRY_CLOCK, "semihosting")]
+            cmd += ["-semihosting-config", "enable=on,target=native"]
+        if auth:
+            entries.append((ENTRY_AUDIENCE, a.audience or f"https://127.0.0.1:{port}/mcp"))
         blob_dir = tempfile.TemporaryDirectory(prefix="emcp-credentials-")
         blob = os.path.join(blob_dir.name, "credentials.bin")
         with open(blob, "wb") as f:
-            f.write(credentials_blob(a.tls_cert, a.tls_key))
+            f.write(credentials_blob(a.tls_cert, a.tls_key, entries))
         cmd += ["-device", f"loader,file={blob},addr={cred_addr:#x},force-raw=on"]
     if a.http is not None:
-        port = a.http or free_port()
         cmd += ["-nic", f"user,model={nic},hostfwd=tcp:127.0.0.1:{port}-:80"]
     elif nic is not None:
         cmd += ["-nic", "none"]

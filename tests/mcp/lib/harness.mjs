@@ -109,12 +109,21 @@ export function tlsArgs() {
   return TLS ? ["--tls-cert", `${TLS_DIR}/${TLS_NAME}.pem`, "--tls-key", `${TLS_DIR}/${TLS_NAME}.key`] : [];
 }
 
+/// The options scripts/run-board takes too (authorization, provisioned into the board): the
+/// others of `args` are the Linux server's own.
+function boardArgs(args) {
+  const out = [];
+  for (let i = 0; i < args.length; ++i)
+    if (["--auth-token", "--jwt-key", "--issuer", "--audience"].includes(args[i]) && i + 1 < args.length) out.push(args[i], args[++i]);
+  return out;
+}
+
 /// Starts `command args --http 0 --ws` (or, with EMCP_RUN_BOARD, the board) and resolves with
 /// { proc, port } once it listens on a loopback port (it prints the port on stderr). Its stdin
 /// stays open: scripts/run-board stops the board at the end of its input.
 export function startNetworkServer(command, args = [], extra = ["--ws"]) {
   return new Promise((resolve, reject) => {
-    const [cmd, argv] = RUN_BOARD ? [RUN_BOARD[0], [...RUN_BOARD.slice(1), "--http", "0", ...tlsArgs()]]
+    const [cmd, argv] = RUN_BOARD ? [RUN_BOARD[0], [...RUN_BOARD.slice(1), "--http", "0", ...tlsArgs(), ...boardArgs(args)]]
                                   : [command, [...args, "--http", "0", ...extra, ...tlsArgs()]];
     const proc = spawn(cmd, argv, { stdio: ["pipe", "ignore", "pipe"] });
     let err = "";

@@ -27,6 +27,18 @@ struct Credentials {
 /// the region, a text without its NUL).
 bool credentials(Credentials* out);
 
+/// Optional entries after the key ("AUTH", a 32-bit count, then each entry: its type, its
+/// length with the NUL, its NUL-terminated text): how the board authorizes requests.
+enum class Entry : uint32_t {
+  kStaticToken = 1,  ///< a bearer token granting every scope (repeatable)
+  kJwtKey = 2,       ///< a PEM public key JWT access tokens are signed with (EC P-256, RSA)
+  kIssuer = 3,       ///< the issuer those tokens must name
+  kAudience = 4,     ///< the server's canonical URI (the tokens' audience)
+  kClock = 5,        ///< "semihosting": set the wall clock from the host (QEMU)
+};
+/// The `index`-th entry of `type` (a NUL-terminated text in the region), or nullptr.
+const char* credential_entry(Entry type, unsigned index = 0);
+
 }  // namespace board
 
 #endif

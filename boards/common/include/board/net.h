@@ -92,6 +92,15 @@ bool net_random(void* out, size_t n);
 /// True when net_random is a cryptographic source (a TRNG). False on QEMU's MPS2, whose source is
 /// for tests only: TLS images say so in their banner, since keys made from it are guessable.
 bool net_random_is_cryptographic();
+/// Wall-clock time (seconds since 1970; 0 until set): the application sets it from an RTC, from
+/// SNTP, or in QEMU from semihosting's clock (board/credentials.h), for JWT lifetimes and
+/// session tickets. net_platform() reports it as its unix_time_s.
+void set_unix_time(uint64_t seconds_now);
+uint64_t unix_time_s();
+/// The host's clock through Arm semihosting (SYS_TIME), seconds since 1970. Only when the
+/// emulator enables semihosting (QEMU: -semihosting-config enable=on,target=native): without it
+/// the call faults.
+uint64_t semihosting_time();
 /// board::platform() with net_random as its random source (a network image's platform).
 const emcp::Platform& net_platform();
 
