@@ -86,5 +86,15 @@ if(EMCP_BOARD_NET)
       APP_DEFINES EMCP_SENSORS_NETWORK=1 EMCP_SENSORS_TLS=1 EMCP_SENSORS_NET_CONNECTIONS=4 EMCP_SENSORS_NET_SESSIONS=2
                   "EMCP_SENSORS_TLS_POOL=(88 * 1024)"
       LIBS ${EMCP_BOARD_NET_LIBS_16K})
+    # A pool too small for its slots (test only): 4 connections, a 24 KiB pool that holds the
+    # certificate, 2 established connections and a handshake; a third connection's buffers do
+    # not fit, and it is refused with a TLS alert while the others go on (board_tls_pool).
+    emcp_firmware(emcp-sensors-tls-tight-${EMCP_BOARD} NOT_DOCUMENTED
+      SOURCES ${sensors_net_sources} ${EMCP_BOARD_TLS_SOURCES}
+      INCLUDES ${CMAKE_CURRENT_LIST_DIR}
+      DEFINES EMCP_HTTP_MAX_AUTH=1024
+      APP_DEFINES EMCP_SENSORS_NETWORK=1 EMCP_SENSORS_TLS=1 EMCP_SENSORS_NET_CONNECTIONS=4 EMCP_SENSORS_NET_SESSIONS=2
+                  "EMCP_SENSORS_TLS_POOL=(24 * 1024)"
+      LIBS ${EMCP_BOARD_NET_LIBS})
   endif()
 endif()
