@@ -173,11 +173,12 @@ measure_tls() {  # NAME PORT EXTRA_DRIVER_FLAGS SERVER_FLAGS...
     r=$(echo "$line" | field rps)
     if ((r > best)); then best=$r; p50=$(echo "$line" | field p50_us); p99=$(echo "$line" | field p99_us); fi
   done
-  local rss
+  local rss anon
   rss=$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || echo 0)
+  anon=$(awk '/^RssAnon:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || echo 0)
   kill "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
-  echo "$name $best $p50 $p99 $rss" >>"$results/https.txt"
+  echo "$name $best $p50 $p99 $rss $anon" >>"$results/https.txt"
 }
 measure_tls plain $((base + 4)) ""
 measure_tls tls $((base + 5)) "--tls $pki/ca.pem" "${tls_args[@]}"
@@ -225,12 +226,12 @@ read -r others load1 load5 load15 _ <"$results/https-busy.txt"
   echo
   echo "**HTTPS**: the same tools/call over TLS 1.2 (ECDHE-ECDSA P-256, AES-128-GCM), $clients keep-alive clients; load during these timings $load1 $load5 $load15, other processes $others cores."
   echo
-  echo "| emcp-sensors | req/s | p50 µs | p99 µs | peak RSS |"
-  echo "|---|---:|---:|---:|---:|"
-  echo "| plain HTTP | $(tw plain 2) | $(tw plain 3) | $(tw plain 4) | $(mib "$(tw plain 5)") |"
-  echo "| HTTPS (\`--tls-cert\`, \`--tls-key\`: the TLS layer over Debian's libmbedtls) | $(tw tls 2) | $(tw tls 3) | $(tw tls 4) | $(mib "$(tw tls 5)") |"
+  echo "| emcp-sensors | req/s | p50 µs | p99 µs | peak RSS | anonymous RSS |"
+  echo "|---|---:|---:|---:|---:|---:|"
+  echo "| plain HTTP | $(tw plain 2) | $(tw plain 3) | $(tw plain 4) | $(mib "$(tw plain 5)") | $(mib "$(tw plain 6)") |"
+  echo "| HTTPS (\`--tls-cert\`, \`--tls-key\`: the TLS layer over Debian's libmbedtls) | $(tw tls 2) | $(tw tls 3) | $(tw tls 4) | $(mib "$(tw tls 5)") | $(mib "$(tw tls 6)") |"
   echo
   awk -v t="$(tw tls 2)" -v p="$(tw plain 2)" 'BEGIN { printf "- keep-alive throughput over TLS: %.0f %% of plain HTTP'"'"'s\n", 100 * t / p }'
   echo "- a connection's handshake, the server's whole process (callgrind, $hs_n and $((2 * hs_n)) sequential connections, each with one short request): full $(thou "$full_ir") instructions, resumed with a session ticket $(thou "$resumed_ir") ($resumed_seen resumed, as the server counted); wall clock: $full_rate full and $resumed_rate resumed handshakes per second, one client"
-  echo "- RAM per TLS connection: on the host Debian's libmbedtls allocates 16 KiB input and 16 KiB output record buffers per connection (malloc); on the board, from emcp's static pool, [docs/http.md](../docs/http.md#tls-https-wss) gives the figures \`device_stats\` measures in QEMU"
+  awk -v t="$(tw tls 6)" -v p="$(tw plain 6)" -v c="$clients" 'BEGIN { printf "- RAM per TLS connection on the host: (anonymous RSS over HTTPS - over HTTP) / %d connections = %.0f KiB (Debian'"'"'s libmbedtls allocates 16 KiB input and 16 KiB output record buffers a connection with malloc, and the certificate, key and random generator once); on the board, from emcp'"'"'s static pool, [docs/http.md](../docs/http.md#tls-https-wss) gives the figures `device_stats` measures in QEMU\n", c, (t - p) / c }'
 } | tee -a "$results/http.md"

@@ -67,34 +67,26 @@ if(EMCP_BOARD_NET)
   # board's credentials region (board/credentials.h), never from the image; so does, when the
   # region carries it, bearer-token authorization (Authorization headers up to 1 KiB: JWTs).
   if(EMCP_BOARD_TLS_SOURCES)
-    emcp_firmware(emcp-sensors-tls-${EMCP_BOARD}
-      SOURCES ${sensors_net_sources} ${EMCP_BOARD_TLS_SOURCES}
-      INCLUDES ${CMAKE_CURRENT_LIST_DIR}
-      DEFINES EMCP_HTTP_MAX_AUTH=1024
-      APP_DEFINES EMCP_SENSORS_NETWORK=1 EMCP_SENSORS_TLS=1 EMCP_SENSORS_NET_CONNECTIONS=2 EMCP_SENSORS_NET_SESSIONS=2
-                  "EMCP_SENSORS_TLS_POOL=(24 * 1024)"
-      LIBS ${EMCP_BOARD_NET_LIBS}
-      FLASH_TARGET 262144 RAM_TARGET 98304)
-    # The same with 4 connections, 2 sessions, input records of TLS's full 16 KiB (a client's
-    # 6 KB sampling answer arrives as one record) and an 88 KiB pool (4 established
-    # connections of 20 KiB): the SDK client's tests over HTTPS, HTTP+SSE over HTTPS and WSS,
-    # whose clients hold an event stream and post beside it.
-    emcp_firmware(emcp-sensors-tls4-${EMCP_BOARD}
-      SOURCES ${sensors_net_sources} ${EMCP_BOARD_TLS_SOURCES}
-      INCLUDES ${CMAKE_CURRENT_LIST_DIR}
-      DEFINES EMCP_HTTP_MAX_AUTH=1024
-      APP_DEFINES EMCP_SENSORS_NETWORK=1 EMCP_SENSORS_TLS=1 EMCP_SENSORS_NET_CONNECTIONS=4 EMCP_SENSORS_NET_SESSIONS=2
-                  "EMCP_SENSORS_TLS_POOL=(88 * 1024)"
-      LIBS ${EMCP_BOARD_NET_LIBS_16K})
+    # sensors_tls_image(NAME CONNECTIONS POOL_KIB [emcp_firmware() arguments...]): the sensors
+    # firmware over HTTPS with CONNECTIONS connection slots, 2 sessions and a POOL_KIB pool
+    # (the other arguments: LIBS, targets, NOT_DOCUMENTED).
+    function(sensors_tls_image name connections pool_kib)
+      emcp_firmware(${name}-${EMCP_BOARD} ${ARGN}
+        SOURCES ${sensors_net_sources} ${EMCP_BOARD_TLS_SOURCES}
+        INCLUDES ${CMAKE_CURRENT_FUNCTION_LIST_DIR}
+        DEFINES EMCP_HTTP_MAX_AUTH=1024
+        APP_DEFINES EMCP_SENSORS_NETWORK=1 EMCP_SENSORS_TLS=1 EMCP_SENSORS_NET_CONNECTIONS=${connections}
+                    EMCP_SENSORS_NET_SESSIONS=2 "EMCP_SENSORS_TLS_POOL=(${pool_kib} * 1024)")
+    endfunction()
+    sensors_tls_image(emcp-sensors-tls 2 24 LIBS ${EMCP_BOARD_NET_LIBS} FLASH_TARGET 262144 RAM_TARGET 98304)
+    # The same with 4 connections, input records of TLS's full 16 KiB (a client's 6 KB sampling
+    # answer arrives as one record) and an 88 KiB pool (4 established connections of 20 KiB):
+    # the SDK client's tests over HTTPS, HTTP+SSE over HTTPS and WSS, whose clients hold an event
+    # stream and post beside it.
+    sensors_tls_image(emcp-sensors-tls4 4 88 LIBS ${EMCP_BOARD_NET_LIBS_16K})
     # A pool too small for its slots (test only): 4 connections, a 24 KiB pool that holds the
     # certificate, 2 established connections and a handshake; a third connection's buffers do
     # not fit, and it is refused with a TLS alert while the others go on (board_tls_pool).
-    emcp_firmware(emcp-sensors-tls-tight-${EMCP_BOARD} NOT_DOCUMENTED
-      SOURCES ${sensors_net_sources} ${EMCP_BOARD_TLS_SOURCES}
-      INCLUDES ${CMAKE_CURRENT_LIST_DIR}
-      DEFINES EMCP_HTTP_MAX_AUTH=1024
-      APP_DEFINES EMCP_SENSORS_NETWORK=1 EMCP_SENSORS_TLS=1 EMCP_SENSORS_NET_CONNECTIONS=4 EMCP_SENSORS_NET_SESSIONS=2
-                  "EMCP_SENSORS_TLS_POOL=(24 * 1024)"
-      LIBS ${EMCP_BOARD_NET_LIBS})
+    sensors_tls_image(emcp-sensors-tls-tight 4 24 NOT_DOCUMENTED LIBS ${EMCP_BOARD_NET_LIBS})
   endif()
 endif()
