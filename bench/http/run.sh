@@ -30,7 +30,7 @@ quoted_ts_rps=3400
 
 # measure NAME PORT REQUESTS DRIVER_FLAGS -- SERVER COMMAND...: starts the server, waits for
 # its port, runs the driver $reps times (best throughput counts), reads the server's peak RSS
-# (VmHWM) and anonymous RSS (RssAnon, KiB), stops it.
+# (VmHWM) and anonymous RSS (RssAnon, KiB), stops it; one line into $results/${table:-http}.txt.
 measure() {
   local name=$1 port=$2 n=$3 flags=$4
   shift 5
@@ -52,7 +52,7 @@ measure() {
   anon=$(awk '/^RssAnon:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || echo 0)
   kill "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
-  echo "$name $best $p50 $p99 $rss $anon" >>"$results/http.txt"
+  echo "$name $best $p50 $p99 $rss $anon" >>"$results/${table:-http}.txt"
 }
 
 : >"$results/http.txt"
@@ -161,27 +161,9 @@ tls_args=(--tls-cert "$pki/server.pem" --tls-key "$pki/server.key")
 echo "http: HTTPS beside HTTP..." >&2
 : >"$results/https.txt"
 busy_start
-measure_tls() {  # NAME PORT EXTRA_DRIVER_FLAGS SERVER_FLAGS...
-  local name=$1 port=$2 flags=$3
-  shift 3
-  "$bin/emcp-sensors" --simulate --http "$port" "$@" >/dev/null 2>"$results/https-$name.log" &
-  local pid=$! best=0 line r p50="" p99=""
-  for _ in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
-  for _ in $(seq 1 $reps); do
-    # shellcheck disable=SC2086
-    line=$("$drv" --port "$port" --connections "$clients" --requests "$n_emcp" --warmup $warmup $flags)
-    r=$(echo "$line" | field rps)
-    if ((r > best)); then best=$r; p50=$(echo "$line" | field p50_us); p99=$(echo "$line" | field p99_us); fi
-  done
-  local rss anon
-  rss=$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || echo 0)
-  anon=$(awk '/^RssAnon:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || echo 0)
-  kill "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
-  echo "$name $best $p50 $p99 $rss $anon" >>"$results/https.txt"
-}
-measure_tls plain $((base + 4)) ""
-measure_tls tls $((base + 5)) "--tls $pki/ca.pem" "${tls_args[@]}"
+table=https measure plain $((base + 4)) $n_emcp "" -- "$bin/emcp-sensors" --simulate --http $((base + 4))
+table=https measure tls $((base + 5)) $n_emcp "--tls $pki/ca.pem" -- \
+  "$bin/emcp-sensors" --simulate --http $((base + 5)) "${tls_args[@]}"
 # Handshakes per second (wall clock), full and resumed.
 hs_rate() {  # PORT RESUME_FLAG
   "$bin/emcp-sensors" --simulate --http "$1" "${tls_args[@]}" >/dev/null 2>&1 &

@@ -27,14 +27,9 @@ bytes() {
 }
 open() { printf "\\$(printf '%03o' "$1")"; }
 
+. "$(dirname "$0")/http_seed_lib.sh"
+# These seeds' client offers sampling and elicitation (the fixture's tools ask for them).
 INIT='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{},"elicitation":{}},"clientInfo":{"name":"f","version":"1"}}}'
-post() {  # post BODY [SESSION_ID]
-  printf 'POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n'
-  [ -n "${2:-}" ] && printf 'Mcp-Session-Id: %s\r\n' "$2"
-  printf 'Content-Length: %s\r\n\r\n%s' "$(printf '%s' "$1" | wc -c)" "$1"
-}
-# The fake random source gives session ids 0102...; the first session's id:
-SID='0102030405060708090a0b0c0d0e0f10'
 
 { open 0; post "$INIT" | bytes 0; } > "$out/engine/initialize"
 { open 0; post "$INIT" | bytes 0; post '{"jsonrpc":"2.0","method":"notifications/initialized"}' "$SID" | bytes 0;

@@ -673,6 +673,7 @@ void HttpServer::on_head(Conn& c) {
     if (!doc.empty()) {
       if (m != http::Method::kGet) return refuse(405, "Method Not Allowed", "Allow: GET\r\n");
       c.route_ = Route::kDocument;
+      c.error_text_ = doc.data();  // the document (NUL-terminated, the resource server's)
       return;
     }
     const auth::Refusal no = options_.auth->authenticate(options_.auth->ctx, r, &c.grant_);
@@ -806,12 +807,10 @@ void HttpServer::on_request_done(Conn& c) {
     case Route::kWebSocket:
       upgrade(c);
       break;
-    case Route::kDocument: {
-      const StrView doc = options_.auth->document(options_.auth->ctx, c.parser_.request().path(), StrView(options_.path));
+    case Route::kDocument:
       c.extra_header_ = "Cache-Control: max-age=3600\r\n";
-      answer(c, 200, doc.data(), "application/json");
+      answer(c, 200, c.error_text_, "application/json");
       break;
-    }
     case Route::kNone:
       answer(c, 500, "Internal Server Error");
       break;

@@ -47,7 +47,9 @@ bool would_block(int ret) { return ret == MBEDTLS_ERR_SSL_WANT_READ || ret == MB
 
 // ---- TlsContext -------------------------------------------------------------------------------
 
-TlsContext::TlsContext() {
+TlsContext::TlsContext() { init_parts(); }
+
+void TlsContext::init_parts() {
   mbedtls_ssl_config_init(&conf_);
   mbedtls_ctr_drbg_init(&drbg_);
   mbedtls_x509_crt_init(&cert_);
@@ -92,11 +94,7 @@ Status TlsContext::init(const Platform& platform, const uint8_t* cert, size_t ce
   // What an earlier init() left goes first: a loaded context, or one that failed halfway (its
   // certificate parsed, its key set up: parsing into them again would fail or append).
   release();
-  mbedtls_ssl_config_init(&conf_);
-  mbedtls_ctr_drbg_init(&drbg_);
-  mbedtls_x509_crt_init(&cert_);
-  mbedtls_pk_init(&key_);
-  mbedtls_ssl_ticket_init(&ticket_);
+  init_parts();
   platform_ = platform;
   options_ = options;
   pool_set_clock(platform_);
@@ -213,9 +211,12 @@ transport::ConnectionHandler TlsLayer::handler() { return transport::ConnectionH
 
 bool TlsLayer::resumed(uint16_t conn) const { return live(conn) && conns_[conn].resumed; }
 
+// Leaves the slot as open() takes it (and as it starts: TlsConn's initializers).
 void TlsLayer::release(TlsConn& t) {
   mbedtls_ssl_free(&t.ssl);
   t.used = false;
+  t.started = false;
+  t.measured = false;
   t.established = false;
   t.engine_waits = false;
   t.resumed = false;
@@ -254,15 +255,7 @@ int TlsLayer::open() {
   }
   mbedtls_ssl_set_bio(&t.ssl, &t, &TlsLayer::bio_send, &TlsLayer::bio_recv, nullptr);
   t.owner = this;
-  t.used = true;
-  t.started = false;
-  t.established = false;
-  t.engine_waits = false;
-  t.resumed = false;
-  t.in = nullptr;
-  t.in_len = t.in_used = 0;
-  t.in_flight = 0;
-  t.carry_off = t.carry_len = 0;
+  t.used = true;  // the rest is as release() (or the initializers) left it
   t.opened_ms = inner_.now_ms();
   return conn;
 }

@@ -117,6 +117,7 @@ class ResourceServer {
 
   /// The metadata document for `path` (GET): /.well-known/oauth-protected-resource, alone or
   /// followed by the canonical URI's path or `mcp_path`; an empty view when `path` is not one.
+  /// The text is NUL-terminated after the view and lives as long as this object.
   StrView document(StrView path, StrView mcp_path) const;
   /// Checks a request's credentials: status 0 and `*grant`, or the refusal.
   Refusal authenticate(const http::Request& request, Grant* grant);

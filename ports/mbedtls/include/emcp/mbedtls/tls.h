@@ -103,6 +103,7 @@ class TlsContext {
   static int ticket_parse(void* ctx, mbedtls_ssl_session* session, unsigned char* buf, size_t len);
   static int ticket_write(void* ctx, const mbedtls_ssl_session* session, unsigned char* start,
                           const unsigned char* end, size_t* tlen, uint32_t* lifetime);
+  void init_parts();
   void release();
 
   Platform platform_;
