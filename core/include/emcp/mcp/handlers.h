@@ -1,0 +1,260 @@
+// emcp/mcp/handlers.h - what a handler works with: a ToolCall (arguments in, content blocks
+// out, progress, logs, deferring), a ResourceRead, a PromptGet, a Completion, and the
+// ContentWriter they write content blocks with. Each is valid only while its handler runs (a
+// deferred ToolCall again inside Server::complete()).
+//
+// Context: one loop (see emcp/mcp/server.h).
+#ifndef EMCP_MCP_HANDLERS_H
+#define EMCP_MCP_HANDLERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <initializer_list>
+
+#include "emcp/json/value.h"
+#include "emcp/json/writer.h"
+#include "emcp/mcp/session.h"
+#include "emcp/mcp/text.h"
+#include "emcp/mcp/types.h"
+
+EMCP_NS_BEGIN
+namespace mcp {
+
+class Server;
+class Reply;
+
+/// Handle of a deferred tool call (ToolCall::defer()). Copyable; stale handles are detected.
+struct Pending {
+  uint16_t slot = 0xFFFF;
+  uint32_t generation = 0;  ///< 2^32 uses of a slot before a stale handle could look fresh
+  bool valid() const { return slot != 0xFFFF; }
+};
+
+/// Writes content blocks: into a tool result's content array (any number), or as a prompt
+/// message's content (exactly one: further blocks are ignored, none becomes an empty text).
+/// A block is either whole (text(), image()...) or streamed: text_begin() / text_part()... /
+/// text_end(), and resource_text_begin() / text_part()... / text_end(), for text of any length
+/// without a buffer.
+class ContentWriter {
+ public:
+  ContentWriter() = default;
+  ContentWriter(json::Writer& w, Version v, uint16_t max_blocks = 0)
+      : w_(&w), version_(v), max_blocks_(max_blocks) {}
+  void text(StrView s);
+  void text(std::initializer_list<TextPiece> pieces);
+  void image(const void* data, size_t n, StrView mime_type);
+  /// Audio content (2025-03-26 and later; older clients get a text block saying it was left out).
+  void audio(const void* data, size_t n, StrView mime_type);
+  /// A link to a resource (2025-06-18 and later; older clients get a text block with the URI).
+  void resource_link(StrView uri, StrView name, StrView mime_type = StrView(),
+                     StrView description = StrView());
+  /// An embedded text resource.
+  void resource_text(StrView uri, StrView mime_type, StrView text);
+  /// An embedded binary resource (base64-streamed).
+  void resource_blob(StrView uri, StrView mime_type, const void* data, size_t n);
+
+  /// A text block written in parts.
+  void text_begin();
+  /// An embedded text resource whose text is written in parts.
+  void resource_text_begin(StrView uri, StrView mime_type);
+  void text_part(StrView s);
+  void text_part(std::initializer_list<TextPiece> pieces);
+  void text_end();
+
+  /// Raw access for one block the caller writes itself (one JSON object); counts as a block.
+  /// nullptr when no block may be written here.
+  json::Writer* writer();
+  /// Blocks written so far.
+  uint16_t blocks() const { return blocks_; }
+
+ private:
+  bool begin_block();
+  void blob(const char* type, const void* data, size_t n, StrView mime_type);
+  json::Writer* w_ = nullptr;
+  Version version_ = kLatestVersion;
+  uint16_t max_blocks_ = 0;  // 0: any number
+  uint16_t blocks_ = 0;
+  uint8_t open_ = 0;         // 1: a streamed text block, 2: a streamed embedded resource
+};
+
+/// A tools/call in progress. Valid only during the handler (or during Server::complete()).
+class ToolCall {
+ public:
+  // ---- Input
+  const Tool& tool() const { return *tool_; }
+  /// The arguments object (missing when the client sent none).
+  json::Value args() const { return args_; }
+  /// Typed arguments after validation; `fallback` when absent.
+  StrView str(StrView name, StrView fallback = StrView()) const;
+  int64_t integer(StrView name, int64_t fallback = 0) const;
+  double number(StrView name, double fallback = 0) const;
+  bool boolean(StrView name, bool fallback = false) const;
+  Session& session() const { return *session_; }
+  Server& server() const { return *server_; }
+
+  // ---- Result: content blocks, in order
+  void text(StrView s) { content().text(s); }
+  void text(std::initializer_list<TextPiece> pieces) { content().text(pieces); }
+  void image(const void* data, size_t n, StrView mime) { content().image(data, n, mime); }
+  void audio(const void* data, size_t n, StrView mime) { content().audio(data, n, mime); }
+  void resource_link(StrView uri, StrView name, StrView mime = StrView(), StrView desc = StrView()) {
+    content().resource_link(uri, name, mime, desc);
+  }
+  void resource_text(StrView uri, StrView mime, StrView text) { content().resource_text(uri, mime, text); }
+  void resource_blob(StrView uri, StrView mime, const void* data, size_t n) {
+    content().resource_blob(uri, mime, data, n);
+  }
+  /// The content list itself, for blocks written in parts (ContentWriter::text_begin()...).
+  ContentWriter& content();
+  /// Structured output (2025-06-18 and later): `fn` writes one JSON object; it is called
+  /// twice, for a text block holding the JSON (for clients that read text) and for
+  /// structuredContent. Ends the content: no block may follow.
+  using StructuredFn = void (*)(json::Writer& w, const void* ctx);
+  void structured(StructuredFn fn, const void* ctx = nullptr);
+  /// A tool error the model should see: adds a text block and sets isError.
+  void fail(StrView message);
+  void fail(std::initializer_list<TextPiece> pieces);
+  /// A protocol error (-32602 Invalid params) instead of a result. Only before any content;
+  /// afterwards it turns into fail().
+  void invalid_params(StrView message);
+
+  // ---- While working
+  /// notifications/progress when the request carried a progressToken (kNotFound otherwise).
+  /// Only before the result started (kInvalidState after).
+  Status progress(double done, double total = -1, StrView message = StrView());
+  /// notifications/message to this session, filtered by its level. After the result started it
+  /// is held and follows the answer (kOk; kInvalidState, counted as dropped, when the queue,
+  /// EMCP_NOTIFY_QUEUE, has no room).
+  Status log(LogLevel level, StrView message, StrView logger = StrView());
+  /// Streamable HTTP (SEP-1699 polling): ends the HTTP stream that carries this call and tells
+  /// the client to come back after `retry_ms`; progress and the result then wait in the
+  /// session's replay buffer until the client reconnects (GET with Last-Event-ID). Frees the
+  /// connection during long work. kInvalidState on transports without resumable streams
+  /// (stdio, WebSocket, legacy HTTP+SSE) or when the answer has started.
+  Status close_stream(uint32_t retry_ms);
+  /// Finishes the call later, outside the handler: returns a handle for Server::complete(),
+  /// Server::progress() and Server::cancelled(). When EMCP_MAX_DEFERRED calls are pending, the
+  /// handle is invalid and the call has been answered with an isError result. Arguments are
+  /// gone after the handler returns: copy what you need. The progress token is kept when it
+  /// fits EMCP_JSONRPC_MAX_ID_LEN bytes (else progress() of the deferred call is kNotFound).
+  Pending defer();
+
+ private:
+  friend class Server;
+  bool begin_result();
+  void finish();
+
+  Server* server_ = nullptr;
+  Session* session_ = nullptr;
+  const Tool* tool_ = nullptr;
+  json::Value args_;
+  Reply* reply_ = nullptr;
+  ContentWriter content_;
+  json::Value progress_value_;  // the request's _meta.progressToken (defer() copies it)
+  enum Phase : uint8_t { kIdle, kContent, kStructured, kDone, kDeferred, kErrored };
+  Phase phase_ = kIdle;
+  bool is_error_ = false;
+};
+
+/// A resources/read in progress: write one or more contents.
+class ResourceRead {
+ public:
+  StrView uri() const { return uri_; }
+  /// A variable of the matched template ("" when absent or for plain resources).
+  StrView var(StrView name) const;
+  const void* user() const { return user_; }
+  Session& session() const { return *session_; }
+  /// A text content for uri() (mime type of the resource unless given).
+  void text(StrView s, StrView mime_type = StrView());
+  void text(std::initializer_list<TextPiece> pieces, StrView mime_type = StrView());
+  /// A text content written in parts (text of any length without a buffer).
+  void text_begin(StrView mime_type = StrView());
+  void text_part(StrView s);
+  void text_part(std::initializer_list<TextPiece> pieces);
+  void text_end();
+  /// A binary content, base64-streamed.
+  void blob(const void* data, size_t n, StrView mime_type = StrView());
+  /// -32002 Resource not found (only before any content), e.g. a template value that does not exist.
+  void not_found();
+
+ private:
+  friend class Server;
+  bool begin();
+  Server* server_ = nullptr;
+  Session* session_ = nullptr;
+  Reply* reply_ = nullptr;
+  StrView uri_;
+  const char* mime_ = nullptr;
+  const void* user_ = nullptr;
+  StrView names_[EMCP_MAX_TEMPLATE_VARS];
+  StrView values_[EMCP_MAX_TEMPLATE_VARS];
+  uint8_t vars_ = 0;
+  bool started_ = false;
+  bool missing_ = false;
+  bool in_text_ = false;
+};
+
+/// A prompts/get in progress: write the messages.
+class PromptGet {
+ public:
+  const Prompt& prompt() const { return *prompt_; }
+  /// An argument ("" / fallback when absent).
+  StrView arg(StrView name, StrView fallback = StrView()) const;
+  json::Value args() const { return args_; }
+  Session& session() const { return *session_; }
+  /// Starts a message of `role`; write its content (one block) with the returned writer. A
+  /// message left without a block gets an empty text; further blocks are ignored.
+  ContentWriter& message(Role role);
+  void user(StrView text) { message(Role::kUser).text(text); }
+  void user(std::initializer_list<TextPiece> pieces) { message(Role::kUser).text(pieces); }
+  void assistant(StrView text) { message(Role::kAssistant).text(text); }
+  /// -32602 instead of messages (only before the first message).
+  void invalid_params(StrView message);
+
+ private:
+  friend class Server;
+  void end_message();
+  Server* server_ = nullptr;
+  Session* session_ = nullptr;
+  const Prompt* prompt_ = nullptr;
+  json::Value args_;
+  Reply* reply_ = nullptr;
+  ContentWriter content_;
+  bool started_ = false;
+  bool in_message_ = false;
+  bool failed_ = false;
+};
+
+/// A completion/complete in progress: offer values starting with prefix().
+class Completion {
+ public:
+  /// The argument or template variable being completed, and what the user typed so far.
+  StrView name() const { return name_; }
+  StrView prefix() const { return prefix_; }
+  /// Another argument already chosen (context.arguments, 2025-06-18 and later).
+  StrView context(StrView name) const;
+  /// Offers a value (at most 100 are sent, as MCP requires; the rest set hasMore).
+  void add(StrView value);
+  /// Offers each of `values` that starts with prefix().
+  void add_matching(Span<const char* const> values);
+  template <size_t N>
+  void add_matching(const char* const (&values)[N]) {
+    add_matching(Span<const char* const>(values, N));
+  }
+
+ private:
+  friend class Server;
+  json::Writer* w_ = nullptr;
+  StrView name_;
+  StrView prefix_;
+  json::Value context_;
+  uint32_t count_ = 0;
+  bool more_ = false;
+};
+
+
+}  // namespace mcp
+EMCP_NS_END
+
+#endif  // EMCP_MCP_HANDLERS_H

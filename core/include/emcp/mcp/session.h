@@ -1,0 +1,121 @@
+// emcp/mcp/session.h - what a transport gives the server and gets from it: a Session per client
+// connection (the negotiated revision, the client's capabilities, its log level and
+// subscriptions) and the Channel its outbound messages go to. Applications meet a Session in
+// handlers (ToolCall::session()) and when they ask the client something; transports declare
+// one per connection and hand decoded input to Server::handle().
+//
+// Context: one loop (see emcp/mcp/server.h).
+#ifndef EMCP_MCP_SESSION_H
+#define EMCP_MCP_SESSION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "emcp/json/sink.h"
+#include "emcp/jsonrpc/message.h"
+#include "emcp/mcp/revision.h"
+#include "emcp/mcp/types.h"
+
+EMCP_NS_BEGIN
+namespace mcp {
+
+class Server;
+class Reply;
+class Outbound;
+class ToolCall;
+struct BatchOut;
+
+/// What an outbound message is, for transports that route messages (Streamable HTTP sends a
+/// request's answer and what relates to it on that request's stream, the rest on the session's
+/// own stream).
+struct OutMessage {
+  enum class Kind : uint8_t { kResponse, kNotification, kRequest };
+  Kind kind = Kind::kNotification;
+  /// The client request it answers or relates to (progress, logs and requests to the client
+  /// while that request is being handled or completed); kNone when unrelated.
+  jsonrpc::Id related;
+  bool batch = false;  ///< the answer to a batch (a JSON array of answers)
+};
+
+/// Where one session's outbound messages go. The transport provides it.
+struct Channel {
+  /// Starts one outbound message and returns the sink to write it to, or nullptr when no
+  /// message can be started now (closed; or the transport cannot interleave).
+  json::Sink* (*open)(void* ctx, const OutMessage& m) = nullptr;
+  /// Ends the message started by open() (stdio: newline and flush). Returns the sink status.
+  Status (*close)(void* ctx) = nullptr;
+  void* ctx = nullptr;
+  /// Optional: ends the stream that carries the answer to client request `related` and tells
+  /// the client to reconnect after `retry_ms` (Streamable HTTP SSE polling, SEP-1699); what is
+  /// sent for that request afterwards waits for the client's GET with Last-Event-ID. nullptr
+  /// on transports without resumable streams.
+  Status (*end_stream)(void* ctx, const jsonrpc::Id& related, uint32_t retry_ms) = nullptr;
+};
+
+/// What the client declared at initialize.
+struct ClientCaps {
+  bool sampling = false;
+  bool sampling_tools = false;     ///< 2025-11-25 sampling.tools
+  bool elicitation_form = false;   ///< 2025-06-18 elicitation (form)
+  bool elicitation_url = false;    ///< 2025-11-25 elicitation.url
+  bool roots = false;
+  bool roots_list_changed = false;
+};
+
+
+/// One client connection. Declare one per connection the transport can hold (stdio: one).
+class Session {
+ public:
+  explicit Session(const Channel& channel) : channel_(channel) {}
+  /// Detaches from the server it was attached to (its pending work is dropped).
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  /// True after a successful initialize.
+  bool initialized() const { return state_ != kNew; }
+  /// True once notifications/initialized arrived.
+  bool ready() const { return state_ == kReady; }
+  Version version() const { return version_; }
+  const ClientCaps& client() const { return caps_; }
+  LogLevel log_level() const { return log_level_; }
+  /// The client's name from clientInfo (truncated to 31 bytes).
+  StrView client_name() const { return StrView(client_name_, client_name_len_); }
+  /// Forgets everything negotiated (a new connection on the same object).
+  void reset();
+
+ private:
+  friend class Server;
+  friend class Reply;
+  friend class Outbound;
+  friend class ToolCall;
+  friend struct BatchOut;
+  // A log message at `level` would go to this session (it offers logging, the level passes).
+  bool wants_log(LogLevel level) const { return offers_logging_ && level >= log_level_; }
+  enum State : uint8_t { kNew, kInitialized, kReady };
+
+  Channel channel_;
+  State state_ = kNew;
+  Version version_ = kLatestVersion;
+  ClientCaps caps_;
+  LogLevel log_level_ = LogLevel::kInfo;
+  // What the initialize answer offered this session (methods and notifications follow it).
+  bool offers_tools_ = false, offers_resources_ = false, offers_prompts_ = false;
+  bool offers_logging_ = false, offers_completions_ = false;
+  bool open_ = false;                       // a message is being written to the channel
+  Server* server_ = nullptr;                // attached to (nullptr: not attached)
+  uint8_t client_name_len_ = 0;
+  char client_name_[31] = {};
+  uint32_t subs_[EMCP_MAX_SUBSCRIPTIONS] = {};  // FNV-1a hashes of subscribed URIs (0: free)
+  Session* next_ = nullptr;                 // the server's list of sessions
+};
+
+/// The id to write in an answer on session `s`: an unknown id (null) is left out as MCP
+/// 2025-11-25 has it for sessions at that revision or not yet initialized (Id{}), and written
+/// as null, as JSON-RPC 2.0 has it, for older ones. Transports use it for their own errors.
+jsonrpc::Id answer_id(const Session& s, const jsonrpc::Id& id);
+
+}  // namespace mcp
+EMCP_NS_END
+
+#endif  // EMCP_MCP_SESSION_H

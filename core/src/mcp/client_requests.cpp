@@ -1,0 +1,195 @@
+// Requests to the client (sampling, elicitation, roots, ping): sending, answers, timeouts,
+// and the client's notifications/roots/list_changed.
+#include "server_internal.h"
+
+EMCP_NS_BEGIN
+namespace mcp {
+
+// ---- Requests to the client ---------------------------------------------------------------------
+
+Status Server::send_request(Session& s, StrView method, ParamsFn params, const void* params_ctx,
+                            ResponseFn done, void* done_ctx, uint32_t timeout_ms) {
+  Outgoing* slot = nullptr;
+  for (Outgoing& o : outgoing_)
+    if (!o.used && slot == nullptr) slot = &o;
+  if (slot == nullptr) return Status::kNoSpace;
+  if (s.open_) return Status::kInvalidState;
+  send_held_now();  // what is held goes first
+  // MCP: no requests but ping before the client said notifications/initialized.
+  if (!s.ready() && !(method == "ping")) return Status::kInvalidState;
+  Outbound out(s, OutMessage{OutMessage::Kind::kRequest, &s == current_session_ ? current_ : Id{}, false});
+  if (!out.open()) return Status::kClosed;
+  const int64_t id = next_request_id_++;
+  json::Writer& w = out.w();
+  if (params) {
+    jsonrpc::begin_request(w, Id::of(id), method);
+    params(w, params_ctx);
+    jsonrpc::end_message(w);
+  } else {
+    w.begin_object();
+    w.member_str("jsonrpc", "2.0");
+    w.member_int("id", id);
+    w.member_str("method", method);
+    w.end_object();
+  }
+  const Status st = out.close();
+  if (st != Status::kOk) return st;
+  features_.outgoing = &kOutgoingOps;
+  jsonrpc::Decoder::keep_lost_responses();  // an answer too big to keep still ends its request
+  slot->used = true;
+  slot->session = &s;
+  slot->done = done;
+  slot->ctx = done_ctx;
+  slot->id = id;
+  slot->deadline = timeout_ms != 0 ? now() + timeout_ms : 0;
+  return Status::kOk;
+}
+
+Status Server::request(Session& s, StrView method, ParamsFn params, const void* params_ctx,
+                       ResponseFn done, void* done_ctx, uint32_t timeout_ms) {
+  return send_request(s, method, params, params_ctx, done, done_ctx, timeout_ms);
+}
+
+Status Server::sample(Session& s, ParamsFn params, const void* params_ctx, ResponseFn done,
+                      void* ctx, uint32_t timeout_ms) {
+  if (!s.client().sampling) return Status::kNotFound;
+  return send_request(s, "sampling/createMessage", params, params_ctx, done, ctx, timeout_ms);
+}
+
+namespace {
+struct ElicitForm {
+  StrView message;
+  Span<const Param> schema;
+  bool mode;
+};
+void write_elicit_form(json::Writer& w, const void* ctx) {
+  const auto* f = static_cast<const ElicitForm*>(ctx);
+  w.begin_object();
+  if (f->mode) w.member_str("mode", "form");
+  w.member_str("message", f->message);
+  w.key("requestedSchema");
+  write_object_schema(w, f->schema);
+  w.end_object();
+}
+struct ElicitUrl {
+  StrView message, url, id;
+};
+void write_elicit_url(json::Writer& w, const void* ctx) {
+  const auto* u = static_cast<const ElicitUrl*>(ctx);
+  w.begin_object();
+  w.member_str("mode", "url");
+  w.member_str("message", u->message);
+  w.member_str("elicitationId", u->id);
+  w.member_str("url", u->url);
+  w.end_object();
+}
+}  // namespace
+
+Status Server::elicit(Session& s, StrView message, Span<const Param> schema, ResponseFn done,
+                      void* ctx, uint32_t timeout_ms) {
+  if (!s.client().elicitation_form) return Status::kNotFound;
+  // requestedSchema allows flat primitive properties only (MCP PrimitiveSchemaDefinition); from
+  // 2025-11-25 on also multi-select enums: arrays of enum strings (SEP-1330).
+  const bool multi_select = supports(s.version(), Feature::kMultiSelectEnums);
+  for (const Param& p : schema) {
+    if (p.type == ParamType::kObject) return Status::kInvalidArgument;
+    if (p.type == ParamType::kArray &&
+        !(multi_select && (p.raw_json != nullptr ||
+                           (p.items != nullptr && p.items->type == ParamType::kString && p.items->enum_count != 0))))
+      return Status::kInvalidArgument;
+  }
+  const ElicitForm f{message, schema, supports(s.version(), Feature::kElicitationUrl)};
+  return send_request(s, "elicitation/create", &write_elicit_form, &f, done, ctx, timeout_ms);
+}
+
+Status Server::elicit_url(Session& s, StrView message, StrView url, StrView elicitation_id,
+                          ResponseFn done, void* ctx, uint32_t timeout_ms) {
+  if (!s.client().elicitation_url) return Status::kNotFound;
+  const ElicitUrl u{message, url, elicitation_id};
+  return send_request(s, "elicitation/create", &write_elicit_url, &u, done, ctx, timeout_ms);
+}
+
+Status Server::list_roots(Session& s, ResponseFn done, void* ctx, uint32_t timeout_ms) {
+  if (!s.client().roots) return Status::kNotFound;
+  return send_request(s, "roots/list", nullptr, nullptr, done, ctx, timeout_ms);
+}
+
+Status Server::ping(Session& s, ResponseFn done, void* ctx, uint32_t timeout_ms) {
+  return send_request(s, "ping", nullptr, nullptr, done, ctx, timeout_ms);
+}
+
+void Server::close_outgoing(Session& s) {
+  for (Outgoing& o : outgoing_) {
+    if (!o.used || o.session != &s) continue;
+    o.used = false;
+    Response r;
+    r.outcome = Response::Outcome::kClosed;
+    r.session = &s;
+    if (o.done) o.done(r, o.ctx);
+  }
+}
+
+bool Server::roots_notification(Server& sv, Session& s, const Message& m) {
+  if (m.method != "notifications/roots/list_changed") return false;
+  // Only once notifications/initialized came: before, list_roots() could not ask yet.
+  if (sv.roots_changed_ != nullptr && s.ready()) sv.roots_changed_(s, sv.roots_changed_ctx_);
+  return true;
+}
+
+void Server::on_response(Session& s, const Message& m) {
+  if (m.id.type != Id::Type::kInt) return;  // not one of ours (we send integer ids)
+  for (Outgoing& o : outgoing_) {
+    if (!o.used || o.session != &s || o.id != m.id.num) continue;
+    o.used = false;
+    Response r;
+    r.session = &s;
+    if (m.kind == Kind::kResponse) {
+      r.outcome = Response::Outcome::kResult;
+      r.result = m.result;
+    } else {
+      r.outcome = Response::Outcome::kError;
+      r.code = m.error.code;
+      r.message = m.error.message;
+      r.data = m.error.data;
+    }
+    if (o.done) o.done(r, o.ctx);
+    return;
+  }
+}
+
+void Server::expire_outgoing() {
+  const uint64_t now = this->now();
+  for (Outgoing& o : outgoing_) {
+    if (!o.used || o.deadline == 0 || now < o.deadline) continue;
+    Session& s = *o.session;
+    if (s.open_) continue;  // the channel is busy; try on the next poll
+    o.used = false;
+    send_held_now();  // what is held goes first
+    {
+      // Tell the client we stopped waiting (MCP: a sender that times out SHOULD cancel).
+      Outbound out(s, OutMessage{OutMessage::Kind::kNotification, Id{}, false});
+      if (open_or_count(out, notifications_dropped_)) {
+        json::Writer& w = out.w();
+        jsonrpc::begin_notification(w, "notifications/cancelled");
+        w.begin_object();
+        w.member_int("requestId", o.id);
+        w.member_str("reason", "timeout");
+        w.end_object();
+        jsonrpc::end_message(w);
+      }
+    }
+    Response r;
+    r.outcome = Response::Outcome::kTimeout;
+    r.session = &s;
+    if (o.done) o.done(r, o.ctx);
+  }
+}
+
+const Server::OutgoingOps Server::kOutgoingOps = {
+    [](Server& sv, Session& s, const Message& m) { sv.on_response(s, m); },
+    [](Server& sv, Session& s) { sv.close_outgoing(s); },
+    [](Server& sv) { sv.expire_outgoing(); },
+};
+
+}  // namespace mcp
+EMCP_NS_END

@@ -1,0 +1,147 @@
+// Deferred tool calls: a handler's defer(), complete()/progress() later from the loop, and
+// cancellation (notifications/cancelled, a session that ends).
+#include "server_internal.h"
+
+#include <string.h>
+
+EMCP_NS_BEGIN
+namespace mcp {
+
+void Token::set(const Id& id) {
+  type = Id::Type::kNone;
+  if (id.type == Id::Type::kInt) {
+    type = id.type;
+    num = id.num;
+  } else if (id.type == Id::Type::kString && id.str.size() <= sizeof str) {
+    type = id.type;
+    len = static_cast<uint16_t>(id.str.size());
+    if (len != 0) memcpy(str, id.str.data(), len);
+  } else if (id.type == Id::Type::kNull) {
+    type = id.type;
+  }
+}
+
+Id Token::id() const {
+  switch (type) {
+    case Id::Type::kInt: return Id::of(num);
+    case Id::Type::kString: return Id::of(StrView(str, len));
+    case Id::Type::kNull: return Id::null();
+    default: return Id{};
+  }
+}
+
+Pending ToolCall::defer() {
+  if (phase_ != kIdle) return Pending{};
+  for (uint16_t i = 0; i < EMCP_MAX_DEFERRED; ++i) {
+    Server::Deferred& d = server_->deferred_[i];
+    if (d.used) continue;
+    server_->features_.deferred = &Server::kDeferredOps;
+    d.used = true;
+    d.cancelled = false;
+    d.session = session_;
+    d.tool = tool_;
+    d.id.set(reply_->id());
+    d.progress = Token{};
+    if (progress_value_.is_int()) d.progress.set(Id::of(progress_value_.as_int().value()));
+    else if (progress_value_.is_string()) d.progress.set(Id::of(progress_value_.as_string().value()));
+    ++d.generation;
+    phase_ = kDeferred;
+    reply_->suppress();
+    return Pending{i, d.generation};
+  }
+  fail({"The server is busy: ", static_cast<long long>(EMCP_MAX_DEFERRED),
+        " calls are already in progress (EMCP_MAX_DEFERRED). Try again later."});
+  return Pending{};
+}
+
+void Server::cancel_request(Session& s, Value request_id) {
+  Id id;
+  if (request_id.is_int()) id = Id::of(request_id.as_int().value());
+  else if (request_id.is_string()) id = Id::of(request_id.as_string().value());
+  else return;
+  for (Deferred& d : deferred_)
+    if (d.used && d.session == &s && d.id.id() == id) d.cancelled = true;
+}
+
+void Server::cancel_deferred(Session& s) {
+  if (features_.deferred == nullptr) return;
+  for (Deferred& d : deferred_)
+    if (d.used && d.session == &s) d.cancelled = true;
+}
+
+// ---- Deferred calls -----------------------------------------------------------------------------
+
+bool Server::is_deferred(const Session& s, const Id& id) const {
+  for (const Deferred& d : deferred_)
+    if (d.used && !d.cancelled && d.session == &s && d.id.id() == id) return true;
+  return false;
+}
+
+size_t Server::deferred_ids(const Session& s, Id* out, size_t cap) const {
+  size_t n = 0;
+  for (const Deferred& d : deferred_)
+    if (d.used && !d.cancelled && d.session == &s && n < cap) out[n++] = d.id.id();
+  return n;
+}
+
+Server::Deferred* Server::deferred(Pending p) {
+  if (!p.valid() || p.slot >= EMCP_MAX_DEFERRED) return nullptr;
+  Deferred& d = deferred_[p.slot];
+  return d.used && d.generation == p.generation ? &d : nullptr;
+}
+
+const Server::Deferred* Server::deferred(Pending p) const {
+  return const_cast<Server*>(this)->deferred(p);
+}
+
+bool Server::cancelled(Pending p) const {
+  const Deferred* d = deferred(p);
+  return d == nullptr || d->cancelled;
+}
+
+Session* Server::session_of(Pending p) const {
+  const Deferred* d = deferred(p);
+  return d ? d->session : nullptr;
+}
+
+Status Server::progress(Pending p, double done, double total, StrView message) {
+  Deferred* d = deferred(p);
+  if (d == nullptr) return Status::kNotFound;
+  if (d->cancelled) return Status::kClosed;
+  if (!d->progress.present()) return Status::kNotFound;
+  return notify_progress(*d->session, d->progress.id(), done, total, message, d->id.id());
+}
+
+Status Server::complete(Pending p, FinishFn fn, void* ctx) {
+  Deferred* d = deferred(p);
+  if (d == nullptr) return Status::kNotFound;
+  if (d->cancelled) {
+    d->used = false;  // a cancelled request is never answered
+    return Status::kClosed;
+  }
+  Session& s = *d->session;
+  if (s.open_) return Status::kWouldBlock;  // another message is being written: try later
+  // The slot is freed before `fn` runs (fn may defer again and reuse it): keep a copy of the id,
+  // which the answer must carry.
+  const Token token = d->id;
+  const Id id = token.id();
+  Reply r(s, id, nullptr);
+  ToolCall call;
+  call.server_ = this;
+  call.session_ = &s;
+  call.tool_ = d->tool;
+  call.reply_ = &r;
+  d->used = false;                 // the slot is free from here on
+  const CurrentRequest current(*this, s, id);
+  if (fn) fn(call, ctx);
+  if (call.phase_ != ToolCall::kDeferred) call.finish();  // else deferred again
+  send_held_now();
+  return Status::kOk;
+}
+
+const Server::DeferredOps Server::kDeferredOps = {
+    [](Server& sv, Session& s, Value id) { sv.cancel_request(s, id); },
+};
+
+}  // namespace mcp
+EMCP_NS_END

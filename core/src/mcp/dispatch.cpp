@@ -1,0 +1,123 @@
+// Input: one message or a 2025-03-26 batch, routed by kind and method to the feature that
+// answers it (through the server's feature table, so an image links only what it installs).
+#include "server_internal.h"
+
+EMCP_NS_BEGIN
+namespace mcp {
+
+// ---- Input --------------------------------------------------------------------------------------
+
+void Server::handle(Session& s, const jsonrpc::Decoded& d) {
+  handle_input(s, d);
+  send_held_now();  // what the answer kept waiting
+}
+
+void Server::handle_input(Session& s, const jsonrpc::Decoded& d) {
+  attach(s);
+  if (!d.batch) {
+    const Message& m = *d.first;
+    Reply r(s, m.id, nullptr);
+    handle_message(s, m, r);
+    return;
+  }
+  // Batches exist in revision 2025-03-26 only.
+  if (!s.initialized() || !supports(s.version(), Feature::kBatches)) {
+    Reply r(s, Id::null(), nullptr);
+    if (!s.initialized()) {
+      r.reject(ErrorCode::kInvalidRequest,
+              {"a batch cannot come before initialize (which must be sent alone)"});
+    } else {
+      r.reject(ErrorCode::kInvalidRequest, {"JSON-RPC batches are not part of "
+                                           "protocol revision ", version_str(s.version())});
+    }
+    return;
+  }
+  BatchOut batch(s);
+  for (const Message* m = d.first; m != nullptr; m = m->next) {
+    if (m->kind == Kind::kResponse || m->kind == Kind::kErrorResponse) continue;  // below
+    Reply r(s, m->id, &batch);
+    if (m->kind == Kind::kRequest && m->method == "initialize") {
+      r.reject(ErrorCode::kInvalidRequest, {"initialize must not be part of a batch"});
+      continue;
+    }
+    handle_message(s, *m, r);
+  }
+  batch.finish();
+  send_held_now();  // before the callbacks below send anything
+  // Responses to the server's own requests run their callbacks once the batch's answer is
+  // out: a callback may answer a deferred call or send a request, which needs the channel.
+  for (const Message* m = d.first; m != nullptr; m = m->next)
+    if ((m->kind == Kind::kResponse || m->kind == Kind::kErrorResponse) && features_.outgoing != nullptr)
+      features_.outgoing->response(*this, s, *m);
+}
+
+void Server::handle_message(Session& s, const Message& m, Reply& r) {
+  switch (m.kind) {
+    case Kind::kInvalid:
+      r.invalid(m);
+      return;
+    case Kind::kRequest:
+      on_request(s, m, r);
+      return;
+    case Kind::kNotification:
+      r.suppress();
+      on_notification(s, m);
+      return;
+    case Kind::kResponse:
+    case Kind::kErrorResponse:
+      r.suppress();
+      if (features_.outgoing != nullptr) features_.outgoing->response(*this, s, m);
+      return;
+  }
+}
+
+void Server::on_request(Session& s, const Message& m, Reply& r) {
+  const CurrentRequest current(*this, s, m.id);
+  const StrView method = m.method;
+  if (method == "initialize") return on_initialize(s, m, r);
+  if (method == "ping") {
+    json::Writer& w = r.result();
+    w.begin_object();
+    w.end_object();
+    return r.end();
+  }
+  if (!s.initialized()) {
+    r.reject(ErrorCode::kInvalidRequest,
+            {"the session is not initialized; send initialize first"});
+    return;
+  }
+  if (s.offers_tools_) {
+    if (method == "tools/list") return on_tools_list(s, m, r);
+    if (method == "tools/call") return on_tools_call(s, m, r);
+  }
+  // Resources, prompts and completion are reached through pointers that set_resources(),
+  // set_templates() and set_prompts() install: a firmware that never calls them links none of
+  // their code (--gc-sections).
+  if (s.offers_resources_ && features_.resources != nullptr && features_.resources(*this, s, m, r)) return;
+  if (s.offers_prompts_ && features_.prompts != nullptr && features_.prompts(*this, s, m, r)) return;
+  // completion/complete existed before the `completions` capability (2024-11-05).
+  if ((s.offers_prompts_ || s.offers_resources_) && features_.completion != nullptr &&
+      method == "completion/complete")
+    return (void)features_.completion(*this, s, m, r);
+  if (s.offers_logging_ && method == "logging/setLevel") return on_set_level(s, m, r);
+  r.reject(ErrorCode::kMethodNotFound, {"", method});
+}
+
+void Server::on_notification(Session& s, const Message& m) {
+  if (m.method == "notifications/initialized") {
+    if (s.initialized()) s.state_ = Session::kReady;
+    return;
+  }
+  // Only a deferred call can still be running when its cancellation arrives (synchronous
+  // ones are answered before the next message is read).
+  if (m.method == "notifications/cancelled") {
+    if (features_.deferred != nullptr) features_.deferred->cancel_request(*this, s, m.params["requestId"]);
+    return;
+  }
+  if (features_.notifications != nullptr && features_.notifications(*this, s, m)) return;
+  // notifications/progress and unknown notifications need no answer; MCP says to ignore what
+  // one does not understand.
+}
+
+}  // namespace mcp
+EMCP_NS_END

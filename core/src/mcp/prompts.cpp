@@ -1,0 +1,141 @@
+// Prompts: prompts/list, prompts/get (PromptGet).
+#include "server_internal.h"
+
+EMCP_NS_BEGIN
+namespace mcp {
+
+// ---- PromptGet ----------------------------------------------------------------------------------
+
+StrView PromptGet::arg(StrView name, StrView fallback) const {
+  return args_[name].as_string().value_or(fallback);
+}
+
+ContentWriter& PromptGet::message(Role role) {
+  if (failed_) {
+    content_ = ContentWriter();  // after invalid_params(): nothing more is written
+    return content_;
+  }
+  json::Writer& w = reply_->result();
+  if (!started_) {
+    w.begin_object();
+    if (prompt_->description) w.member_str("description", prompt_->description);
+    w.key("messages");
+    w.begin_array();
+    started_ = true;
+  }
+  end_message();
+  w.begin_object();
+  w.member_str("role", role == Role::kUser ? "user" : "assistant");
+  w.key("content");
+  in_message_ = true;
+  content_ = ContentWriter(w, session_->version(), 1);
+  return content_;
+}
+
+void PromptGet::end_message() {
+  if (!in_message_) return;
+  content_.text_end();
+  if (content_.blocks() == 0) content_.text("");  // a message needs its one content block
+  reply_->result().end_object();
+  in_message_ = false;
+}
+
+void PromptGet::invalid_params(StrView message) {
+  if (started_) return;
+  reply_->error(ErrorCode::kInvalidParams, {message});
+  failed_ = true;
+}
+
+bool Server::prompt_methods(Server& sv, Session& s, const Message& m, Reply& r) {
+  const StrView method = m.method;
+  if (method == "prompts/list") sv.on_prompts_list(s, m, r);
+  else if (method == "prompts/get") sv.on_prompts_get(s, m, r);
+  else return false;
+  return true;
+}
+
+void Server::on_prompts_list(Session& s, const Message& m, Reply& r) {
+  size_t start = 0;
+  if (!page_start(m, r, prompts_.size(), &start)) return;
+  json::Writer& w = begin_page(r, "prompts");
+  size_t i = start;
+  const Version v = s.version();
+  for (; i < prompts_.size() && i < start + page_size_; ++i) {
+    const Prompt& p = prompts_[i];
+    w.begin_object();
+    w.member_str("name", p.name);
+    if (p.title && supports(v, Feature::kTitles)) w.member_str("title", p.title);
+    if (p.description) w.member_str("description", p.description);
+    if (!p.args.empty()) {
+      w.key("arguments");
+      w.begin_array();
+      for (const PromptArg& a : p.args) {
+        w.begin_object();
+        w.member_str("name", a.name);
+        if (a.title && supports(v, Feature::kTitles)) w.member_str("title", a.title);
+        if (a.description) w.member_str("description", a.description);
+        if (a.required) w.member_bool("required", true);
+        w.end_object();
+      }
+      w.end_array();
+    }
+    if (supports(v, Feature::kIcons)) p.icons.write_to(w);
+    w.end_object();
+  }
+  end_page(r, w, i, prompts_.size());
+}
+
+void Server::on_prompts_get(Session& s, const Message& m, Reply& r) {
+  const Result<StrView> name = m.params["name"].as_string();
+  if (!name.ok()) {
+    r.reject(ErrorCode::kInvalidParams, {"name must be a string"});
+    return;
+  }
+  const Prompt* prompt = nullptr;
+  for (const Prompt& p : prompts_)
+    if (name.value().equals(p.name)) prompt = &p;
+  if (prompt == nullptr) {
+    r.reject(ErrorCode::kInvalidParams, {"unknown prompt \"", name.value(), "\""});
+    return;
+  }
+  const Value args = m.params["arguments"];
+  if (args.exists() && !args.is_object()) {
+    r.reject(ErrorCode::kInvalidParams, {"arguments must be an object"});
+    return;
+  }
+  for (const PromptArg& a : prompt->args) {
+    const Value v = args[a.name];
+    if (!v.exists()) {
+      if (a.required) {
+        r.reject(ErrorCode::kInvalidParams,
+                {"argument \"", a.name, "\" of prompt \"", prompt->name, "\" is required"});
+        return;
+      }
+    } else if (!v.is_string()) {
+      r.reject(ErrorCode::kInvalidParams, {"argument \"", a.name, "\" must be a string"});
+      return;
+    }
+  }
+  PromptGet get;
+  get.server_ = this;
+  get.session_ = &s;
+  get.prompt_ = prompt;
+  get.args_ = args;
+  get.reply_ = &r;
+  if (prompt->get) prompt->get(get);
+  if (get.failed_) return;
+  json::Writer& w = r.result();
+  if (!get.started_) {
+    w.begin_object();
+    if (prompt->description) w.member_str("description", prompt->description);
+    w.key("messages");
+    w.begin_array();
+  }
+  get.end_message();
+  w.end_array();
+  w.end_object();
+  r.end();
+}
+
+}  // namespace mcp
+EMCP_NS_END

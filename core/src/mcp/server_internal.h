@@ -1,0 +1,66 @@
+// Internal: what the files of the server share (core/src/mcp/*.cpp; not for applications).
+#ifndef EMCP_SRC_MCP_SERVER_INTERNAL_H
+#define EMCP_SRC_MCP_SERVER_INTERNAL_H
+
+#include "emcp/mcp/server.h"
+#include "reply.h"
+
+EMCP_NS_BEGIN
+namespace mcp {
+
+// Names every file of the server uses.
+using jsonrpc::ErrorCode;
+using jsonrpc::Id;
+using jsonrpc::Kind;
+using jsonrpc::Message;
+using json::Value;
+
+// While a client request is handled (or a deferred one completed), what the server sends on
+// that session relates to it.
+struct CurrentRequest {
+  CurrentRequest(Server& server, Session& s, const jsonrpc::Id& id)
+      : server_(server), id_(server.current_), session_(server.current_session_) {
+    server.current_ = id;
+    server.current_session_ = &s;
+  }
+  ~CurrentRequest() {
+    server_.current_ = id_;
+    server_.current_session_ = session_;
+  }
+  CurrentRequest(const CurrentRequest&) = delete;
+  CurrentRequest& operator=(const CurrentRequest&) = delete;
+  Server& server_;
+  jsonrpc::Id id_;
+  Session* session_;
+};
+
+// A notification that cannot go out (the channel is busy with another message, or closed) is
+// counted in `dropped` (Server::notifications_dropped()).
+inline bool open_or_count(Outbound& out, uint32_t& dropped) {
+  if (out.open()) return true;
+  ++dropped;
+  return false;
+}
+
+// The head of a held entry; its texts follow. Entries start aligned for it.
+struct Server::HeldHead {
+  Session* session;
+  Resend resend;
+  uint16_t size;   // the whole entry, padding included
+  uint16_t a_len;
+  uint16_t b_len;
+  LogLevel level;  // or the list kind
+  const char* text() const { return static_cast<const char*>(static_cast<const void*>(this + 1)); }
+  StrView a() const { return StrView(text(), a_len); }
+  StrView b() const { return StrView(text() + a_len, b_len); }
+};
+
+// A page of a */list result: begin_page() writes {"<key>":[ , the caller the entries, end_page()
+// the end of the array, nextCursor when entries remain (`next` < `total`), and ends the answer.
+json::Writer& begin_page(Reply& r, const char* key);
+void end_page(Reply& r, json::Writer& w, size_t next, size_t total);
+
+}  // namespace mcp
+EMCP_NS_END
+
+#endif  // EMCP_SRC_MCP_SERVER_INTERNAL_H
