@@ -1,10 +1,14 @@
-// MCP over HTTP: connection and session slots, routing of outbound messages to streams,
-// response framing (Content-Length, chunked, SSE, WebSocket), the replay buffer.
+// MCP over HTTP, the engine: connection slots and the port's calls, output (the connection's
+// buffer, response heads, Content-Length / chunked / WebSocket framing, bytes the port has not
+// taken yet), answers, the Host/Origin check, routing of a request to its transport, and the
+// timers. The transports live beside it: http_streamable.cpp (Streamable HTTP, with the
+// outbound routing of messages to streams), http_legacy_sse.cpp (HTTP+SSE of 2024-11-05),
+// http_websocket.cpp; the session table in http_session.cpp; the replay buffer in
+// replay_ring.cpp.
 #include "emcp/transport/http_server.h"
 
 #include <string.h>
 
-#include "emcp/json/number.h"
 #include "emcp/json/writer.h"
 #include "emcp/jsonrpc/encode.h"
 
@@ -16,25 +20,6 @@ using jsonrpc::Id;
 namespace {
 
 constexpr const char* kLocalNames[] = {"localhost", "127.0.0.1", "[::1]"};
-constexpr size_t kRecordHeader = 16;  // u32 length, u32 stream, u32 flags, u32 seq
-constexpr uint32_t kFinal = 1;        // record flag: the stream's last event
-
-// FNV-1a of an id (type and value); 0 means "no id".
-uint32_t id_hash(const Id& id) {
-  if (!id.present()) return 0;
-  uint32_t h = 2166136261u;
-  auto mix = [&](uint8_t b) {
-    h ^= b;
-    h *= 16777619u;
-  };
-  mix(static_cast<uint8_t>(id.type));
-  if (id.type == Id::Type::kInt) {
-    for (int i = 0; i < 8; ++i) mix(static_cast<uint8_t>(static_cast<uint64_t>(id.num) >> (8 * i)));
-  } else {
-    for (char c : id.str) mix(static_cast<uint8_t>(c));
-  }
-  return h == 0 ? 1 : h;
-}
 
 // The host of an authority ("localhost:8080" -> "localhost", "[::1]:80" -> "[::1]").
 StrView host_of(StrView authority) {
@@ -59,13 +44,6 @@ bool name_allowed(StrView host, Span<const char* const> list) {
   return false;
 }
 
-void put_u32(char* p, uint32_t v) { memcpy(p, &v, 4); }
-uint32_t get_u32(const char* p) {
-  uint32_t v;
-  memcpy(&v, p, 4);
-  return v;
-}
-
 size_t format_hex(uint64_t v, char* out) {
   char tmp[16];
   size_t n = 0;
@@ -75,29 +53,6 @@ size_t format_hex(uint64_t v, char* out) {
   } while (v != 0);
   for (size_t i = 0; i < n; ++i) out[i] = tmp[n - 1 - i];
   return n;
-}
-
-// "<stream>-<seq>" as this engine writes event ids.
-bool parse_event_id(StrView s, uint32_t* stream, uint32_t* seq) {
-  uint64_t a = 0, b = 0;
-  size_t i = 0;
-  if (s.empty()) return false;
-  while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
-    a = a * 10 + static_cast<uint64_t>(s[i] - '0');
-    if (a > 0xFFFFFFFFu) return false;
-    ++i;
-  }
-  if (i == 0 || i >= s.size() || s[i] != '-') return false;
-  const size_t start = ++i;
-  while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
-    b = b * 10 + static_cast<uint64_t>(s[i] - '0');
-    if (b > 0xFFFFFFFFu) return false;
-    ++i;
-  }
-  if (i == start || i != s.size()) return false;
-  *stream = static_cast<uint32_t>(a);
-  *seq = static_cast<uint32_t>(b);
-  return true;
 }
 
 }  // namespace
@@ -111,12 +66,6 @@ HttpConnection::HttpConnection(json::Reader& reader, Arena& arena, char* out, si
       out_cap_(static_cast<uint32_t>(out_cap)) {
   EMCP_ASSERT(out_cap >= kHeadroom + 64 && out_cap <= 0x7FFFFFFFu);
 }
-
-HttpSession::HttpSession(char* replay, size_t replay_cap)
-    : session_(mcp::Channel{&HttpSession::open, &HttpSession::close, this, &HttpSession::end_stream}),
-      ring_(replay),
-      ring_cap_(replay == nullptr ? 0 : replay_cap),
-      detached_(detached_buf_, sizeof detached_buf_, &HttpSession::detached_flush, this) {}
 
 HttpServer::HttpServer(mcp::Server& server, const HttpOptions& options, const HttpPort& port,
                        Span<HttpConnection> connections, Span<HttpSession> sessions)
@@ -312,6 +261,8 @@ void HttpServer::log(const char* text) const {
 // writes) cannot wait there: the engine waits for the window instead, at most send_timeout_ms.
 
 // Offers out_[pend_off_, +pend_len_) to the port; with `wait`, until all is taken (or the
+
+// Offers out_[pend_off_, +pend_len_) to the port; with `wait`, until all is taken (or the
 // connection failed or timed out: then it is dead). True when nothing is pending any more.
 bool HttpServer::drain_pending(Conn& c, bool wait) {
   const uint64_t deadline = server_.now() + options_.send_timeout_ms;
@@ -430,7 +381,7 @@ Status HttpServer::conn_flush(void* ctx, const char* data, size_t n) {
     const bool ok = hs.drain_pending(c, true);
     return ok || c.tee_ ? Status::kOk : Status::kClosed;
   }
-  if (c.tee_ && c.session_ >= 0) hs.ring_append(hs.sessions_[static_cast<size_t>(c.session_)], data, n);
+  if (c.tee_ && c.session_ >= 0) hs.sessions_[static_cast<size_t>(c.session_)].ring_.append(data, n);
   // data is the sink's buffer: out_ + kHeadroom, with 2 spare bytes after it.
   char* start = const_cast<char*>(data);
   size_t len = n;
@@ -501,6 +452,15 @@ void HttpServer::finish_body(Conn& c) {
   c.body_ = Body::kNone;
   c.sse_ = false;
   c.tee_ = false;
+}
+
+// Ends the connection's response: what it holds goes out and ends; a request that got nothing
+// (its call was cancelled, its session ended) gets an event stream without events rather than
+// wait forever.
+void HttpServer::close_response(Conn& c) {
+  if (c.body_ == Body::kNone && !c.head_pending_ && !c.head_sent_) start_stream_body(c, "text/event-stream", true);
+  finish_body(c);
+  end_request(c);
 }
 
 void HttpServer::answer(Conn& c, int status, const char* text, const char* content_type) {
@@ -633,19 +593,6 @@ bool HttpServer::check_host_origin(const http::Request& r) const {
   return true;
 }
 
-HttpSession* HttpServer::session_by_id(StrView id, HttpSession::Kind kind, const Conn& c) {
-  if (id.empty()) return nullptr;
-  for (HttpSession& s : sessions_)
-    if (s.kind_ == kind && s.id() == id) return options_.auth != nullptr && s.principal_ != c.grant_.principal ? nullptr : &s;
-  return nullptr;
-}
-
-bool HttpServer::session_gone(const Conn& c) const {
-  if (c.session_ < 0) return false;
-  const HttpSession& s = sessions_[static_cast<size_t>(c.session_)];
-  return s.kind_ == HttpSession::Kind::kFree || s.generation_ != c.session_gen_;
-}
-
 // The head is in: decide where the request goes; refusals are answered after the body.
 void HttpServer::on_head(Conn& c) {
   const http::Request& r = c.parser_.request();
@@ -768,42 +715,18 @@ void HttpServer::on_request_done(Conn& c) {
     case Route::kPost:
       route_post(c);
       break;
-    case Route::kGet: {
-      HttpSession& s = sessions_[static_cast<size_t>(c.session_)];
-      s.last_ms_ = server_.now();
-      if (c.parser_.request().last_event_id.present) resume_stream(c, s);
-      else open_get_stream(c, s);
+    case Route::kGet:
+      route_get(c);
       break;
-    }
-    case Route::kDelete: {
-      HttpSession& s = sessions_[static_cast<size_t>(c.session_)];
-      c.session_ = -1;
-      free_session(s);
-      answer(c, 200, "session ended");
+    case Route::kDelete:
+      route_delete(c);
       break;
-    }
     case Route::kLegacySse:
       open_legacy(c);
       break;
-    case Route::kLegacyPost: {
-      HttpSession& s = sessions_[static_cast<size_t>(c.session_)];
-      const jsonrpc::Decoded& d = c.decoder_.finish();
-      if (!permitted(c, d)) {
-        c.session_ = -1;
-        break;
-      }
-      s.last_ms_ = server_.now();
-      c.handling_ = true;
-      server_.handle(s.session_, d);
-      c.handling_ = false;
-      c.session_ = -1;  // the answer to the POST itself belongs to no session
-      if (c.dead_) {
-        drop(c, true);
-        break;
-      }
-      answer(c, 202, "Accepted");
+    case Route::kLegacyPost:
+      route_legacy_post(c);
       break;
-    }
     case Route::kWebSocket:
       upgrade(c);
       break;
@@ -828,770 +751,6 @@ bool HttpServer::permitted(Conn& c, const jsonrpc::Decoded& d) {
     return false;
   }
   return true;
-}
-
-void HttpServer::route_post(Conn& c) {
-  const jsonrpc::Decoded& d = c.decoder_.finish();
-  const jsonrpc::Message& first = *d.first;
-  if (!permitted(c, d)) return;
-  if (c.session_ < 0) {
-    if (d.batch || first.kind != jsonrpc::Kind::kRequest || first.method != "initialize") {
-      if (!d.batch && first.kind == jsonrpc::Kind::kInvalid) {
-        // Not JSON-RPC at all: the decoder's error, with HTTP 400.
-        c.status_ = 400;
-        c.content_type_ = "application/json";
-        c.body_ = Body::kBuffered;
-        c.sink_.reset();
-        json::Writer w(c.sink_);
-        jsonrpc::write_invalid(w, first);
-        finish_body(c);
-        end_request(c);
-        return;
-      }
-      answer_rpc_error(c, 400, jsonrpc::ErrorCode::kServerError,
-                       "Bad Request: Mcp-Session-Id header required (initialize first)");
-      return;
-    }
-    if (open_session(c, HttpSession::Kind::kStreamable) == nullptr) return;
-  }
-  handle_post(c, d);
-}
-
-// A new session for connection c (503 when there is no slot). Legacy and WebSocket sessions
-// live on c: their only stream is c.
-HttpSession* HttpServer::open_session(Conn& c, HttpSession::Kind kind) {
-  HttpSession* s = new_session(kind);
-  if (s == nullptr) {
-    c.extra_header_ = "Retry-After: 5\r\n";
-    answer(c, 503, "Service Unavailable: no free session slot");
-    return nullptr;
-  }
-  c.session_ = static_cast<int16_t>(s->index_);
-  s->principal_ = c.grant_.principal;
-  if (kind != HttpSession::Kind::kStreamable) {
-    HttpSession::Stream& S = s->streams_[0];
-    S = HttpSession::Stream{};
-    S.used = true;
-    S.conn = static_cast<int16_t>(c.index_);
-    c.stream_ = 0;
-  }
-  return s;
-}
-
-void HttpServer::handle_post(Conn& c, const jsonrpc::Decoded& d) {
-  HttpSession& s = sessions_[static_cast<size_t>(c.session_)];
-  const bool fresh = !s.session_.initialized();
-  s.last_ms_ = server_.now();
-  bool answers = false;
-  for (const jsonrpc::Message* m = d.first; m != nullptr; m = m->next)
-    answers = answers || m->kind == jsonrpc::Kind::kRequest || m->kind == jsonrpc::Kind::kInvalid;
-  if (!answers) {
-    // Only notifications and responses: 202, once they are handled.
-    c.handling_ = true;
-    server_.handle(s.session_, d);
-    c.handling_ = false;
-    c.session_ = -1;
-    if (c.dead_) return drop(c, true);
-    if (!d.batch && d.first->lost) {
-      // A response the server could not keep: the request it answers has ended (above), but
-      // the input was not accepted, which MCP answers with an HTTP error status.
-      jsonrpc::Message invalid;
-      invalid.id = Id::null();
-      invalid.reason = d.first->reason;
-      return answer_rpc_error(c, 400, invalid.invalid_code, nullptr, &invalid);
-    }
-    answer(c, 202, nullptr);
-    return;
-  }
-  const int st = new_stream(s, false);
-  if (st < 0) {
-    c.extra_header_ = "Retry-After: 1\r\n";
-    answer(c, 503, "Service Unavailable: too many requests in flight for this session");
-    return;
-  }
-  HttpSession::Stream& S = s.streams_[st];
-  S.conn = static_cast<int16_t>(c.index_);
-  c.stream_ = static_cast<int8_t>(st);
-  c.force_sse_ = d.batch;  // a batch's deferred answers come as further events
-  c.input_hash_ = d.batch ? 0 : id_hash(d.first->id);
-  // Input the server cannot accept gets an HTTP error status with the JSON-RPC error: not
-  // JSON-RPC at all, or a batch where the session's revision has none.
-  if (!d.batch && d.first->kind == jsonrpc::Kind::kInvalid) c.status_ = 400;
-  if (d.batch && (!s.session_.initialized() || s.session_.version() != mcp::Version::k2025_03_26)) {
-    c.status_ = 400;
-    c.force_sse_ = false;
-  }
-  if (!d.batch && (d.first->kind == jsonrpc::Kind::kRequest || d.first->kind == jsonrpc::Kind::kInvalid) &&
-      d.first->id.present())
-    S.await[S.awaiting++] = id_hash(d.first->id);
-
-  c.handling_ = true;
-  server_.handle(s.session_, d);
-  c.handling_ = false;
-
-  // What is still to be answered: deferred calls.
-  if (d.batch) {
-    for (const jsonrpc::Message* m = d.first; m != nullptr; m = m->next) {
-      if (m->kind != jsonrpc::Kind::kRequest || !server_.is_deferred(s.session_, m->id)) continue;
-      if (S.used && S.awaiting < EMCP_MAX_DEFERRED + 1) S.await[S.awaiting++] = id_hash(m->id);
-    }
-  } else if (S.used && S.awaiting != 0 &&
-             (d.first->kind != jsonrpc::Kind::kRequest || !server_.is_deferred(s.session_, d.first->id))) {
-    S.awaiting = 0;  // answered (or its answer could not go out)
-  }
-  if (fresh && !s.session_.initialized()) {
-    // initialize failed: no session comes of it.
-    if (S.used && S.conn == static_cast<int16_t>(c.index_)) finish_stream(s, st);
-    free_session(s);
-  } else if (S.used && S.awaiting == 0) {
-    finish_stream(s, st);
-  }
-  if (c.dead_) return drop(c, true);
-  if (c.ended_) {
-    c.ended_ = false;
-    end_request(c);
-  }
-}
-
-// ---- Streams ------------------------------------------------------------------------------------
-
-int HttpServer::new_stream(HttpSession& s, bool get) {
-  int slot = -1;
-  for (int i = 0; i < EMCP_HTTP_STREAMS; ++i)
-    if (!s.streams_[i].used) {
-      slot = i;
-      break;
-    }
-  if (slot < 0) {
-    // Reuse the oldest detached stream (a client that never came back to resume it).
-    for (int i = 0; i < EMCP_HTTP_STREAMS; ++i) {
-      const HttpSession::Stream& x = s.streams_[i];
-      if (x.conn >= 0 || x.get) continue;
-      if (slot < 0 || x.id < s.streams_[slot].id) slot = i;
-    }
-    if (slot < 0) return -1;
-  }
-  HttpSession::Stream& S = s.streams_[slot];
-  S = HttpSession::Stream{};
-  S.used = true;
-  S.get = get;
-  // Unique in the session, also after the counter wraps (0 is no id).
-  for (;;) {
-    uint32_t id = ++s.next_stream_;
-    bool taken = id == 0;
-    for (const HttpSession::Stream& x : s.streams_) taken = taken || (x.used && x.id == id);
-    if (!taken) {
-      S.id = id;
-      break;
-    }
-  }
-  return slot;
-}
-
-int HttpServer::find_stream(HttpSession& s, uint32_t h) const {
-  if (h == 0) return -1;
-  for (int i = 0; i < EMCP_HTTP_STREAMS; ++i) {
-    const HttpSession::Stream& S = s.streams_[i];
-    if (!S.used) continue;
-    for (uint8_t k = 0; k < S.awaiting; ++k)
-      if (S.await[k] == h) return i;
-  }
-  return -1;
-}
-
-// The stream's last answer is out: end its HTTP response and free the slot.
-void HttpServer::finish_stream(HttpSession& s, int st) {
-  HttpSession::Stream& S = s.streams_[st];
-  if (!S.used) return;
-  if (S.sse) ring_mark_final(s, S.id);
-  const int16_t conn = S.conn;
-  S.used = false;
-  S.conn = -1;
-  if (conn < 0) return;
-  Conn& c = conns_[static_cast<size_t>(conn)];
-  c.stream_ = -1;
-  close_response(c);
-}
-
-// Ends the connection's response: what it holds goes out and ends; a request that got nothing
-// (its call was cancelled, its session ended) gets an event stream without events rather than
-// wait forever.
-void HttpServer::close_response(Conn& c) {
-  if (c.body_ == Body::kNone && !c.head_pending_ && !c.head_sent_) start_stream_body(c, "text/event-stream", true);
-  finish_body(c);
-  end_request(c);
-}
-
-// The stream's connection is gone (closed by the client, or by end_stream()).
-void HttpServer::detach_stream(HttpSession& s, int st) {
-  HttpSession::Stream& S = s.streams_[st];
-  S.conn = -1;
-  // Without event ids the client cannot resume: nothing is worth keeping.
-  if (!S.sse || s.ring_cap_ == 0) S.used = false;
-}
-
-void HttpServer::write_event_prefix(json::Sink& out, HttpSession& s, HttpSession::Stream& S) {
-  (void)s;
-  char num[24];
-  out.write("id: ", 4);
-  out.write(num, json::format_uint64(S.id, num));
-  out.put('-');
-  out.write(num, json::format_uint64(S.seq, num));
-  out.write("\nevent: message\ndata: ", 22);
-}
-
-void HttpServer::write_priming(Conn& c, HttpSession& s, HttpSession::Stream& S, uint32_t retry_ms) {
-  char num[24];
-  json::Sink& out = c.sink_;
-  if (s.session_.version() >= mcp::Version::k2025_11_25 && s.ring_cap_ != 0) {
-    out.write("id: ", 4);
-    out.write(num, json::format_uint64(S.id, num));
-    out.write("-0\n", 3);
-  }
-  out.write("retry: ", 7);
-  out.write(num, json::format_uint64(retry_ms, num));
-  out.write("\ndata: \n\n", 9);
-}
-
-void HttpServer::open_get_stream(Conn& c, HttpSession& s) {
-  int st = -1;
-  for (int i = 0; i < EMCP_HTTP_STREAMS; ++i) {
-    const HttpSession::Stream& S = s.streams_[i];
-    if (S.used && S.get) st = i;
-  }
-  if (st >= 0 && s.streams_[st].conn >= 0) {
-    c.session_ = -1;
-    answer(c, 409, "Conflict: the session already has a GET stream");
-    return;
-  }
-  if (st < 0) st = new_stream(s, true);
-  if (st < 0) {
-    c.extra_header_ = "Retry-After: 1\r\n";
-    c.session_ = -1;
-    answer(c, 503, "Service Unavailable: no free stream slot in this session");
-    return;
-  }
-  HttpSession::Stream& S = s.streams_[st];
-  S.conn = static_cast<int16_t>(c.index_);
-  S.sse = true;
-  c.stream_ = static_cast<int8_t>(st);
-  c.phase_ = Phase::kStream;
-  start_stream_body(c, "text/event-stream", true);
-  write_priming(c, s, S, options_.retry_ms);
-  push_out(c);
-}
-
-// GET with Last-Event-ID: the missed events of that stream, then the stream goes on here.
-void HttpServer::resume_stream(Conn& c, HttpSession& s) {
-  uint32_t sid = 0;
-  uint32_t after = 0;
-  if (!parse_event_id(c.parser_.request().last_event_id.view(), &sid, &after)) {
-    open_get_stream(c, s);  // not one of ours: a plain GET
-    return;
-  }
-  start_stream_body(c, "text/event-stream", true);
-  c.replaying_ = true;
-  c.replay_final_ = false;
-  c.replay_sid_ = sid;
-  c.replay_after_ = after;
-  continue_replay(c);
-}
-
-// Replays the kept events of the stream a GET with Last-Event-ID names, one at a time, from
-// the cursor on (events kept meanwhile included): each goes out as it is written, and when the
-// window is full the replay stops and goes on from writable() or poll(). Then the stream goes
-// on live on this connection (or it ended: the response ends).
-void HttpServer::continue_replay(Conn& c) {
-  if (session_gone(c)) {
-    c.replaying_ = false;
-    c.session_ = -1;
-    finish_body(c);
-    end_request(c);
-    return;
-  }
-  HttpSession& s = sessions_[static_cast<size_t>(c.session_)];
-  const uint32_t sid = c.replay_sid_;
-  for (;;) {
-    const char* next = nullptr;
-    for (size_t off = 0; off + kRecordHeader <= s.ring_len_ && next == nullptr; off += get_u32(s.ring_ + off)) {
-      const char* rec = s.ring_ + off;
-      if (get_u32(rec + 4) == sid && get_u32(rec + 12) > c.replay_after_ && !(s.rec_open_ && off == s.rec_)) next = rec;
-    }
-    if (next == nullptr) break;
-    c.sink_.write(next + kRecordHeader, get_u32(next) - kRecordHeader);
-    c.replay_after_ = get_u32(next + 12);
-    c.replay_final_ = c.replay_final_ || (get_u32(next + 8) & kFinal) != 0;
-    push_out(c);
-    if (c.dead_) {
-      c.replaying_ = false;
-      drop(c, true);
-      return;
-    }
-    if (c.pend_len_ != 0) return;  // the rest once the window opens
-  }
-  c.replaying_ = false;
-  if (c.replay_final_) {
-    finish_body(c);
-    c.session_ = -1;
-    end_request(c);
-    return;
-  }
-  int st = -1;
-  for (int i = 0; i < EMCP_HTTP_STREAMS; ++i)
-    if (s.streams_[i].used && s.streams_[i].id == sid) st = i;
-  if (st < 0) {
-    // Gone (finished and evicted, or never ours): continue as the session's GET stream.
-    for (int i = 0; i < EMCP_HTTP_STREAMS; ++i)
-      if (s.streams_[i].used && s.streams_[i].get) st = i;
-    if (st >= 0 && s.streams_[st].conn >= 0) {
-      finish_body(c);
-      c.session_ = -1;
-      end_request(c);
-      return;
-    }
-    if (st < 0) st = new_stream(s, true);
-    if (st < 0) {
-      finish_body(c);
-      c.session_ = -1;
-      end_request(c);
-      return;
-    }
-    s.streams_[st].sse = true;
-    write_priming(c, s, s.streams_[st], options_.retry_ms);
-  }
-  HttpSession::Stream& S = s.streams_[st];
-  if (S.conn >= 0 && S.conn != static_cast<int16_t>(c.index_)) {
-    // The client left that connection for this one.
-    Conn& old = conns_[static_cast<size_t>(S.conn)];
-    old.stream_ = -1;
-    S.conn = -1;
-    drop(old, true);
-  }
-  S.conn = static_cast<int16_t>(c.index_);
-  c.stream_ = static_cast<int8_t>(st);
-  c.phase_ = Phase::kStream;
-  push_out(c);
-}
-
-// ---- Legacy HTTP+SSE and WebSocket --------------------------------------------------------------
-
-void HttpServer::open_legacy(Conn& c) {
-  HttpSession* s = open_session(c, HttpSession::Kind::kLegacy);
-  if (s == nullptr) return;
-  c.phase_ = Phase::kStream;
-  start_stream_body(c, "text/event-stream", true);
-  c.sink_.write("event: endpoint\ndata: ", 22);
-  c.sink_.write(StrView(options_.messages_path));
-  c.sink_.write("?sessionId=", 11);
-  c.sink_.write(s->id());
-  c.sink_.write("\n\n", 2);
-  push_out(c);
-}
-
-void HttpServer::upgrade(Conn& c) {
-  const http::Request& r = c.parser_.request();
-  if (open_session(c, HttpSession::Kind::kWebSocket) == nullptr) return;
-  char key[29];
-  ws::accept_key(r.ws_key.view(), options_.sha1, key);
-  char head[256];
-  json::BufferSink h(head, sizeof head);
-  http::write_status_line(h, 101);
-  http::write_header(h, "Upgrade", "websocket");
-  http::write_header(h, "Connection", "Upgrade");
-  http::write_header(h, "Sec-WebSocket-Accept", StrView(key, 28));
-  if (r.ws_protocol.present && http::has_token(r.ws_protocol.view(), "mcp"))
-    http::write_header(h, "Sec-WebSocket-Protocol", "mcp");
-  http::write_end_head(h);
-  c.phase_ = Phase::kWebSocket;
-  c.frames_.reset();
-  c.ws_first_ = true;
-  c.ws_final_ = false;
-  c.body_ = Body::kWs;
-  c.sink_.reset();
-  send_tail(c, head, h.view().size());
-}
-
-void HttpServer::ws_close(Conn& c, uint16_t code) {
-  const char frame[4] = {static_cast<char>(0x88), 2, static_cast<char>(code >> 8), static_cast<char>(code & 0xFF)};
-  send_tail(c, frame, sizeof frame);
-  close_when_out(c);
-}
-
-void HttpServer::receive_ws(Conn& c, const uint8_t* p, size_t n) {
-  HttpSession& s = sessions_[static_cast<size_t>(c.session_)];
-  for (;;) {
-    size_t used = 0;
-    const ws::FrameParser::Event e = c.frames_.push(p, n, &used);
-    p += used;
-    n -= used;
-    switch (e) {
-      case ws::FrameParser::Event::kNeedInput:
-        return;
-      case ws::FrameParser::Event::kMessageBegin:
-        c.decoder_.begin();
-        break;
-      case ws::FrameParser::Event::kData:
-        if (!c.decoder_.failed()) c.decoder_.feed(c.frames_.data().data(), c.frames_.data().size());
-        break;
-      case ws::FrameParser::Event::kMessageEnd: {
-        const jsonrpc::Decoded& d = c.decoder_.finish();
-        if (options_.auth != nullptr) {
-          // A message the upgrade's token has no scope for: no HTTP status to say it with
-          // any more, so the WebSocket ends with "policy violation".
-          // (So does one after the token expired.)
-          bool ok = true;
-          for (const jsonrpc::Message* m = d.first; m != nullptr && ok; m = m->next)
-            ok = options_.auth->permit(options_.auth->ctx, c.grant_, *m).status == 0;
-          if (!ok) {
-            ws_close(c, 1008);
-            return;
-          }
-        }
-        s.last_ms_ = server_.now();
-        c.handling_ = true;
-        server_.handle(s.session_, d);
-        c.handling_ = false;
-        if (c.dead_) {
-          drop(c, true);
-          return;
-        }
-        break;
-      }
-      case ws::FrameParser::Event::kPing: {
-        const StrView payload = c.frames_.control_payload();
-        char frame[2 + 125];
-        frame[0] = static_cast<char>(0x8A);
-        frame[1] = static_cast<char>(payload.size());
-        memcpy(frame + 2, payload.data(), payload.size());
-        send_tail(c, frame, 2 + payload.size());
-        break;
-      }
-      case ws::FrameParser::Event::kPong:
-        break;
-      case ws::FrameParser::Event::kClose:
-        ws_close(c, c.frames_.close_code() == ws::kCloseNoStatus ? static_cast<uint16_t>(ws::kCloseNormal)
-                                                                    : c.frames_.close_code());
-        return;
-      case ws::FrameParser::Event::kError:
-        ws_close(c, c.frames_.error_code());
-        return;
-    }
-    if (c.phase_ == Phase::kFree) return;
-  }
-}
-
-// ---- Sessions -----------------------------------------------------------------------------------
-
-HttpSession* HttpServer::new_session(HttpSession::Kind kind) {
-  HttpSession* slot = nullptr;
-  for (HttpSession& s : sessions_)
-    if (s.kind_ == HttpSession::Kind::kFree) {
-      slot = &s;
-      break;
-    }
-  if (slot == nullptr) {
-    // Evict the least recently used Streamable HTTP session that has no live connection:
-    // a client that went away without DELETE (it gets 404 and initializes again).
-    for (HttpSession& s : sessions_) {
-      if (s.kind_ != HttpSession::Kind::kStreamable) continue;
-      bool live = false;
-      for (const HttpSession::Stream& S : s.streams_) live = live || (S.used && S.conn >= 0);
-      // A request of the session still arriving (or being handled) counts as live too.
-      for (const Conn& c : conns_) live = live || (c.phase_ != Phase::kFree && c.session_ == static_cast<int16_t>(s.index_));
-      if (live) continue;
-      if (slot == nullptr || s.last_ms_ < slot->last_ms_) slot = &s;
-    }
-    if (slot == nullptr) return nullptr;
-    free_session(*slot);
-  }
-  uint8_t raw[16];
-  if (!server_.platform().random(raw, sizeof raw)) return nullptr;
-  for (size_t i = 0; i < sizeof raw; ++i) {
-    slot->id_[2 * i] = "0123456789abcdef"[raw[i] >> 4];
-    slot->id_[2 * i + 1] = "0123456789abcdef"[raw[i] & 15];
-  }
-  slot->id_len_ = 32;
-  slot->id_[32] = '\0';
-  slot->kind_ = kind;
-  ++slot->generation_;
-  slot->last_ms_ = server_.now();
-  slot->next_stream_ = 0;
-  slot->ring_len_ = 0;
-  slot->rec_open_ = false;
-  slot->msg_stream_ = -1;
-  for (HttpSession::Stream& S : slot->streams_) S = HttpSession::Stream{};
-  slot->session_.reset();
-  server_.attach(slot->session_);
-  return slot;
-}
-
-void HttpServer::free_session(HttpSession& s) {
-  if (s.kind_ == HttpSession::Kind::kFree) return;
-  s.kind_ = HttpSession::Kind::kFree;  // from here on nothing routes to it
-  ++s.generation_;
-  server_.detach(s.session_);
-  for (HttpSession::Stream& S : s.streams_) {
-    if (!S.used) continue;
-    const int16_t conn = S.conn;
-    S = HttpSession::Stream{};
-    if (conn < 0) continue;
-    Conn& c = conns_[static_cast<size_t>(conn)];
-    c.stream_ = -1;
-    c.session_ = -1;
-    if (c.phase_ == Phase::kWebSocket) {
-      ws_close(c, ws::kCloseGoingAway);
-      continue;
-    }
-    close_response(c);
-  }
-  s.session_.reset();
-  s.id_len_ = 0;
-  s.id_[0] = '\0';
-  s.ring_len_ = 0;
-  s.rec_open_ = false;
-}
-
-// ---- Outbound messages (the session's mcp::Channel) ------------------------------------------
-
-json::Sink* HttpSession::open(void* ctx, const mcp::OutMessage& m) {
-  HttpSession& s = *static_cast<HttpSession*>(ctx);
-  return s.server_->channel_open(s, m);
-}
-
-Status HttpSession::close(void* ctx) {
-  HttpSession& s = *static_cast<HttpSession*>(ctx);
-  return s.server_->channel_close(s);
-}
-
-Status HttpSession::end_stream(void* ctx, const Id& related, uint32_t retry_ms) {
-  HttpSession& s = *static_cast<HttpSession*>(ctx);
-  return s.server_->channel_end_stream(s, related, retry_ms);
-}
-
-Status HttpSession::detached_flush(void* ctx, const char* data, size_t n) {
-  HttpSession& s = *static_cast<HttpSession*>(ctx);
-  s.server_->ring_append(s, data, n);
-  return Status::kOk;
-}
-
-json::Sink* HttpServer::channel_open(HttpSession& s, const mcp::OutMessage& m) {
-  if (s.kind_ == HttpSession::Kind::kFree) return nullptr;
-  const uint32_t h = id_hash(m.related);
-  int st = -1;
-  if (s.kind_ != HttpSession::Kind::kStreamable) {
-    st = s.streams_[0].used && s.streams_[0].conn >= 0 ? 0 : -1;
-  } else {
-    st = find_stream(s, h);
-    if (st < 0 && (m.batch || m.kind == mcp::OutMessage::Kind::kResponse)) {
-      // The answer to what is being handled right now (a batch, an input without usable id).
-      for (const Conn& c : conns_)
-        if (c.handling_ && c.session_ == static_cast<int16_t>(s.index_) && c.stream_ >= 0 &&
-            (m.batch || h == 0 || h == c.input_hash_))
-          st = c.stream_;
-    }
-    if (st < 0 && m.kind != mcp::OutMessage::Kind::kResponse) {
-      for (int i = 0; i < EMCP_HTTP_STREAMS; ++i)
-        if (s.streams_[i].used && s.streams_[i].get) st = i;
-    }
-  }
-  if (st < 0) return nullptr;
-  HttpSession::Stream& S = s.streams_[st];
-  s.msg_stream_ = static_cast<int8_t>(st);
-  s.msg_related_ = h;
-  s.msg_response_ = m.kind == mcp::OutMessage::Kind::kResponse;
-  s.msg_detached_ = false;
-  if (S.conn >= 0 && conns_[static_cast<size_t>(S.conn)].dead_) {
-    // Its connection failed: the stream goes on in the replay buffer, as if the client left.
-    conns_[static_cast<size_t>(S.conn)].stream_ = -1;
-    detach_stream(s, st);
-    if (!S.used) {
-      s.msg_stream_ = -1;
-      return nullptr;
-    }
-  }
-  if (S.conn < 0) {
-    // The client left; it may come back with Last-Event-ID.
-    if (!S.sse || s.ring_cap_ == 0) {
-      s.msg_stream_ = -1;
-      return nullptr;
-    }
-    ++S.seq;
-    s.detached_.reset();
-    s.msg_detached_ = true;
-    ring_begin(s, S.id, S.seq);
-    write_event_prefix(s.detached_, s, S);
-    return &s.detached_;
-  }
-  Conn& c = conns_[static_cast<size_t>(S.conn)];
-  if (s.kind_ == HttpSession::Kind::kWebSocket) {
-    c.ws_first_ = true;
-    c.ws_final_ = false;
-    return &c.sink_;
-  }
-  if (s.kind_ == HttpSession::Kind::kLegacy) {
-    c.sink_.write("event: message\ndata: ", 21);
-    return &c.sink_;
-  }
-  if (c.body_ == Body::kNone && !c.head_sent_) {
-    if (m.kind == mcp::OutMessage::Kind::kResponse && !c.force_sse_) {
-      // A plain JSON answer: its length is known if it fits the buffer.
-      c.body_ = Body::kBuffered;
-      c.content_type_ = "application/json";
-      c.sink_.reset();
-      return &c.sink_;
-    }
-    start_stream_body(c, "text/event-stream", true);
-    S.sse = true;
-    write_priming(c, s, S, options_.retry_ms);
-    push_out(c);
-  } else if (!c.sse_) {
-    s.msg_stream_ = -1;
-    return nullptr;  // a JSON answer is out already: nothing more fits in this response
-  }
-  ++S.seq;
-  c.tee_ = s.ring_cap_ != 0;
-  if (c.tee_) ring_begin(s, S.id, S.seq);
-  write_event_prefix(c.sink_, s, S);
-  return &c.sink_;
-}
-
-Status HttpServer::channel_close(HttpSession& s) {
-  const int st = s.msg_stream_;
-  s.msg_stream_ = -1;
-  if (st < 0) return Status::kClosed;
-  HttpSession::Stream& S = s.streams_[st];
-  Status result = Status::kOk;
-  if (s.msg_detached_) {
-    s.detached_.write("\n\n", 2);
-    result = s.detached_.flush();
-    ring_end(s);
-    s.msg_detached_ = false;
-  } else if (S.conn >= 0) {
-    Conn& c = conns_[static_cast<size_t>(S.conn)];
-    if (c.body_ == Body::kWs) {
-      c.ws_final_ = true;
-      if (c.sink_.buffered() != 0) {
-        push_out(c);
-      } else if (!c.ws_first_) {
-        const char fin[2] = {static_cast<char>(0x80), 0};  // empty last continuation
-        send_tail(c, fin, 2);
-      }
-      result = c.sink_.status();
-      c.ws_final_ = false;
-      c.ws_first_ = true;
-    } else if (!c.sse_) {
-      // A JSON answer (buffered, or chunked once it outgrew the buffer) is whole: its end goes
-      // out when the stream finishes (below, or after handle()).
-      result = c.sink_.status();
-    } else {
-      c.sink_.write("\n\n", 2);
-      push_out(c);
-      result = c.sink_.status();
-      if (c.tee_) ring_end(s);
-      c.tee_ = false;
-    }
-    if (c.dead_) result = Status::kClosed;
-  }
-  if (s.kind_ != HttpSession::Kind::kStreamable) return result;
-  if (s.msg_response_ && s.msg_related_ != 0) {
-    for (uint8_t k = 0; k < S.awaiting; ++k) {
-      if (S.await[k] != s.msg_related_) continue;
-      S.await[k] = S.await[--S.awaiting];
-      break;
-    }
-  }
-  if (S.used && S.awaiting == 0 && !S.get) {
-    bool handling = false;
-    if (S.conn >= 0) handling = conns_[static_cast<size_t>(S.conn)].handling_;
-    if (!handling) finish_stream(s, st);
-  }
-  return result;
-}
-
-Status HttpServer::channel_end_stream(HttpSession& s, const Id& related, uint32_t retry_ms) {
-  // Before 2025-11-25 a stream has no priming event with an id: its client could not resume.
-  if (s.kind_ != HttpSession::Kind::kStreamable || s.ring_cap_ == 0 ||
-      s.session_.version() < mcp::Version::k2025_11_25)
-    return Status::kInvalidState;
-  const int st = find_stream(s, id_hash(related));
-  if (st < 0) return Status::kNotFound;
-  HttpSession::Stream& S = s.streams_[st];
-  if (S.conn < 0) return Status::kOk;
-  Conn& c = conns_[static_cast<size_t>(S.conn)];
-  if (c.body_ == Body::kBuffered) return Status::kInvalidState;
-  if (!c.sse_) {
-    start_stream_body(c, "text/event-stream", true);
-    S.sse = true;
-    write_priming(c, s, S, retry_ms);
-  } else {
-    char num[24];
-    c.sink_.write("retry: ", 7);
-    c.sink_.write(num, json::format_uint64(retry_ms, num));
-    c.sink_.write("\n\n", 2);
-  }
-  finish_body(c);
-  S.conn = -1;
-  c.stream_ = -1;
-  end_request(c);
-  return Status::kOk;
-}
-
-// ---- Replay buffer ------------------------------------------------------------------------------
-
-bool HttpServer::ring_make_room(HttpSession& s, size_t need) {
-  // Drops the oldest complete records until `need` more bytes fit after the data.
-  while (s.ring_cap_ - s.ring_len_ < need) {
-    const size_t oldest = s.rec_open_ && s.rec_ == 0 ? SIZE_MAX : 0;
-    if (oldest == SIZE_MAX || s.ring_len_ == 0) return false;
-    const size_t len = get_u32(s.ring_);
-    memmove(s.ring_, s.ring_ + len, s.ring_len_ - len);
-    s.ring_len_ -= len;
-    if (s.rec_open_) s.rec_ -= len;
-  }
-  return true;
-}
-
-void HttpServer::ring_begin(HttpSession& s, uint32_t stream, uint32_t seq) {
-  s.rec_open_ = false;
-  s.rec_dead_ = s.ring_cap_ == 0;
-  if (s.rec_dead_ || !ring_make_room(s, kRecordHeader)) {
-    s.rec_dead_ = true;
-    return;
-  }
-  s.rec_ = s.ring_len_;
-  char* rec = s.ring_ + s.rec_;
-  put_u32(rec, kRecordHeader);
-  put_u32(rec + 4, stream);
-  put_u32(rec + 8, 0);
-  put_u32(rec + 12, seq);
-  s.ring_len_ += kRecordHeader;
-  s.rec_open_ = true;
-}
-
-void HttpServer::ring_append(HttpSession& s, const char* data, size_t n) {
-  if (!s.rec_open_ || s.rec_dead_) return;
-  if (!ring_make_room(s, n)) {
-    // The event alone is larger than the buffer: it cannot be replayed.
-    s.ring_len_ = s.rec_;
-    s.rec_open_ = false;
-    s.rec_dead_ = true;
-    return;
-  }
-  memcpy(s.ring_ + s.ring_len_, data, n);
-  s.ring_len_ += n;
-  put_u32(s.ring_ + s.rec_, static_cast<uint32_t>(s.ring_len_ - s.rec_));
-}
-
-void HttpServer::ring_end(HttpSession& s) {
-  s.rec_open_ = false;
-  s.rec_dead_ = false;
-}
-
-void HttpServer::ring_mark_final(HttpSession& s, uint32_t stream) {
-  size_t last = SIZE_MAX;
-  for (size_t off = 0; off + kRecordHeader <= s.ring_len_; off += get_u32(s.ring_ + off))
-    if (get_u32(s.ring_ + off + 4) == stream) last = off;
-  if (last != SIZE_MAX) put_u32(s.ring_ + last + 8, kFinal);
 }
 
 // ---- Time ---------------------------------------------------------------------------------------
@@ -1643,27 +802,7 @@ void HttpServer::poll() {
       if (c.dead_) drop(c, true);
     }
   }
-  jsonrpc::Id ids[EMCP_MAX_DEFERRED];
-  for (HttpSession& s : sessions_) {
-    if (s.kind_ != HttpSession::Kind::kStreamable) continue;
-    bool live = false;
-    for (int i = 0; i < EMCP_HTTP_STREAMS; ++i) {
-      HttpSession::Stream& S = s.streams_[i];
-      if (!S.used) continue;
-      live = live || S.conn >= 0;
-      if (S.awaiting == 0 || S.get) continue;
-      // Requests whose deferred call ended without an answer (cancelled) are not awaited.
-      const size_t n = server_.deferred_ids(s.session_, ids, EMCP_MAX_DEFERRED);
-      for (uint8_t k = 0; k < S.awaiting;) {
-        bool pending = false;
-        for (size_t j = 0; j < n; ++j) pending = pending || id_hash(ids[j]) == S.await[k];
-        if (pending) ++k;
-        else S.await[k] = S.await[--S.awaiting];
-      }
-      if (S.awaiting == 0) finish_stream(s, i);
-    }
-    if (!live && now - s.last_ms_ > options_.session_idle_ms) free_session(s);
-  }
+  poll_sessions(now);
 }
 
 }  // namespace transport

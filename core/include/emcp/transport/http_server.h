@@ -59,6 +59,7 @@
 #include "emcp/mcp/server.h"
 #include "emcp/transport/connection.h"
 #include "emcp/transport/http.h"
+#include "emcp/transport/replay_ring.h"
 #include "emcp/transport/websocket.h"
 #include "emcp/util/arena.h"
 
@@ -233,13 +234,7 @@ class HttpSession {
   uint32_t msg_related_ = 0;  // hash of the related request id (0: none)
   bool msg_response_ = false;
   bool msg_detached_ = false;
-  // Replay buffer: records [u32 length][u32 stream][u32 flags][u32 seq][event text].
-  char* ring_;
-  size_t ring_cap_;
-  size_t ring_len_ = 0;
-  size_t rec_ = 0;            // offset of the record being written
-  bool rec_open_ = false;
-  bool rec_dead_ = false;     // the record being written did not fit
+  ReplayRing ring_;           // the events kept for Last-Event-ID
   char detached_buf_[64];
   json::FlushingSink detached_;
 };
@@ -298,6 +293,7 @@ class HttpServer {
   using Route = HttpConnection::Route;
   using Body = HttpConnection::Body;
 
+  // ---- Connections, output, answers, routing, poll (http_server.cpp)
   static Status conn_flush(void* ctx, const char* data, size_t n);
   Status send(Conn& c, const char* data, size_t n, bool may_defer);
   void send_tail(Conn& c, const char* data, size_t n);
@@ -314,51 +310,57 @@ class HttpServer {
                         const jsonrpc::Message* invalid = nullptr);
   void end_request(Conn& c);
   void close_response(Conn& c);
-  bool session_gone(const Conn& c) const;
   void drop(Conn& c, bool tell_port);
   void leave_session(Conn& c);
   void log(const char* text) const;
   void close_when_out(Conn& c);
-
   void on_head(Conn& c);
   void on_request_done(Conn& c);
-  void route_post(Conn& c);
   /// With HttpOptions::auth: true when the token grants every message of `d` its scopes;
   /// otherwise answers 403 and returns false.
   bool permitted(Conn& c, const jsonrpc::Decoded& d);
-  void handle_post(Conn& c, const jsonrpc::Decoded& d);
-  void open_get_stream(Conn& c, HttpSession& s);
-  void resume_stream(Conn& c, HttpSession& s);
-  void continue_replay(Conn& c);
-  void open_legacy(Conn& c);
-  void upgrade(Conn& c);
-  void receive_ws(Conn& c, const uint8_t* p, size_t n);
-  void ws_close(Conn& c, uint16_t code);
   bool check_host_origin(const http::Request& r) const;
 
+  // ---- Session table (http_session.cpp)
   /// The session `id` names, if connection `c`'s principal opened it (with HttpOptions::auth;
   /// another principal is told it does not exist).
   HttpSession* session_by_id(StrView id, HttpSession::Kind kind, const Conn& c);
+  bool session_gone(const Conn& c) const;
   HttpSession* new_session(HttpSession::Kind kind);
   HttpSession* open_session(Conn& c, HttpSession::Kind kind);
   void free_session(HttpSession& s);
+
+  // ---- Streamable HTTP: POST, streams, GET stream, resumption, outbound routing
+  // (http_streamable.cpp)
+  void route_post(Conn& c);
+  void handle_post(Conn& c, const jsonrpc::Decoded& d);
+  void route_get(Conn& c);
+  void route_delete(Conn& c);
+  void open_get_stream(Conn& c, HttpSession& s);
+  void resume_stream(Conn& c, HttpSession& s);
+  void continue_replay(Conn& c);
   int find_stream(HttpSession& s, uint32_t related_hash) const;
   int new_stream(HttpSession& s, bool get);
   void finish_stream(HttpSession& s, int stream);
   void detach_stream(HttpSession& s, int stream);
   void write_event_prefix(json::Sink& sink, HttpSession& s, HttpSession::Stream& st);
   void write_priming(Conn& c, HttpSession& s, HttpSession::Stream& st, uint32_t retry_ms);
-
+  void poll_sessions(uint64_t now);
   json::Sink* channel_open(HttpSession& s, const mcp::OutMessage& m);
   Status channel_close(HttpSession& s);
   Status channel_end_stream(HttpSession& s, const jsonrpc::Id& related, uint32_t retry_ms);
 
-  // Replay buffer
-  void ring_begin(HttpSession& s, uint32_t stream, uint32_t seq);
-  void ring_append(HttpSession& s, const char* data, size_t n);
-  void ring_end(HttpSession& s);
-  void ring_mark_final(HttpSession& s, uint32_t stream);
-  bool ring_make_room(HttpSession& s, size_t need);
+  // ---- HTTP+SSE of 2024-11-05 (http_legacy_sse.cpp)
+  void open_legacy(Conn& c);
+  void route_legacy_post(Conn& c);
+  json::Sink* legacy_message_begin(Conn& c);
+
+  // ---- WebSocket (http_websocket.cpp; the framing codec is emcp/transport/websocket.h)
+  void upgrade(Conn& c);
+  void receive_ws(Conn& c, const uint8_t* p, size_t n);
+  void ws_close(Conn& c, uint16_t code);
+  json::Sink* ws_message_begin(Conn& c);
+  Status ws_message_end(Conn& c);
 
   mcp::Server& server_;
   const HttpOptions& options_;

@@ -1,0 +1,52 @@
+// MCP over HTTP: the HTTP+SSE transport of 2024-11-05. GET on sse_path opens the session and
+// its event stream, whose first event (`endpoint`) names where to POST; each POST to
+// messages_path?sessionId=... is answered 202, and what the server sends goes out on the
+// stream as `message` events. The session lives on the stream's connection: it ends with it.
+#include "emcp/transport/http_server.h"
+
+EMCP_NS_BEGIN
+namespace transport {
+
+void HttpServer::open_legacy(Conn& c) {
+  HttpSession* s = open_session(c, HttpSession::Kind::kLegacy);
+  if (s == nullptr) return;
+  c.phase_ = Phase::kStream;
+  start_stream_body(c, "text/event-stream", true);
+  c.sink_.write("event: endpoint\ndata: ", 22);
+  c.sink_.write(StrView(options_.messages_path));
+  c.sink_.write("?sessionId=", 11);
+  c.sink_.write(s->id());
+  c.sink_.write("\n\n", 2);
+  push_out(c);
+}
+
+// POST to messages_path: the messages are handled in the session the stream opened; the POST
+// itself is answered 202, the answers go out on the stream.
+void HttpServer::route_legacy_post(Conn& c) {
+  HttpSession& s = sessions_[static_cast<size_t>(c.session_)];
+  const jsonrpc::Decoded& d = c.decoder_.finish();
+  if (!permitted(c, d)) {
+    c.session_ = -1;
+    return;
+  }
+  s.last_ms_ = server_.now();
+  c.handling_ = true;
+  server_.handle(s.session_, d);
+  c.handling_ = false;
+  c.session_ = -1;  // the answer to the POST itself belongs to no session
+  if (c.dead_) {
+    drop(c, true);
+    return;
+  }
+  answer(c, 202, "Accepted");
+}
+
+// A message from the server: a `message` event on the stream (without id: this transport does
+// not resume).
+json::Sink* HttpServer::legacy_message_begin(Conn& c) {
+  c.sink_.write("event: message\ndata: ", 21);
+  return &c.sink_;
+}
+
+}  // namespace transport
+EMCP_NS_END

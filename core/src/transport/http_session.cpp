@@ -1,0 +1,117 @@
+// MCP over HTTP: the session table. Each HttpSession slot holds one MCP session of any of the
+// three transports, its Mcp-Session-Id, its event streams and its replay buffer; a slot is
+// found by id, taken (a free one, or the least recently used Streamable HTTP session without a
+// live connection), and freed, which ends the responses and WebSockets still serving it.
+#include "emcp/transport/http_server.h"
+
+EMCP_NS_BEGIN
+namespace transport {
+
+HttpSession::HttpSession(char* replay, size_t replay_cap)
+    : session_(mcp::Channel{&HttpSession::open, &HttpSession::close, this, &HttpSession::end_stream}),
+      ring_(replay, replay_cap),
+      detached_(detached_buf_, sizeof detached_buf_, &HttpSession::detached_flush, this) {}
+
+HttpSession* HttpServer::session_by_id(StrView id, HttpSession::Kind kind, const Conn& c) {
+  if (id.empty()) return nullptr;
+  for (HttpSession& s : sessions_)
+    if (s.kind_ == kind && s.id() == id) return options_.auth != nullptr && s.principal_ != c.grant_.principal ? nullptr : &s;
+  return nullptr;
+}
+
+bool HttpServer::session_gone(const Conn& c) const {
+  if (c.session_ < 0) return false;
+  const HttpSession& s = sessions_[static_cast<size_t>(c.session_)];
+  return s.kind_ == HttpSession::Kind::kFree || s.generation_ != c.session_gen_;
+}
+
+HttpSession* HttpServer::new_session(HttpSession::Kind kind) {
+  HttpSession* slot = nullptr;
+  for (HttpSession& s : sessions_)
+    if (s.kind_ == HttpSession::Kind::kFree) {
+      slot = &s;
+      break;
+    }
+  if (slot == nullptr) {
+    // Evict the least recently used Streamable HTTP session that has no live connection:
+    // a client that went away without DELETE (it gets 404 and initializes again).
+    for (HttpSession& s : sessions_) {
+      if (s.kind_ != HttpSession::Kind::kStreamable) continue;
+      bool live = false;
+      for (const HttpSession::Stream& S : s.streams_) live = live || (S.used && S.conn >= 0);
+      // A request of the session still arriving (or being handled) counts as live too.
+      for (const Conn& c : conns_) live = live || (c.phase_ != Phase::kFree && c.session_ == static_cast<int16_t>(s.index_));
+      if (live) continue;
+      if (slot == nullptr || s.last_ms_ < slot->last_ms_) slot = &s;
+    }
+    if (slot == nullptr) return nullptr;
+    free_session(*slot);
+  }
+  uint8_t raw[16];
+  if (!server_.platform().random(raw, sizeof raw)) return nullptr;
+  for (size_t i = 0; i < sizeof raw; ++i) {
+    slot->id_[2 * i] = "0123456789abcdef"[raw[i] >> 4];
+    slot->id_[2 * i + 1] = "0123456789abcdef"[raw[i] & 15];
+  }
+  slot->id_len_ = 32;
+  slot->id_[32] = '\0';
+  slot->kind_ = kind;
+  ++slot->generation_;
+  slot->last_ms_ = server_.now();
+  slot->next_stream_ = 0;
+  slot->ring_.clear();
+  slot->msg_stream_ = -1;
+  for (HttpSession::Stream& S : slot->streams_) S = HttpSession::Stream{};
+  slot->session_.reset();
+  server_.attach(slot->session_);
+  return slot;
+}
+
+// A new session for connection c (503 when there is no slot). Legacy and WebSocket sessions
+// live on c: their only stream is c.
+HttpSession* HttpServer::open_session(Conn& c, HttpSession::Kind kind) {
+  HttpSession* s = new_session(kind);
+  if (s == nullptr) {
+    c.extra_header_ = "Retry-After: 5\r\n";
+    answer(c, 503, "Service Unavailable: no free session slot");
+    return nullptr;
+  }
+  c.session_ = static_cast<int16_t>(s->index_);
+  s->principal_ = c.grant_.principal;
+  if (kind != HttpSession::Kind::kStreamable) {
+    HttpSession::Stream& S = s->streams_[0];
+    S = HttpSession::Stream{};
+    S.used = true;
+    S.conn = static_cast<int16_t>(c.index_);
+    c.stream_ = 0;
+  }
+  return s;
+}
+
+void HttpServer::free_session(HttpSession& s) {
+  if (s.kind_ == HttpSession::Kind::kFree) return;
+  s.kind_ = HttpSession::Kind::kFree;  // from here on nothing routes to it
+  ++s.generation_;
+  server_.detach(s.session_);
+  for (HttpSession::Stream& S : s.streams_) {
+    if (!S.used) continue;
+    const int16_t conn = S.conn;
+    S = HttpSession::Stream{};
+    if (conn < 0) continue;
+    Conn& c = conns_[static_cast<size_t>(conn)];
+    c.stream_ = -1;
+    c.session_ = -1;
+    if (c.phase_ == Phase::kWebSocket) {
+      ws_close(c, ws::kCloseGoingAway);
+      continue;
+    }
+    close_response(c);
+  }
+  s.session_.reset();
+  s.id_len_ = 0;
+  s.id_[0] = '\0';
+  s.ring_.clear();
+}
+
+}  // namespace transport
+EMCP_NS_END
