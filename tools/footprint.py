@@ -542,6 +542,8 @@ VARIANTS = {  # an image built to measure another one differently: (that image, 
     "emcp-sensors-net8": ("emcp-sensors-net", "the same with 8 connections and 8 sessions (the load "
                           "test's 8 clients each hold a session)"),
     "emcp-minimal-strings": ("emcp-minimal", "the minimal server with every error text"),
+    "emcp-minimal-dual": ("emcp-minimal", "the minimal server serving MCP 2026-07-28 (stateless) "
+                          "requests beside the legacy sessions (EMCP_MODERN_ERA=1, the default)"),
     "emcp-sensors-tls4": ("emcp-sensors-tls", "the same with 4 connections, input records of TLS's full "
                           "16 KiB and an 88 KiB pool (the SDK client's tests: a client sends a 6 KB answer "
                           "as one record)"),

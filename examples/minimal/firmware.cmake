@@ -2,11 +2,12 @@
 # includes this file after defining it, EMCP_BOARD and, on a board with a network,
 # EMCP_BOARD_NET_SOURCES / EMCP_BOARD_NET_LIBS).
 # The minimal server (one tool, 2 KiB arena) in the small profile: JSON-RPC envelope errors
-# carry the standard messages only (EMCP_ERROR_STRINGS=0; MCP-level errors keep their detail).
+# carry the standard messages only (EMCP_ERROR_STRINGS=0; MCP-level errors keep their detail),
+# and it serves the legacy sessions only (EMCP_MODERN_ERA=0: today's desktop clients).
 # Budgets: 6 KiB static RAM; flash per board (board.cmake: 20 KiB on the Cortex-M3).
 emcp_firmware(emcp-minimal-${EMCP_BOARD}
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/main_board.cpp
-  DEFINES EMCP_ERROR_STRINGS=0
+  DEFINES EMCP_ERROR_STRINGS=0 EMCP_MODERN_ERA=0
   FLASH_BUDGET ${EMCP_BOARD_MINIMAL_FLASH_BUDGET} RAM_BUDGET 6144)
 # The same server with the default options (every error text, EMCP_ERROR_STRINGS=1), measured
 # for docs/footprint.md on the Cortex-M3 only (where the budgets are set; one more link, of the
@@ -14,4 +15,9 @@ emcp_firmware(emcp-minimal-${EMCP_BOARD}
 if(EMCP_BOARD STREQUAL "mps2-an385")
   emcp_firmware(emcp-minimal-strings-${EMCP_BOARD}
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/main_board.cpp)
+  # And in the small profile with the 2026-07-28 era beside the legacy one (the default of
+  # EMCP_MODERN_ERA): what serving both eras costs.
+  emcp_firmware(emcp-minimal-dual-${EMCP_BOARD}
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/main_board.cpp
+    DEFINES EMCP_ERROR_STRINGS=0)
 endif()

@@ -5,7 +5,17 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { check } from "./lib/schema.mjs";
+import { check, MODERN_REVISIONS } from "./lib/schema.mjs";
+
+// A request of the modern era (2026-07-28) names its revision or capabilities in _meta (or is
+// one of that era's own methods): its answer is checked against that revision's schema, even
+// an error to a revision not served.
+const META = "io.modelcontextprotocol/";
+function modernRequest(m) {
+  const meta = m.params?._meta;
+  return (meta && typeof meta === "object" && (`${META}protocolVersion` in meta || `${META}clientCapabilities` in meta)) ||
+    m.method === "server/discover" || m.method === "subscriptions/listen";
+}
 
 const dir = new URL("../fixtures/mcp", import.meta.url).pathname;
 
@@ -13,6 +23,8 @@ for (const file of readdirSync(dir).filter((f) => f.endsWith(".jsonl")).sort()) 
   test(file, () => {
     let revision = "2025-11-25";  // what a client that has not initialized speaks
     const methods = new Map();     // request id -> method, for the client's requests
+    const modern = new Set();      // request ids of modern-era requests
+    let current = undefined;       // the era of the last request (notifications relate to it)
     const problems = [];
     let checked = 0;
     let unexpressible = 0;
@@ -21,7 +33,13 @@ for (const file of readdirSync(dir).filter((f) => f.endsWith(".jsonl")).sort()) 
         let input;
         try { input = JSON.parse(line.slice(2)); } catch { continue; }  // deliberately broken input
         for (const m of Array.isArray(input) ? input : [input]) {
-          if (m && typeof m === "object" && "method" in m && "id" in m) methods.set(JSON.stringify(m.id), m.method);
+          if (m && typeof m === "object" && "method" in m && "id" in m) {
+            methods.set(JSON.stringify(m.id), m.method);
+            const isModern = modernRequest(m);
+            if (isModern) modern.add(JSON.stringify(m.id));
+            else modern.delete(JSON.stringify(m.id));
+            current = isModern ? MODERN_REVISIONS[0] : undefined;
+          }
         }
       } else if (line.startsWith("< ")) {
         const output = JSON.parse(line.slice(2));
@@ -34,7 +52,9 @@ for (const file of readdirSync(dir).filter((f) => f.endsWith(".jsonl")).sort()) 
             continue;
           }
           const method = "method" in m ? undefined : methods.get(JSON.stringify(m.id));
-          problems.push(...check(revision, m, method));
+          const era = "method" in m ? (current ?? revision)
+                                    : (modern.has(JSON.stringify(m.id)) ? MODERN_REVISIONS[0] : revision);
+          problems.push(...check(era, m, method));
           ++checked;
         }
       }

@@ -146,6 +146,16 @@
 #define EMCP_MAX_TEMPLATE_VARS 4
 #endif
 
+// ---- Protocol eras -----------------------------------------------------------------------------
+
+/// 1: requests of the stateless revision 2026-07-28 (`_meta` on each request, server/discover)
+/// are served beside the legacy sessions of 2024-11-05 to 2025-11-25 (docs/mcp.md); 0: legacy
+/// sessions only, and none of the modern era's code is linked (a modern request is then
+/// answered as an unknown one: -32600 before initialize). Changes no type's layout.
+#ifndef EMCP_MODERN_ERA
+#define EMCP_MODERN_ERA 1
+#endif
+
 // ---- Diagnostics -------------------------------------------------------------------------------
 
 /// 1: error messages carry human-readable text; 0: only codes (saves flash).

@@ -13,6 +13,15 @@ const char* error_code_message(ErrorCode code) {
     case ErrorCode::kResourceNotFound: return "Resource not found";
     case ErrorCode::kUrlElicitationRequired: return "URL elicitation required";
     case ErrorCode::kServerError: return "Server error";
+#if EMCP_MODERN_ERA
+    case ErrorCode::kHeaderMismatch: return "Header mismatch";
+    case ErrorCode::kMissingClientCapability: return "Missing required client capability";
+    case ErrorCode::kUnsupportedVersion: return "Unsupported protocol version";
+#else
+    case ErrorCode::kHeaderMismatch:
+    case ErrorCode::kMissingClientCapability:
+    case ErrorCode::kUnsupportedVersion: break;
+#endif
   }
   return "Server error";
 }

@@ -29,7 +29,7 @@ bool Server::completion_methods(Server& sv, Session& s, const Message& m, Reply&
   return true;
 }
 
-void Server::on_complete(Session& s, const Message& m, Reply& r) {
+void Server::on_complete(Session& /*s*/, const Message& m, Reply& r) {
   const Value ref = m.params["ref"];
   const Value arg = m.params["argument"];
   const Result<StrView> type = ref["type"].as_string();
@@ -66,8 +66,7 @@ void Server::on_complete(Session& s, const Message& m, Reply& r) {
     r.reject(ErrorCode::kInvalidParams, {"unknown reference type \"", type.value(), "\""});
     return;
   }
-  json::Writer& w = r.result();
-  w.begin_object();
+  json::Writer& w = r.result_object();
   w.key("completion");
   w.begin_object();
   w.key("values");
@@ -76,7 +75,7 @@ void Server::on_complete(Session& s, const Message& m, Reply& r) {
   c.w_ = &w;
   c.name_ = arg_name.value();
   c.prefix_ = arg_value.value();
-  c.context_ = supports(s.version(), Feature::kCompletionContext) ? m.params["context"]["arguments"] : Value();
+  c.context_ = supports(r.peer().version, Feature::kCompletionContext) ? m.params["context"]["arguments"] : Value();
   if (fn) fn(c);
   w.end_array();
   if (c.more_) w.member_bool("hasMore", true);

@@ -41,6 +41,7 @@ Pending ToolCall::defer() {
     d.session = session_;
     d.tool = tool_;
     d.id.set(reply_->id());
+    d.peer = reply_->peer();
     d.progress = Token{};
     if (progress_value_.is_int()) d.progress.set(Id::of(progress_value_.as_int().value()));
     else if (progress_value_.is_string()) d.progress.set(Id::of(progress_value_.as_string().value()));
@@ -109,7 +110,7 @@ Status Server::progress(Pending p, double done, double total, StrView message) {
   if (d == nullptr) return Status::kNotFound;
   if (d->cancelled) return Status::kClosed;
   if (!d->progress.present()) return Status::kNotFound;
-  return notify_progress(*d->session, d->progress.id(), done, total, message, d->id.id());
+  return notify_progress(*d->session, d->peer.version, d->progress.id(), done, total, message, d->id.id());
 }
 
 Status Server::complete(Pending p, FinishFn fn, void* ctx) {
@@ -125,7 +126,8 @@ Status Server::complete(Pending p, FinishFn fn, void* ctx) {
   // which the answer must carry.
   const Token token = d->id;
   const Id id = token.id();
-  Reply r(s, id, nullptr);
+  const Peer peer = d->peer;
+  Reply r(s, peer, id, nullptr);
   ToolCall call;
   call.server_ = this;
   call.session_ = &s;

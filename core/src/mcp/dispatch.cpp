@@ -16,13 +16,15 @@ void Server::handle_input(Session& s, const jsonrpc::Decoded& d) {
   attach(s);
   if (!d.batch) {
     const Message& m = *d.first;
-    Reply r(s, m.id, nullptr);
+    // The era first: a 2026-07-28 request is served from its own `_meta` (stateless.cpp).
+    if (EMCP_MODERN_ERA && m.kind == Kind::kRequest && is_modern(s, m)) return serve_modern(s, m);
+    Reply r(s, s.peer_, m.id, nullptr);
     handle_message(s, m, r);
     return;
   }
   // Batches exist in revision 2025-03-26 only.
   if (!s.initialized() || !supports(s.version(), Feature::kBatches)) {
-    Reply r(s, Id::null(), nullptr);
+    Reply r(s, s.peer_, Id::null(), nullptr);
     if (!s.initialized()) {
       r.reject(ErrorCode::kInvalidRequest,
               {"a batch cannot come before initialize (which must be sent alone)"});
@@ -35,7 +37,7 @@ void Server::handle_input(Session& s, const jsonrpc::Decoded& d) {
   BatchOut batch(s);
   for (const Message* m = d.first; m != nullptr; m = m->next) {
     if (m->kind == Kind::kResponse || m->kind == Kind::kErrorResponse) continue;  // below
-    Reply r(s, m->id, &batch);
+    Reply r(s, s.peer_, m->id, &batch);
     if (m->kind == Kind::kRequest && m->method == "initialize") {
       r.reject(ErrorCode::kInvalidRequest, {"initialize must not be part of a batch"});
       continue;
@@ -76,8 +78,7 @@ void Server::on_request(Session& s, const Message& m, Reply& r) {
   const StrView method = m.method;
   if (method == "initialize") return on_initialize(s, m, r);
   if (method == "ping") {
-    json::Writer& w = r.result();
-    w.begin_object();
+    json::Writer& w = r.result_object();
     w.end_object();
     return r.end();
   }
@@ -86,20 +87,25 @@ void Server::on_request(Session& s, const Message& m, Reply& r) {
             {"the session is not initialized; send initialize first"});
     return;
   }
-  if (s.offers_tools_) {
+  if (s.peer_.logs && method == "logging/setLevel") return on_set_level(s, m, r);
+  serve_features(s, m, r);
+}
+
+void Server::serve_features(Session& s, const Message& m, Reply& r) {
+  const StrView method = m.method;
+  const Peer& p = r.peer();
+  if (p.tools) {
     if (method == "tools/list") return on_tools_list(s, m, r);
     if (method == "tools/call") return on_tools_call(s, m, r);
   }
   // Resources, prompts and completion are reached through pointers that set_resources(),
   // set_templates() and set_prompts() install: a firmware that never calls them links none of
   // their code (--gc-sections).
-  if (s.offers_resources_ && features_.resources != nullptr && features_.resources(*this, s, m, r)) return;
-  if (s.offers_prompts_ && features_.prompts != nullptr && features_.prompts(*this, s, m, r)) return;
+  if (p.resources && features_.resources != nullptr && features_.resources(*this, s, m, r)) return;
+  if (p.prompts && features_.prompts != nullptr && features_.prompts(*this, s, m, r)) return;
   // completion/complete existed before the `completions` capability (2024-11-05).
-  if ((s.offers_prompts_ || s.offers_resources_) && features_.completion != nullptr &&
-      method == "completion/complete")
+  if ((p.prompts || p.resources) && features_.completion != nullptr && method == "completion/complete")
     return (void)features_.completion(*this, s, m, r);
-  if (s.offers_logging_ && method == "logging/setLevel") return on_set_level(s, m, r);
   r.reject(ErrorCode::kMethodNotFound, {"", method});
 }
 

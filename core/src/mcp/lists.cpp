@@ -31,8 +31,7 @@ bool Server::page_start(const Message& m, Reply& r, size_t total, size_t* start)
 
 // {"<key>":[ ... the caller writes entries ... then end_page()
 json::Writer& begin_page(Reply& r, const char* key) {
-  json::Writer& w = r.result();
-  w.begin_object();
+  json::Writer& w = r.result_object();
   w.key(key);
   w.begin_array();
   return w;
@@ -46,6 +45,7 @@ void end_page(Reply& r, json::Writer& w, size_t next, size_t total) {
     const size_t n = json::format_uint64(next, buf + 1);
     w.member_str("nextCursor", StrView(buf, n + 1));
   }
+  r.cache_hints(Reply::Cacheable::kList);
   w.end_object();
   r.end();
 }

@@ -23,12 +23,14 @@ bool parse_log_level(StrView s, LogLevel* out) {
   return false;
 }
 
-Status Server::send_log(Session& s, LogLevel level, StrView message, StrView logger,
-                        const Id& related) {
-  if (!s.wants_log(level)) return Status::kOk;
+Status Server::send_log(Session& s, const Peer& p, LogLevel level, StrView message,
+                        StrView logger, const Id& related) {
+  if (!p.wants_log(level)) return Status::kOk;
   if (must_hold(s)) {
+    // A modern request's log belongs on its own stream, before its answer: too late now.
+    if (p.modern()) return drop_notification();
     return hold(s, [](Server& sv, Session& s2, const HeldHead& h) {
-      if (s2.initialized()) (void)sv.send_log(s2, h.level, h.b(), h.a(), Id{});
+      if (s2.initialized()) (void)sv.send_log(s2, s2.peer_, h.level, h.b(), h.a(), Id{});
     }, level, logger, message);
   }
   Outbound out(s, OutMessage{OutMessage::Kind::kNotification, related, false});
@@ -46,7 +48,7 @@ Status Server::send_log(Session& s, LogLevel level, StrView message, StrView log
 
 void Server::log(LogLevel level, StrView message, StrView logger) {
   for (Session* s = sessions_; s != nullptr; s = s->next_)
-    if (s->initialized()) (void)send_log(*s, level, message, logger, s == current_session_ ? current_ : Id{});
+    if (s->initialized()) (void)send_log(*s, s->peer_, level, message, logger, s == current_session_ ? current_ : Id{});
 }
 
 void Server::on_set_level(Session& s, const Message& m, Reply& r) {
@@ -58,9 +60,8 @@ void Server::on_set_level(Session& s, const Message& m, Reply& r) {
              "critical, alert, emergency"});
     return;
   }
-  s.log_level_ = level;
-  json::Writer& w = r.result();
-  w.begin_object();
+  s.peer_.log_level = level;
+  json::Writer& w = r.result_object();
   w.end_object();
   r.end();
 }

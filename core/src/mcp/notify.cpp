@@ -10,9 +10,9 @@ namespace mcp {
 
 void Server::send_list_changed(Session& s, ListKind kind) {
   // Only to sessions whose initialize answer offered the capability (and listChanged).
-  const bool offered = kind == ListKind::kTools       ? s.offers_tools_
-                       : kind == ListKind::kResources ? s.offers_resources_
-                                                      : s.offers_prompts_;
+  const bool offered = kind == ListKind::kTools       ? s.peer_.tools
+                       : kind == ListKind::kResources ? s.peer_.resources
+                                                      : s.peer_.prompts;
   if (!s.initialized() || !offered) return;
   if (must_hold(s)) {
     (void)hold(s, [](Server& sv, Session& s2, const HeldHead& h) {
@@ -32,7 +32,7 @@ void Server::list_changed(ListKind kind) {
   for (Session* s = sessions_; s != nullptr; s = s->next_) send_list_changed(*s, kind);
 }
 
-Status Server::notify_progress(Session& s, const Id& token, double done, double total,
+Status Server::notify_progress(Session& s, Version v, const Id& token, double done, double total,
                                StrView msg, const Id& related) {
   // Not held: a later report supersedes it, and none may follow the request's answer. What is
   // held goes first.
@@ -46,7 +46,7 @@ Status Server::notify_progress(Session& s, const Id& token, double done, double 
   jsonrpc::write_id(w, token);
   w.member_double("progress", done);
   if (total >= 0) w.member_double("total", total);
-  if (!msg.empty() && supports(s.version(), Feature::kProgressMessage)) w.member_str("message", msg);
+  if (!msg.empty() && supports(v, Feature::kProgressMessage)) w.member_str("message", msg);
   w.end_object();
   jsonrpc::end_message(w);
   return out.close();

@@ -17,7 +17,7 @@ ContentWriter& PromptGet::message(Role role) {
   }
   json::Writer& w = reply_->result();
   if (!started_) {
-    w.begin_object();
+    (void)reply_->result_object();
     if (prompt_->description) w.member_str("description", prompt_->description);
     w.key("messages");
     w.begin_array();
@@ -28,7 +28,7 @@ ContentWriter& PromptGet::message(Role role) {
   w.member_str("role", role == Role::kUser ? "user" : "assistant");
   w.key("content");
   in_message_ = true;
-  content_ = ContentWriter(w, session_->version(), 1);
+  content_ = ContentWriter(w, reply_->peer().version, 1);
   return content_;
 }
 
@@ -54,12 +54,12 @@ bool Server::prompt_methods(Server& sv, Session& s, const Message& m, Reply& r) 
   return true;
 }
 
-void Server::on_prompts_list(Session& s, const Message& m, Reply& r) {
+void Server::on_prompts_list(Session& /*s*/, const Message& m, Reply& r) {
   size_t start = 0;
   if (!page_start(m, r, prompts_.size(), &start)) return;
   json::Writer& w = begin_page(r, "prompts");
   size_t i = start;
-  const Version v = s.version();
+  const Version v = r.peer().version;
   for (; i < prompts_.size() && i < start + page_size_; ++i) {
     const Prompt& p = prompts_[i];
     w.begin_object();
@@ -126,7 +126,7 @@ void Server::on_prompts_get(Session& s, const Message& m, Reply& r) {
   if (get.failed_) return;
   json::Writer& w = r.result();
   if (!get.started_) {
-    w.begin_object();
+    (void)r.result_object();
     if (prompt->description) w.member_str("description", prompt->description);
     w.key("messages");
     w.begin_array();

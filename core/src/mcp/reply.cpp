@@ -1,6 +1,6 @@
 // Outbound messages and answers: one message on a session's channel, a batch's answer array,
 // the envelope of one answer (result or error).
-#include "reply.h"
+#include "server_internal.h"
 
 EMCP_NS_BEGIN
 namespace mcp {
@@ -83,6 +83,24 @@ json::Writer& Reply::result() {
   json::Writer& w = start();
   jsonrpc::begin_response(w, id_);
   return w;
+}
+
+json::Writer& Reply::result_object() {
+  json::Writer& w = result();
+  w.begin_object();
+  if (peer_.modern()) {
+    w.member_str("resultType", "complete");
+    if (session_.server_ != nullptr) write_server_meta(w, session_.server_->info());
+  }
+  return w;
+}
+
+void Reply::cache_hints(Cacheable kind) {
+  if (!peer_.modern() || session_.server_ == nullptr) return;
+  const CachePolicy& policy = session_.server_->cache_policy();
+  json::Writer& w = result();
+  w.member_int("ttlMs", kind == Cacheable::kList ? policy.list_ttl_ms : policy.read_ttl_ms);
+  w.member_str("cacheScope", policy.private_scope ? "private" : "public");
 }
 
 json::Writer& Reply::error_with_data(jsonrpc::ErrorCode code,

@@ -56,8 +56,10 @@ class Reply {
  public:
   /// An unknown id (null) is written as MCP 2025-11-25 has it (no "id" member) for sessions
   /// at that revision or not yet initialized, as JSON-RPC 2.0 has it ("id": null) for older ones.
-  Reply(Session& s, const jsonrpc::Id& id, BatchOut* batch)
-      : session_(s), id_(answer_id(s, id)), batch_(batch) {}
+  /// `peer`: the client behind the request (the session's own, or a modern request's); it
+  /// must outlive the reply.
+  Reply(Session& s, const Peer& peer, const jsonrpc::Id& id, BatchOut* batch)
+      : session_(s), peer_(peer), id_(answer_id(s, id)), batch_(batch) {}
   Reply(const Reply&) = delete;
   Reply& operator=(const Reply&) = delete;
   ~Reply() { end(); }
@@ -66,6 +68,15 @@ class Reply {
   /// the result value. Never null: a dead channel, or an answer already ended (an error was
   /// written), gives a writer whose bytes go nowhere.
   json::Writer& result();
+  /// result() and the result object's start: {"jsonrpc":"2.0","id":..,"result":{ and, for a
+  /// modern peer, "resultType":"complete" and the server's identity in _meta. The handler
+  /// writes its members and end() closes the object.
+  json::Writer& result_object();
+  /// For a modern peer, the caching hints of a cacheable result (ttlMs, cacheScope) from the
+  /// server's CachePolicy: a list's (server/discover, */list) or a read's (resources/read);
+  /// nothing for a legacy peer. Written into the open result object.
+  enum class Cacheable : uint8_t { kList, kRead };
+  void cache_hints(Cacheable kind);
   /// A whole error answer instead (ignored once anything was written).
   void error(jsonrpc::ErrorCode code, std::initializer_list<TextPiece> message);
   /// The same with the standard message of `code` first: "Invalid params: " + detail.
@@ -81,6 +92,7 @@ class Reply {
   void suppress() { suppressed_ = true; }
   bool suppressed() const { return suppressed_; }
   Session& session() { return session_; }
+  const Peer& peer() const { return peer_; }
   const jsonrpc::Id& id() const { return id_; }
 
  private:
@@ -93,6 +105,7 @@ class Reply {
     return m;
   }
   Session& session_;
+  const Peer& peer_;
   jsonrpc::Id id_;
   BatchOut* batch_;
   Outbound out_{session_, response_message()};

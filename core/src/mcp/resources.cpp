@@ -48,8 +48,7 @@ StrView ResourceRead::var(StrView name) const {
 bool ResourceRead::begin() {
   if (missing_) return false;
   if (!started_) {
-    json::Writer& w = reply_->result();
-    w.begin_object();
+    json::Writer& w = reply_->result_object();
     w.key("contents");
     w.begin_array();
     started_ = true;
@@ -121,18 +120,20 @@ bool Server::resource_methods(Server& sv, Session& s, const Message& m, Reply& r
   if (method == "resources/list") sv.on_resources_list(s, m, r);
   else if (method == "resources/templates/list") sv.on_templates_list(s, m, r);
   else if (method == "resources/read") sv.on_resources_read(s, m, r);
+  // Subscriptions belong to a session: the modern era has subscriptions/listen instead.
+  else if (r.peer().modern()) return false;
   else if (method == "resources/subscribe") sv.on_subscribe(s, m, r, true);
   else if (method == "resources/unsubscribe") sv.on_subscribe(s, m, r, false);
   else return false;
   return true;
 }
 
-void Server::on_resources_list(Session& s, const Message& m, Reply& r) {
+void Server::on_resources_list(Session& /*s*/, const Message& m, Reply& r) {
   size_t start = 0;
   if (!page_start(m, r, resources_.size(), &start)) return;
   json::Writer& w = begin_page(r, "resources");
   size_t i = start;
-  const Version v = s.version();
+  const Version v = r.peer().version;
   for (; i < resources_.size() && i < start + page_size_; ++i) {
     const Resource& res = resources_[i];
     w.begin_object();
@@ -149,12 +150,12 @@ void Server::on_resources_list(Session& s, const Message& m, Reply& r) {
   end_page(r, w, i, resources_.size());
 }
 
-void Server::on_templates_list(Session& s, const Message& m, Reply& r) {
+void Server::on_templates_list(Session& /*s*/, const Message& m, Reply& r) {
   size_t start = 0;
   if (!page_start(m, r, templates_.size(), &start)) return;
   json::Writer& w = begin_page(r, "resourceTemplates");
   size_t i = start;
-  const Version v = s.version();
+  const Version v = r.peer().version;
   for (; i < templates_.size() && i < start + page_size_; ++i) {
     const ResourceTemplate& t = templates_[i];
     w.begin_object();
@@ -205,7 +206,8 @@ void Server::on_resources_read(Session& s, const Message& m, Reply& r) {
   }
   if (fn != nullptr) fn(read);
   if (fn == nullptr || read.missing_) {
-    json::Writer& w = r.error_with_data(ErrorCode::kResourceNotFound,
+    // -32002 until 2025-11-25; from 2026-07-28 on an unknown resource is -32602 (SEP-2164).
+    json::Writer& w = r.error_with_data(r.peer().modern() ? ErrorCode::kInvalidParams : ErrorCode::kResourceNotFound,
                                         {"Resource not found: ", uri.value()});
     w.begin_object();
     w.member_str("uri", uri.value());
@@ -216,6 +218,7 @@ void Server::on_resources_read(Session& s, const Message& m, Reply& r) {
   if (!read.started_) (void)read.begin();  // a reader that wrote nothing: empty contents
   json::Writer& w = r.result();
   w.end_array();
+  r.cache_hints(Reply::Cacheable::kRead);
   w.end_object();
   r.end();
 }
@@ -245,8 +248,7 @@ void Server::on_subscribe(Session& s, const Message& m, Reply& r, bool on) {
     }
     *free_slot = h;
   }
-  json::Writer& w = r.result();
-  w.begin_object();
+  json::Writer& w = r.result_object();
   w.end_object();
   r.end();
 }

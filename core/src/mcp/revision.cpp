@@ -6,14 +6,15 @@ namespace mcp {
 
 namespace {
 
-constexpr const char* kVersionNames[] = {"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"};
+constexpr const char* kVersionNames[] = {"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25",
+                                              "2026-07-28"};
 
 }  // namespace
 
 const char* version_str(Version v) { return kVersionNames[static_cast<uint8_t>(v)]; }
 
 bool parse_version(StrView s, Version* out) {
-  for (uint8_t i = 0; i < 4; ++i) {
+  for (uint8_t i = 0; i < sizeof kVersionNames / sizeof kVersionNames[0]; ++i) {
     if (s == StrView(kVersionNames[i])) {
       *out = static_cast<Version>(i);
       return true;

@@ -55,6 +55,17 @@ struct Server::HeldHead {
   StrView b() const { return StrView(text() + a_len, b_len); }
 };
 
+// What a ClientCapabilities object declares, as revision `v` reads it.
+ClientCaps read_client_caps(json::Value caps, Version v);
+// "capabilities":{...}: what the server offers peer `p` (its initialize answer, or
+// server/discover's).
+void write_capabilities(json::Writer& w, const Peer& p);
+// An Implementation object (serverInfo) as revision `v` has it.
+void write_implementation(json::Writer& w, const ServerInfo& info, Version v);
+// "_meta":{"io.modelcontextprotocol/serverInfo":{...}}: the server's identity in a 2026-07-28
+// result.
+void write_server_meta(json::Writer& w, const ServerInfo& info);
+
 // A page of a */list result: begin_page() writes {"<key>":[ , the caller the entries, end_page()
 // the end of the array, nextCursor when entries remain (`next` < `total`), and ends the answer.
 json::Writer& begin_page(Reply& r, const char* key);

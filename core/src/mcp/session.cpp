@@ -13,9 +13,7 @@ Session::~Session() {
 
 void Session::reset() {
   state_ = kNew;
-  version_ = kLatestVersion;
-  caps_ = ClientCaps{};
-  log_level_ = LogLevel::kInfo;
+  peer_ = Peer{kLatestVersion};
   client_name_len_ = 0;
   for (uint32_t& h : subs_) h = 0;
 }
@@ -24,6 +22,54 @@ jsonrpc::Id answer_id(const Session& s, const jsonrpc::Id& id) {
   if (id.type == Id::Type::kNull && (!s.initialized() || supports(s.version(), Feature::kOmitUnknownId)))
     return Id{};
   return id;
+}
+
+ClientCaps read_client_caps(Value caps, Version v) {
+  ClientCaps c;
+  c.sampling = caps["sampling"].is_object();
+  c.sampling_tools = caps["sampling"]["tools"].is_object();
+  const Value elicitation = caps["elicitation"];
+  if (elicitation.is_object() && supports(v, Feature::kElicitation)) {
+    const bool form = elicitation["form"].is_object();
+    const bool url = elicitation["url"].is_object();
+    c.elicitation_form = form || !url;  // {} means form (2025-06-18 style)
+    c.elicitation_url = url && supports(v, Feature::kElicitationUrl);
+  }
+  c.roots = caps["roots"].is_object();
+  c.roots_list_changed = caps["roots"]["listChanged"].as_bool().value_or(false);
+  return c;
+}
+
+void write_capabilities(json::Writer& w, const Peer& p) {
+  w.key("capabilities");
+  w.begin_object();
+  static constexpr const char* kNames[] = {"logging", "completions", "prompts", "resources", "tools"};
+  // What a session is offered; server/discover offers no change notifications: at 2026-07-28
+  // only subscriptions/listen would carry them, which is not served yet.
+  static constexpr const char* kLegacy[] = {"{}", "{}", R"({"listChanged":true})",
+                                            R"({"subscribe":true,"listChanged":true})",
+                                            R"({"listChanged":true})"};
+  const bool offered[] = {p.logs, p.completions, p.prompts, p.resources, p.tools};
+  const bool modern = p.modern();
+  for (size_t i = 0; i < sizeof offered; ++i) {
+    if (!offered[i]) continue;
+    w.key(kNames[i]);
+    w.raw(modern ? "{}" : kLegacy[i]);
+  }
+  w.end_object();
+}
+
+void write_implementation(json::Writer& w, const ServerInfo& info, Version v) {
+  w.begin_object();
+  w.member_str("name", info.name);
+  w.member_str("version", info.version);
+  if (info.title && supports(v, Feature::kTitles)) w.member_str("title", info.title);
+  if (supports(v, Feature::kServerDescription)) {
+    if (info.description) w.member_str("description", info.description);
+    if (info.website_url) w.member_str("websiteUrl", info.website_url);
+    info.icons.write_to(w);
+  }
+  w.end_object();
 }
 
 void Server::on_initialize(Session& s, const Message& m, Reply& r) {
@@ -43,67 +89,27 @@ void Server::on_initialize(Session& s, const Message& m, Reply& r) {
   cancel_deferred(s);
   const bool had_outgoing = s.initialized();
   s.reset();
+  // An unknown revision, or a modern one (no initialize there), is answered with our latest.
   Version v = kLatestVersion;
-  if (!parse_version(requested.value(), &v)) v = kLatestVersion;  // answer our latest
-  s.version_ = v;
-  const Value caps = p["capabilities"];
-  s.caps_.sampling = caps["sampling"].is_object();
-  s.caps_.sampling_tools = caps["sampling"]["tools"].is_object();
-  const Value elicitation = caps["elicitation"];
-  if (elicitation.is_object() && supports(v, Feature::kElicitation)) {
-    const bool form = elicitation["form"].is_object();
-    const bool url = elicitation["url"].is_object();
-    s.caps_.elicitation_form = form || !url;  // {} means form (2025-06-18 style)
-    s.caps_.elicitation_url = url && supports(v, Feature::kElicitationUrl);
-  }
-  s.caps_.roots = caps["roots"].is_object();
-  s.caps_.roots_list_changed = caps["roots"]["listChanged"].as_bool().value_or(false);
+  if (!parse_version(requested.value(), &v) || !supports(v, Feature::kSessions)) v = kLatestVersion;
+  s.peer_.version = v;
+  s.peer_.caps = read_client_caps(p["capabilities"], v);
   const StrView name = p["clientInfo"]["name"].as_string().value_or(StrView());
   s.client_name_len_ = static_cast<uint8_t>(name.size() < sizeof s.client_name_ ? name.size()
                                                                                : sizeof s.client_name_);
   if (s.client_name_len_) memcpy(s.client_name_, name.data(), s.client_name_len_);
   s.state_ = Session::kInitialized;
-  s.offers_tools_ = has_tools_;
-  s.offers_resources_ = has_resources_;
-  s.offers_prompts_ = has_prompts_;
-  s.offers_logging_ = logging_;
-  s.offers_completions_ = (has_prompts_ || has_resources_) && supports(v, Feature::kCompletionsCapability);
+  s.peer_.tools = has_tools_;
+  s.peer_.resources = has_resources_;
+  s.peer_.prompts = has_prompts_;
+  s.peer_.logs = logging_;
+  s.peer_.completions = (has_prompts_ || has_resources_) && supports(v, Feature::kCompletionsCapability);
 
-  json::Writer& w = r.result();
-  w.begin_object();
+  json::Writer& w = r.result_object();
   w.member_str("protocolVersion", version_str(v));
-  w.key("capabilities");
-  w.begin_object();
-  struct Capability {
-    const char* name;
-    const char* body;
-  };
-  static constexpr Capability kCapabilities[] = {
-      {"logging", "{}"},
-      {"completions", "{}"},
-      {"prompts", R"({"listChanged":true})"},
-      {"resources", R"({"subscribe":true,"listChanged":true})"},
-      {"tools", R"({"listChanged":true})"},
-  };
-  const bool offered[] = {s.offers_logging_, s.offers_completions_, s.offers_prompts_,
-                          s.offers_resources_, s.offers_tools_};
-  for (size_t i = 0; i < sizeof offered; ++i) {
-    if (!offered[i]) continue;
-    w.key(kCapabilities[i].name);
-    w.raw(kCapabilities[i].body);
-  }
-  w.end_object();
+  write_capabilities(w, s.peer_);
   w.key("serverInfo");
-  w.begin_object();
-  w.member_str("name", info_.name);
-  w.member_str("version", info_.version);
-  if (info_.title && supports(v, Feature::kTitles)) w.member_str("title", info_.title);
-  if (supports(v, Feature::kServerDescription)) {
-    if (info_.description) w.member_str("description", info_.description);
-    if (info_.website_url) w.member_str("websiteUrl", info_.website_url);
-    info_.icons.write_to(w);
-  }
-  w.end_object();
+  write_implementation(w, info_, v);
   if (info_.instructions) w.member_str("instructions", info_.instructions);
   w.end_object();
   r.end();

@@ -44,13 +44,14 @@ bool ToolCall::boolean(StrView name, bool fallback) const {
   return args_[name].as_bool().value_or(fallback);
 }
 
+const Peer& ToolCall::peer() const { return reply_->peer(); }
+
 bool ToolCall::begin_result() {
   if (phase_ != kIdle) return phase_ == kContent;
-  json::Writer& w = reply_->result();
-  w.begin_object();
+  json::Writer& w = reply_->result_object();
   w.key("content");
   w.begin_array();
-  content_ = ContentWriter(w, session_->version());
+  content_ = ContentWriter(w, reply_->peer().version);
   phase_ = kContent;
   return true;
 }
@@ -75,7 +76,7 @@ void ToolCall::structured(StructuredFn fn, const void* ctx) {
     (void)body.flush();
   }
   content_.text_end();
-  if (!supports(session_->version(), Feature::kStructuredContent)) return;  // no structuredContent before
+  if (!supports(reply_->peer().version, Feature::kStructuredContent)) return;  // no structuredContent before
   w.end_array();
   w.key("structuredContent");
   fn(w, ctx);
@@ -105,12 +106,13 @@ Status ToolCall::progress(double done, double total, StrView message) {
   else if (progress_value_.is_string()) token = Id::of(progress_value_.as_string().value());
   else return Status::kNotFound;
   if (reply_->begun()) return server_->drop_notification();  // the result is being written
-  return server_->notify_progress(*session_, token, done, total, message, reply_->id());
+  return server_->notify_progress(*session_, reply_->peer().version, token, done, total, message,
+                                  reply_->id());
 }
 
 Status ToolCall::log(LogLevel level, StrView message, StrView logger) {
   // After the result started the channel is busy with it: send_log() holds the message.
-  return server_->send_log(*session_, level, message, logger, reply_->id());
+  return server_->send_log(*session_, reply_->peer(), level, message, logger, reply_->id());
 }
 
 Status ToolCall::close_stream(uint32_t retry_ms) {
@@ -177,12 +179,12 @@ void Server::write_tool(json::Writer& w, const Tool& t, Version v) {
   w.end_object();
 }
 
-void Server::on_tools_list(Session& s, const Message& m, Reply& r) {
+void Server::on_tools_list(Session& /*s*/, const Message& m, Reply& r) {
   size_t start = 0;
   if (!page_start(m, r, tools_.size(), &start)) return;
   json::Writer& w = begin_page(r, "tools");
   size_t i = start;
-  for (; i < tools_.size() && i < start + page_size_; ++i) write_tool(w, tools_[i], s.version());
+  for (; i < tools_.size() && i < start + page_size_; ++i) write_tool(w, tools_[i], r.peer().version);
   end_page(r, w, i, tools_.size());
 }
 

@@ -6,7 +6,9 @@ import Ajv from "ajv";
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 
+// The legacy revisions (a session opened by initialize) and the modern, stateless ones.
 export const REVISIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+export const MODERN_REVISIONS = ["2026-07-28"];
 
 const sharedDir = process.env.EMCP_SHARED_DIR ?? new URL("../../../../shared", import.meta.url).pathname;
 
@@ -25,6 +27,15 @@ const RESULT_OF = {
   "prompts/get": "GetPromptResult",
   "completion/complete": "CompleteResult",
   "logging/setLevel": "EmptyResult",
+  "server/discover": "DiscoverResult",
+  "subscriptions/listen": "SubscriptionsListenResult",
+};
+
+// Errors with a schema of their own (2026-07-28), by code.
+const ERROR_OF = {
+  "-32020": "HeaderMismatchError",
+  "-32021": "MissingRequiredClientCapabilityError",
+  "-32022": "UnsupportedProtocolVersionError",
 };
 
 // What a server-sent notification or request must be, by method.
@@ -74,6 +85,11 @@ export function check(revision, message, method) {
   if (message.jsonrpc !== "2.0") problems.push("jsonrpc is not 2.0");
   if ("error" in message) {
     run(revision >= "2025-11-25" ? "JSONRPCErrorResponse" : "JSONRPCError", message);
+    const special = ERROR_OF[String(message.error?.code)];
+    if (special) {
+      if (revision < "2026-07-28") problems.push(`error code ${message.error.code} does not exist at ${revision}`);
+      else run(special, message);
+    }
   } else if ("result" in message) {
     run(revision >= "2025-11-25" ? "JSONRPCResultResponse" : "JSONRPCResponse", message);
     const name = RESULT_OF[method];

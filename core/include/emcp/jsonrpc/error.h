@@ -29,6 +29,9 @@ enum class ErrorCode : int32_t {
   kServerError = -32000,             ///< implementation-defined (HTTP: missing or unknown session)
   kResourceNotFound = -32002,        ///< MCP: resources/read of an unknown URI
   kUrlElicitationRequired = -32042,  ///< MCP 2025-11-25
+  kHeaderMismatch = -32020,           ///< MCP 2026-07-28: an HTTP header missing or not the body's
+  kMissingClientCapability = -32021,  ///< MCP 2026-07-28: the request needs an undeclared capability
+  kUnsupportedVersion = -32022,       ///< MCP 2026-07-28: `_meta` names a revision not served
 };
 
 /// The standard message for a code ("Parse error", "Invalid Request", ...), or "Server error".

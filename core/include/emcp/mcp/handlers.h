@@ -92,6 +92,9 @@ class ToolCall {
   bool boolean(StrView name, bool fallback = false) const;
   Session& session() const { return *session_; }
   Server& server() const { return *server_; }
+  /// The client behind this call: its revision and capabilities (its session's, or those a
+  /// 2026-07-28 request declared in `_meta`).
+  const Peer& peer() const;
 
   // ---- Result: content blocks, in order
   void text(StrView s) { content().text(s); }

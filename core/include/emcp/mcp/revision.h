@@ -41,6 +41,10 @@ enum class Feature : uint8_t {
   kMultiSelectEnums,       ///< array-of-enum elicitation properties
   kOmitUnknownId,          ///< an error to an unreadable id leaves `id` out instead of null
   kSsePolling,             ///< SSE priming events with ids, streams the server ends (SEP-1699)
+  kSessions,               ///< the legacy era: initialize, sessions, ping, logging/setLevel,
+                           ///< resources/subscribe, requests to the client
+  kStateless,              ///< the modern era: `_meta` on every request, server/discover,
+                           ///< resultType, caching hints, -32602 for an unknown resource
   kCount
 };
 
@@ -69,7 +73,9 @@ constexpr FeatureSpan kFeatureSpans[] = {
     {Version::k2025_11_25, kStill},        // kElicitationUrl
     {Version::k2025_11_25, kStill},        // kMultiSelectEnums
     {Version::k2025_11_25, kStill},        // kOmitUnknownId
-    {Version::k2025_11_25, kStill},        // kSsePolling
+    {Version::k2025_11_25, Version::k2025_11_25},  // kSsePolling
+    {Version::k2024_11_05, Version::k2025_11_25},  // kSessions
+    {Version::k2026_07_28, kStill},        // kStateless
 };
 static_assert(sizeof kFeatureSpans / sizeof kFeatureSpans[0] == static_cast<size_t>(Feature::kCount),
               "one row per feature");

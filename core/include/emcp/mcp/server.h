@@ -62,6 +62,15 @@ struct Token {
   jsonrpc::Id id() const;
 };
 
+/// How long a 2026-07-28 client may keep a result (server/utilities/caching.mdx): ttlMs of
+/// server/discover and the */list results, and of resources/read, and whether they may be
+/// shared across authorization contexts (cacheScope "public") or not ("private").
+struct CachePolicy {
+  uint32_t list_ttl_ms = 60000;  ///< the tables are constants; set_*() changes them rarely
+  uint32_t read_ttl_ms = 0;      ///< a reading is stale at once
+  bool private_scope = false;    ///< true when results depend on who asks
+};
+
 /// The outcome of a request the server sent to a client.
 struct Response {
   enum class Outcome : uint8_t { kResult, kError, kTimeout, kClosed };
@@ -112,6 +121,9 @@ class Server {
   void set_page_size(uint16_t n) { page_size_ = n == 0 ? 1 : n; }
   /// Capability `logging` (on by default; notifications/message need it).
   void enable_logging(bool on) { logging_ = on; }
+  /// The caching hints of 2026-07-28 results (ttlMs, cacheScope; caching.mdx).
+  void set_cache_policy(const CachePolicy& p) { cache_ = p; }
+  const CachePolicy& cache_policy() const { return cache_; }
 
   // ---- The loop
   /// Times out requests sent to clients and sends held notifications (EMCP_NOTIFY_QUEUE) whose
@@ -214,6 +226,7 @@ class Server {
     const Tool* tool = nullptr;
     Token id;
     Token progress;
+    Peer peer;  // the client's revision and capabilities, for the answer
     uint32_t generation = 0;
     bool used = false;
     bool cancelled = false;
@@ -233,6 +246,12 @@ class Server {
   static bool completion_methods(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
   void handle_message(Session& s, const jsonrpc::Message& m, Reply& r);
   void on_request(Session& s, const jsonrpc::Message& m, Reply& r);
+  // What both eras serve: tools, resources, prompts, completion (as the reply's peer has them).
+  void serve_features(Session& s, const jsonrpc::Message& m, Reply& r);
+  // The modern era (stateless.cpp).
+  static bool is_modern(const Session& s, const jsonrpc::Message& m);
+  void serve_modern(Session& s, const jsonrpc::Message& m);
+  void on_discover(Reply& r);
   void on_notification(Session& s, const jsonrpc::Message& m);
   void on_response(Session& s, const jsonrpc::Message& m);
   void on_initialize(Session& s, const jsonrpc::Message& m, Reply& r);
@@ -253,9 +272,9 @@ class Server {
   void list_changed(ListKind kind);
   void cancel_deferred(Session& s);
   void close_outgoing(Session& s);
-  Status notify_progress(Session& s, const jsonrpc::Id& token, double done, double total, StrView msg,
+  Status notify_progress(Session& s, Version v, const jsonrpc::Id& token, double done, double total, StrView msg,
                          const jsonrpc::Id& related);
-  Status send_log(Session& s, LogLevel level, StrView message, StrView logger, const jsonrpc::Id& related);
+  Status send_log(Session& s, const Peer& p, LogLevel level, StrView message, StrView logger, const jsonrpc::Id& related);
   void send_list_changed(Session& s, ListKind kind);
   void send_updated(Session& s, StrView uri);
   // Held notifications (EMCP_NOTIFY_QUEUE): what a session's busy channel could not take now,
@@ -289,6 +308,7 @@ class Server {
   Span<const ResourceTemplate> templates_;
   Span<const Prompt> prompts_;
   uint16_t page_size_ = EMCP_PAGE_SIZE;
+  CachePolicy cache_;
   bool logging_ = true;
   bool has_tools_ = false, has_resources_ = false, has_prompts_ = false;
   // Client notifications beyond the lifecycle ones: installed by on_roots_changed().

@@ -52,7 +52,7 @@ struct Channel {
   Status (*end_stream)(void* ctx, const jsonrpc::Id& related, uint32_t retry_ms) = nullptr;
 };
 
-/// What the client declared at initialize.
+/// What the client declared: at initialize (legacy), or in a request's `_meta` (modern).
 struct ClientCaps {
   bool sampling = false;
   bool sampling_tools = false;     ///< 2025-11-25 sampling.tools
@@ -62,6 +62,24 @@ struct ClientCaps {
   bool roots_list_changed = false;
 };
 
+/// What the server knows of the client behind one request: its revision, its capabilities, the
+/// log level it asked for and what the server offers it. A legacy session keeps one from
+/// initialize (Session::peer()); a 2026-07-28 request brings its own in `_meta`.
+struct Peer {
+  constexpr Peer() = default;
+  constexpr explicit Peer(Version v) : version(v) {}
+  Version version = Version::k2024_11_05;  // zero: a table of peers needs no initializing code
+  ClientCaps caps;
+  LogLevel log_level = LogLevel::kInfo;
+  bool logs = false;  ///< notifications/message may go to it (legacy: `logging` offered;
+                      ///< modern: the request's `_meta` named a level)
+  // What the server offers it (methods and notifications follow it).
+  bool tools = false, resources = false, prompts = false, completions = false;
+  /// A request of the stateless era (2026-07-28): no session, `_meta` on every request.
+  bool modern() const { return EMCP_MODERN_ERA && supports(version, Feature::kStateless); }
+  /// A log message at `level` may go to it.
+  bool wants_log(LogLevel level) const { return logs && level >= log_level; }
+};
 
 /// One client connection. Declare one per connection the transport can hold (stdio: one).
 class Session {
@@ -76,9 +94,11 @@ class Session {
   bool initialized() const { return state_ != kNew; }
   /// True once notifications/initialized arrived.
   bool ready() const { return state_ == kReady; }
-  Version version() const { return version_; }
-  const ClientCaps& client() const { return caps_; }
-  LogLevel log_level() const { return log_level_; }
+  Version version() const { return peer_.version; }
+  const ClientCaps& client() const { return peer_.caps; }
+  LogLevel log_level() const { return peer_.log_level; }
+  /// What initialize negotiated (a 2026-07-28 request brings its own: ToolCall::peer()).
+  const Peer& peer() const { return peer_; }
   /// The client's name from clientInfo (truncated to 31 bytes).
   StrView client_name() const { return StrView(client_name_, client_name_len_); }
   /// Forgets everything negotiated (a new connection on the same object).
@@ -90,18 +110,12 @@ class Session {
   friend class Outbound;
   friend class ToolCall;
   friend struct BatchOut;
-  // A log message at `level` would go to this session (it offers logging, the level passes).
-  bool wants_log(LogLevel level) const { return offers_logging_ && level >= log_level_; }
   enum State : uint8_t { kNew, kInitialized, kReady };
 
   Channel channel_;
   State state_ = kNew;
-  Version version_ = kLatestVersion;
-  ClientCaps caps_;
-  LogLevel log_level_ = LogLevel::kInfo;
-  // What the initialize answer offered this session (methods and notifications follow it).
-  bool offers_tools_ = false, offers_resources_ = false, offers_prompts_ = false;
-  bool offers_logging_ = false, offers_completions_ = false;
+  Peer peer_{kLatestVersion};
+  bool modern_hint_ = false;                // the transport saw a modern revision (HTTP header)
   bool open_ = false;                       // a message is being written to the channel
   Server* server_ = nullptr;                // attached to (nullptr: not attached)
   uint8_t client_name_len_ = 0;

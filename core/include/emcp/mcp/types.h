@@ -22,9 +22,14 @@
 EMCP_NS_BEGIN
 namespace mcp {
 
-/// MCP protocol revisions emcp speaks, oldest first.
-enum class Version : uint8_t { k2024_11_05, k2025_03_26, k2025_06_18, k2025_11_25 };
+/// MCP protocol revisions emcp speaks, oldest first. The first four are the legacy era (a
+/// session opened by initialize); 2026-07-28 is the modern, stateless era (each request says its
+/// revision and the client's capabilities in `_meta`): emcp/mcp/revision.h.
+enum class Version : uint8_t { k2024_11_05, k2025_03_26, k2025_06_18, k2025_11_25, k2026_07_28 };
+/// The newest revision initialize can negotiate (and what it answers to an unknown one).
 constexpr Version kLatestVersion = Version::k2025_11_25;
+/// The newest revision of all (the modern era's).
+constexpr Version kModernVersion = Version::k2026_07_28;
 /// "2025-11-25" etc.
 const char* version_str(Version v);
 /// True (and *out set) for a revision emcp supports.

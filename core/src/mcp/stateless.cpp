@@ -1,0 +1,114 @@
+// The stateless era (MCP 2026-07-28): each request brings its revision and the client's
+// capabilities in `_meta`; no initialize, no session state. The era is decided per request,
+// before the method is looked up; the request's `_meta` is checked in the order the spec's
+// pages give (basic/index.mdx, basic/versioning.mdx): the required fields (-32602), then the
+// revision (-32022); then the method, from the modern era's table only (-32601 for the legacy
+// era's initialize, ping, logging/setLevel, resources/subscribe...).
+#include "server_internal.h"
+
+EMCP_NS_BEGIN
+namespace mcp {
+
+namespace {
+
+constexpr const char* kMetaVersion = "io.modelcontextprotocol/protocolVersion";
+constexpr const char* kMetaCaps = "io.modelcontextprotocol/clientCapabilities";
+constexpr const char* kMetaLogLevel = "io.modelcontextprotocol/logLevel";
+
+// -32022 with the revisions served and the one asked for (basic/versioning.mdx).
+void unsupported_version(Reply& r, StrView requested) {
+  json::Writer& w = r.error_with_data(ErrorCode::kUnsupportedVersion,
+                                      {"protocol revision \"", requested,
+                                       "\" is not served here; supported: ", version_str(kModernVersion)});
+  w.begin_object();
+  w.key("supported");
+  w.begin_array();
+  w.string(version_str(kModernVersion));
+  w.end_array();
+  w.member_str("requested", requested);
+  w.end_object();
+  r.end();
+}
+
+}  // namespace
+
+bool Server::is_modern(const Session& s, const Message& m) {
+  // Either required field marks the request modern (one missing is then answered -32602);
+  // a legacy request's _meta holds a progressToken at most.
+  const Value meta = m.params["_meta"];
+  if (meta[kMetaVersion].exists() || meta[kMetaCaps].exists()) return true;
+  // Methods only the modern era has are modern even when their `_meta` is missing (which is
+  // then answered -32602, not -32601).
+  if (m.method == "server/discover" || m.method == "subscriptions/listen") return true;
+  return s.modern_hint_;
+}
+
+void Server::serve_modern(Session& s, const Message& m) {
+  Peer peer;
+  peer.version = kModernVersion;
+  Reply r(s, peer, m.id, nullptr);
+  const CurrentRequest current(*this, s, m.id);
+  const Value meta = m.params["_meta"];
+  if (!meta.is_object()) {
+    r.reject(ErrorCode::kInvalidParams,
+             {"params._meta is required at protocol revision ", version_str(kModernVersion), " (",
+              kMetaVersion, ", ", kMetaCaps, ")"});
+    return;
+  }
+  const Result<StrView> requested = meta[kMetaVersion].as_string();
+  if (!requested.ok()) {
+    r.reject(ErrorCode::kInvalidParams, {"_meta[\"", kMetaVersion, "\"] must be a string"});
+    return;
+  }
+  const Value caps = meta[kMetaCaps];
+  if (!caps.is_object()) {
+    r.reject(ErrorCode::kInvalidParams, {"_meta[\"", kMetaCaps, "\"] must be an object"});
+    return;
+  }
+  Version v;
+  if (!parse_version(requested.value(), &v) || !supports(v, Feature::kStateless))
+    return unsupported_version(r, requested.value());
+  const Value level = meta[kMetaLogLevel];
+  if (level.exists()) {
+    const Result<StrView> name = level.as_string();
+    if (!name.ok() || !parse_log_level(name.value(), &peer.log_level)) {
+      r.reject(ErrorCode::kInvalidParams,
+               {"_meta[\"", kMetaLogLevel, "\"] must be one of debug, info, notice, warning, error, "
+                "critical, alert, emergency"});
+      return;
+    }
+    peer.logs = logging_;  // no logs at all for a request that named no level
+  }
+  peer.version = v;
+  peer.caps = read_client_caps(caps, v);
+  peer.tools = has_tools_;
+  peer.resources = has_resources_;
+  peer.prompts = has_prompts_;
+  peer.completions = has_prompts_ || has_resources_;
+  if (m.method == "server/discover") return on_discover(r);
+  serve_features(s, m, r);
+}
+
+void Server::on_discover(Reply& r) {
+  json::Writer& w = r.result_object();
+  w.key("supportedVersions");
+  w.begin_array();
+  w.string(version_str(kModernVersion));
+  w.end_array();
+  write_capabilities(w, r.peer());
+  if (info_.instructions) w.member_str("instructions", info_.instructions);
+  r.cache_hints(Reply::Cacheable::kList);
+  w.end_object();
+  r.end();
+}
+
+void write_server_meta(json::Writer& w, const ServerInfo& info) {
+  w.key("_meta");
+  w.begin_object();
+  w.key("io.modelcontextprotocol/serverInfo");
+  write_implementation(w, info, kModernVersion);
+  w.end_object();
+}
+
+}  // namespace mcp
+EMCP_NS_END
