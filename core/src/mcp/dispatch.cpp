@@ -17,7 +17,7 @@ void Server::handle_input(Session& s, const jsonrpc::Decoded& d) {
   if (!d.batch) {
     const Message& m = *d.first;
     // The era first: a 2026-07-28 request is served from its own `_meta` (stateless.cpp).
-    if (EMCP_MODERN_ERA && m.kind == Kind::kRequest && is_modern(s, m)) return serve_modern(s, m);
+    if (EMCP_MODERN_ERA && m.kind == Kind::kRequest && is_modern(m)) return serve_modern(s, m);
     Reply r(s, s.peer_, m.id, nullptr);
     handle_message(s, m, r);
     return;

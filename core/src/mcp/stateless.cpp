@@ -32,15 +32,14 @@ void unsupported_version(Reply& r, StrView requested) {
 
 }  // namespace
 
-bool Server::is_modern(const Session& s, const Message& m) {
+bool Server::is_modern(const Message& m) {
   // Either required field marks the request modern (one missing is then answered -32602);
   // a legacy request's _meta holds a progressToken at most.
   const Value meta = m.params["_meta"];
   if (meta[kMetaVersion].exists() || meta[kMetaCaps].exists()) return true;
   // Methods only the modern era has are modern even when their `_meta` is missing (which is
   // then answered -32602, not -32601).
-  if (m.method == "server/discover" || m.method == "subscriptions/listen") return true;
-  return s.modern_hint_;
+  return m.method == "server/discover" || m.method == "subscriptions/listen";
 }
 
 void Server::serve_modern(Session& s, const Message& m) {

@@ -111,7 +111,8 @@ Status ToolCall::progress(double done, double total, StrView message) {
 }
 
 Status ToolCall::log(LogLevel level, StrView message, StrView logger) {
-  // After the result started the channel is busy with it: send_log() holds the message.
+  // After the result started the channel is busy with it: send_log() holds the message (a
+  // legacy peer's) or drops it (a modern one's).
   return server_->send_log(*session_, reply_->peer(), level, message, logger, reply_->id());
 }
 

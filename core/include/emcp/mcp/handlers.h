@@ -126,9 +126,11 @@ class ToolCall {
   /// notifications/progress when the request carried a progressToken (kNotFound otherwise).
   /// Only before the result started (kInvalidState after).
   Status progress(double done, double total = -1, StrView message = StrView());
-  /// notifications/message to this session, filtered by its level. After the result started it
-  /// is held and follows the answer (kOk; kInvalidState, counted as dropped, when the queue,
-  /// EMCP_NOTIFY_QUEUE, has no room).
+  /// notifications/message to this session, filtered by its level (a 2026-07-28 request's: by
+  /// the logLevel its _meta named; none without one). After the result started it is held and
+  /// follows the answer (kOk; kInvalidState, counted as dropped, when the queue,
+  /// EMCP_NOTIFY_QUEUE, has no room, and always for a 2026-07-28 request, whose logs belong
+  /// before its answer).
   Status log(LogLevel level, StrView message, StrView logger = StrView());
   /// Streamable HTTP (SEP-1699 polling): ends the HTTP stream that carries this call and tells
   /// the client to come back after `retry_ms`; progress and the result then wait in the

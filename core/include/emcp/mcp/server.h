@@ -249,7 +249,7 @@ class Server {
   // What both eras serve: tools, resources, prompts, completion (as the reply's peer has them).
   void serve_features(Session& s, const jsonrpc::Message& m, Reply& r);
   // The modern era (stateless.cpp).
-  static bool is_modern(const Session& s, const jsonrpc::Message& m);
+  static bool is_modern(const jsonrpc::Message& m);
   void serve_modern(Session& s, const jsonrpc::Message& m);
   void on_discover(Reply& r);
   void on_notification(Session& s, const jsonrpc::Message& m);

@@ -115,7 +115,6 @@ class Session {
   Channel channel_;
   State state_ = kNew;
   Peer peer_{kLatestVersion};
-  bool modern_hint_ = false;                // the transport saw a modern revision (HTTP header)
   bool open_ = false;                       // a message is being written to the channel
   Server* server_ = nullptr;                // attached to (nullptr: not attached)
   uint8_t client_name_len_ = 0;
