@@ -197,7 +197,7 @@ std::vector<Event> events(const std::string& stream) {
 }
 
 // A masked client frame (RFC 6455).
-std::string ws_frame(uint8_t first, const std::string& payload) {
+[[maybe_unused]] std::string ws_frame(uint8_t first, const std::string& payload) {
   std::string f(1, static_cast<char>(first));
   const uint8_t key[4] = {9, 8, 7, 6};
   if (payload.size() < 126) {
@@ -213,7 +213,7 @@ std::string ws_frame(uint8_t first, const std::string& payload) {
 }
 
 // Server frames (unmasked) into messages: {opcode of the first frame, text}.
-std::vector<std::pair<int, std::string>> ws_messages(const std::string& in) {
+[[maybe_unused]] std::vector<std::pair<int, std::string>> ws_messages(const std::string& in) {
   std::vector<std::pair<int, std::string>> out;
   size_t p = 0;
   std::string cur;
@@ -252,7 +252,7 @@ std::string init_body(const char* version = "2025-11-25", const char* caps = "{}
          R"(","capabilities":)" + caps + R"(,"clientInfo":{"name":"t","version":"1"}}})";
 }
 
-std::string call(int id, const char* tool, const char* args = "{}") {
+[[maybe_unused]] std::string call(int id, const char* tool, const char* args = "{}") {
   return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"method":"tools/call","params":{"name":")" + tool +
          R"(","arguments":)" + args + "}}";
 }

@@ -94,6 +94,19 @@
 #define EMCP_HTTP_MAX_AUTH 1024
 #endif
 
+/// Longest `Mcp-Name` header kept (MCP 2026-07-28: the tool or prompt name, or the resource
+/// URI, of a request, possibly base64-encoded); longer: 431.
+#ifndef EMCP_HTTP_MAX_MCP_NAME
+#define EMCP_HTTP_MAX_MCP_NAME 192
+#endif
+
+/// Bytes kept of a request's `Mcp-Param-{Name}` headers (MCP 2026-07-28: tool arguments
+/// mirrored into headers by `x-mcp-header`), each taking its name, its value and 2 bytes;
+/// more: 431.
+#ifndef EMCP_HTTP_MAX_MCP_PARAMS
+#define EMCP_HTTP_MAX_MCP_PARAMS 160
+#endif
+
 /// Event streams per HTTP session (POST answers in flight, the GET stream, streams waiting
 /// for a client to resume). More concurrent POSTs of one session get 503.
 #ifndef EMCP_HTTP_STREAMS

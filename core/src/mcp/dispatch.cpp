@@ -7,8 +7,11 @@ namespace mcp {
 
 // ---- Input --------------------------------------------------------------------------------------
 
-void Server::handle(Session& s, const jsonrpc::Decoded& d) {
+void Server::handle(Session& s, const jsonrpc::Decoded& d, const RequestHeaders* headers) {
+  const RequestHeaders* const outer = headers_;
+  headers_ = headers;
   handle_input(s, d);
+  headers_ = outer;
   send_held_now();  // what the answer kept waiting
 }
 

@@ -67,8 +67,9 @@ void BatchOut::finish() {
 
 // ---- Reply --------------------------------------------------------------------------------------
 
-json::Writer& Reply::start() {
+json::Writer& Reply::start(jsonrpc::ErrorCode error) {
   begun_ = true;
+  out_.set_error(error, refused_);
   if (batch_ != nullptr) {
     element_writer_ = new (storage_) json::Writer(batch_->element());
     return *element_writer_;
@@ -105,7 +106,7 @@ void Reply::cache_hints(Cacheable kind) {
 
 json::Writer& Reply::error_with_data(jsonrpc::ErrorCode code,
                                      std::initializer_list<TextPiece> message) {
-  json::Writer& w = start();
+  json::Writer& w = start(code);
   jsonrpc::begin_error_message(w, id_, code, false);
   write_text_pieces(w, message);
   w.string_end();
@@ -124,7 +125,7 @@ void Reply::reject(jsonrpc::ErrorCode code, std::initializer_list<TextPiece> det
 void Reply::error_message(jsonrpc::ErrorCode code, bool standard,
                           std::initializer_list<TextPiece> pieces) {
   if (begun_ || suppressed_) return;
-  json::Writer& w = start();
+  json::Writer& w = start(code);
   jsonrpc::begin_error_message(w, id_, code, standard);
   if (standard) w.string_part(": ");
   write_text_pieces(w, pieces);
@@ -137,7 +138,7 @@ void Reply::error_message(jsonrpc::ErrorCode code, bool standard,
 
 void Reply::invalid(const jsonrpc::Message& m) {
   if (begun_) return;
-  json::Writer& w = start();
+  json::Writer& w = start(m.invalid_code);
   jsonrpc::Message copy = m;
   copy.id = id_;  // the id as this session writes unknown ids
   jsonrpc::write_invalid(w, copy);

@@ -25,6 +25,11 @@ class Outbound {
   json::Writer& w() { return *writer_; }
   Status close();
   bool is_open() const { return writer_ != nullptr; }
+  /// Before open(): the message is an error answer (OutMessage::error, ::refused).
+  void set_error(jsonrpc::ErrorCode code, bool refused) {
+    message_.error = static_cast<int32_t>(code);
+    message_.refused = refused;
+  }
   bool failed() const { return failed_; }
 
  private:
@@ -81,6 +86,12 @@ class Reply {
   void error(jsonrpc::ErrorCode code, std::initializer_list<TextPiece> message);
   /// The same with the standard message of `code` first: "Invalid params: " + detail.
   void reject(jsonrpc::ErrorCode code, std::initializer_list<TextPiece> detail);
+  /// Marks the error written next as refusing the request before it is served (its `_meta`,
+  /// headers, revision, a capability it lacks: OutMessage::refused, HTTP 400).
+  Reply& refusing() {
+    refused_ = true;
+    return *this;
+  }
   /// An error answer whose `data` the caller writes next with the returned writer.
   json::Writer& error_with_data(jsonrpc::ErrorCode code, std::initializer_list<TextPiece> message);
   /// The decoder's answer to an invalid message.
@@ -97,7 +108,7 @@ class Reply {
 
  private:
   void error_message(jsonrpc::ErrorCode code, bool standard, std::initializer_list<TextPiece> pieces);
-  json::Writer& start();
+  json::Writer& start(jsonrpc::ErrorCode error = jsonrpc::ErrorCode{});
   OutMessage response_message() const {
     OutMessage m;
     m.kind = OutMessage::Kind::kResponse;
@@ -113,6 +124,7 @@ class Reply {
   bool begun_ = false;
   bool ended_ = false;
   bool suppressed_ = false;
+  bool refused_ = false;
   alignas(json::Writer) unsigned char storage_[sizeof(json::Writer)];
   json::CountingSink dead_sink_;
   json::Writer dead_{dead_sink_};

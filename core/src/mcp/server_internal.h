@@ -65,6 +65,9 @@ void write_implementation(json::Writer& w, const ServerInfo& info, Version v);
 // "_meta":{"io.modelcontextprotocol/serverInfo":{...}}: the server's identity in a 2026-07-28
 // result.
 void write_server_meta(json::Writer& w, const ServerInfo& info);
+// headers.cpp: the Mcp-Param-{header} header of `h` against tool argument `arg` (at property
+// path `path`, for the message): false after answering -32020.
+bool check_param_header(const RequestHeaders& h, StrView header, StrView path, const Value& arg, Reply& r);
 
 // A page of a */list result: begin_page() writes {"<key>":[ , the caller the entries, end_page()
 // the end of the array, nextCursor when entries remain (`next` < `total`), and ends the answer.

@@ -17,7 +17,7 @@ constexpr const char* kMetaLogLevel = "io.modelcontextprotocol/logLevel";
 
 // -32022 with the revisions served and the one asked for (basic/versioning.mdx).
 void unsupported_version(Reply& r, StrView requested) {
-  json::Writer& w = r.error_with_data(ErrorCode::kUnsupportedVersion,
+  json::Writer& w = r.refusing().error_with_data(ErrorCode::kUnsupportedVersion,
                                       {"protocol revision \"", requested,
                                        "\" is not served here; supported: ", version_str(kModernVersion)});
   w.begin_object();
@@ -49,21 +49,23 @@ void Server::serve_modern(Session& s, const Message& m) {
   const CurrentRequest current(*this, s, m.id);
   const Value meta = m.params["_meta"];
   if (!meta.is_object()) {
-    r.reject(ErrorCode::kInvalidParams,
+    r.refusing().reject(ErrorCode::kInvalidParams,
              {"params._meta is required at protocol revision ", version_str(kModernVersion), " (",
               kMetaVersion, ", ", kMetaCaps, ")"});
     return;
   }
   const Result<StrView> requested = meta[kMetaVersion].as_string();
   if (!requested.ok()) {
-    r.reject(ErrorCode::kInvalidParams, {"_meta[\"", kMetaVersion, "\"] must be a string"});
+    r.refusing().reject(ErrorCode::kInvalidParams, {"_meta[\"", kMetaVersion, "\"] must be a string"});
     return;
   }
   const Value caps = meta[kMetaCaps];
   if (!caps.is_object()) {
-    r.reject(ErrorCode::kInvalidParams, {"_meta[\"", kMetaCaps, "\"] must be an object"});
+    r.refusing().reject(ErrorCode::kInvalidParams, {"_meta[\"", kMetaCaps, "\"] must be an object"});
     return;
   }
+  // Streamable HTTP: the headers mirror the body (-32020), checked before the revision.
+  if (headers_ != nullptr && !check_headers(m, requested.value(), r)) return;
   Version v;
   if (!parse_version(requested.value(), &v) || !supports(v, Feature::kStateless))
     return unsupported_version(r, requested.value());
@@ -71,8 +73,8 @@ void Server::serve_modern(Session& s, const Message& m) {
   if (level.exists()) {
     const Result<StrView> name = level.as_string();
     if (!name.ok() || !parse_log_level(name.value(), &peer.log_level)) {
-      r.reject(ErrorCode::kInvalidParams,
-               {"_meta[\"", kMetaLogLevel, "\"] must be one of debug, info, notice, warning, error, "
+      r.refusing().reject(ErrorCode::kInvalidParams,
+                          {"_meta[\"", kMetaLogLevel, "\"] must be one of debug, info, notice, warning, error, "
                 "critical, alert, emergency"});
       return;
     }

@@ -28,7 +28,7 @@ uint8_t lower(uint8_t c) { return (c >= 'A' && c <= 'Z') ? static_cast<uint8_t>(
 enum Kept : uint8_t {
   kNone = 0, kHost, kOrigin, kContentType, kAccept, kSessionId, kProtocolVersion, kLastEventId,
   kAuthorization, kUpgrade, kWsKey, kWsVersion, kWsProtocol, kContentLength, kTransferEncoding, kConnection,
-  kExpect,
+  kExpect, kMcpMethod, kMcpName, kMcpParam,
 };
 
 struct Known {
@@ -52,7 +52,10 @@ constexpr Known kKnown[] = {
     {"transfer-encoding", kTransferEncoding},
     {"connection", kConnection},
     {"expect", kExpect},
+    {"mcp-method", kMcpMethod},
+    {"mcp-name", kMcpName},
 };
+constexpr StrView kMcpParamPrefix("mcp-param-", 10);
 
 // Calls fn(token) for each comma-separated token of a header value, trimmed.
 template <typename Fn>
@@ -96,6 +99,23 @@ StrView Request::query() const {
   size_t q = 0;
   while (q < t.size() && t[q] != '?') ++q;
   return q < t.size() ? t.sub(q + 1) : StrView();
+}
+
+bool Request::mcp_param(StrView name, StrView* value) const {
+  const StrView all = mcp_params.view();
+  size_t i = 0;
+  while (i < all.size()) {
+    size_t colon = i;
+    while (colon < all.size() && all[colon] != ':') ++colon;
+    size_t end = colon;
+    while (end < all.size() && all[end] != '\n') ++end;
+    if (ascii_iequal(all.sub(i, colon - i), name)) {
+      *value = all.sub(colon + 1, end - colon - 1);
+      return true;
+    }
+    i = end + 1;
+  }
+  return false;
 }
 
 StrView Request::query_param(StrView name) const {
@@ -187,6 +207,9 @@ void RequestParser::store_value(uint8_t c) {
     case kWsKey: put(req_.ws_key); break;
     case kWsVersion: put(req_.ws_version); break;
     case kWsProtocol: put(req_.ws_protocol); break;
+    case kMcpMethod: put(req_.mcp_method); break;
+    case kMcpName: put(req_.mcp_name); break;
+    case kMcpParam: put(req_.mcp_params); break;
     case kContentLength:
     case kTransferEncoding:
     case kConnection:
@@ -264,6 +287,17 @@ bool RequestParser::end_header() {
     case kWsKey: trim(req_.ws_key); req_.ws_key.present = true; break;
     case kWsVersion: trim(req_.ws_version); req_.ws_version.present = true; break;
     case kWsProtocol: trim(req_.ws_protocol); req_.ws_protocol.present = true; break;
+    case kMcpMethod: trim(req_.mcp_method); req_.mcp_method.present = true; break;
+    case kMcpName: trim(req_.mcp_name); req_.mcp_name.present = true; break;
+    case kMcpParam:
+      // "name:value\n": trimmed back to the colon at most, then the entry's end.
+      while (req_.mcp_params.data[req_.mcp_params.len - 1] == ' ' ||
+             req_.mcp_params.data[req_.mcp_params.len - 1] == '\t')
+        --req_.mcp_params.len;
+      if (req_.mcp_params.len == sizeof req_.mcp_params.data) return fail(431, "Mcp-Param-* headers too long"), false;
+      req_.mcp_params.data[req_.mcp_params.len++] = '\n';
+      req_.mcp_params.present = true;
+      break;
     default: break;
   }
   return true;
@@ -380,12 +414,18 @@ RequestParser::Event RequestParser::push(const void* data, size_t n, size_t* use
       case kHeaderName:
         if (c == ':') {
           which_ = kNone;
+          value_overflow_ = false;
           if (!token_long_) {
             const StrView name(token_, token_len_);
             for (const Known& k : kKnown)
               if (name == StrView(k.name)) which_ = k.which;
+            if (name.size() > kMcpParamPrefix.size() && name.starts_with(kMcpParamPrefix)) {
+              // Kept as "name:" now, the value next (store_value), "\n" at its end.
+              which_ = kMcpParam;
+              for (char ch : name.sub(kMcpParamPrefix.size())) store_value(static_cast<uint8_t>(ch));
+              store_value(':');
+            }
           }
-          value_overflow_ = false;
           value_len_ = 0;
           // Repeated Accept headers append ", ..." to the kept list.
           if (which_ == kAccept && req_.accept.present && static_cast<size_t>(req_.accept.len) + 2u <= sizeof req_.accept.data) {

@@ -86,6 +86,7 @@ HttpServer::HttpServer(mcp::Server& server, const HttpOptions& options, const Ht
 HttpServer::~HttpServer() {
   for (HttpSession& s : sessions_)
     if (s.kind_ != HttpSession::Kind::kFree) server_.detach(s.session_);
+  for (Conn& c : conns_) server_.detach(c.rpc_);
 }
 
 StrView HttpServer::busy_response() {
@@ -217,6 +218,10 @@ void HttpServer::leave_session(Conn& c) {
   }
   c.session_ = -1;
   c.stream_ = -1;
+  if (c.modern_) {
+    c.modern_ = false;
+    server_.detach(c.rpc_);  // a request still running is cancelled
+  }
 }
 
 // Ends the connection once the port has taken its last bytes (at once when nothing waits).
@@ -502,6 +507,10 @@ void HttpServer::end_request(Conn& c) {
     detach_stream(sessions_[static_cast<size_t>(c.session_)], c.stream_);
     c.stream_ = -1;
   }
+  if (c.modern_) {
+    c.modern_ = false;
+    server_.detach(c.rpc_);
+  }
   if (c.dead_ || !c.keep_alive_) {
     close_when_out(c);
     return;
@@ -626,17 +635,26 @@ void HttpServer::on_head(Conn& c) {
     const auth::Refusal no = options_.auth->authenticate(options_.auth->ctx, r, &c.grant_);
     if (no.status != 0) return refuse(no.status, no.text, no.header);
   }
-  mcp::Version version;
-  if (r.protocol_version.present && !mcp::parse_version(r.protocol_version.view(), &version))
+  // The revision the header names: a 2026-07-28 request is served without a session, and an
+  // unknown one may still be a 2026-07-28 request's (its `_meta` decides: -32020 or -32022).
+  mcp::Version version = mcp::kLatestVersion;
+  c.modern_ = false;
+  c.bad_version_ = r.protocol_version.present && !mcp::parse_version(r.protocol_version.view(), &version);
+  const bool stateless = r.protocol_version.present && !c.bad_version_ && EMCP_MODERN_ERA &&
+                         mcp::supports(version, mcp::Feature::kStateless);
+  c.modern_ = stateless && path == StrView(options_.path) && m == http::Method::kPost;
+  if (c.bad_version_ && !(m == http::Method::kPost && path == StrView(options_.path)))
     return refuse(400, "Bad Request: unsupported MCP-Protocol-Version");
 
   if (path == StrView(options_.path)) {
+    if (stateless && m != http::Method::kPost)
+      return refuse(405, "Method Not Allowed: protocol revision 2026-07-28 uses POST only", "Allow: POST\r\n");
     if (m == http::Method::kPost) {
       if (!r.content_type_is("application/json"))
         return refuse(415, "Unsupported Media Type: Content-Type must be application/json");
       if (!r.accepts("application/json") || !r.accepts("text/event-stream"))
         return refuse(406, "Not Acceptable: Accept must list application/json and text/event-stream");
-      if (r.session_id.present) {
+      if (r.session_id.present && !stateless && !c.bad_version_) {
         HttpSession* s = session_by_id(r.session_id.view(), HttpSession::Kind::kStreamable, c);
         if (s == nullptr) return refuse(404, "Not Found: unknown or ended session");
         c.session_ = static_cast<int16_t>(s->index_);

@@ -64,6 +64,11 @@ bool parse_event_id(StrView s, uint32_t* stream, uint32_t* seq) {
 void HttpServer::route_post(Conn& c) {
   const jsonrpc::Decoded& d = c.decoder_.finish();
   const jsonrpc::Message& first = *d.first;
+  // The 2026-07-28 era, from the header or from the request's `_meta`: no session.
+  if (EMCP_MODERN_ERA &&
+      (c.modern_ || (!d.batch && first.kind == jsonrpc::Kind::kRequest && mcp::Server::is_modern(first))))
+    return route_stateless_post(c, d);
+  if (c.bad_version_) return answer(c, 400, "Bad Request: unsupported MCP-Protocol-Version");
   if (!permitted(c, d)) return;
   if (c.session_ < 0) {
     if (d.batch || first.kind != jsonrpc::Kind::kRequest || first.method != "initialize") {

@@ -205,8 +205,14 @@ class Server {
   void attach(Session& s);
   void detach(Session& s);
 
-  /// Answers what one input held (a message or a batch) on the session's channel.
-  void handle(Session& s, const jsonrpc::Decoded& d);
+  /// Answers what one input held (a message or a batch) on the session's channel. `headers`:
+  /// what a Streamable HTTP request said in its headers, checked against a 2026-07-28 request
+  /// (nullptr for transports without headers: stdio, UART, WebSocket).
+  void handle(Session& s, const jsonrpc::Decoded& d, const RequestHeaders* headers = nullptr);
+  /// True if request `m` is of the 2026-07-28 era (its `_meta` names a revision or the client's
+  /// capabilities, or its method exists only in that era): it is served statelessly, from its
+  /// own `_meta`, whatever the session it came on.
+  static bool is_modern(const jsonrpc::Message& m);
 
   /// True while a deferred call of session `s` answers request `id` (transports use it to
   /// know which requests are still to be answered after handle() returns).
@@ -249,8 +255,8 @@ class Server {
   // What both eras serve: tools, resources, prompts, completion (as the reply's peer has them).
   void serve_features(Session& s, const jsonrpc::Message& m, Reply& r);
   // The modern era (stateless.cpp).
-  static bool is_modern(const jsonrpc::Message& m);
   void serve_modern(Session& s, const jsonrpc::Message& m);
+  bool check_headers(const jsonrpc::Message& m, StrView version, Reply& r);
   void on_discover(Reply& r);
   void on_notification(Session& s, const jsonrpc::Message& m);
   void on_response(Session& s, const jsonrpc::Message& m);
@@ -347,6 +353,7 @@ class Server {
   friend struct CurrentRequest;
   jsonrpc::Id current_;
   Session* current_session_ = nullptr;
+  const RequestHeaders* headers_ = nullptr;  // the HTTP headers of the input being handled
   Deferred deferred_[EMCP_MAX_DEFERRED];
   Outgoing outgoing_[EMCP_MAX_OUTGOING];
   int64_t next_request_id_ = 1;

@@ -35,9 +35,31 @@ struct OutMessage {
   /// while that request is being handled or completed); kNone when unrelated.
   jsonrpc::Id related;
   bool batch = false;  ///< the answer to a batch (a JSON array of answers)
+  /// An answer that is an error: its JSON-RPC code (0: a result, or not an answer).
+  int32_t error = 0;
+  /// The error refuses the request as a whole before it was served (2026-07-28: its `_meta`,
+  /// its HTTP headers, its revision or a client capability it lacks), which Streamable HTTP
+  /// answers with status 400.
+  bool refused = false;
 };
 
 /// Where one session's outbound messages go. The transport provides it.
+/// The request metadata a Streamable HTTP request carries in headers at 2026-07-28
+/// (basic/transports/streamable-http.mdx, "Request Metadata"), which the server checks against
+/// the body before it serves the request: -32020 HeaderMismatch (HTTP 400) when one is
+/// missing, differs from the body or holds characters a header value may not. Values are the
+/// headers' own text (trimmed), `Mcp-Name` and `Mcp-Param-*` possibly `=?base64?...?=`.
+struct RequestHeaders {
+  struct Field {
+    StrView value;
+    bool present = false;
+  };
+  Field protocol_version;  ///< MCP-Protocol-Version
+  Field method;            ///< Mcp-Method
+  Field name;              ///< Mcp-Name
+  StrView params;          ///< the Mcp-Param-{Name} headers, each "name:value\n", name in lower case
+};
+
 struct Channel {
   /// Starts one outbound message and returns the sink to write it to, or nullptr when no
   /// message can be started now (closed; or the transport cannot interleave).

@@ -67,6 +67,11 @@ struct Request {
   HeaderBuf<256> accept;
   HeaderBuf<72> session_id;      ///< Mcp-Session-Id
   HeaderBuf<24> protocol_version;  ///< MCP-Protocol-Version
+  HeaderBuf<48> mcp_method;      ///< Mcp-Method (2026-07-28)
+  HeaderBuf<EMCP_HTTP_MAX_MCP_NAME> mcp_name;  ///< Mcp-Name (2026-07-28)
+  /// Mcp-Param-{Name} headers (2026-07-28), each as "name:value\n", the name in lower case
+  /// (header names are case-insensitive) and the value trimmed; see mcp_param().
+  HeaderBuf<EMCP_HTTP_MAX_MCP_PARAMS> mcp_params;
   HeaderBuf<72> last_event_id;   ///< Last-Event-ID
   HeaderBuf<EMCP_HTTP_MAX_AUTH> authorization;
   HeaderBuf<16> upgrade;         ///< Upgrade (websocket)
@@ -79,6 +84,9 @@ struct Request {
   StrView query() const;
   /// The value of a query parameter ("" when absent), not percent-decoded.
   StrView query_param(StrView name) const;
+  /// The value of header Mcp-Param-{name} (name compared case-insensitively); false if the
+  /// request has none.
+  bool mcp_param(StrView name, StrView* value) const;
   /// True when Accept lists `type` (e.g. "text/event-stream") or a wildcard that covers it.
   bool accepts(StrView type) const;
   /// True when Content-Type's media type is `type` (parameters such as charset ignored).
@@ -142,7 +150,7 @@ class RequestParser {
   uint32_t max_body_ = EMCP_MAX_MESSAGE_LEN;
   uint32_t head_bytes_ = 0;
   uint16_t headers_ = 0;
-  char token_[24];        // method or the start of a header name
+  char token_[48];        // method or the start of a header name (Mcp-Param-* names: 38 bytes)
   uint8_t token_len_ = 0;
   bool token_long_ = false;
   char version_[9];

@@ -177,6 +177,9 @@ class HttpConnection {
   bool ws_first_ = true;       // WebSocket: the next frame starts a message
   bool ws_final_ = false;      // WebSocket: the next frame ends a message
   bool tee_ = false;           // output between open and close also goes to the replay buffer
+  bool modern_ = false;        // the request is of the 2026-07-28 era (served on rpc_)
+  bool bad_version_ = false;   // its MCP-Protocol-Version names no revision known here
+  bool msg_response_ = false;  // rpc_: the message being written is the request's answer
   int8_t stream_ = -1;         // its stream slot in the session
   int16_t session_ = -1;       // the HttpSession it belongs to
   auth::Grant grant_;          // what its request's token grants (HttpOptions::auth)
@@ -186,6 +189,11 @@ class HttpConnection {
   const char* error_text_ = nullptr;    // kDiscard: the refusal to answer with
   uint64_t started_ms_ = 0;    // the request's first byte
   uint64_t last_ms_ = 0;       // last input or output
+  // A 2026-07-28 request is served without a session: on this connection's own mcp::Session,
+  // whose channel is the request's response (HttpServer::rpc_open / rpc_close).
+  static json::Sink* rpc_open(void* ctx, const mcp::OutMessage& m);
+  static Status rpc_close(void* ctx);
+  mcp::Session rpc_{mcp::Channel{&HttpConnection::rpc_open, &HttpConnection::rpc_close, this, nullptr}};
 };
 
 /// Session slot: one MCP session over HTTP, with its event streams and replay buffer.
@@ -333,6 +341,10 @@ class HttpServer {
   // ---- Streamable HTTP: POST, streams, GET stream, resumption, outbound routing
   // (http_streamable.cpp)
   void route_post(Conn& c);
+  void route_stateless_post(Conn& c, const jsonrpc::Decoded& d);
+  void serve_stateless(Conn& c, const jsonrpc::Decoded& d);
+  json::Sink* rpc_open(Conn& c, const mcp::OutMessage& m);
+  Status rpc_close(Conn& c);
   void handle_post(Conn& c, const jsonrpc::Decoded& d);
   void route_get(Conn& c);
   void route_delete(Conn& c);
