@@ -355,8 +355,10 @@ constexpr Param kMessageArg[] = {Param::string("message", "The message to show t
 
 constexpr const char* kSchema2020 =
     R"({"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object",)"
-    R"("$defs":{"address":{"type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},)"
-    R"("properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"}},"additionalProperties":false})";
+    R"("$defs":{"address":{"$anchor":"address","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},)"
+    R"("properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"}},"additionalProperties":false,)"
+    R"("allOf":[{"anyOf":[{"required":["name"]},{"required":["address"]}]}],)"
+    R"("if":{"properties":{"name":{"const":"home"}}},"then":{"required":["address"]},"else":{}})";
 
 constexpr Tool kTools[] = {
     Tool::make("test_simple_text", &test_simple_text).describe("Returns a simple text response").read_only(),
@@ -380,6 +382,29 @@ constexpr Tool kTools[] = {
         .describe("Tool with JSON Schema 2020-12 features").with_input_schema(kSchema2020),
     Tool::make("test_reconnection", &test_reconnection)
         .describe("Closes its SSE stream before answering, to test client reconnection (SEP-1699)"),
+    // 2026-07-28 (input_required.cpp).
+    Tool::make("test_input_required_result_elicitation", &everything::input_elicitation)
+        .describe("Asks the user's name through an input-required result (elicitation)"),
+    Tool::make("test_input_required_result_sampling", &everything::input_sampling)
+        .describe("Asks the client's model through an input-required result (sampling)"),
+    Tool::make("test_input_required_result_list_roots", &everything::input_list_roots)
+        .describe("Asks for the client's roots through an input-required result"),
+    Tool::make("test_input_required_result_request_state", &everything::input_request_state)
+        .describe("Asks with a requestState that must come back unchanged"),
+    Tool::make("test_input_required_result_multiple_inputs", &everything::input_multiple)
+        .describe("Asks for elicitation, sampling and roots at once"),
+    Tool::make("test_input_required_result_multi_round", &everything::input_multi_round)
+        .describe("Asks twice, in two rounds, before answering"),
+    Tool::make("test_input_required_result_tampered_state", &everything::input_tampered_state)
+        .describe("Asks with a requestState; a changed one is refused"),
+    Tool::make("test_input_required_result_capabilities", &everything::input_capabilities)
+        .describe("Asks only for what the request's client capabilities allow"),
+    Tool::make("test_missing_capability", &everything::missing_capability)
+        .describe("Needs the client's sampling capability (-32021 without it at 2026-07-28)"),
+    Tool::make("test_streaming_elicitation", &everything::streaming_elicitation)
+        .describe("Elicits during a call: an input-required result at 2026-07-28, never a request"),
+    Tool::make("test_logging_tool", &everything::logging_tool)
+        .describe("Logs two messages (to requests that named a logLevel), then answers"),
 };
 
 // ---- Resources ----------------------------------------------------------------------------------
@@ -451,6 +476,8 @@ constexpr Prompt kPrompts[] = {
     Prompt::make("test_prompt_with_embedded_resource", &prompt_with_embedded_resource)
         .describe("A prompt that embeds a resource").with_args(kResourceArg),
     Prompt::make("test_prompt_with_image", &prompt_with_image).describe("A prompt with an image"),
+    Prompt::make("test_input_required_result_prompt", &everything::input_prompt)
+        .describe("Asks whom to greet through an input-required result (2026-07-28)"),
 };
 
 }  // namespace

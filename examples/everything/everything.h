@@ -18,6 +18,21 @@ void tick();
 /// How long the loop may sleep before tick() has work (at most 1,000 ms).
 uint32_t next_tick_ms();
 
+// The 2026-07-28 fixtures (input_required.cpp): input-required results, a needed capability,
+// a logging tool.
+void input_elicitation(emcp::mcp::ToolCall& call);
+void input_sampling(emcp::mcp::ToolCall& call);
+void input_list_roots(emcp::mcp::ToolCall& call);
+void input_request_state(emcp::mcp::ToolCall& call);
+void input_multiple(emcp::mcp::ToolCall& call);
+void input_multi_round(emcp::mcp::ToolCall& call);
+void input_tampered_state(emcp::mcp::ToolCall& call);
+void input_capabilities(emcp::mcp::ToolCall& call);
+void missing_capability(emcp::mcp::ToolCall& call);
+void streaming_elicitation(emcp::mcp::ToolCall& call);
+void logging_tool(emcp::mcp::ToolCall& call);
+void input_prompt(emcp::mcp::PromptGet& p);
+
 }  // namespace everything
 
 #endif

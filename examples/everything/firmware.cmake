@@ -4,7 +4,7 @@
 if(EMCP_BOARD_NET)
   # The conformance suite's fixtures over HTTP (tests/conformance runs the suite against it).
   emcp_firmware(emcp-everything-${EMCP_BOARD}
-    SOURCES ${CMAKE_CURRENT_LIST_DIR}/main_board.cpp ${CMAKE_CURRENT_LIST_DIR}/everything.cpp
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/main_board.cpp ${CMAKE_CURRENT_LIST_DIR}/everything.cpp ${CMAKE_CURRENT_LIST_DIR}/input_required.cpp
             ${EMCP_BOARD_NET_SOURCES}
     INCLUDES ${CMAKE_CURRENT_LIST_DIR}
     LIBS ${EMCP_BOARD_NET_LIBS})

@@ -152,6 +152,15 @@ void confirm(ToolCall& c) {
     (void)g_server->complete(g_ask.pending, &answer_ask, nullptr);
   }
 }
+// 2026-07-28 input rounds: asks the user's name (keeping a marker for the retry), then greets.
+constexpr Param kNameForm[] = {Param::string("name").required()};
+void greet(ToolCall& c) {
+  const emcp::json::Value name = c.input().accepted("who")["name"];
+  const bool marked = c.input().state().size() == 4 && memcmp(c.input().state().data(), "mark", 4) == 0;
+  if (name.is_string() && marked) return c.text({"Hello, ", name.as_string().value(), " (round ", static_cast<long long>(c.input().round()), ")"});
+  if (!c.input().elicit("who", "Whom to greet?", kNameForm) || !c.input().keep("mark", 4))
+    return c.fail("cannot ask here");
+}
 void open_url(ToolCall& c) {
   g_ask.pending = c.defer();
   if (!g_ask.pending.valid()) return;
@@ -195,6 +204,7 @@ constexpr Tool kTools[] = {
     Tool::make("big", &big),
     Tool::make("ask", &ask).describe("Asks the client's model"),
     Tool::make("confirm", &confirm).describe("Asks the user (form)"),
+    Tool::make("greet", &greet).describe("Asks whom to greet (input rounds)"),
     Tool::make("open_url", &open_url).describe("Asks the user to open a URL"),
     Tool::make("raw", &echo).with_input_schema(R"({"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"text":{"type":"string"}}})"),
 };
@@ -301,7 +311,11 @@ Server* server() { return g_server; }
 uint64_t now_ms() { return g_now; }
 void advance_ms(uint64_t ms) { g_now += ms; }
 const emcp::Platform& platform() {
-  static constexpr emcp::Platform kFake{&now_ms, nullptr};
+  // Random bytes that repeat from run to run: the requestState of the fixtures is exact.
+  static constexpr emcp::Platform kFake{&now_ms, [](void* out, size_t n) {
+                                          for (size_t i = 0; i < n; ++i) static_cast<uint8_t*>(out)[i] = static_cast<uint8_t>(i * 7 + 1);
+                                          return true;
+                                        }};
   return kFake;
 }
 

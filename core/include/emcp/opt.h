@@ -127,6 +127,24 @@
 #define EMCP_MAX_DEFERRED 4
 #endif
 
+/// Bytes of application state a request handler may carry from one round of input to the next
+/// (Inputs::keep(), MCP 2026-07-28 multi round-trip requests): they travel to the client and
+/// back in `requestState`, authenticated. The handler object holds twice this on the stack.
+#ifndef EMCP_REQUEST_STATE_MAX
+#define EMCP_REQUEST_STATE_MAX 48
+#endif
+
+/// Rounds of input one request may take (each retry is a round); a handler asking for more is
+/// refused (Inputs::elicit() and the others return false).
+#ifndef EMCP_MAX_INPUT_ROUNDS
+#define EMCP_MAX_INPUT_ROUNDS 8
+#endif
+
+/// Seconds a `requestState` stays valid; an older one is refused (-32602).
+#ifndef EMCP_REQUEST_STATE_TTL_S
+#define EMCP_REQUEST_STATE_TTL_S 600
+#endif
+
 /// Requests to clients (sampling, elicitation, roots, ping) in flight at once, server-wide.
 #ifndef EMCP_MAX_OUTGOING
 #define EMCP_MAX_OUTGOING 4
@@ -210,22 +228,26 @@
 #if EMCP_HTTP_STREAMS < 2 || EMCP_HTTP_STREAMS > 64
 #error "EMCP_HTTP_STREAMS must be between 2 (a POST and the GET stream) and 64"
 #endif
+#if EMCP_REQUEST_STATE_MAX < 0 || EMCP_REQUEST_STATE_MAX > 200 || EMCP_MAX_INPUT_ROUNDS < 1 || EMCP_MAX_INPUT_ROUNDS > 255
+#error "EMCP_REQUEST_STATE_MAX must be between 0 and 200, EMCP_MAX_INPUT_ROUNDS between 1 and 255"
+#endif
 #if EMCP_JSONRPC_MAX_ID_LEN < 20 || EMCP_JSONRPC_MAX_ID_LEN > 1024
 #error "EMCP_JSONRPC_MAX_ID_LEN must be between 20 (every int64) and 1024"
 #endif
 
 // ---- ABI namespace -----------------------------------------------------------------------------
 
-#define EMCP_CAT14_(a, b, c, d, e, f, g, h, i, j, k, l, m, n) \
-  a##_##b##_##c##_##d##_##e##_##f##_##g##_##h##_##i##_##j##_##k##_##l##_##m##_##n
-#define EMCP_CAT14(a, b, c, d, e, f, g, h, i, j, k, l, m, n) \
-  EMCP_CAT14_(a, b, c, d, e, f, g, h, i, j, k, l, m, n)
+#define EMCP_CAT17_(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q) \
+  a##_##b##_##c##_##d##_##e##_##f##_##g##_##h##_##i##_##j##_##k##_##l##_##m##_##n##_##o##_##p##_##q
+#define EMCP_CAT17(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q) \
+  EMCP_CAT17_(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q)
 /// Inline namespace whose name encodes the options that change the layout of public types.
 #define EMCP_ABI_NS                                                                            \
-  EMCP_CAT14(v0, EMCP_JSON_MAX_DEPTH, EMCP_JSON_MAX_KEY_LEN, EMCP_JSON_MAX_NUMBER_DIGITS,        \
+  EMCP_CAT17(v0, EMCP_JSON_MAX_DEPTH, EMCP_JSON_MAX_KEY_LEN, EMCP_JSON_MAX_NUMBER_DIGITS,        \
              EMCP_JSONRPC_MAX_ID_LEN, EMCP_JSON_WRITER_MAX_DEPTH, EMCP_MAX_DEFERRED,             \
              EMCP_MAX_OUTGOING, EMCP_MAX_SUBSCRIPTIONS, EMCP_MAX_TEMPLATE_VARS,                  \
-             EMCP_HTTP_MAX_TARGET, EMCP_HTTP_MAX_AUTH, EMCP_HTTP_STREAMS, EMCP_NOTIFY_QUEUE)
+             EMCP_HTTP_MAX_TARGET, EMCP_HTTP_MAX_AUTH, EMCP_HTTP_STREAMS, EMCP_NOTIFY_QUEUE,     \
+             EMCP_HTTP_MAX_MCP_NAME, EMCP_HTTP_MAX_MCP_PARAMS, EMCP_REQUEST_STATE_MAX)
 #define EMCP_NS_BEGIN namespace emcp { inline namespace EMCP_ABI_NS {
 #define EMCP_NS_END } }
 

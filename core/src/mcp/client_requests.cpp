@@ -85,19 +85,24 @@ void write_elicit_url(json::Writer& w, const void* ctx) {
 }
 }  // namespace
 
-Status Server::elicit(Session& s, StrView message, Span<const Param> schema, ResponseFn done,
-                      void* ctx, uint32_t timeout_ms) {
-  if (!s.client().elicitation_form) return Status::kNotFound;
+bool elicit_schema_ok(Span<const Param> schema, Version v) {
   // requestedSchema allows flat primitive properties only (MCP PrimitiveSchemaDefinition); from
   // 2025-11-25 on also multi-select enums: arrays of enum strings (SEP-1330).
-  const bool multi_select = supports(s.version(), Feature::kMultiSelectEnums);
+  const bool multi_select = supports(v, Feature::kMultiSelectEnums);
   for (const Param& p : schema) {
-    if (p.type == ParamType::kObject) return Status::kInvalidArgument;
+    if (p.type == ParamType::kObject) return false;
     if (p.type == ParamType::kArray &&
         !(multi_select && (p.raw_json != nullptr ||
                            (p.items != nullptr && p.items->type == ParamType::kString && p.items->enum_count != 0))))
-      return Status::kInvalidArgument;
+      return false;
   }
+  return true;
+}
+
+Status Server::elicit(Session& s, StrView message, Span<const Param> schema, ResponseFn done,
+                      void* ctx, uint32_t timeout_ms) {
+  if (!s.client().elicitation_form) return Status::kNotFound;
+  if (!elicit_schema_ok(schema, s.version())) return Status::kInvalidArgument;
   const ElicitForm f{message, schema, supports(s.version(), Feature::kElicitationUrl)};
   return send_request(s, "elicitation/create", &write_elicit_form, &f, done, ctx, timeout_ms);
 }

@@ -11,7 +11,7 @@ StrView PromptGet::arg(StrView name, StrView fallback) const {
 }
 
 ContentWriter& PromptGet::message(Role role) {
-  if (failed_) {
+  if (failed_ || inputs_.asked_ || inputs_.refused_) {
     content_ = ContentWriter();  // after invalid_params(): nothing more is written
     return content_;
   }
@@ -41,7 +41,7 @@ void PromptGet::end_message() {
 }
 
 void PromptGet::invalid_params(StrView message) {
-  if (started_) return;
+  if (started_ || inputs_.asked_ || inputs_.refused_) return;
   reply_->error(ErrorCode::kInvalidParams, {message});
   failed_ = true;
 }
@@ -122,8 +122,10 @@ void Server::on_prompts_get(Session& s, const Message& m, Reply& r) {
   get.prompt_ = prompt;
   get.args_ = args;
   get.reply_ = &r;
+  if (!get.inputs_.begin(*this, r, m)) return;  // inputResponses or requestState refused
   if (prompt->get) prompt->get(get);
-  if (get.failed_) return;
+  if (get.failed_ || get.inputs_.refused_) return;
+  if (get.inputs_.asked_) return get.inputs_.end();
   json::Writer& w = r.result();
   if (!get.started_) {
     (void)r.result_object();

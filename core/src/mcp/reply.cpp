@@ -86,11 +86,11 @@ json::Writer& Reply::result() {
   return w;
 }
 
-json::Writer& Reply::result_object() {
+json::Writer& Reply::result_object(bool input_required) {
   json::Writer& w = result();
   w.begin_object();
   if (peer_.modern()) {
-    w.member_str("resultType", "complete");
+    w.member_str("resultType", input_required ? "input_required" : "complete");
     if (session_.server_ != nullptr) write_server_meta(w, session_.server_->info());
   }
   return w;

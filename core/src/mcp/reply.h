@@ -76,7 +76,9 @@ class Reply {
   /// result() and the result object's start: {"jsonrpc":"2.0","id":..,"result":{ and, for a
   /// modern peer, "resultType":"complete" and the server's identity in _meta. The handler
   /// writes its members and end() closes the object.
-  json::Writer& result_object();
+  /// `input_required`: the result is an InputRequiredResult (2026-07-28 multi round-trip
+  /// requests) rather than a complete one.
+  json::Writer& result_object(bool input_required = false);
   /// For a modern peer, the caching hints of a cacheable result (ttlMs, cacheScope) from the
   /// server's CachePolicy: a list's (server/discover, */list) or a read's (resources/read);
   /// nothing for a legacy peer. Written into the open result object.

@@ -65,6 +65,8 @@ void write_implementation(json::Writer& w, const ServerInfo& info, Version v);
 // "_meta":{"io.modelcontextprotocol/serverInfo":{...}}: the server's identity in a 2026-07-28
 // result.
 void write_server_meta(json::Writer& w, const ServerInfo& info);
+// client_requests.cpp: `schema` can be an elicitation's requestedSchema at revision `v`.
+bool elicit_schema_ok(Span<const Param> schema, Version v);
 // headers.cpp: the Mcp-Param-{header} header of `h` against tool argument `arg` (at property
 // path `path`, for the message): false after answering -32020.
 bool check_param_header(const RequestHeaders& h, StrView header, StrView path, const Value& arg, Reply& r);

@@ -48,6 +48,7 @@ const Peer& ToolCall::peer() const { return reply_->peer(); }
 
 bool ToolCall::begin_result() {
   if (phase_ != kIdle) return phase_ == kContent;
+  if (inputs_.asked_ || inputs_.refused_) return false;  // the answer is not a call result
   json::Writer& w = reply_->result_object();
   w.key("content");
   w.begin_array();
@@ -125,6 +126,11 @@ Status ToolCall::close_stream(uint32_t retry_ms) {
 }
 
 void ToolCall::finish() {
+  if (phase_ == kIdle && (inputs_.asked_ || inputs_.refused_)) {
+    if (inputs_.asked_) inputs_.end();
+    phase_ = kDone;
+    return;
+  }
   switch (phase_) {
     case kDeferred:
     case kErrored:
@@ -218,6 +224,7 @@ void Server::on_tools_call(Session& s, const Message& m, Reply& r) {
   call.tool_ = tool;
   call.args_ = args;
   call.reply_ = &r;
+  if (!call.inputs_.begin(*this, r, m)) return;  // inputResponses or requestState refused
   run_tool(call, r);
 }
 

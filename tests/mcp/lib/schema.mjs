@@ -92,7 +92,8 @@ export function check(revision, message, method) {
     }
   } else if ("result" in message) {
     run(revision >= "2025-11-25" ? "JSONRPCResultResponse" : "JSONRPCResponse", message);
-    const name = RESULT_OF[method];
+    // A multi round-trip request's interim answer (2026-07-28) has a schema of its own.
+    const name = message.result?.resultType === "input_required" ? "InputRequiredResult" : RESULT_OF[method];
     if (!name) problems.push(`no result schema known for method ${method}`);
     else run(name, message.result);
   } else if ("method" in message) {

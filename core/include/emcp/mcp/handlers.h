@@ -31,6 +31,89 @@ struct Pending {
   bool valid() const { return slot != 0xFFFF; }
 };
 
+/// Writes the params object of a request the server sends.
+using ParamsFn = void (*)(json::Writer& w, const void* ctx);
+
+/// Input from the client while a request runs (a tools/call, prompts/get or resources/read):
+/// elicitation, sampling, roots. At protocol revision 2026-07-28 this is a multi round-trip
+/// request (basic/patterns/mrtr.mdx): a handler that needs input asks for it and returns; the
+/// client gets an input-required result listing what was asked (`inputRequests`) and the
+/// state the handler kept (`requestState`, authenticated by the server), fulfils it and sends
+/// the request again with the answers (`inputResponses`). The handler runs again from the
+/// start and finds them with answer(); it may ask again (rounds are bounded by
+/// EMCP_MAX_INPUT_ROUNDS). Nothing is kept on the server between rounds.
+///
+///   void greet(ToolCall& call) {
+///     const json::Value name = call.input().accepted("user_name");   // missing on round 0
+///     if (!name.exists()) {
+///       if (!call.input().elicit("user_name", "What is your name?", kNameSchema))
+///         return call.fail("Cannot ask the user here.");
+///       return;                          // answered with the input-required result
+///     }
+///     call.text({"Hello, ", name["name"].as_string().value_or("?")});
+///   }
+///
+/// Asking works only before any result is written, only for what the request's client
+/// declared (elicit() needs `elicitation`, sample() `sampling`, list_roots() `roots`: false
+/// otherwise, and missing_capability() answers -32021 when the handler cannot do without),
+/// and only at 2026-07-28: for an older client each returns false (use Server::elicit(),
+/// sample() and list_roots() there, which send requests to it). Answers and state are the
+/// client's word: check them like arguments. A tampered, expired or foreign `requestState` is
+/// refused (-32602) before the handler runs.
+class Inputs {
+ public:
+  /// The client's answer to input `key` of the previous round (`inputResponses[key]`: an
+  /// ElicitResult, CreateMessageResult or ListRootsResult); missing when it sent none.
+  json::Value answer(StrView key) const;
+  /// For an elicitation: the `content` object of an answer to `key` whose action is "accept";
+  /// missing otherwise (declined, cancelled, not answered, malformed).
+  json::Value accepted(StrView key) const;
+  /// The bytes keep() gave the previous round (authenticated); empty on the first round.
+  Span<const uint8_t> state() const { return Span<const uint8_t>(got_, got_len_); }
+  /// 0 on the request's first run, then one more for each retry that carried our state.
+  uint8_t round() const { return round_; }
+
+  /// Asks the user through the client (elicitation/create, form mode) with `schema` as the
+  /// requested schema (flat properties). False when it cannot be asked here (see above).
+  bool elicit(StrView key, StrView message, Span<const Param> schema);
+  /// Asks the client's model (sampling/createMessage); `params` writes its params object.
+  bool sample(StrView key, ParamsFn params, const void* params_ctx);
+  /// Asks for the client's roots (roots/list).
+  bool list_roots(StrView key);
+  /// Carries `n` bytes (at most EMCP_REQUEST_STATE_MAX) to the next round, and makes this
+  /// round end with an input-required result even if nothing was asked (the client then
+  /// retries at once). False when they do not fit or cannot be carried here.
+  bool keep(const void* data, size_t n);
+  /// True once this round asked for something (or kept state).
+  bool asked() const { return asked_; }
+  /// At 2026-07-28: answers the request with -32021 (it did not declare client capability
+  /// `name`, e.g. "sampling", which the handler cannot do without; HTTP 400) and returns true.
+  /// For an older client (or once a result is being written) it returns false: answer in your
+  /// own way (call.fail("...")).
+  bool missing_capability(StrView name);
+
+ private:
+  friend class Server;
+  friend class ToolCall;
+  friend class PromptGet;
+  friend class ResourceRead;
+  bool begin(Server& server, Reply& r, const jsonrpc::Message& m);
+  bool begin_ask(StrView key, const char* method, bool declared);
+  void end();
+  Server* server_ = nullptr;
+  Reply* reply_ = nullptr;
+  json::Value responses_;
+  uint8_t digest_[8] = {};          // of the request (method and name or uri), bound into the state
+  uint8_t got_[EMCP_REQUEST_STATE_MAX == 0 ? 1 : EMCP_REQUEST_STATE_MAX];
+  uint8_t kept_[EMCP_REQUEST_STATE_MAX == 0 ? 1 : EMCP_REQUEST_STATE_MAX];
+  uint8_t got_len_ = 0;
+  uint8_t kept_len_ = 0;
+  uint8_t round_ = 0;
+  bool asked_ = false;             // the answer is an input-required result
+  bool listed_ = false;            // ... and its inputRequests object is open
+  bool refused_ = false;           // missing_capability() answered
+};
+
 /// Writes content blocks: into a tool result's content array (any number), or as a prompt
 /// message's content (exactly one: further blocks are ignored, none becomes an empty text).
 /// A block is either whole (text(), image()...) or streamed: text_begin() / text_part()... /
@@ -122,6 +205,9 @@ class ToolCall {
   /// afterwards it turns into fail().
   void invalid_params(StrView message);
 
+  /// Input from the client (elicitation, sampling, roots; 2026-07-28): see Inputs.
+  Inputs& input() { return inputs_; }
+
   // ---- While working
   /// notifications/progress when the request carried a progressToken (kNotFound otherwise).
   /// Only before the result started (kInvalidState after).
@@ -157,6 +243,7 @@ class ToolCall {
   Reply* reply_ = nullptr;
   ContentWriter content_;
   json::Value progress_value_;  // the request's _meta.progressToken (defer() copies it)
+  Inputs inputs_;
   enum Phase : uint8_t { kIdle, kContent, kStructured, kDone, kDeferred, kErrored };
   Phase phase_ = kIdle;
   bool is_error_ = false;
@@ -182,10 +269,13 @@ class ResourceRead {
   void blob(const void* data, size_t n, StrView mime_type = StrView());
   /// -32002 Resource not found (only before any content), e.g. a template value that does not exist.
   void not_found();
+  /// Input from the client (elicitation, sampling, roots; 2026-07-28): see Inputs.
+  Inputs& input() { return inputs_; }
 
  private:
   friend class Server;
   bool begin();
+  Inputs inputs_;
   Server* server_ = nullptr;
   Session* session_ = nullptr;
   Reply* reply_ = nullptr;
@@ -216,10 +306,13 @@ class PromptGet {
   void assistant(StrView text) { message(Role::kAssistant).text(text); }
   /// -32602 instead of messages (only before the first message).
   void invalid_params(StrView message);
+  /// Input from the client (elicitation, sampling, roots; 2026-07-28): see Inputs.
+  Inputs& input() { return inputs_; }
 
  private:
   friend class Server;
   void end_message();
+  Inputs inputs_;
   Server* server_ = nullptr;
   Session* session_ = nullptr;
   const Prompt* prompt_ = nullptr;

@@ -82,8 +82,6 @@ struct Response {
   Session* session = nullptr;
 };
 using ResponseFn = void (*)(const Response& r, void* ctx);
-/// Writes the params object of a request the server sends.
-using ParamsFn = void (*)(json::Writer& w, const void* ctx);
 
 class Server {
  public:
@@ -223,6 +221,7 @@ class Server {
 
  private:
   friend class ToolCall;
+  friend class Inputs;
   friend class ResourceRead;
   friend class PromptGet;
   friend class Reply;
@@ -315,6 +314,11 @@ class Server {
   Span<const Prompt> prompts_;
   uint16_t page_size_ = EMCP_PAGE_SIZE;
   CachePolicy cache_;
+  // The key of the MAC over each requestState (Inputs): drawn from the platform's random
+  // source when first needed; a restart makes every earlier state invalid.
+  bool state_keyed_ = false;
+  uint8_t state_key_[EMCP_MODERN_ERA ? 32 : 1] = {};
+  bool state_key();
   bool logging_ = true;
   bool has_tools_ = false, has_resources_ = false, has_prompts_ = false;
   // Client notifications beyond the lifecycle ones: installed by on_roots_changed().

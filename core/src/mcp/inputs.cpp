@@ -1,0 +1,275 @@
+// Input from the client during a request at 2026-07-28: multi round-trip requests
+// (basic/patterns/mrtr.mdx). A handler asks (Inputs::elicit, sample, list_roots, keep); its
+// answer becomes an InputRequiredResult, streamed as it asks: resultType "input_required",
+// `inputRequests` (key -> {method, params}) and `requestState`. The state is the server's own
+// token, carried by the client: base64url of
+//   format (1) | round (1) | expiry, seconds of the platform's clock (4, big-endian) |
+//   request digest (8: SHA-256 of method, 0, name or uri) | n (1) | kept bytes (n) |
+//   HMAC-SHA256 tag, first 16 bytes
+// under a key drawn from the platform's random source at first use. A state whose tag, format,
+// expiry or digest does not hold is refused with -32602 before the handler runs: a tampered
+// state, an old one, or one from another request is never trusted.
+#include "server_internal.h"
+
+#include <string.h>
+
+#include "emcp/crypto/sha256.h"
+
+EMCP_NS_BEGIN
+namespace mcp {
+
+namespace {
+
+constexpr uint8_t kStateFormat = 1;
+constexpr size_t kTagLen = 16;
+constexpr size_t kHeadLen = 1 + 1 + 4 + 8 + 1;
+constexpr size_t kStateMax = kHeadLen + EMCP_REQUEST_STATE_MAX + kTagLen;
+constexpr size_t kStateTextMax = (kStateMax * 4 + 2) / 3;
+
+constexpr char kB64Url[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+size_t b64url_encode(const uint8_t* in, size_t n, char* out) {
+  size_t o = 0;
+  for (size_t i = 0; i < n; i += 3) {
+    const uint32_t v = (static_cast<uint32_t>(in[i]) << 16) | (i + 1 < n ? static_cast<uint32_t>(in[i + 1]) << 8 : 0u) |
+                       (i + 2 < n ? in[i + 2] : 0u);
+    out[o++] = kB64Url[(v >> 18) & 63];
+    out[o++] = kB64Url[(v >> 12) & 63];
+    if (i + 1 < n) out[o++] = kB64Url[(v >> 6) & 63];
+    if (i + 2 < n) out[o++] = kB64Url[v & 63];
+  }
+  return o;
+}
+
+int b64url_value(char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '-') return 62;
+  if (c == '_') return 63;
+  return -1;
+}
+
+// Canonical unpadded base64url into `out` (at most `cap` bytes); false on anything else.
+bool b64url_decode(StrView in, uint8_t* out, size_t cap, size_t* n) {
+  if (in.size() % 4 == 1) return false;
+  size_t o = 0;
+  uint32_t acc = 0;
+  int bits = 0;
+  for (char c : in) {
+    const int v = b64url_value(c);
+    if (v < 0) return false;
+    acc = (acc << 6) | static_cast<uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      if (o == cap) return false;
+      out[o++] = static_cast<uint8_t>(acc >> bits);
+      acc &= (1u << bits) - 1;
+    }
+  }
+  if (acc != 0) return false;  // unused bits must be zero
+  *n = o;
+  return true;
+}
+
+void request_digest(const Message& m, uint8_t out[8]) {
+  crypto::Sha256 h;
+  h.update(m.method.data(), m.method.size());
+  h.update("", 1);
+  const StrView name = m.params[m.method == "resources/read" ? "uri" : "name"].as_string().value_or(StrView());
+  h.update(name.data(), name.size());
+  uint8_t d[crypto::kSha256Size];
+  h.finish(d);
+  memcpy(out, d, 8);
+}
+
+void tag(const uint8_t key[32], const uint8_t* data, size_t n, uint8_t out[kTagLen]) {
+  uint8_t t[crypto::kSha256Size];
+  crypto::HmacSha256::mac(key, 32, data, n, t);
+  memcpy(out, t, kTagLen);
+}
+
+uint32_t now_s(const Server& s) { return static_cast<uint32_t>(s.now() / 1000); }
+
+}  // namespace
+
+bool Server::state_key() {
+  if (state_keyed_) return true;
+  if (platform_.random == nullptr || !platform_.random(state_key_, sizeof state_key_)) return false;
+  state_keyed_ = true;
+  return true;
+}
+
+// ---- The request's answers and state ----------------------------------------------------------
+
+bool Inputs::begin(Server& server, Reply& r, const Message& m) {
+  server_ = &server;
+  reply_ = &r;
+  if (!r.peer().modern()) return true;
+  request_digest(m, digest_);
+  const Value responses = m.params["inputResponses"];
+  if (responses.exists() && !responses.is_object()) {
+    r.reject(ErrorCode::kInvalidParams, {"inputResponses must be an object (input key -> the client's result)"});
+    return false;
+  }
+  responses_ = responses;
+  const Value state = m.params["requestState"];
+  if (!state.exists()) return true;
+  const Result<StrView> text = state.as_string();
+  uint8_t raw[kStateMax];
+  size_t n = 0;
+  const char* why = nullptr;
+  if (!text.ok()) why = "it is not a string";
+  else if (!b64url_decode(text.value(), raw, sizeof raw, &n) || n < kHeadLen + kTagLen || raw[0] != kStateFormat ||
+           raw[kHeadLen - 1] != n - kHeadLen - kTagLen)
+    why = "it is not one of this server's";
+  if (why == nullptr) {
+    uint8_t expect[kTagLen];
+    if (!server.state_key()) {
+      why = "this server has no key to check it";
+    } else {
+      tag(server.state_key_, raw, n - kTagLen, expect);
+      if (!crypto::equal_ct(expect, raw + n - kTagLen, kTagLen)) why = "its authentication failed";
+    }
+  }
+  if (why == nullptr) {
+    const uint32_t expiry = (static_cast<uint32_t>(raw[2]) << 24) | (static_cast<uint32_t>(raw[3]) << 16) |
+                            (static_cast<uint32_t>(raw[4]) << 8) | raw[5];
+    if (now_s(server) > expiry) why = "it expired";
+    else if (memcmp(raw + 6, digest_, 8) != 0) why = "it belongs to another request";
+    else if (raw[1] + 1 >= EMCP_MAX_INPUT_ROUNDS) why = "the request took too many rounds";
+  }
+  if (why != nullptr) {
+    r.reject(ErrorCode::kInvalidParams, {"requestState refused: ", why});
+    return false;
+  }
+  round_ = static_cast<uint8_t>(raw[1] + 1);
+  got_len_ = raw[kHeadLen - 1];
+  if (got_len_ != 0) memcpy(got_, raw + kHeadLen, got_len_);
+  return true;
+}
+
+Value Inputs::answer(StrView key) const { return responses_[key]; }
+
+Value Inputs::accepted(StrView key) const {
+  const Value a = responses_[key];
+  const Value content = a["content"];
+  if (!(a["action"].as_string().value_or(StrView()) == "accept") || !content.is_object()) return Value();
+  return content;
+}
+
+// ---- Asking ------------------------------------------------------------------------------------
+
+bool Inputs::begin_ask(StrView key, const char* method, bool declared) {
+  if (reply_ == nullptr || !reply_->peer().modern() || !declared || refused_) return false;
+  if (!asked_ && reply_->begun()) return false;            // a result is being written
+  if (round_ + 1 >= EMCP_MAX_INPUT_ROUNDS) return false;  // the retry would be refused
+  json::Writer& w = asked_ ? reply_->result() : reply_->result_object(true);
+  asked_ = true;
+  if (!listed_) {
+    listed_ = true;
+    w.key("inputRequests");
+    w.begin_object();
+  }
+  w.key(key);
+  w.begin_object();
+  w.member_str("method", method);
+  return true;
+}
+
+bool Inputs::elicit(StrView key, StrView message, Span<const Param> schema) {
+  if (!elicit_schema_ok(schema, kModernVersion)) return false;
+  if (!begin_ask(key, "elicitation/create", reply_ != nullptr && reply_->peer().caps.elicitation_form)) return false;
+  json::Writer& w = reply_->result();
+  w.key("params");
+  w.begin_object();
+  w.member_str("mode", "form");
+  w.member_str("message", message);
+  w.key("requestedSchema");
+  write_object_schema(w, schema);
+  w.end_object();
+  w.end_object();
+  return true;
+}
+
+bool Inputs::sample(StrView key, ParamsFn params, const void* params_ctx) {
+  if (params == nullptr ||
+      !begin_ask(key, "sampling/createMessage", reply_ != nullptr && reply_->peer().caps.sampling))
+    return false;
+  json::Writer& w = reply_->result();
+  w.key("params");
+  params(w, params_ctx);
+  w.end_object();
+  return true;
+}
+
+bool Inputs::list_roots(StrView key) {
+  if (!begin_ask(key, "roots/list", reply_ != nullptr && reply_->peer().caps.roots)) return false;
+  json::Writer& w = reply_->result();
+  w.key("params");
+  w.begin_object();
+  w.end_object();
+  w.end_object();
+  return true;
+}
+
+bool Inputs::keep(const void* data, size_t n) {
+  if (reply_ == nullptr || !reply_->peer().modern() || n > EMCP_REQUEST_STATE_MAX || refused_) return false;
+  if (!asked_ && reply_->begun()) return false;
+  if (server_ == nullptr || !server_->state_key()) return false;
+  if (!asked_) {
+    if (round_ + 1 >= EMCP_MAX_INPUT_ROUNDS) return false;
+    (void)reply_->result_object(true);
+    asked_ = true;
+  }
+  if (n != 0) memcpy(kept_, data, n);
+  kept_len_ = static_cast<uint8_t>(n);
+  return true;
+}
+
+bool Inputs::missing_capability(StrView name) {
+  if (reply_ == nullptr || !reply_->peer().modern() || reply_->begun()) return false;
+  refused_ = true;
+  json::Writer& w = reply_->refusing().error_with_data(
+      ErrorCode::kMissingClientCapability,
+      {"the request needs client capability \"", name, "\", which its _meta did not declare"});
+  w.begin_object();
+  w.key("requiredCapabilities");
+  w.begin_object();
+  w.key(name);
+  w.begin_object();
+  w.end_object();
+  w.end_object();
+  w.end_object();
+  reply_->end();
+  return true;
+}
+
+// Ends the input-required result: what was asked, and the state for the retry.
+void Inputs::end() {
+  json::Writer& w = reply_->result();
+  if (listed_) w.end_object();  // inputRequests (absent when only keep() was called)
+  if (server_->state_key()) {
+    uint8_t raw[kStateMax];
+    const uint32_t expiry = now_s(*server_) + EMCP_REQUEST_STATE_TTL_S;
+    raw[0] = kStateFormat;
+    raw[1] = round_;
+    raw[2] = static_cast<uint8_t>(expiry >> 24);
+    raw[3] = static_cast<uint8_t>(expiry >> 16);
+    raw[4] = static_cast<uint8_t>(expiry >> 8);
+    raw[5] = static_cast<uint8_t>(expiry);
+    memcpy(raw + 6, digest_, 8);
+    raw[kHeadLen - 1] = kept_len_;
+    if (kept_len_ != 0) memcpy(raw + kHeadLen, kept_, kept_len_);
+    const size_t n = kHeadLen + kept_len_;
+    tag(server_->state_key_, raw, n, raw + n);
+    char text[kStateTextMax];
+    w.member_str("requestState", StrView(text, b64url_encode(raw, n + kTagLen, text)));
+  }
+  w.end_object();
+  reply_->end();
+}
+
+}  // namespace mcp
+EMCP_NS_END

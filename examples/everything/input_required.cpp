@@ -1,0 +1,176 @@
+// The fixtures of the conformance suite's 2026-07-28 scenarios (0.2.0-alpha.12; see
+// ../shared/spec/2026-07-28/CONFORMANCE.md section 5): tools and a prompt that ask the client
+// for input through multi round-trip requests (emcp::mcp::Inputs), one that needs a client
+// capability (-32021 without it), one that logs. Each input-required fixture finishes once the
+// retry brings the answers it asked for; until then it asks again.
+#include <string.h>
+
+#include "everything.h"
+
+namespace everything {
+
+using emcp::StrView;
+using emcp::json::Value;
+using emcp::json::Writer;
+using emcp::mcp::Inputs;
+using emcp::mcp::LogLevel;
+using emcp::mcp::Param;
+using emcp::mcp::PromptGet;
+using emcp::mcp::ToolCall;
+
+namespace {
+
+constexpr Param kNameForm[] = {Param::string("name", "Your name").required()};
+constexpr Param kConfirmForm[] = {Param::boolean("confirm", "Go on?").required()};
+
+void write_question(Writer& w, const void* ctx) {
+  w.begin_object();
+  w.key("messages");
+  w.begin_array();
+  w.begin_object();
+  w.member_str("role", "user");
+  w.key("content");
+  w.begin_object();
+  w.member_str("type", "text");
+  w.member_str("text", StrView(static_cast<const char*>(ctx)));
+  w.end_object();
+  w.end_object();
+  w.end_array();
+  w.member_int("maxTokens", 100);
+  w.end_object();
+}
+
+// The text of a sampling answer (CreateMessageResult: content as one block or a list).
+StrView sampled_text(const Value& answer) {
+  const Value content = answer["content"];
+  const Value block = content.is_array() ? content[0] : content;
+  return block["text"].as_string().value_or(StrView());
+}
+
+bool has_roots(const Value& answer) { return answer["roots"].is_array(); }
+
+// Fails the call when the question could not even be asked (the client declared nothing).
+void cannot_ask(ToolCall& call, const char* what) {
+  call.fail({"This tool needs the client's ", what, " through a 2026-07-28 request."});
+}
+
+}  // namespace
+
+void input_elicitation(ToolCall& call) {
+  const Value name = call.input().accepted("user_name")["name"];
+  if (name.is_string()) return call.text({"Hello, ", name.as_string().value(), "!"});
+  if (!call.input().elicit("user_name", "What is your name?", kNameForm)) cannot_ask(call, "elicitation");
+}
+
+void input_sampling(ToolCall& call) {
+  const StrView text = sampled_text(call.input().answer("capital"));
+  if (!text.empty()) return call.text({"The model says: ", text});
+  if (!call.input().sample("capital", &write_question, "What is the capital of France?")) cannot_ask(call, "sampling");
+}
+
+void input_list_roots(ToolCall& call) {
+  const Value answer = call.input().answer("roots");
+  if (has_roots(answer)) {
+    const Value first = answer["roots"][0]["uri"];
+    return call.text({"The client has ", static_cast<long long>(answer["roots"].size()), " root(s)",
+                      first.is_string() ? ", the first " : "", first.as_string().value_or(StrView())});
+  }
+  if (!call.input().list_roots("roots")) cannot_ask(call, "roots");
+}
+
+// Asks once with state; the retry that brings the state back is answered.
+void input_request_state(ToolCall& call) {
+  Inputs& in = call.input();
+  static const char kStep[] = "step-1";
+  if (in.state().size() == sizeof kStep - 1 && memcmp(in.state().data(), kStep, sizeof kStep - 1) == 0 &&
+      in.accepted("confirm").exists())
+    return call.text("The state came back intact: done.");
+  if (!in.elicit("confirm", "Confirm to go on", kConfirmForm) || !in.keep(kStep, sizeof kStep - 1))
+    cannot_ask(call, "elicitation");
+}
+
+// Elicitation, sampling and roots at once, with state.
+void input_multiple(ToolCall& call) {
+  Inputs& in = call.input();
+  const Value name = in.accepted("user_name")["name"];
+  const StrView text = sampled_text(in.answer("capital"));
+  if (name.is_string() && !text.empty() && has_roots(in.answer("roots")))
+    return call.text({"Name ", name.as_string().value(), ", model: ", text, ", roots listed."});
+  bool asked = false;
+  if (!name.is_string()) asked = in.elicit("user_name", "What is your name?", kNameForm) || asked;
+  if (text.empty()) asked = in.sample("capital", &write_question, "What is the capital of France?") || asked;
+  if (!has_roots(in.answer("roots"))) asked = in.list_roots("roots") || asked;
+  if (!asked || !in.keep("multi", 5)) cannot_ask(call, "elicitation, sampling and roots");
+}
+
+// Round 0 asks for a name, round 1 for a confirmation, round 2 answers: each round's state is
+// a new one (it carries the round).
+void input_multi_round(ToolCall& call) {
+  Inputs& in = call.input();
+  const Value name = in.accepted("user_name")["name"];
+  if (in.round() >= 1 && name.is_string() && in.accepted("confirm").exists())
+    return call.text({"Confirmed, ", name.as_string().value(), "."});
+  if (in.round() >= 1 && name.is_string()) {
+    // Keep the name: the next retry brings only the new answer.
+    const StrView n = name.as_string().value();
+    if (in.elicit("confirm", "Confirm to go on", kConfirmForm) && in.keep(n.data(), n.size() < 40 ? n.size() : 40)) return;
+    return cannot_ask(call, "elicitation");
+  }
+  if (in.round() >= 2 && in.accepted("confirm").exists() && !in.state().empty())
+    return call.text({"Confirmed, ", StrView(reinterpret_cast<const char*>(in.state().data()), in.state().size()), "."});
+  if (!in.elicit("user_name", "What is your name?", kNameForm) || !in.keep("", 0)) cannot_ask(call, "elicitation");
+}
+
+void input_tampered_state(ToolCall& call) {
+  Inputs& in = call.input();
+  if (in.round() >= 1) return call.text("The state was accepted.");
+  if (!in.elicit("user_name", "What is your name?", kNameForm) || !in.keep("trusted", 7)) cannot_ask(call, "elicitation");
+}
+
+// Asks only for what the request declared: elicitation if it may, sampling if it may.
+void input_capabilities(ToolCall& call) {
+  Inputs& in = call.input();
+  if (in.accepted("user_name").exists() || !sampled_text(in.answer("capital")).empty())
+    return call.text("Got what could be asked.");
+  bool asked = in.elicit("user_name", "What is your name?", kNameForm);
+  asked = in.sample("capital", &write_question, "What is the capital of France?") || asked;
+  if (!asked) cannot_ask(call, "elicitation or sampling");
+}
+
+// Needs sampling: without the capability the request is refused (-32021).
+void missing_capability(ToolCall& call) {
+  if (!call.peer().caps.sampling) {
+    if (!call.input().missing_capability("sampling")) call.fail("This tool needs the client's sampling.");
+    return;
+  }
+  const StrView text = sampled_text(call.input().answer("capital"));
+  if (!text.empty()) return call.text({"The model says: ", text});
+  if (!call.input().sample("capital", &write_question, "What is the capital of France?"))
+    call.text("The client can sample: nothing more to do here.");
+}
+
+// An elicitation during a call: at 2026-07-28 an input-required result, never a request on
+// the response stream.
+void streaming_elicitation(ToolCall& call) {
+  const Value name = call.input().accepted("user_name")["name"];
+  if (name.is_string()) return call.text({"Hello, ", name.as_string().value(), "!"});
+  if (!call.input().elicit("user_name", "What is your name?", kNameForm)) call.text("Nothing to ask here.");
+}
+
+// Logs (only to a request that named a logLevel), then answers.
+void logging_tool(ToolCall& call) {
+  (void)call.log(LogLevel::kInfo, "Tool execution started", "everything");
+  (void)call.log(LogLevel::kInfo, "Tool execution completed", "everything");
+  call.text("Logging tool completed.");
+}
+
+void input_prompt(PromptGet& p) {
+  // Any accepted answer will do: a missing name is "the user".
+  const Value answer = p.input().accepted("user_name");
+  if (answer.exists())
+    return p.user({"Write a greeting for ", answer["name"].as_string().value_or("the user"), "."});
+  if (!p.input().elicit("user_name", "Whom should the greeting address?", kNameForm))
+    p.user("Write a greeting for the user.");
+}
+
+}  // namespace everything
