@@ -114,8 +114,8 @@ bool param_equals(StrView header, const Value& arg) {
 
 }  // namespace
 
-bool Server::check_headers(const Message& m, StrView version, Reply& r) {
-  const RequestHeaders& h = *headers_;
+bool Server::check_headers(Server& server, const Message& m, StrView version, Reply& r) {
+  const RequestHeaders& h = *server.headers_;
   auto mismatch = [&](std::initializer_list<TextPiece> detail) {
     r.refusing().error(ErrorCode::kHeaderMismatch, detail);
     return false;

@@ -73,11 +73,10 @@ bool b64url_decode(StrView in, uint8_t* out, size_t cap, size_t* n) {
   return true;
 }
 
-void request_digest(const Message& m, uint8_t out[8]) {
+void request_digest(StrView method, StrView name, uint8_t out[8]) {
   crypto::Sha256 h;
-  h.update(m.method.data(), m.method.size());
+  h.update(method.data(), method.size());
   h.update("", 1);
-  const StrView name = m.params[m.method == "resources/read" ? "uri" : "name"].as_string().value_or(StrView());
   h.update(name.data(), name.size());
   uint8_t d[crypto::kSha256Size];
   h.finish(d);
@@ -94,11 +93,12 @@ uint32_t now_s(const Server& s) { return static_cast<uint32_t>(s.now() / 1000); 
 
 }  // namespace
 
-bool Server::state_key() {
-  if (state_keyed_) return true;
-  if (platform_.random == nullptr || !platform_.random(state_key_, sizeof state_key_)) return false;
-  state_keyed_ = true;
-  return true;
+// One key for the image's servers, drawn when a state is first written or checked.
+const uint8_t* Server::state_key() {
+  static uint8_t key[32];
+  static bool keyed = false;
+  if (!keyed && platform_.random != nullptr && platform_.random(key, sizeof key)) keyed = true;
+  return keyed ? key : nullptr;
 }
 
 // ---- The request's answers and state ----------------------------------------------------------
@@ -106,8 +106,9 @@ bool Server::state_key() {
 bool Inputs::begin(Server& server, Reply& r, const Message& m) {
   server_ = &server;
   reply_ = &r;
-  if (!r.peer().modern()) return true;
-  request_digest(m, digest_);
+  if (!EMCP_MODERN_ERA || !r.peer().modern()) return true;
+  method_ = m.method;
+  name_ = m.params[m.method == "resources/read" ? "uri" : "name"].as_string().value_or(StrView());
   const Value responses = m.params["inputResponses"];
   if (responses.exists() && !responses.is_object()) {
     r.reject(ErrorCode::kInvalidParams, {"inputResponses must be an object (input key -> the client's result)"});
@@ -117,37 +118,79 @@ bool Inputs::begin(Server& server, Reply& r, const Message& m) {
   const Value state = m.params["requestState"];
   if (!state.exists()) return true;
   const Result<StrView> text = state.as_string();
+  const char* why = "it is not a string";
+  // Verified only by code an application that asks links (Server::Features): a server that has
+  // not asked since it started issued no state.
+  if (text.ok()) {
+    why = "this server issued none since it started";
+    if (server.features_.verify_state != nullptr && server.features_.verify_state(*this, text.value(), &why)) return true;
+  }
+  r.reject(ErrorCode::kInvalidParams, {"requestState refused: ", why});
+  return false;
+}
+
+// Server::Features::verify_state: the tag, format, expiry, request and round of a state.
+bool verify_state(Inputs& in, StrView text, const char** why) {
+  Server& server = *in.server_;
   uint8_t raw[kStateMax];
   size_t n = 0;
-  const char* why = nullptr;
-  if (!text.ok()) why = "it is not a string";
-  else if (!b64url_decode(text.value(), raw, sizeof raw, &n) || n < kHeadLen + kTagLen || raw[0] != kStateFormat ||
-           raw[kHeadLen - 1] != n - kHeadLen - kTagLen)
-    why = "it is not one of this server's";
-  if (why == nullptr) {
-    uint8_t expect[kTagLen];
-    if (!server.state_key()) {
-      why = "this server has no key to check it";
-    } else {
-      tag(server.state_key_, raw, n - kTagLen, expect);
-      if (!crypto::equal_ct(expect, raw + n - kTagLen, kTagLen)) why = "its authentication failed";
-    }
-  }
-  if (why == nullptr) {
-    const uint32_t expiry = (static_cast<uint32_t>(raw[2]) << 24) | (static_cast<uint32_t>(raw[3]) << 16) |
-                            (static_cast<uint32_t>(raw[4]) << 8) | raw[5];
-    if (now_s(server) > expiry) why = "it expired";
-    else if (memcmp(raw + 6, digest_, 8) != 0) why = "it belongs to another request";
-    else if (raw[1] + 1 >= EMCP_MAX_INPUT_ROUNDS) why = "the request took too many rounds";
-  }
-  if (why != nullptr) {
-    r.reject(ErrorCode::kInvalidParams, {"requestState refused: ", why});
+  if (!b64url_decode(text, raw, sizeof raw, &n) || n < kHeadLen + kTagLen || raw[0] != kStateFormat ||
+      raw[kHeadLen - 1] != n - kHeadLen - kTagLen) {
+    *why = "it is not one of this server's";
     return false;
   }
-  round_ = static_cast<uint8_t>(raw[1] + 1);
-  got_len_ = raw[kHeadLen - 1];
-  if (got_len_ != 0) memcpy(got_, raw + kHeadLen, got_len_);
+  uint8_t expect[kTagLen];
+  const uint8_t* key = server.state_key();
+  if (key == nullptr) {
+    *why = "this server has no key to check it";
+    return false;
+  }
+  tag(key, raw, n - kTagLen, expect);
+  if (!crypto::equal_ct(expect, raw + n - kTagLen, kTagLen)) {
+    *why = "its authentication failed";
+    return false;
+  }
+  const uint32_t expiry = (static_cast<uint32_t>(raw[2]) << 24) | (static_cast<uint32_t>(raw[3]) << 16) |
+                          (static_cast<uint32_t>(raw[4]) << 8) | raw[5];
+  uint8_t digest[8];
+  request_digest(in.method_, in.name_, digest);
+  if (now_s(server) > expiry) *why = "it expired";
+  else if (memcmp(raw + 6, digest, 8) != 0) *why = "it belongs to another request";
+  else if (raw[1] + 1 >= EMCP_MAX_INPUT_ROUNDS) *why = "the request took too many rounds";
+  else *why = nullptr;
+  if (*why != nullptr) return false;
+  in.round_ = static_cast<uint8_t>(raw[1] + 1);
+  in.got_len_ = raw[kHeadLen - 1];
+  if (in.got_len_ > sizeof in.got_) in.got_len_ = 0;  // (EMCP_MODERN_ERA off: never reached)
+  if (in.got_len_ != 0) memcpy(in.got_, raw + kHeadLen, in.got_len_);
   return true;
+}
+
+// Server::Features::write_state: the state of the round that ends.
+void write_state(Inputs& in, json::Writer& w) {
+  Server& server = *in.server_;
+  const uint8_t* key = server.state_key();
+  if (key == nullptr) return;  // no random source: the retry carries answers only
+  uint8_t raw[kStateMax];
+  const uint32_t expiry = now_s(server) + EMCP_REQUEST_STATE_TTL_S;
+  raw[0] = kStateFormat;
+  raw[1] = in.round_;
+  raw[2] = static_cast<uint8_t>(expiry >> 24);
+  raw[3] = static_cast<uint8_t>(expiry >> 16);
+  raw[4] = static_cast<uint8_t>(expiry >> 8);
+  raw[5] = static_cast<uint8_t>(expiry);
+  request_digest(in.method_, in.name_, raw + 6);
+  raw[kHeadLen - 1] = in.kept_len_;
+  if (in.kept_len_ != 0) memcpy(raw + kHeadLen, in.kept_, in.kept_len_);
+  const size_t n = kHeadLen + in.kept_len_;
+  tag(key, raw, n, raw + n);
+  char text[kStateTextMax];
+  w.member_str("requestState", StrView(text, b64url_encode(raw, n + kTagLen, text)));
+}
+
+void Inputs::install() {
+  server_->features_.verify_state = &verify_state;
+  server_->features_.write_state = &write_state;
 }
 
 Value Inputs::answer(StrView key) const { return responses_[key]; }
@@ -167,6 +210,7 @@ bool Inputs::begin_ask(StrView key, const char* method, bool declared) {
   if (round_ + 1 >= EMCP_MAX_INPUT_ROUNDS) return false;  // the retry would be refused
   json::Writer& w = asked_ ? reply_->result() : reply_->result_object(true);
   asked_ = true;
+  install();
   if (!listed_) {
     listed_ = true;
     w.key("inputRequests");
@@ -215,9 +259,11 @@ bool Inputs::list_roots(StrView key) {
 }
 
 bool Inputs::keep(const void* data, size_t n) {
-  if (reply_ == nullptr || !reply_->peer().modern() || n > EMCP_REQUEST_STATE_MAX || refused_) return false;
+  if (reply_ == nullptr || !reply_->peer().modern() || n > EMCP_REQUEST_STATE_MAX || n > sizeof kept_ || refused_)
+    return false;
   if (!asked_ && reply_->begun()) return false;
-  if (server_ == nullptr || !server_->state_key()) return false;
+  if (server_ == nullptr || server_->state_key() == nullptr) return false;
+  install();
   if (!asked_) {
     if (round_ + 1 >= EMCP_MAX_INPUT_ROUNDS) return false;
     (void)reply_->result_object(true);
@@ -250,23 +296,7 @@ bool Inputs::missing_capability(StrView name) {
 void Inputs::end() {
   json::Writer& w = reply_->result();
   if (listed_) w.end_object();  // inputRequests (absent when only keep() was called)
-  if (server_->state_key()) {
-    uint8_t raw[kStateMax];
-    const uint32_t expiry = now_s(*server_) + EMCP_REQUEST_STATE_TTL_S;
-    raw[0] = kStateFormat;
-    raw[1] = round_;
-    raw[2] = static_cast<uint8_t>(expiry >> 24);
-    raw[3] = static_cast<uint8_t>(expiry >> 16);
-    raw[4] = static_cast<uint8_t>(expiry >> 8);
-    raw[5] = static_cast<uint8_t>(expiry);
-    memcpy(raw + 6, digest_, 8);
-    raw[kHeadLen - 1] = kept_len_;
-    if (kept_len_ != 0) memcpy(raw + kHeadLen, kept_, kept_len_);
-    const size_t n = kHeadLen + kept_len_;
-    tag(server_->state_key_, raw, n, raw + n);
-    char text[kStateTextMax];
-    w.member_str("requestState", StrView(text, b64url_encode(raw, n + kTagLen, text)));
-  }
+  if (server_->features_.write_state != nullptr) server_->features_.write_state(*this, w);
   w.end_object();
   reply_->end();
 }

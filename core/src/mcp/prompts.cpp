@@ -122,10 +122,10 @@ void Server::on_prompts_get(Session& s, const Message& m, Reply& r) {
   get.prompt_ = prompt;
   get.args_ = args;
   get.reply_ = &r;
-  if (!get.inputs_.begin(*this, r, m)) return;  // inputResponses or requestState refused
+  if (EMCP_MODERN_ERA && !get.inputs_.begin(*this, r, m)) return;  // inputResponses or requestState refused
   if (prompt->get) prompt->get(get);
   if (get.failed_ || get.inputs_.refused_) return;
-  if (get.inputs_.asked_) return get.inputs_.end();
+  if (EMCP_MODERN_ERA && get.inputs_.asked_) return get.inputs_.end();
   json::Writer& w = r.result();
   if (!get.started_) {
     (void)r.result_object();

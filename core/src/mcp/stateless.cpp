@@ -65,7 +65,7 @@ void Server::serve_modern(Session& s, const Message& m) {
     return;
   }
   // Streamable HTTP: the headers mirror the body (-32020), checked before the revision.
-  if (headers_ != nullptr && !check_headers(m, requested.value(), r)) return;
+  if (headers_ != nullptr && headers_->check != nullptr && !headers_->check(*this, m, requested.value(), r)) return;
   Version v;
   if (!parse_version(requested.value(), &v) || !supports(v, Feature::kStateless))
     return unsupported_version(r, requested.value());

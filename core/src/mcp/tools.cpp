@@ -127,7 +127,7 @@ Status ToolCall::close_stream(uint32_t retry_ms) {
 
 void ToolCall::finish() {
   if (phase_ == kIdle && (inputs_.asked_ || inputs_.refused_)) {
-    if (inputs_.asked_) inputs_.end();
+    if (EMCP_MODERN_ERA && inputs_.asked_) inputs_.end();
     phase_ = kDone;
     return;
   }
@@ -224,7 +224,7 @@ void Server::on_tools_call(Session& s, const Message& m, Reply& r) {
   call.tool_ = tool;
   call.args_ = args;
   call.reply_ = &r;
-  if (!call.inputs_.begin(*this, r, m)) return;  // inputResponses or requestState refused
+  if (EMCP_MODERN_ERA && !call.inputs_.begin(*this, r, m)) return;  // inputResponses or requestState refused
   run_tool(call, r);
 }
 

@@ -22,6 +22,7 @@ mcp::RequestHeaders headers_of(const http::Request& r) {
   h.method = {r.mcp_method.view(), r.mcp_method.present};
   h.name = {r.mcp_name.view(), r.mcp_name.present};
   h.params = r.mcp_params.view();
+  h.check = &mcp::Server::check_headers;
   return h;
 }
 

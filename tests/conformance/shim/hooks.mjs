@@ -1,9 +1,12 @@
-// ESM loader hooks: @modelcontextprotocol/conformance 0.1.16 imports `globSync` from "fs",
-// which Node 20 lacks (it came in Node 22). For imports from that package only, "fs" resolves
-// to a module that re-exports node:fs and adds a small globSync (patterns with *, ** and ?).
+// ESM loader hooks: @modelcontextprotocol/conformance (0.1.16, and 0.2.0-alpha.12 installed
+// under the npm alias conformance-0.2) imports `globSync` from "fs", which Node 20 lacks (it
+// came in Node 22). For imports from those packages only, "fs" resolves to a module that
+// re-exports node:fs and adds a small globSync (patterns with *, ** and ?).
 const SHIM = "emcp-shim:fs";
+const PACKAGES = ["/node_modules/@modelcontextprotocol/conformance/", "/node_modules/conformance-0.2/"];
 export async function resolve(specifier, context, next) {
-  if ((specifier === "fs" || specifier === "node:fs") && context.parentURL?.includes("@modelcontextprotocol/conformance")) {
+  const parent = context.parentURL ?? "";
+  if ((specifier === "fs" || specifier === "node:fs") && PACKAGES.some((p) => parent.includes(p))) {
     return { url: SHIM, shortCircuit: true };
   }
   return next(specifier, context);

@@ -99,13 +99,17 @@ class Inputs {
   friend class ResourceRead;
   bool begin(Server& server, Reply& r, const jsonrpc::Message& m);
   bool begin_ask(StrView key, const char* method, bool declared);
+  void install();
+  friend bool verify_state(Inputs& in, StrView state, const char** why);
+  friend void write_state(Inputs& in, json::Writer& w);
   void end();
   Server* server_ = nullptr;
   Reply* reply_ = nullptr;
   json::Value responses_;
-  uint8_t digest_[8] = {};          // of the request (method and name or uri), bound into the state
-  uint8_t got_[EMCP_REQUEST_STATE_MAX == 0 ? 1 : EMCP_REQUEST_STATE_MAX];
-  uint8_t kept_[EMCP_REQUEST_STATE_MAX == 0 ? 1 : EMCP_REQUEST_STATE_MAX];
+  StrView method_, name_;           // the request's method and name or uri, bound into the state
+  static constexpr size_t kStateCap = EMCP_MODERN_ERA && EMCP_REQUEST_STATE_MAX != 0 ? EMCP_REQUEST_STATE_MAX : 1;
+  uint8_t got_[kStateCap];
+  uint8_t kept_[kStateCap];
   uint8_t got_len_ = 0;
   uint8_t kept_len_ = 0;
   uint8_t round_ = 0;

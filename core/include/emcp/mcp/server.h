@@ -211,6 +211,8 @@ class Server {
   /// capabilities, or its method exists only in that era): it is served statelessly, from its
   /// own `_meta`, whatever the session it came on.
   static bool is_modern(const jsonrpc::Message& m);
+  /// RequestHeaders::check: a 2026-07-28 request's headers against its body (-32020).
+  static bool check_headers(Server& server, const jsonrpc::Message& m, StrView version, Reply& r);
 
   /// True while a deferred call of session `s` answers request `id` (transports use it to
   /// know which requests are still to be answered after handle() returns).
@@ -222,6 +224,8 @@ class Server {
  private:
   friend class ToolCall;
   friend class Inputs;
+  friend bool verify_state(Inputs& in, StrView state, const char** why);
+  friend void write_state(Inputs& in, json::Writer& w);
   friend class ResourceRead;
   friend class PromptGet;
   friend class Reply;
@@ -255,7 +259,6 @@ class Server {
   void serve_features(Session& s, const jsonrpc::Message& m, Reply& r);
   // The modern era (stateless.cpp).
   void serve_modern(Session& s, const jsonrpc::Message& m);
-  bool check_headers(const jsonrpc::Message& m, StrView version, Reply& r);
   void on_discover(Reply& r);
   void on_notification(Session& s, const jsonrpc::Message& m);
   void on_response(Session& s, const jsonrpc::Message& m);
@@ -314,11 +317,10 @@ class Server {
   Span<const Prompt> prompts_;
   uint16_t page_size_ = EMCP_PAGE_SIZE;
   CachePolicy cache_;
-  // The key of the MAC over each requestState (Inputs): drawn from the platform's random
-  // source when first needed; a restart makes every earlier state invalid.
-  bool state_keyed_ = false;
-  uint8_t state_key_[EMCP_MODERN_ERA ? 32 : 1] = {};
-  bool state_key();
+  // The key of the MAC over each requestState (Inputs, inputs.cpp): drawn from the platform's
+  // random source when first needed, in storage of inputs.cpp (linked only by an application
+  // that asks); a restart makes every earlier state invalid.
+  const uint8_t* state_key();
   bool logging_ = true;
   bool has_tools_ = false, has_resources_ = false, has_prompts_ = false;
   // Client notifications beyond the lifecycle ones: installed by on_roots_changed().
@@ -348,6 +350,10 @@ class Server {
     NotificationMethods notifications = nullptr; // on_roots_changed()
     const OutgoingOps* outgoing = nullptr;       // the first request to a client
     const DeferredOps* deferred = nullptr;       // the first defer()
+    // Input rounds' requestState (verify a retry's, write a round's): the first ask
+    // (Inputs::elicit, sample, list_roots, keep); until then a presented state is refused.
+    bool (*verify_state)(Inputs& in, StrView state, const char** why) = nullptr;
+    void (*write_state)(Inputs& in, json::Writer& w) = nullptr;
   };
   Features features_;
   void cancel_request(Session& s, json::Value request_id);

@@ -58,6 +58,9 @@ struct RequestHeaders {
   Field method;            ///< Mcp-Method
   Field name;              ///< Mcp-Name
   StrView params;          ///< the Mcp-Param-{Name} headers, each "name:value\n", name in lower case
+  /// The check itself: Server::check_headers, set by the transport that has headers (so an
+  /// image without one links none of it).
+  bool (*check)(Server& server, const jsonrpc::Message& m, StrView version, Reply& r) = nullptr;
 };
 
 struct Channel {
