@@ -220,24 +220,6 @@ void test_tool_with_progress(ToolCall& call) {
 
 void test_error_handling(ToolCall& call) { call.fail("This tool intentionally returns an error for testing"); }
 
-void write_sampling(emcp::json::Writer& w, const void* ctx) {
-  const char* prompt = static_cast<const char*>(ctx);
-  w.begin_object();
-  w.key("messages");
-  w.begin_array();
-  w.begin_object();
-  w.member_str("role", "user");
-  w.key("content");
-  w.begin_object();
-  w.member_str("type", "text");
-  w.member_str("text", StrView(prompt));
-  w.end_object();
-  w.end_object();
-  w.end_array();
-  w.member_int("maxTokens", 100);
-  w.end_object();
-}
-
 void on_sampling(const Response& r, void* ctx) {
   Job* j = static_cast<Job*>(ctx);
   if (r.outcome == Response::Outcome::kResult)
@@ -257,7 +239,7 @@ void test_sampling(ToolCall& call) {
   g_prompt[n] = '\0';
   Job* j = wait_for_client(call);
   if (j == nullptr) return;
-  const Status s = g_server->sample(call.session(), &write_sampling, g_prompt, &on_sampling, j);
+  const Status s = g_server->sample(call.session(), &everything::write_sampling, g_prompt, &on_sampling, j);
   if (s != Status::kOk) {
     set_text(j, {"Could not ask the client's model (", emcp::status_str(s), ")."}, true);
     ready(j);
@@ -520,6 +502,25 @@ void install(Server& server) {
   server.set_resources(kResources);
   server.set_templates(kTemplates);
   server.set_prompts(kPrompts);
+}
+
+// sampling/createMessage params: one user message, the text at `ctx` (a C string).
+void write_sampling(emcp::json::Writer& w, const void* ctx) {
+  const char* prompt = static_cast<const char*>(ctx);
+  w.begin_object();
+  w.key("messages");
+  w.begin_array();
+  w.begin_object();
+  w.member_str("role", "user");
+  w.key("content");
+  w.begin_object();
+  w.member_str("type", "text");
+  w.member_str("text", StrView(prompt));
+  w.end_object();
+  w.end_object();
+  w.end_array();
+  w.member_int("maxTokens", 100);
+  w.end_object();
 }
 
 }  // namespace everything

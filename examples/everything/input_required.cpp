@@ -11,7 +11,6 @@ namespace everything {
 
 using emcp::StrView;
 using emcp::json::Value;
-using emcp::json::Writer;
 using emcp::mcp::Inputs;
 using emcp::mcp::LogLevel;
 using emcp::mcp::Param;
@@ -22,23 +21,6 @@ namespace {
 
 constexpr Param kNameForm[] = {Param::string("name", "Your name").required()};
 constexpr Param kConfirmForm[] = {Param::boolean("confirm", "Go on?").required()};
-
-void write_question(Writer& w, const void* ctx) {
-  w.begin_object();
-  w.key("messages");
-  w.begin_array();
-  w.begin_object();
-  w.member_str("role", "user");
-  w.key("content");
-  w.begin_object();
-  w.member_str("type", "text");
-  w.member_str("text", StrView(static_cast<const char*>(ctx)));
-  w.end_object();
-  w.end_object();
-  w.end_array();
-  w.member_int("maxTokens", 100);
-  w.end_object();
-}
 
 // The text of a sampling answer (CreateMessageResult: content as one block or a list).
 StrView sampled_text(const Value& answer) {
@@ -65,7 +47,7 @@ void input_elicitation(ToolCall& call) {
 void input_sampling(ToolCall& call) {
   const StrView text = sampled_text(call.input().answer("capital"));
   if (!text.empty()) return call.text({"The model says: ", text});
-  if (!call.input().sample("capital", &write_question, "What is the capital of France?")) cannot_ask(call, "sampling");
+  if (!call.input().sample("capital", &write_sampling, "What is the capital of France?")) cannot_ask(call, "sampling");
 }
 
 void input_list_roots(ToolCall& call) {
@@ -98,7 +80,7 @@ void input_multiple(ToolCall& call) {
     return call.text({"Name ", name.as_string().value(), ", model: ", text, ", roots listed."});
   bool asked = false;
   if (!name.is_string()) asked = in.elicit("user_name", "What is your name?", kNameForm) || asked;
-  if (text.empty()) asked = in.sample("capital", &write_question, "What is the capital of France?") || asked;
+  if (text.empty()) asked = in.sample("capital", &write_sampling, "What is the capital of France?") || asked;
   if (!has_roots(in.answer("roots"))) asked = in.list_roots("roots") || asked;
   if (!asked || !in.keep("multi", 5)) cannot_ask(call, "elicitation, sampling and roots");
 }
@@ -133,7 +115,7 @@ void input_capabilities(ToolCall& call) {
   if (in.accepted("user_name").exists() || !sampled_text(in.answer("capital")).empty())
     return call.text("Got what could be asked.");
   bool asked = in.elicit("user_name", "What is your name?", kNameForm);
-  asked = in.sample("capital", &write_question, "What is the capital of France?") || asked;
+  asked = in.sample("capital", &write_sampling, "What is the capital of France?") || asked;
   if (!asked) cannot_ask(call, "elicitation or sampling");
 }
 
@@ -145,7 +127,7 @@ void missing_capability(ToolCall& call) {
   }
   const StrView text = sampled_text(call.input().answer("capital"));
   if (!text.empty()) return call.text({"The model says: ", text});
-  if (!call.input().sample("capital", &write_question, "What is the capital of France?"))
+  if (!call.input().sample("capital", &write_sampling, "What is the capital of France?"))
     call.text("The client can sample: nothing more to do here.");
 }
 

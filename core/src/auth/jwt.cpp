@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "emcp/json/reader.h"
+#include "../util/base64url.h"
 
 EMCP_NS_BEGIN
 namespace auth {
@@ -10,50 +11,8 @@ namespace auth {
 namespace {
 
 using json::Event;
-
-// ---- base64url ----------------------------------------------------------------------------------
-
-constexpr uint8_t kNotB64 = 0xFF;
-
-uint8_t b64url_value(char c) {
-  if (c >= 'A' && c <= 'Z') return static_cast<uint8_t>(c - 'A');
-  if (c >= 'a' && c <= 'z') return static_cast<uint8_t>(c - 'a' + 26);
-  if (c >= '0' && c <= '9') return static_cast<uint8_t>(c - '0' + 52);
-  if (c == '-') return 62;
-  if (c == '_') return 63;
-  return kNotB64;
-}
-
-// True when `in` is canonical unpadded base64url (alphabet, length, zero unused bits).
-bool b64url_valid(StrView in) {
-  const size_t rem = in.size() % 4;
-  if (rem == 1) return false;
-  for (size_t i = 0; i < in.size(); ++i)
-    if (b64url_value(in[i]) == kNotB64) return false;
-  if (rem == 0) return true;
-  // The last character carries 4 (rem 2) or 2 (rem 3) bits that belong to no byte.
-  const uint8_t last = b64url_value(in[in.size() - 1]);
-  const uint8_t unused = rem == 2 ? 0x0F : 0x03;
-  return (last & unused) == 0;
-}
-
-// Decodes `n` characters already checked by b64url_valid() (or a run of them whose length is
-// a multiple of 4) into `out`; returns the bytes written.
-size_t b64url_decode_valid(const char* in, size_t n, uint8_t* out) {
-  size_t o = 0;
-  uint32_t acc = 0;
-  unsigned bits = 0;
-  for (size_t i = 0; i < n; ++i) {
-    acc = (acc << 6) | b64url_value(in[i]);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out[o++] = static_cast<uint8_t>(acc >> bits);
-      acc &= (1u << bits) - 1u;
-    }
-  }
-  return o;
-}
+using util::b64url_decode_valid;
+using util::b64url_valid;
 
 // ---- scratch --------------------------------------------------------------------------------------
 

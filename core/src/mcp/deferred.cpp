@@ -31,7 +31,7 @@ Id Token::id() const {
 }
 
 Pending ToolCall::defer() {
-  if (phase_ != kIdle || inputs_.asked_ || inputs_.refused_) return Pending{};
+  if (phase_ != kIdle || inputs_.owns_answer()) return Pending{};
   for (uint16_t i = 0; i < EMCP_MAX_DEFERRED; ++i) {
     Server::Deferred& d = server_->deferred_[i];
     if (d.used) continue;

@@ -5,7 +5,6 @@
 // plain header value may not hold is -32020 HeaderMismatch, HTTP 400.
 #include "server_internal.h"
 
-#include <stdint.h>
 
 EMCP_NS_BEGIN
 namespace mcp {
@@ -76,42 +75,6 @@ bool header_equals(StrView header, StrView body) {
   return plain(header) && header == body;
 }
 
-// An integer as a header writes it: [-]digits, and a fraction of zeros at most ("42.0").
-bool header_int(StrView v, int64_t* out) {
-  size_t i = 0;
-  const bool negative = !v.empty() && v[0] == '-';
-  if (negative) ++i;
-  int64_t n = 0;
-  const size_t first = i;
-  for (; i < v.size() && v[i] >= '0' && v[i] <= '9'; ++i) {
-    if (n > (INT64_MAX - 9) / 10) return false;
-    n = n * 10 + (v[i] - '0');
-  }
-  if (i == first) return false;
-  if (i < v.size() && v[i] == '.') {
-    const size_t dot = ++i;
-    while (i < v.size() && v[i] == '0') ++i;
-    if (i == dot) return false;
-  }
-  *out = negative ? -n : n;
-  return i == v.size();
-}
-
-// An Mcp-Param-{Name} value against the argument it mirrors: strings as text, integers
-// numerically (42 and 42.0 are equal), booleans as `true`/`false`.
-bool param_equals(StrView header, const Value& arg) {
-  const Result<StrView> text = arg.as_string();
-  if (text.ok()) return header_equals(header, text.value());
-  if (is_b64_form(header) || !plain(header)) return false;
-  if (arg.is_bool()) return header == (arg.as_bool().value() ? StrView("true") : StrView("false"));
-  int64_t h = 0;
-  if (!arg.is_number() || !header_int(header, &h)) return false;
-  const Result<int64_t> exact = arg.as_int();
-  if (exact.ok()) return exact.value() == h;
-  const Result<double> b = arg.as_double();  // 42.0 in the body
-  return b.ok() && b.value() == static_cast<double>(h) && h > -(int64_t{1} << 53) && h < (int64_t{1} << 53);
-}
-
 }  // namespace
 
 bool Server::check_headers(Server& server, const Message& m, StrView version, Reply& r) {
@@ -129,9 +92,7 @@ bool Server::check_headers(Server& server, const Message& m, StrView version, Re
   if (!(h.method.value == m.method))
     return mismatch({"Header mismatch: Mcp-Method header value '", h.method.value,
                      "' does not match body value '", m.method, "'"});
-  const char* field = m.method == "resources/read"                          ? "uri"
-                      : m.method == "tools/call" || m.method == "prompts/get" ? "name"
-                                                                               : nullptr;
+  const char* field = name_field(m.method);
   if (field == nullptr) return true;
   const Result<StrView> body = m.params[field].as_string();
   if (!body.ok()) return true;  // the feature answers the missing or malformed field
@@ -139,44 +100,6 @@ bool Server::check_headers(Server& server, const Message& m, StrView version, Re
   if (!header_equals(h.name.value, body.value()))
     return mismatch({"Header mismatch: Mcp-Name header value '", h.name.value, "' does not match body value '",
                      body.value(), "'"});
-  return true;
-}
-
-bool check_param_header(const RequestHeaders& h, StrView header, StrView path, const Value& arg, Reply& r) {
-  StrView value;
-  bool present = false;
-  // "name:value\n" entries, names in lower case; `header` compared case-insensitively.
-  const StrView all = h.params;
-  for (size_t i = 0; i < all.size() && !present;) {
-    size_t colon = i;
-    while (colon < all.size() && all[colon] != ':') ++colon;
-    size_t end = colon;
-    while (end < all.size() && all[end] != '\n') ++end;
-    const StrView name = all.sub(i, colon - i);
-    bool same = name.size() == header.size();
-    for (size_t k = 0; same && k < name.size(); ++k) {
-      char c = header[k];
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c | 0x20);
-      same = name[k] == c;
-    }
-    if (same) {
-      present = true;
-      value = all.sub(colon + 1, end - colon - 1);
-    }
-    i = end + 1;
-  }
-  const bool has_value = arg.exists() && !arg.is_null();
-  if (!has_value && !present) return true;
-  if (!present) {
-    r.refusing().error(ErrorCode::kHeaderMismatch,
-                       {"Header mismatch: the Mcp-Param-", header, " header is required (argument ", path, ")"});
-    return false;
-  }
-  if (!has_value || !param_equals(value, arg)) {
-    r.refusing().error(ErrorCode::kHeaderMismatch, {"Header mismatch: Mcp-Param-", header, " header value '", value,
-                                                    "' does not match argument ", path});
-    return false;
-  }
   return true;
 }
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "emcp/crypto/sha256.h"
+#include "../util/base64url.h"
 
 EMCP_NS_BEGIN
 namespace mcp {
@@ -25,53 +26,6 @@ constexpr size_t kTagLen = 16;
 constexpr size_t kHeadLen = 1 + 1 + 4 + 8 + 1;
 constexpr size_t kStateMax = kHeadLen + EMCP_REQUEST_STATE_MAX + kTagLen;
 constexpr size_t kStateTextMax = (kStateMax * 4 + 2) / 3;
-
-constexpr char kB64Url[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-size_t b64url_encode(const uint8_t* in, size_t n, char* out) {
-  size_t o = 0;
-  for (size_t i = 0; i < n; i += 3) {
-    const uint32_t v = (static_cast<uint32_t>(in[i]) << 16) | (i + 1 < n ? static_cast<uint32_t>(in[i + 1]) << 8 : 0u) |
-                       (i + 2 < n ? in[i + 2] : 0u);
-    out[o++] = kB64Url[(v >> 18) & 63];
-    out[o++] = kB64Url[(v >> 12) & 63];
-    if (i + 1 < n) out[o++] = kB64Url[(v >> 6) & 63];
-    if (i + 2 < n) out[o++] = kB64Url[v & 63];
-  }
-  return o;
-}
-
-int b64url_value(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '-') return 62;
-  if (c == '_') return 63;
-  return -1;
-}
-
-// Canonical unpadded base64url into `out` (at most `cap` bytes); false on anything else.
-bool b64url_decode(StrView in, uint8_t* out, size_t cap, size_t* n) {
-  if (in.size() % 4 == 1) return false;
-  size_t o = 0;
-  uint32_t acc = 0;
-  int bits = 0;
-  for (char c : in) {
-    const int v = b64url_value(c);
-    if (v < 0) return false;
-    acc = (acc << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      if (o == cap) return false;
-      out[o++] = static_cast<uint8_t>(acc >> bits);
-      acc &= (1u << bits) - 1;
-    }
-  }
-  if (acc != 0) return false;  // unused bits must be zero
-  *n = o;
-  return true;
-}
 
 void request_digest(StrView method, StrView name, uint8_t out[8]) {
   crypto::Sha256 h;
@@ -108,7 +62,7 @@ bool Inputs::begin(Server& server, Reply& r, const Message& m) {
   reply_ = &r;
   if (!EMCP_MODERN_ERA || !r.peer().modern()) return true;
   method_ = m.method;
-  name_ = m.params[m.method == "resources/read" ? "uri" : "name"].as_string().value_or(StrView());
+  name_ = m.params[name_field(m.method)].as_string().value_or(StrView());
   const Value responses = m.params["inputResponses"];
   if (responses.exists() && !responses.is_object()) {
     r.reject(ErrorCode::kInvalidParams, {"inputResponses must be an object (input key -> the client's result)"});
@@ -134,7 +88,8 @@ bool verify_state(Inputs& in, StrView text, const char** why) {
   Server& server = *in.server_;
   uint8_t raw[kStateMax];
   size_t n = 0;
-  if (!b64url_decode(text, raw, sizeof raw, &n) || n < kHeadLen + kTagLen || raw[0] != kStateFormat ||
+  if (!util::b64url_valid(text) || util::b64url_decoded_size(text.size()) > sizeof raw ||
+      (n = util::b64url_decode_valid(text.data(), text.size(), raw)) < kHeadLen + kTagLen || raw[0] != kStateFormat ||
       raw[kHeadLen - 1] != n - kHeadLen - kTagLen) {
     *why = "it is not one of this server's";
     return false;
@@ -185,7 +140,7 @@ void write_state(Inputs& in, json::Writer& w) {
   const size_t n = kHeadLen + in.kept_len_;
   tag(key, raw, n, raw + n);
   char text[kStateTextMax];
-  w.member_str("requestState", StrView(text, b64url_encode(raw, n + kTagLen, text)));
+  w.member_str("requestState", StrView(text, util::b64url_encode(raw, n + kTagLen, text)));
 }
 
 void Inputs::install() {
@@ -293,12 +248,14 @@ bool Inputs::missing_capability(StrView name) {
 }
 
 // Ends the input-required result: what was asked, and the state for the retry.
-void Inputs::end() {
+bool Inputs::settle() {
+  if (!asked_) return refused_;
   json::Writer& w = reply_->result();
   if (listed_) w.end_object();  // inputRequests (absent when only keep() was called)
   if (server_->features_.write_state != nullptr) server_->features_.write_state(*this, w);
   w.end_object();
   reply_->end();
+  return true;
 }
 
 }  // namespace mcp

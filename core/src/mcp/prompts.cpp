@@ -11,7 +11,7 @@ StrView PromptGet::arg(StrView name, StrView fallback) const {
 }
 
 ContentWriter& PromptGet::message(Role role) {
-  if (failed_ || inputs_.asked_ || inputs_.refused_) {
+  if (failed_ || inputs_.owns_answer()) {
     content_ = ContentWriter();  // after invalid_params(): nothing more is written
     return content_;
   }
@@ -41,7 +41,7 @@ void PromptGet::end_message() {
 }
 
 void PromptGet::invalid_params(StrView message) {
-  if (started_ || inputs_.asked_ || inputs_.refused_) return;
+  if (started_ || inputs_.owns_answer()) return;
   reply_->error(ErrorCode::kInvalidParams, {message});
   failed_ = true;
 }
@@ -124,8 +124,7 @@ void Server::on_prompts_get(Session& s, const Message& m, Reply& r) {
   get.reply_ = &r;
   if (EMCP_MODERN_ERA && !get.inputs_.begin(*this, r, m)) return;  // inputResponses or requestState refused
   if (prompt->get) prompt->get(get);
-  if (get.failed_ || get.inputs_.refused_) return;
-  if (EMCP_MODERN_ERA && get.inputs_.asked_) return get.inputs_.end();
+  if (get.failed_ || (EMCP_MODERN_ERA && get.inputs_.settle())) return;
   json::Writer& w = r.result();
   if (!get.started_) {
     (void)r.result_object();

@@ -46,7 +46,7 @@ StrView ResourceRead::var(StrView name) const {
 }
 
 bool ResourceRead::begin() {
-  if (missing_ || inputs_.asked_ || inputs_.refused_) return false;
+  if (missing_ || inputs_.owns_answer()) return false;
   if (!started_) {
     json::Writer& w = reply_->result_object();
     w.key("contents");
@@ -207,8 +207,7 @@ void Server::on_resources_read(Session& s, const Message& m, Reply& r) {
   if (fn != nullptr) {
     if (EMCP_MODERN_ERA && !read.inputs_.begin(*this, r, m)) return;  // inputResponses or requestState refused
     fn(read);
-    if (read.inputs_.refused_) return;
-    if (EMCP_MODERN_ERA && read.inputs_.asked_) return read.inputs_.end();
+    if (EMCP_MODERN_ERA && read.inputs_.settle()) return;
   }
   if (fn == nullptr || read.missing_) {
     // -32002 until 2025-11-25; from 2026-07-28 on an unknown resource is -32602 (SEP-2164).

@@ -67,9 +67,13 @@ void write_implementation(json::Writer& w, const ServerInfo& info, Version v);
 void write_server_meta(json::Writer& w, const ServerInfo& info);
 // client_requests.cpp: `schema` can be an elicitation's requestedSchema at revision `v`.
 bool elicit_schema_ok(Span<const Param> schema, Version v);
-// headers.cpp: the Mcp-Param-{header} header of `h` against tool argument `arg` (at property
-// path `path`, for the message): false after answering -32020.
-bool check_param_header(const RequestHeaders& h, StrView header, StrView path, const Value& arg, Reply& r);
+// The member of a request's params that names what it is about (Mcp-Name, the requestState's
+// digest): "name" for tools/call and prompts/get, "uri" for resources/read, else nullptr.
+inline const char* name_field(StrView method) {
+  return method == "resources/read"                        ? "uri"
+         : method == "tools/call" || method == "prompts/get" ? "name"
+                                                             : nullptr;
+}
 
 // A page of a */list result: begin_page() writes {"<key>":[ , the caller the entries, end_page()
 // the end of the array, nextCursor when entries remain (`next` < `total`), and ends the answer.

@@ -48,7 +48,7 @@ const Peer& ToolCall::peer() const { return reply_->peer(); }
 
 bool ToolCall::begin_result() {
   if (phase_ != kIdle) return phase_ == kContent;
-  if (inputs_.asked_ || inputs_.refused_) return false;  // the answer is not a call result
+  if (inputs_.owns_answer()) return false;  // the answer is not a call result
   json::Writer& w = reply_->result_object();
   w.key("content");
   w.begin_array();
@@ -126,8 +126,7 @@ Status ToolCall::close_stream(uint32_t retry_ms) {
 }
 
 void ToolCall::finish() {
-  if (phase_ == kIdle && (inputs_.asked_ || inputs_.refused_)) {
-    if (EMCP_MODERN_ERA && inputs_.asked_) inputs_.end();
+  if (phase_ == kIdle && EMCP_MODERN_ERA && inputs_.settle()) {
     phase_ = kDone;
     return;
   }

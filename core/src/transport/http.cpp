@@ -101,23 +101,6 @@ StrView Request::query() const {
   return q < t.size() ? t.sub(q + 1) : StrView();
 }
 
-bool Request::mcp_param(StrView name, StrView* value) const {
-  const StrView all = mcp_params.view();
-  size_t i = 0;
-  while (i < all.size()) {
-    size_t colon = i;
-    while (colon < all.size() && all[colon] != ':') ++colon;
-    size_t end = colon;
-    while (end < all.size() && all[end] != '\n') ++end;
-    if (ascii_iequal(all.sub(i, colon - i), name)) {
-      *value = all.sub(colon + 1, end - colon - 1);
-      return true;
-    }
-    i = end + 1;
-  }
-  return false;
-}
-
 StrView Request::query_param(StrView name) const {
   const StrView q = query();
   size_t i = 0;

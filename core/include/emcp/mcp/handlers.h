@@ -98,11 +98,15 @@ class Inputs {
   friend class PromptGet;
   friend class ResourceRead;
   bool begin(Server& server, Reply& r, const jsonrpc::Message& m);
+  // The answer is the inputs' own (an input-required result, or -32021): the handler's
+  // results are not written.
+  bool owns_answer() const { return asked_ || refused_; }
+  // After the handler: ends an input-required result; true when the answer was the inputs' own.
+  bool settle();
   bool begin_ask(StrView key, const char* method, bool declared);
   void install();
   friend bool verify_state(Inputs& in, StrView state, const char** why);
   friend void write_state(Inputs& in, json::Writer& w);
-  void end();
   Server* server_ = nullptr;
   Reply* reply_ = nullptr;
   json::Value responses_;

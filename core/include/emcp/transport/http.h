@@ -70,7 +70,7 @@ struct Request {
   HeaderBuf<48> mcp_method;      ///< Mcp-Method (2026-07-28)
   HeaderBuf<EMCP_HTTP_MAX_MCP_NAME> mcp_name;  ///< Mcp-Name (2026-07-28)
   /// Mcp-Param-{Name} headers (2026-07-28), each as "name:value\n", the name in lower case
-  /// (header names are case-insensitive) and the value trimmed; see mcp_param().
+  /// (header names are case-insensitive) and the value trimmed (mcp::RequestHeaders::params).
   HeaderBuf<EMCP_HTTP_MAX_MCP_PARAMS> mcp_params;
   HeaderBuf<72> last_event_id;   ///< Last-Event-ID
   HeaderBuf<EMCP_HTTP_MAX_AUTH> authorization;
@@ -84,9 +84,6 @@ struct Request {
   StrView query() const;
   /// The value of a query parameter ("" when absent), not percent-decoded.
   StrView query_param(StrView name) const;
-  /// The value of header Mcp-Param-{name} (name compared case-insensitively); false if the
-  /// request has none.
-  bool mcp_param(StrView name, StrView* value) const;
   /// True when Accept lists `type` (e.g. "text/event-stream") or a wildcard that covers it.
   bool accepts(StrView type) const;
   /// True when Content-Type's media type is `type` (parameters such as charset ignored).
