@@ -332,6 +332,22 @@ void test_reconnection(ToolCall& call) {
   call.text("Reconnection test completed successfully");
 }
 
+// 2026-07-28 subscriptions/listen: these change the tool or prompt list (the last entry of
+// each table comes and goes), so the change reaches the listen streams that asked for it.
+void test_trigger_tool_change(ToolCall& call);
+void test_trigger_prompt_change(ToolCall& call);
+void test_dynamic_tool(ToolCall& call) { call.text("A tool that test_trigger_tool_change adds and removes"); }
+
+// 2026-07-28 Streamable HTTP: arguments mirrored in Mcp-Param-* headers (x-mcp-header), which
+// the server checks against the body before the call.
+constexpr Param kHeaderParams[] = {
+    Param::string("region", "Where to run (mirrored in the Mcp-Param-Region header)").in_header("Region").required(),
+    Param::integer("priority", "Mirrored in Mcp-Param-Priority").in_header("Priority"),
+    Param::boolean("dry_run", "Mirrored in Mcp-Param-Dry-Run").in_header("Dry-Run"),
+    Param::string("query", "Not mirrored"),
+};
+void test_custom_header(ToolCall& call) { call.text({"Ran in region ", call.str("region")}); }
+
 constexpr Param kPromptArg[] = {Param::string("prompt", "The prompt to send to the LLM").required()};
 constexpr Param kMessageArg[] = {Param::string("message", "The message to show the user").required()};
 
@@ -362,6 +378,9 @@ constexpr Tool kTools[] = {
         .describe("Elicitation with the five enum schema variants (SEP-1330)"),
     Tool::make("json_schema_2020_12_tool", &json_schema_2020_12_tool)
         .describe("Tool with JSON Schema 2020-12 features").with_input_schema(kSchema2020),
+    // Within the first page of tools/list (EMCP_PAGE_SIZE): the suite looks there for it.
+    Tool::make("test_custom_header", &test_custom_header)
+        .describe("Arguments mirrored in Mcp-Param-* headers (x-mcp-header)").with_params(kHeaderParams),
     Tool::make("test_reconnection", &test_reconnection)
         .describe("Closes its SSE stream before answering, to test client reconnection (SEP-1699)"),
     // 2026-07-28 (input_required.cpp).
@@ -387,7 +406,14 @@ constexpr Tool kTools[] = {
         .describe("Elicits during a call: an input-required result at 2026-07-28, never a request"),
     Tool::make("test_logging_tool", &everything::logging_tool)
         .describe("Logs two messages (to requests that named a logLevel), then answers"),
+    Tool::make("test_trigger_tool_change", &test_trigger_tool_change)
+        .describe("Adds or removes test_dynamic_tool: the tool list changes"),
+    Tool::make("test_trigger_prompt_change", &test_trigger_prompt_change)
+        .describe("Adds or removes test_dynamic_prompt: the prompt list changes"),
+    // Last: listed only while test_trigger_tool_change has added it.
+    Tool::make("test_dynamic_tool", &test_dynamic_tool).describe("Comes and goes with test_trigger_tool_change"),
 };
+constexpr size_t kStaticTools = sizeof kTools / sizeof kTools[0] - 1;
 
 // ---- Resources ----------------------------------------------------------------------------------
 
@@ -460,7 +486,22 @@ constexpr Prompt kPrompts[] = {
     Prompt::make("test_prompt_with_image", &prompt_with_image).describe("A prompt with an image"),
     Prompt::make("test_input_required_result_prompt", &everything::input_prompt)
         .describe("Asks whom to greet through an input-required result (2026-07-28)"),
+    // Last: listed only while test_trigger_prompt_change has added it.
+    Prompt::make("test_dynamic_prompt", &simple_prompt).describe("Comes and goes with test_trigger_prompt_change"),
 };
+constexpr size_t kStaticPrompts = sizeof kPrompts / sizeof kPrompts[0] - 1;
+
+void test_trigger_tool_change(ToolCall& call) {
+  const bool added = g_server->tools().size() == kStaticTools;
+  g_server->set_tools(emcp::Span<const Tool>(kTools, added ? kStaticTools + 1 : kStaticTools));
+  call.text(added ? "test_dynamic_tool added" : "test_dynamic_tool removed");
+}
+
+void test_trigger_prompt_change(ToolCall& call) {
+  const bool added = g_server->prompts().size() == kStaticPrompts;
+  g_server->set_prompts(emcp::Span<const Prompt>(kPrompts, added ? kStaticPrompts + 1 : kStaticPrompts));
+  call.text(added ? "test_dynamic_prompt added" : "test_dynamic_prompt removed");
+}
 
 }  // namespace
 
@@ -498,10 +539,10 @@ uint32_t next_tick_ms() {
 void install(Server& server) {
   build_wav();
   g_server = &server;
-  server.set_tools(kTools);
+  server.set_tools(emcp::Span<const Tool>(kTools, kStaticTools));
   server.set_resources(kResources);
   server.set_templates(kTemplates);
-  server.set_prompts(kPrompts);
+  server.set_prompts(emcp::Span<const Prompt>(kPrompts, kStaticPrompts));
 }
 
 // sampling/createMessage params: one user message, the text at `ctx` (a C string).

@@ -3,11 +3,12 @@
 # EMCP_BOARD_NET_SOURCES / EMCP_BOARD_NET_LIBS).
 # The minimal server (one tool, 2 KiB arena) in the small profile: JSON-RPC envelope errors
 # carry the standard messages only (EMCP_ERROR_STRINGS=0; MCP-level errors keep their detail),
-# and it serves the legacy sessions only (EMCP_MODERN_ERA=0: today's desktop clients).
+# and it serves the legacy sessions only (EMCP_MODERN_ERA=0: today's desktop clients; so no
+# subscriptions/listen table either, EMCP_MAX_LISTENS=0).
 # Budgets: 6 KiB static RAM; flash per board (board.cmake: 20 KiB on the Cortex-M3).
 emcp_firmware(emcp-minimal-${EMCP_BOARD}
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/main_board.cpp
-  DEFINES EMCP_ERROR_STRINGS=0 EMCP_MODERN_ERA=0
+  DEFINES EMCP_ERROR_STRINGS=0 EMCP_MODERN_ERA=0 EMCP_MAX_LISTENS=0
   FLASH_BUDGET ${EMCP_BOARD_MINIMAL_FLASH_BUDGET} RAM_BUDGET 6144)
 # The same server with the default options (every error text, EMCP_ERROR_STRINGS=1), measured
 # for docs/footprint.md on the Cortex-M3 only (where the budgets are set; one more link, of the

@@ -52,7 +52,9 @@ for (const file of readdirSync(dir).filter((f) => f.endsWith(".jsonl")).sort()) 
             continue;
           }
           const method = "method" in m ? undefined : methods.get(JSON.stringify(m.id));
-          const era = "method" in m ? (current ?? revision)
+          // A notification on a listen stream (its subscriptionId) is of the modern era.
+          const listened = m.params?._meta?.[`${META}subscriptionId`] !== undefined;
+          const era = "method" in m ? (listened ? MODERN_REVISIONS[0] : current ?? revision)
                                     : (modern.has(JSON.stringify(m.id)) ? MODERN_REVISIONS[0] : revision);
           problems.push(...check(era, m, method));
           ++checked;

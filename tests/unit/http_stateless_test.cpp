@@ -22,6 +22,18 @@ std::string headers(const std::string& method, const std::string& name = "", con
   return h;
 }
 
+// Arguments mirrored in Mcp-Param-* headers (x-mcp-header), also from a nested object.
+void run_sql(ToolCall& c) { c.text({"ran in ", c.str("region")}); }
+constexpr Param kWhere[] = {Param::string("zone").in_header("Zone")};
+constexpr Param kSqlParams[] = {
+    Param::string("region").in_header("Region"),
+    Param::integer("shard").in_header("Shard"),
+    Param::boolean("dry").in_header("Dry-Run"),
+    Param::object("where", kWhere),
+    Param::string("query"),
+};
+constexpr Tool kSqlTools[] = {Tool::make("sql", &run_sql).with_params(kSqlParams)};
+
 class HttpStateless : public HttpEngine {
  protected:
   // One POST on a fresh connection; its single response.
@@ -172,6 +184,105 @@ TEST_F(HttpStateless, DeferredAnswerComesOnThePostAndClosingItCancels) {
   ASSERT_EQ(rs.size(), 1u);
   EXPECT_EQ(rs[0].status, 200);
   EXPECT_EQ(rs[0].headers["mcp-session-id"].size(), 32u) << "legacy clients keep their sessions";
+}
+
+TEST_F(HttpStateless, McpParamHeadersMirrorTheArguments) {
+  {
+    emcp_test::NoHeapScope no_heap;
+    server_.set_tools(kSqlTools);
+  }
+  auto call = [&](const std::string& args, const std::string& extra) {
+    return once(modern(1, "tools/call", R"("name":"sql","arguments":{)" + args + "}"), headers("tools/call", "sql") + extra);
+  };
+  // The schema says which arguments are mirrored.
+  Response list = once(modern(2, "tools/list"), headers("tools/list"));
+  EXPECT_NE(list.body.find(R"("region":{"type":"string","x-mcp-header":"Region"})"), std::string::npos) << list.body;
+  EXPECT_NE(list.body.find(R"("zone":{"type":"string","x-mcp-header":"Zone"})"), std::string::npos) << list.body;
+  // Matching headers: served. Names are case-insensitive, integers compare as numbers,
+  // base64 is decoded, values are trimmed, headers of no mirrored argument are ignored.
+  const std::string all = R"("region":"us-west1","shard":7,"dry":false,"where":{"zone":"b"},"query":"x")";
+  EXPECT_EQ(call(all, "Mcp-Param-Region: us-west1\r\nmcp-param-shard: 007\r\nMcp-Param-Dry-Run: false\r\n"
+                      "Mcp-Param-Zone:  b \r\nMcp-Param-Query: anything\r\n").status, 200);
+  EXPECT_EQ(call(R"("region":"Hello, 世界")", "Mcp-Param-Region: =?base64?SGVsbG8sIOS4lueVjA==?=\r\n").status, 200);
+  EXPECT_EQ(call(R"("region":"=?base64?SGVsbG8")", "Mcp-Param-Region: =?base64?SGVsbG8\r\n").status, 200)
+      << "without its ?= suffix the value is literal";
+  EXPECT_EQ(call(R"("shard":-3)", "Mcp-Param-Shard: -3\r\n").status, 200);
+  EXPECT_EQ(call(R"("query":"no header needed")", "").status, 200);
+  // Anything else: 400 with -32020, and the server keeps serving.
+  expect_error(call(R"("region":"us-west1")", ""), 400, -32020);                                   // missing
+  expect_error(call(R"("region":"us-west1")", "Mcp-Param-Region: us-east1\r\n"), 400, -32020);    // differs
+  expect_error(call(R"("query":"x")", "Mcp-Param-Region: us-west1\r\n"), 400, -32020);            // no argument
+  expect_error(call(R"("region":"Hello")", "Mcp-Param-Region: =?base64?SGVsbG8?=\r\n"), 400, -32020);  // padding
+  expect_error(call(R"("region":"Hello")", "Mcp-Param-Region: =?base64?SGVs!!!bG8=?=\r\n"), 400, -32020);
+  expect_error(call(R"("region":"é")", "Mcp-Param-Region: é\r\n"), 400, -32020);  // not plain ASCII: base64 it
+  EXPECT_EQ(call(R"("region":"a b")", "Mcp-Param-Region: a\x01b\r\n").status, 400)
+      << "a control byte: the HTTP parser refuses the head before any JSON-RPC";
+  expect_error(call(R"("shard":7)", "Mcp-Param-Shard: 7.0\r\n"), 400, -32020);
+  expect_error(call(R"("shard":7)", "Mcp-Param-Shard: 99999999999999999999999\r\n"), 400, -32020);
+  expect_error(call(R"("shard":-7)", "Mcp-Param-Shard: 7\r\n"), 400, -32020);
+  expect_error(call(R"("dry":true)", "Mcp-Param-Dry-Run: True\r\n"), 400, -32020);
+  expect_error(call(R"("where":{"zone":"b"})", "Mcp-Param-Zone: c\r\n"), 400, -32020);
+  expect_error(call(R"("where":{"zone":"b"})", ""), 400, -32020);
+  EXPECT_EQ(call(all, "Mcp-Param-Region: us-west1\r\nMcp-Param-Shard: 7\r\nMcp-Param-Dry-Run: false\r\n"
+                      "Mcp-Param-Zone: b\r\n").status, 200);
+}
+
+TEST_F(HttpStateless, ListenStreamsWhatItAskedForUntilItsResponseCloses) {
+  int c = open_conn();
+  feed(c, post(modern(5, "subscriptions/listen", R"("notifications":{"toolsListChanged":true,"promptsListChanged":true})"),
+               headers("subscriptions/listen")));
+  auto rs = responses(c);
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_EQ(rs[0].status, 200);
+  EXPECT_EQ(rs[0].headers["content-type"], "text/event-stream");
+  EXPECT_FALSE(rs[0].complete) << "the stream stays open";
+  auto ev = events(rs[0].body);
+  ASSERT_EQ(ev.size(), 1u) << rs[0].body;
+  EXPECT_EQ(ev[0].data,
+            R"({"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":5},"notifications":{"toolsListChanged":true}}})")
+      << "first, and with only what this server has (no prompts)";
+  EXPECT_EQ(server_.listens(), 1u);
+  {
+    emcp_test::NoHeapScope no_heap;
+    server_.set_tools(emcp::Span<const Tool>(kTools, 2));  // the tool list changes
+  }
+  rs = responses(c);
+  ASSERT_EQ(rs.size(), 1u);
+  ev = events(rs[0].body);
+  ASSERT_EQ(ev.size(), 2u) << rs[0].body;
+  EXPECT_EQ(ev[1].data,
+            R"({"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":5}}})");
+  // Other requests are served meanwhile, on other connections.
+  EXPECT_EQ(once(modern(6, "tools/list"), headers("tools/list")).status, 200);
+  // The client closes the stream: the listen ends.
+  closed(c);
+  EXPECT_EQ(server_.listens(), 0u) << "closing the response ends the subscription";
+  // A listen the server ends (end_listens) gets its completion result, which ends the response;
+  // the connection serves the next request.
+  c = open_conn();
+  feed(c, post(modern(7, "subscriptions/listen", R"("notifications":{"toolsListChanged":true})"),
+               headers("subscriptions/listen")));
+  {
+    emcp_test::NoHeapScope no_heap;
+    EXPECT_EQ(server_.end_listens(), Status::kOk);
+  }
+  rs = responses(c);
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_TRUE(rs[0].complete);
+  ev = events(rs[0].body);
+  ASSERT_EQ(ev.size(), 2u) << rs[0].body;
+  EXPECT_NE(ev[1].data.find(R"("id":7,"result":{"resultType":"complete")"), std::string::npos) << ev[1].data;
+  EXPECT_NE(ev[1].data.find(R"("io.modelcontextprotocol/subscriptionId":7})"), std::string::npos) << ev[1].data;
+  EXPECT_EQ(server_.listens(), 0u);
+  feed(c, post(modern(8, "tools/list"), headers("tools/list")));
+  rs = responses(c);
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_EQ(rs[0].status, 200);
+  // A bad filter is a plain error answer, and nothing stays open.
+  Response bad = once(modern(9, "subscriptions/listen", R"("notifications":{"toolsListChanged":1})"),
+                      headers("subscriptions/listen"));
+  expect_error(bad, 200, -32602);
+  EXPECT_EQ(server_.listens(), 0u);
 }
 
 }  // namespace

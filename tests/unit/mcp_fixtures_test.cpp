@@ -78,6 +78,8 @@ std::string run_fixture(const std::string& path, std::vector<std::string>* failu
         else if (cmd.rfind("advance ", 0) == 0) fixture::advance_ms(std::strtoull(cmd.c_str() + 8, nullptr, 10));
         else if (cmd == "poll") server->poll();
         else if (cmd == "change_tables") fixture::change_tables();
+        else if (cmd.rfind("updated ", 0) == 0) server->resource_updated(emcp::StrView(cmd.data() + 8, cmd.size() - 8));
+        else if (cmd == "end_listens") (void)server->end_listens();
         else if (cmd == "ping_client") (void)server->ping(transport->session(), nullptr, nullptr, 1000);
         else if (cmd == "end") (void)transport->finish();
         else if (cmd.rfind("page_size ", 0) == 0) server->set_page_size(static_cast<uint16_t>(std::atoi(cmd.c_str() + 10)));

@@ -155,6 +155,14 @@
 #define EMCP_MAX_SUBSCRIPTIONS 8
 #endif
 
+/// Open `subscriptions/listen` streams (MCP 2026-07-28) per server, each holding its request id,
+/// the list changes it wants and up to EMCP_MAX_SUBSCRIPTIONS resource URIs (as hashes): about
+/// 128 bytes each with the default id length. One more is refused (-32603) and the server
+/// keeps serving. 0: no listens (-32601, and server/discover offers no change notifications).
+#ifndef EMCP_MAX_LISTENS
+#define EMCP_MAX_LISTENS 4
+#endif
+
 /// Bytes of the server's queue of held notifications: list changes, resource updates and log
 /// messages sent while their session's channel is busy with another message (from inside a
 /// tool handler after its result started, say) wait there and go out once the channel is free
@@ -222,6 +230,9 @@
 #if EMCP_MAX_SUBSCRIPTIONS < 1 || EMCP_MAX_TEMPLATE_VARS < 1
 #error "EMCP_MAX_SUBSCRIPTIONS and EMCP_MAX_TEMPLATE_VARS must be at least 1"
 #endif
+#if EMCP_MAX_LISTENS < 0 || EMCP_MAX_LISTENS > 255
+#error "EMCP_MAX_LISTENS must be between 0 (no subscriptions/listen) and 255"
+#endif
 #if EMCP_NOTIFY_QUEUE < 0 || EMCP_NOTIFY_QUEUE > 65535
 #error "EMCP_NOTIFY_QUEUE must be between 0 (no queue) and 65535 bytes"
 #endif
@@ -237,17 +248,18 @@
 
 // ---- ABI namespace -----------------------------------------------------------------------------
 
-#define EMCP_CAT17_(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q) \
-  a##_##b##_##c##_##d##_##e##_##f##_##g##_##h##_##i##_##j##_##k##_##l##_##m##_##n##_##o##_##p##_##q
-#define EMCP_CAT17(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q) \
-  EMCP_CAT17_(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q)
+#define EMCP_CAT18_(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r) \
+  a##_##b##_##c##_##d##_##e##_##f##_##g##_##h##_##i##_##j##_##k##_##l##_##m##_##n##_##o##_##p##_##q##_##r
+#define EMCP_CAT18(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r) \
+  EMCP_CAT18_(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r)
 /// Inline namespace whose name encodes the options that change the layout of public types.
 #define EMCP_ABI_NS                                                                            \
-  EMCP_CAT17(v0, EMCP_JSON_MAX_DEPTH, EMCP_JSON_MAX_KEY_LEN, EMCP_JSON_MAX_NUMBER_DIGITS,        \
+  EMCP_CAT18(v0, EMCP_JSON_MAX_DEPTH, EMCP_JSON_MAX_KEY_LEN, EMCP_JSON_MAX_NUMBER_DIGITS,        \
              EMCP_JSONRPC_MAX_ID_LEN, EMCP_JSON_WRITER_MAX_DEPTH, EMCP_MAX_DEFERRED,             \
              EMCP_MAX_OUTGOING, EMCP_MAX_SUBSCRIPTIONS, EMCP_MAX_TEMPLATE_VARS,                  \
              EMCP_HTTP_MAX_TARGET, EMCP_HTTP_MAX_AUTH, EMCP_HTTP_STREAMS, EMCP_NOTIFY_QUEUE,     \
-             EMCP_HTTP_MAX_MCP_NAME, EMCP_HTTP_MAX_MCP_PARAMS, EMCP_REQUEST_STATE_MAX)
+             EMCP_HTTP_MAX_MCP_NAME, EMCP_HTTP_MAX_MCP_PARAMS, EMCP_REQUEST_STATE_MAX,  \
+             EMCP_MAX_LISTENS)
 #define EMCP_NS_BEGIN namespace emcp { inline namespace EMCP_ABI_NS {
 #define EMCP_NS_END } }
 

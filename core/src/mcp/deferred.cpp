@@ -56,10 +56,8 @@ Pending ToolCall::defer() {
 }
 
 void Server::cancel_request(Session& s, Value request_id) {
-  Id id;
-  if (request_id.is_int()) id = Id::of(request_id.as_int().value());
-  else if (request_id.is_string()) id = Id::of(request_id.as_string().value());
-  else return;
+  const Id id = id_of(request_id);
+  if (id.type == Id::Type::kNone) return;
   for (Deferred& d : deferred_)
     if (d.used && d.session == &s && d.id.id() == id) d.cancelled = true;
 }
@@ -75,6 +73,8 @@ void Server::cancel_deferred(Session& s) {
 bool Server::is_deferred(const Session& s, const Id& id) const {
   for (const Deferred& d : deferred_)
     if (d.used && !d.cancelled && d.session == &s && d.id.id() == id) return true;
+  for (const Listen& l : listens_)
+    if (l.session == &s && l.id.id() == id) return true;
   return false;
 }
 

@@ -117,10 +117,12 @@ void Server::on_notification(Session& s, const Message& m) {
     if (s.initialized()) s.state_ = Session::kReady;
     return;
   }
-  // Only a deferred call can still be running when its cancellation arrives (synchronous
-  // ones are answered before the next message is read).
+  // Only a deferred call or a listen can still be running when its cancellation arrives
+  // (synchronous ones are answered before the next message is read).
   if (m.method == "notifications/cancelled") {
     if (features_.deferred != nullptr) features_.deferred->cancel_request(*this, s, m.params["requestId"]);
+    // A listen stream ends so on stdio (2026-07-28).
+    if (EMCP_MODERN_ERA && EMCP_MAX_LISTENS > 0) cancel_listen(s, m.params["requestId"]);
     return;
   }
   if (features_.notifications != nullptr && features_.notifications(*this, s, m)) return;

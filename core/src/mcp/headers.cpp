@@ -75,7 +75,88 @@ bool header_equals(StrView header, StrView body) {
   return plain(header) && header == body;
 }
 
+// The Mcp-Param-{name} header among `params` ("name:value\n" entries, names in lower case).
+RequestHeaders::Field find_param(StrView params, const char* name) {
+  RequestHeaders::Field f;
+  for (size_t at = 0; at < params.size();) {
+    size_t end = at;
+    while (end < params.size() && params[end] != '\n') ++end;
+    const StrView entry = params.sub(at, end - at);
+    size_t colon = 0;
+    while (colon < entry.size() && entry[colon] != ':') ++colon;
+    size_t i = 0;
+    for (; i < colon && name[i] != '\0'; ++i) {
+      const char c = name[i] >= 'A' && name[i] <= 'Z' ? static_cast<char>(name[i] - 'A' + 'a') : name[i];
+      if (entry[i] != c) break;
+    }
+    if (i == colon && name[i] == '\0' && colon < entry.size()) {
+      f.value = entry.sub(colon + 1);
+      f.present = true;
+      return f;
+    }
+    at = end + 1;
+  }
+  return f;
+}
+
+// A header value equals the argument `v` as a client mirrors it (streamable-http.mdx, "Value
+// Encoding"): a string as it is, an integer in decimal (compared as a number), a boolean as
+// true/false. Arguments of other kinds are left to the argument check (-32602).
+bool param_equals(StrView header, Value v) {
+  if (v.is_string()) return header_equals(header, v.as_string().value());
+  if (v.is_bool()) return header == (v.as_bool().value() ? StrView("true") : StrView("false"));
+  const Result<int64_t> n = v.as_int();
+  if (!n.ok()) return true;
+  // Optional '-', then decimal digits (leading zeros allowed), the value within int64.
+  size_t i = header.size() != 0 && header[0] == '-' ? 1 : 0;
+  if (i == header.size()) return false;
+  uint64_t mag = 0;
+  for (; i < header.size(); ++i) {
+    const char c = header[i];
+    if (c < '0' || c > '9' || mag > (UINT64_MAX - 9) / 10) return false;
+    mag = mag * 10 + static_cast<uint64_t>(c - '0');
+  }
+  const int64_t want = n.value();
+  const uint64_t want_mag = want < 0 ? 0 - static_cast<uint64_t>(want) : static_cast<uint64_t>(want);
+  return mag == want_mag && (mag == 0 || (header[0] == '-') == (want < 0));
+}
+
 }  // namespace
+
+// The Mcp-Param-* headers of the arguments `args` that the properties `props` mirror
+// (x-mcp-header, also in nested objects): each present argument needs its header with the
+// same value, an absent one no header. Recursion follows the Param table (at most
+// EMCP_SCHEMA_MAX_DEPTH deep), never the input.
+static bool params_match(Span<const Param> props, Value args, StrView headers, Reply& r) {
+  for (const Param& p : props) {
+    if (!p.has_header) continue;
+    const Value v = args[p.name];
+    if (p.type == ParamType::kObject) {
+      if (!params_match(Span<const Param>(p.props, p.prop_count), v, headers, r)) return false;
+      continue;
+    }
+    const RequestHeaders::Field f = find_param(headers, p.header);
+    const bool given = v.exists() && !v.is_null();
+    if (given && !f.present) {
+      r.refusing().error(ErrorCode::kHeaderMismatch,
+                         {"Header mismatch: the Mcp-Param-", p.header, " header is required: argument '", p.name,
+                          "' is present"});
+      return false;
+    }
+    if (!given && f.present) {
+      r.refusing().error(ErrorCode::kHeaderMismatch,
+                         {"Header mismatch: Mcp-Param-", p.header, " header without argument '", p.name, "'"});
+      return false;
+    }
+    if (given && !param_equals(f.value, v)) {
+      r.refusing().error(ErrorCode::kHeaderMismatch,
+                         {"Header mismatch: Mcp-Param-", p.header, " header value '", f.value,
+                          "' does not match argument '", p.name, "'"});
+      return false;
+    }
+  }
+  return true;
+}
 
 bool Server::check_headers(Server& server, const Message& m, StrView version, Reply& r) {
   const RequestHeaders& h = *server.headers_;
@@ -100,7 +181,11 @@ bool Server::check_headers(Server& server, const Message& m, StrView version, Re
   if (!header_equals(h.name.value, body.value()))
     return mismatch({"Header mismatch: Mcp-Name header value '", h.name.value, "' does not match body value '",
                      body.value(), "'"});
-  return true;
+  // tools/call: the arguments its tool mirrors in Mcp-Param-* headers.
+  if (!(m.method == "tools/call")) return true;
+  for (const Tool& t : server.tools_)
+    if (body.value().equals(t.name)) return params_match(t.params, m.params["arguments"], h.params, r);
+  return true;  // an unknown tool: the feature answers it
 }
 
 }  // namespace mcp

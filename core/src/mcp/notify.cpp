@@ -9,11 +9,15 @@ EMCP_NS_BEGIN
 namespace mcp {
 
 void Server::send_list_changed(Session& s, ListKind kind) {
-  // Only to sessions whose initialize answer offered the capability (and listChanged).
+  // To sessions whose initialize answer offered the capability (and listChanged), and to the
+  // listen streams on `s` that asked for it (2026-07-28).
   const bool offered = kind == ListKind::kTools       ? s.peer_.tools
                        : kind == ListKind::kResources ? s.peer_.resources
                                                       : s.peer_.prompts;
-  if (!s.initialized() || !offered) return;
+  const bool session = s.initialized() && offered;
+  const uint8_t bit = list_bit(static_cast<uint8_t>(kind));
+  const bool listens = EMCP_MAX_LISTENS > 0 && listening(s, bit, 0);
+  if (!session && !listens) return;
   if (must_hold(s)) {
     (void)hold(s, [](Server& sv, Session& s2, const HeldHead& h) {
       sv.send_list_changed(s2, static_cast<ListKind>(h.level));
@@ -23,9 +27,11 @@ void Server::send_list_changed(Session& s, ListKind kind) {
   const char* method = kind == ListKind::kTools       ? "notifications/tools/list_changed"
                        : kind == ListKind::kResources ? "notifications/resources/list_changed"
                                                       : "notifications/prompts/list_changed";
-  Outbound out(s, OutMessage{OutMessage::Kind::kNotification, Id{}, false});
-  if (!open_or_count(out, notifications_dropped_)) return;
-  jsonrpc::write_notification(out.w(), method);
+  if (session) {
+    Outbound out(s, OutMessage{OutMessage::Kind::kNotification, Id{}, false});
+    if (open_or_count(out, notifications_dropped_)) jsonrpc::write_notification(out.w(), method);
+  }
+  if (listens) notify_listens(s, method, bit, 0, StrView());
 }
 
 void Server::list_changed(ListKind kind) {

@@ -9,16 +9,6 @@ namespace mcp {
 
 namespace {
 
-// FNV-1a of a URI, never 0 (0 marks a free subscription slot).
-uint32_t uri_hash(StrView s) {
-  uint32_t h = 2166136261u;
-  for (char c : s) {
-    h ^= static_cast<uint8_t>(c);
-    h *= 16777619u;
-  }
-  return h == 0 ? 1 : h;
-}
-
 void write_annotations(json::Writer& w, const Annotations& a, Version v) {
   if (!a.any()) return;
   w.key("annotations");
@@ -266,21 +256,30 @@ bool subscribed(uint32_t h, const uint32_t (&subs)[EMCP_MAX_SUBSCRIPTIONS]) {
 }  // namespace
 
 void Server::send_updated(Session& s, StrView uri) {
-  if (!subscribed(uri_hash(uri), s.subs_)) return;
+  // To the session if it subscribed (resources/subscribe), and to the listen streams on `s`
+  // whose resourceSubscriptions name the URI (2026-07-28).
+  const uint32_t h = uri_hash(uri);
+  const bool session = subscribed(h, s.subs_);
+  const bool listens = EMCP_MAX_LISTENS > 0 && listening(s, 0, h);
+  if (!session && !listens) return;
   if (must_hold(s)) {
-    (void)hold(s, [](Server& sv, Session& s2, const HeldHead& h) {
-      sv.send_updated(s2, h.a());  // if still subscribed
+    (void)hold(s, [](Server& sv, Session& s2, const HeldHead& held) {
+      sv.send_updated(s2, held.a());  // if still subscribed
     }, LogLevel::kDebug, uri);
     return;
   }
-  Outbound out(s, OutMessage{OutMessage::Kind::kNotification, Id{}, false});
-  if (!open_or_count(out, notifications_dropped_)) return;
-  json::Writer& w = out.w();
-  jsonrpc::begin_notification(w, "notifications/resources/updated");
-  w.begin_object();
-  w.member_str("uri", uri);
-  w.end_object();
-  jsonrpc::end_message(w);
+  if (session) {
+    Outbound out(s, OutMessage{OutMessage::Kind::kNotification, Id{}, false});
+    if (open_or_count(out, notifications_dropped_)) {
+      json::Writer& w = out.w();
+      jsonrpc::begin_notification(w, "notifications/resources/updated");
+      w.begin_object();
+      w.member_str("uri", uri);
+      w.end_object();
+      jsonrpc::end_message(w);
+    }
+  }
+  if (listens) notify_listens(s, "notifications/resources/updated", 0, h, uri);
 }
 
 void Server::resource_updated(StrView uri) {

@@ -6,6 +6,7 @@ EMCP_NS_BEGIN
 namespace mcp {
 
 void schema_nested_too_deep() { EMCP_ASSERT(false && "Param table nested deeper than EMCP_SCHEMA_MAX_DEPTH"); }
+void schema_header_not_allowed() { EMCP_ASSERT(false && "Param::in_header on a type or name x-mcp-header does not allow"); }
 
 namespace {
 
@@ -62,6 +63,7 @@ void write_param_schema(json::Writer& w, const Param& p) {
   }
   if (p.title != nullptr) w.member_str("title", p.title);
   if (p.description != nullptr) w.member_str("description", p.description);
+  if (p.header != nullptr) w.member_str("x-mcp-header", p.header);
   if (p.enum_count != 0) {
     w.key("enum");
     w.begin_array();

@@ -67,6 +67,8 @@ void Server::attach(Session& s) {
 
 void Server::detach(Session& s) {
   cancel_deferred(s);
+  for (Listen& l : listens_)
+    if (l.session == &s) l.session = nullptr;  // its stream ended with the session
   if (held_used_ != 0) send_held(&s);  // what is held for it will not be sent
   if (features_.outgoing != nullptr) features_.outgoing->close(*this, s);
   for (Session** p = &sessions_; *p != nullptr; p = &(*p)->next_) {

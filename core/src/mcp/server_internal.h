@@ -63,8 +63,11 @@ void write_capabilities(json::Writer& w, const Peer& p);
 // An Implementation object (serverInfo) as revision `v` has it.
 void write_implementation(json::Writer& w, const ServerInfo& info, Version v);
 // "_meta":{"io.modelcontextprotocol/serverInfo":{...}}: the server's identity in a 2026-07-28
-// result.
-void write_server_meta(json::Writer& w, const ServerInfo& info);
+// result, and the subscriptionId of the listen stream it closes when `subscription` is given.
+void write_server_meta(json::Writer& w, const ServerInfo& info, const jsonrpc::Id* subscription = nullptr);
+// "_meta":{"io.modelcontextprotocol/subscriptionId":<id>}: what every message of a listen
+// stream carries.
+void write_subscription_meta(json::Writer& w, const jsonrpc::Id& id);
 // client_requests.cpp: `schema` can be an elicitation's requestedSchema at revision `v`.
 bool elicit_schema_ok(Span<const Param> schema, Version v);
 // The member of a request's params that names what it is about (Mcp-Name, the requestState's
@@ -74,6 +77,28 @@ inline const char* name_field(StrView method) {
          : method == "tools/call" || method == "prompts/get" ? "name"
                                                              : nullptr;
 }
+
+// FNV-1a of a URI, never 0 (0 marks a free subscription slot): what a session's
+// resources/subscribe and a listen's resourceSubscriptions keep of each URI.
+inline uint32_t uri_hash(StrView s) {
+  uint32_t h = 2166136261u;
+  for (char c : s) {
+    h ^= static_cast<uint8_t>(c);
+    h *= 16777619u;
+  }
+  return h == 0 ? 1 : h;
+}
+
+// A request id given as a JSON value (notifications/cancelled's requestId); none (kNone) when
+// it is neither an integer nor a string.
+inline Id id_of(Value v) {
+  if (v.is_int()) return Id::of(v.as_int().value());
+  if (v.is_string()) return Id::of(v.as_string().value());
+  return Id{};
+}
+
+// The bit of a list in Server::Listen::lists.
+inline uint8_t list_bit(uint8_t kind) { return static_cast<uint8_t>(1u << kind); }
 
 // A page of a */list result: begin_page() writes {"<key>":[ , the caller the entries, end_page()
 // the end of the array, nextCursor when entries remain (`next` < `total`), and ends the answer.

@@ -44,17 +44,17 @@ void write_capabilities(json::Writer& w, const Peer& p) {
   w.key("capabilities");
   w.begin_object();
   static constexpr const char* kNames[] = {"logging", "completions", "prompts", "resources", "tools"};
-  // What a session is offered; server/discover offers no change notifications: at 2026-07-28
-  // only subscriptions/listen would carry them, which is not served yet.
-  static constexpr const char* kLegacy[] = {"{}", "{}", R"({"listChanged":true})",
-                                            R"({"subscribe":true,"listChanged":true})",
-                                            R"({"listChanged":true})"};
+  // Change notifications: a session's go on its own channel; at 2026-07-28 they go only on
+  // subscriptions/listen streams, so server/discover offers them only with listens.
+  static constexpr const char* kNotified[] = {"{}", "{}", R"({"listChanged":true})",
+                                              R"({"subscribe":true,"listChanged":true})",
+                                              R"({"listChanged":true})"};
   const bool offered[] = {p.logs, p.completions, p.prompts, p.resources, p.tools};
-  const bool modern = p.modern();
+  const bool notified = !p.modern() || EMCP_MAX_LISTENS > 0;
   for (size_t i = 0; i < sizeof offered; ++i) {
     if (!offered[i]) continue;
     w.key(kNames[i]);
-    w.raw(modern ? "{}" : kLegacy[i]);
+    w.raw(notified ? kNotified[i] : "{}");
   }
   w.end_object();
 }

@@ -14,6 +14,7 @@ namespace {
 constexpr const char* kMetaVersion = "io.modelcontextprotocol/protocolVersion";
 constexpr const char* kMetaCaps = "io.modelcontextprotocol/clientCapabilities";
 constexpr const char* kMetaLogLevel = "io.modelcontextprotocol/logLevel";
+constexpr const char* kMetaSubscription = "io.modelcontextprotocol/subscriptionId";
 
 // -32022 with the revisions served and the one asked for (basic/versioning.mdx).
 void unsupported_version(Reply& r, StrView requested) {
@@ -87,6 +88,7 @@ void Server::serve_modern(Session& s, const Message& m) {
   peer.prompts = has_prompts_;
   peer.completions = has_prompts_ || has_resources_;
   if (m.method == "server/discover") return on_discover(r);
+  if (EMCP_MAX_LISTENS > 0 && m.method == "subscriptions/listen") return on_listen(s, m, r);
   serve_features(s, m, r);
 }
 
@@ -103,11 +105,23 @@ void Server::on_discover(Reply& r) {
   r.end();
 }
 
-void write_server_meta(json::Writer& w, const ServerInfo& info) {
+void write_server_meta(json::Writer& w, const ServerInfo& info, const Id* subscription) {
   w.key("_meta");
   w.begin_object();
   w.key("io.modelcontextprotocol/serverInfo");
   write_implementation(w, info, kModernVersion);
+  if (subscription != nullptr) {
+    w.key(kMetaSubscription);
+    jsonrpc::write_id(w, *subscription);
+  }
+  w.end_object();
+}
+
+void write_subscription_meta(json::Writer& w, const Id& id) {
+  w.key("_meta");
+  w.begin_object();
+  w.key(kMetaSubscription);
+  jsonrpc::write_id(w, id);
   w.end_object();
 }
 

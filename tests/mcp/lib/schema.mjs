@@ -47,6 +47,7 @@ const MESSAGE_OF = {
   "notifications/tools/list_changed": "ToolListChangedNotification",
   "notifications/prompts/list_changed": "PromptListChangedNotification",
   "notifications/cancelled": "CancelledNotification",
+  "notifications/subscriptions/acknowledged": "SubscriptionsAcknowledgedNotification",
   "sampling/createMessage": "CreateMessageRequest",
   "elicitation/create": "ElicitRequest",
   "roots/list": "ListRootsRequest",

@@ -35,10 +35,13 @@ enum class ParamType : uint8_t { kString, kInteger, kNumber, kBoolean, kArray, k
 /// Called only when a Param table nests deeper than EMCP_SCHEMA_MAX_DEPTH: in a constexpr
 /// table that is a compile error ("call to non-constexpr function"), by design.
 void schema_nested_too_deep();
+/// Called only for an x-mcp-header the spec forbids (Param::in_header): a compile error in a
+/// constexpr table.
+void schema_header_not_allowed();
 
 /// One property of an object schema. Build with the constexpr factories and modifiers.
 struct Param {
-  // Doubles first, then pointers, then the small fields: 72 bytes on 32-bit targets, no padding
+  // Doubles first, then pointers, then the small fields: 80 bytes on 32-bit targets, no padding
   // holes (the declaration order of members is all that changes the layout).
   double min = 0;
   double max = 0;
@@ -51,6 +54,7 @@ struct Param {
   const Param* items = nullptr;   ///< kArray: the element schema (one Param, its name unused)
   const Param* props = nullptr;   ///< kObject: the properties
   const char* raw_json = nullptr; ///< replaces the generated schema of this property
+  const char* header = nullptr;   ///< x-mcp-header: mirrored in the HTTP header Mcp-Param-{header}
   uint32_t min_len = 0;           ///< strings: characters (code points); arrays: items
   uint32_t max_len = UINT32_MAX;
   uint16_t enum_count = 0;
@@ -60,6 +64,7 @@ struct Param {
   bool has_min = false;
   bool has_max = false;
   uint8_t depth = 1;              ///< nesting: 1 for a scalar, 1 + the deepest child otherwise
+  bool has_header = false;        ///< it, or a property inside it, has a header
 
   static constexpr Param make(const char* name, const char* description, ParamType t) {
     Param p;
@@ -83,6 +88,7 @@ struct Param {
   /// An array whose elements follow `item` (declare it as its own constexpr Param).
   static constexpr Param array(const char* name, const Param& item, const char* description = nullptr) {
     Param p = make(name, description, ParamType::kArray);
+    if (item.has_header) schema_header_not_allowed();  // not reachable through array items
     p.items = &item;
     p.depth = static_cast<uint8_t>(item.depth + 1);
     if (p.depth > EMCP_SCHEMA_MAX_DEPTH) schema_nested_too_deep();
@@ -95,8 +101,10 @@ struct Param {
     Param p = make(name, description, ParamType::kObject);
     p.props = props;
     p.prop_count = static_cast<uint16_t>(N);
-    for (size_t i = 0; i < N; ++i)
+    for (size_t i = 0; i < N; ++i) {
       if (props[i].depth + 1 > p.depth) p.depth = static_cast<uint8_t>(props[i].depth + 1);
+      p.has_header = p.has_header || props[i].has_header;
+    }
     if (p.depth > EMCP_SCHEMA_MAX_DEPTH) schema_nested_too_deep();
     return p;
   }
@@ -154,6 +162,29 @@ struct Param {
   constexpr Param with_default(const char* json) const {
     Param p = *this;
     p.default_json = json;
+    return p;
+  }
+  /// Mirrors this argument into the HTTP header `Mcp-Param-{name}` (MCP 2026-07-28 Streamable
+  /// HTTP, server/tools.mdx "x-mcp-header"): written as "x-mcp-header" in the tool's
+  /// inputSchema, and a request's header is checked against the argument (-32020, HTTP 400).
+  /// Strings, integers and booleans only, not inside an array; `name` an HTTP token of 1 to 38
+  /// characters, unique in the tool (case-insensitive: not checked here). Anything else does
+  /// not compile in a constexpr table.
+  constexpr Param in_header(const char* header_name) const {
+    Param p = *this;
+    if (type != ParamType::kString && type != ParamType::kInteger && type != ParamType::kBoolean)
+      schema_header_not_allowed();
+    size_t n = 0;
+    for (; header_name[n] != '\0'; ++n) {
+      const char c = header_name[n];
+      const bool tchar = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                         c == '!' || c == '#' || c == '$' || c == '%' || c == '&' || c == '\'' || c == '*' ||
+                         c == '+' || c == '-' || c == '.' || c == '^' || c == '_' || c == '`' || c == '|' || c == '~';
+      if (!tchar) schema_header_not_allowed();
+    }
+    if (n == 0 || n > 38) schema_header_not_allowed();
+    p.header = header_name;
+    p.has_header = true;
     return p;
   }
   /// Raw JSON Schema text for this property (written verbatim; only `type` is validated).

@@ -62,6 +62,23 @@ struct Token {
   jsonrpc::Id id() const;
 };
 
+/// N entries of T in place; none (and no bytes beyond the empty object's) when N is 0.
+template <typename T, size_t N>
+struct FixedTable {
+  T items[N];
+  T* begin() { return items; }
+  T* end() { return items + N; }
+  const T* begin() const { return items; }
+  const T* end() const { return items + N; }
+};
+template <typename T>
+struct FixedTable<T, 0> {
+  T* begin() { return nullptr; }
+  T* end() { return nullptr; }
+  const T* begin() const { return nullptr; }
+  const T* end() const { return nullptr; }
+};
+
 /// How long a 2026-07-28 client may keep a result (server/utilities/caching.mdx): ttlMs of
 /// server/discover and the */list results, and of resources/read, and whether they may be
 /// shared across authorization contexts (cacheScope "public") or not ("private").
@@ -142,6 +159,15 @@ class Server {
   /// A diagnostic: 0 means nothing was lost.
   uint32_t notifications_dropped() const { return notifications_dropped_; }
 
+  // ---- Subscriptions (2026-07-28: subscriptions/listen, basic/patterns/subscriptions.mdx)
+  /// Ends every open listen stream on the server's initiative (before a shutdown, say): each
+  /// gets its completion result, {"resultType":"complete"} with its subscriptionId, which on
+  /// Streamable HTTP ends its response. kWouldBlock when a channel was busy writing another
+  /// message (those listens stay open: call again from the loop); kOk when none is left.
+  Status end_listens();
+  /// The listen streams open now (at most EMCP_MAX_LISTENS).
+  size_t listens() const;
+
   // ---- Deferred tool calls
   /// Finishes a deferred call: `fn` writes the result through a ToolCall (args() is missing).
   /// Returns kNotFound for a stale handle, kClosed if the client cancelled it (nothing is sent).
@@ -214,8 +240,9 @@ class Server {
   /// RequestHeaders::check: a 2026-07-28 request's headers against its body (-32020).
   static bool check_headers(Server& server, const jsonrpc::Message& m, StrView version, Reply& r);
 
-  /// True while a deferred call of session `s` answers request `id` (transports use it to
-  /// know which requests are still to be answered after handle() returns).
+  /// True while a deferred call of session `s` answers request `id`, or while `id` is a listen
+  /// stream open on `s` (transports use it to know which requests are still to be answered
+  /// after handle() returns).
   bool is_deferred(const Session& s, const jsonrpc::Id& id) const;
   /// The request ids of session `s`'s deferred calls still to be answered (not cancelled):
   /// up to `cap` into `out` (valid while those calls are pending); returns how many.
@@ -260,6 +287,20 @@ class Server {
   // The modern era (stateless.cpp).
   void serve_modern(Session& s, const jsonrpc::Message& m);
   void on_discover(Reply& r);
+  // subscriptions/listen (listen.cpp): one open listen stream.
+  struct Listen {
+    Session* session = nullptr;  // nullptr: free
+    Token id;                    // its request's id, the subscriptionId
+    uint8_t lists = 0;           // bit 1 << ListKind: the list changes it wants
+    uint32_t subs[EMCP_MAX_SUBSCRIPTIONS] = {};  // FNV-1a of its resourceSubscriptions (0: none)
+  };
+  void on_listen(Session& s, const jsonrpc::Message& m, Reply& r);
+  // notifications/cancelled of a listen on `s` (stdio): it ends, unanswered.
+  void cancel_listen(Session& s, json::Value request_id);
+  // True when a listen on `s` wants the list change `kind` (uri empty) or updates of `uri`.
+  bool listening(const Session& s, uint8_t lists, uint32_t uri_hash) const;
+  // Sends `method` to each such listen on `s`, tagged with its subscriptionId.
+  void notify_listens(Session& s, const char* method, uint8_t lists, uint32_t uri_hash, StrView uri);
   void on_notification(Session& s, const jsonrpc::Message& m);
   void on_response(Session& s, const jsonrpc::Message& m);
   void on_initialize(Session& s, const jsonrpc::Message& m, Reply& r);
@@ -365,6 +406,7 @@ class Server {
   Session* current_session_ = nullptr;
   const RequestHeaders* headers_ = nullptr;  // the HTTP headers of the input being handled
   Deferred deferred_[EMCP_MAX_DEFERRED];
+  FixedTable<Listen, EMCP_MAX_LISTENS> listens_;
   Outgoing outgoing_[EMCP_MAX_OUTGOING];
   int64_t next_request_id_ = 1;
   uint32_t notifications_dropped_ = 0;
