@@ -43,9 +43,7 @@ void Server::on_complete(Session& /*s*/, const Message& m, Reply& r) {
   CompleteFn fn = nullptr;
   if (type.value() == "ref/prompt") {
     const StrView name = ref["name"].as_string().value_or(StrView());
-    const Prompt* prompt = nullptr;
-    for (const Prompt& p : prompts_)
-      if (name.equals(p.name)) prompt = &p;
+    const Prompt* prompt = prompt_named(name);
     if (prompt == nullptr) {
       r.reject(ErrorCode::kInvalidParams, {"unknown prompt \"", name, "\""});
       return;

@@ -183,9 +183,8 @@ bool Server::check_headers(Server& server, const Message& m, StrView version, Re
                      body.value(), "'"});
   // tools/call: the arguments its tool mirrors in Mcp-Param-* headers.
   if (!(m.method == "tools/call")) return true;
-  for (const Tool& t : server.tools_)
-    if (body.value().equals(t.name)) return params_match(t.params, m.params["arguments"], h.params, r);
-  return true;  // an unknown tool: the feature answers it
+  const Tool* tool = server.tool_named(body.value());
+  return tool == nullptr || params_match(tool->params, m.params["arguments"], h.params, r);  // unknown: the feature answers
 }
 
 }  // namespace mcp

@@ -17,6 +17,13 @@ constexpr const char* kListNames[] = {"toolsListChanged", "resourcesListChanged"
 
 }  // namespace
 
+bool Server::Listen::wants(uint8_t kinds, uint32_t uri_h) const {
+  if ((lists & kinds) != 0) return true;
+  for (uint32_t h : subs)
+    if (uri_h != 0 && h == uri_h) return true;
+  return false;
+}
+
 void Server::on_listen(Session& s, const Message& m, Reply& r) {
   const Value filter = m.params["notifications"];
   if (!filter.is_object()) {
@@ -117,21 +124,14 @@ void Server::cancel_listen(Session& s, Value request_id) {
 }
 
 bool Server::listening(const Session& s, uint8_t lists, uint32_t uri_h) const {
-  for (const Listen& l : listens_) {
-    if (l.session != &s) continue;
-    if ((l.lists & lists) != 0) return true;
-    for (uint32_t h : l.subs)
-      if (uri_h != 0 && h == uri_h) return true;
-  }
+  for (const Listen& l : listens_)
+    if (l.session == &s && l.wants(lists, uri_h)) return true;
   return false;
 }
 
 void Server::notify_listens(Session& s, const char* method, uint8_t lists, uint32_t uri_h, StrView uri) {
   for (Listen& l : listens_) {
-    if (l.session != &s) continue;
-    bool wanted = (l.lists & lists) != 0;
-    for (uint32_t h : l.subs) wanted = wanted || (uri_h != 0 && h == uri_h);
-    if (!wanted) continue;
+    if (l.session != &s || !l.wants(lists, uri_h)) continue;
     const Id id = l.id.id();
     Outbound out(s, OutMessage{OutMessage::Kind::kNotification, id, false});
     if (!open_or_count(out, notifications_dropped_)) continue;

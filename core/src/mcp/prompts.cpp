@@ -91,9 +91,7 @@ void Server::on_prompts_get(Session& s, const Message& m, Reply& r) {
     r.reject(ErrorCode::kInvalidParams, {"name must be a string"});
     return;
   }
-  const Prompt* prompt = nullptr;
-  for (const Prompt& p : prompts_)
-    if (name.value().equals(p.name)) prompt = &p;
+  const Prompt* prompt = prompt_named(name.value());
   if (prompt == nullptr) {
     r.reject(ErrorCode::kInvalidParams, {"unknown prompt \"", name.value(), "\""});
     return;

@@ -86,21 +86,31 @@ void Server::poll() {
   send_held_now();
 }
 
+const Tool* Server::tool_named(StrView name) const {
+  for (const Tool& t : tools_)
+    if (name.equals(t.name)) return &t;
+  return nullptr;
+}
+
+const Prompt* Server::prompt_named(StrView name) const {
+  for (const Prompt& p : prompts_)
+    if (name.equals(p.name)) return &p;
+  return nullptr;
+}
+
 const char* Server::scope_of(const jsonrpc::Message& m) const {
   if (m.kind != jsonrpc::Kind::kRequest) return nullptr;
   if (m.method == "tools/call") {
     const Result<StrView> name = m.params["name"].as_string();
     if (!name.ok()) return nullptr;
-    for (const Tool& t : tools_)
-      if (name.value().equals(t.name)) return t.scope;
-    return nullptr;
+    const Tool* t = tool_named(name.value());
+    return t != nullptr ? t->scope : nullptr;
   }
   if (m.method == "prompts/get") {
     const Result<StrView> name = m.params["name"].as_string();
     if (!name.ok()) return nullptr;
-    for (const Prompt& p : prompts_)
-      if (name.value().equals(p.name)) return p.scope;
-    return nullptr;
+    const Prompt* p = prompt_named(name.value());
+    return p != nullptr ? p->scope : nullptr;
   }
   if (m.method == "resources/read" || m.method == "resources/subscribe") {
     const Result<StrView> uri = m.params["uri"].as_string();

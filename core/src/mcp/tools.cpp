@@ -200,9 +200,7 @@ void Server::on_tools_call(Session& s, const Message& m, Reply& r) {
     r.reject(ErrorCode::kInvalidParams, {"name must be a string"});
     return;
   }
-  const Tool* tool = nullptr;
-  for (const Tool& t : tools_)
-    if (name.value().equals(t.name)) tool = &t;
+  const Tool* tool = tool_named(name.value());
   if (tool == nullptr) {
     r.reject(ErrorCode::kInvalidParams, {"unknown tool \"", name.value(), "\""});
     return;

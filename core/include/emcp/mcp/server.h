@@ -293,6 +293,8 @@ class Server {
     Token id;                    // its request's id, the subscriptionId
     uint8_t lists = 0;           // bit 1 << ListKind: the list changes it wants
     uint32_t subs[EMCP_MAX_SUBSCRIPTIONS] = {};  // FNV-1a of its resourceSubscriptions (0: none)
+    // It wants a change of the lists in `lists`, or updates of the URI hashed `uri_hash` (0: none).
+    bool wants(uint8_t lists, uint32_t uri_hash) const;
   };
   void on_listen(Session& s, const jsonrpc::Message& m, Reply& r);
   // notifications/cancelled of a listen on `s` (stdio): it ends, unanswered.
@@ -317,6 +319,9 @@ class Server {
   void run_tool(ToolCall& call, Reply& r);
   bool page_start(const jsonrpc::Message& m, Reply& r, size_t total, size_t* start);
   void write_tool(json::Writer& w, const Tool& t, Version v);
+  // The tool or prompt of that name in the application's table (nullptr: none).
+  const Tool* tool_named(StrView name) const;
+  const Prompt* prompt_named(StrView name) const;
   enum class ListKind : uint8_t { kTools, kResources, kPrompts };
   void list_changed(ListKind kind);
   void cancel_deferred(Session& s);
