@@ -10,8 +10,11 @@ set(EMCP_BOARD_MINIMAL_FLASH_BUDGET 23552)
 # its static RAM and the 5 KiB stack region of linker.ld would not fit: docs/footprint.md has
 # the static RAM of the Cortex-M3 image, which has the default); the link fails if they outgrow
 # the RAM. Thumb-1 code is larger: its flash ceiling is 72 KiB, 74 KiB since MCP 2026-07-28's
-# subscriptions/listen (the measured 74,828 B).
+# subscriptions/listen (the measured 74,828 B), 81 KiB since its tools ask through input() for
+# both eras (82,020 B).
 # One subscriptions/listen stream (136 B; the default 4 take 408 B more), paid for by half the
-# held-notification queue (128 B).
-set(EMCP_BOARD_SENSORS_DEFINES EMCP_ARENA_SIZE=2048 EMCP_MAX_LISTENS=1 EMCP_NOTIFY_QUEUE=128)
-set(EMCP_BOARD_SENSORS_FLASH_BUDGET 75776)
+# held-notification queue (128 B). One call asking an older client at a time (the InputBridge's
+# second slot, about 600 B, would not fit), with up to 2 questions a round.
+set(EMCP_BOARD_SENSORS_DEFINES EMCP_ARENA_SIZE=2048 EMCP_MAX_LISTENS=1 EMCP_NOTIFY_QUEUE=128
+    EMCP_SENSORS_INPUT_SLOTS=1 EMCP_INPUT_ASKS=2)
+set(EMCP_BOARD_SENSORS_FLASH_BUDGET 82944)

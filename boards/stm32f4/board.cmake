@@ -8,5 +8,6 @@ set(EMCP_BOARD_IRQS 82)
 set(EMCP_BOARD_MINIMAL_FLASH_BUDGET 21504)
 # Sensors: the Cortex-M3's ceiling plus the same vector table and start-up; it crossed 64 KiB
 # (65,876 B) when the MCP 2026-07-28 input rounds came in, 66 KiB with subscriptions/listen
-# (68,332 B), so its ceiling is 68 KiB.
-set(EMCP_BOARD_SENSORS_FLASH_BUDGET 69632)
+# (68,332 B), 73.9 KiB when its tools asked through input() for both eras (75,708 B), so its
+# ceiling is 75 KiB.
+set(EMCP_BOARD_SENSORS_FLASH_BUDGET 76800)

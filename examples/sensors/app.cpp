@@ -19,6 +19,10 @@
 #ifndef EMCP_SENSORS_CLIENT_TOOLS
 #define EMCP_SENSORS_CLIENT_TOOLS 1
 #endif
+// EMCP_SENSORS_INPUT_SLOTS (default 2): calls asking an older client at once (InputBridge).
+#ifndef EMCP_SENSORS_INPUT_SLOTS
+#define EMCP_SENSORS_INPUT_SLOTS 2
+#endif
 
 namespace app {
 
@@ -223,109 +227,49 @@ void run_jobs() {
 }
 
 #if EMCP_SENSORS_CLIENT_TOOLS
+// The three tools that ask the client (elicitation, sampling, roots) ask through Inputs and
+// return; they run again with the answer. A 2026-07-28 client gets an input-required result and
+// retries with the answer; an older one is sent the request (elicitation/create...) while the
+// server's InputBridge (init() below) holds the call. The answer is the client's word: checked.
+
+// Older clients are asked through requests while the bridge holds the call. The tools take no
+// arguments and ask one question a round: the arena holds the request's name, arguments and
+// _meta (progressToken), and the rebuilt request around the answer (8 JSON values).
+emcp::mcp::StaticInputBridge<EMCP_SENSORS_INPUT_SLOTS, 8 * sizeof(emcp::json::Node) + 160> g_bridge;
+
+// Why a question could not go out: -32021 for a 2026-07-28 request that did not declare the
+// capability, else a tool error with the reason.
+void cannot_ask(ToolCall& call, bool declared, const char* capability) {
+  if (!declared && call.input().missing_capability(capability)) return;
+  call.fail({"Could not ask the client: ", call.input().why_not(), "."});
+}
+
 // calibrate_temperature: asks the user (elicitation) for a reference reading.
 constexpr Param kCalibrationForm[] = {
     Param::number("reference_celsius", "Temperature of a trusted thermometer next to the device")
         .range(-40, 125)
         .required(),
 };
-struct ClientWait {
-  bool used = false;
-  bool ready = false;  // the answer is known; tick() retries complete() when the channel was busy
-  Pending pending;
-  char text[160];      // the answer (longer texts are cut: these are short messages)
-  bool failed = false;
-};
-ClientWait g_waits[EMCP_MAX_OUTGOING];
-
-ClientWait* new_wait(Pending p) {
-  for (ClientWait& w : g_waits) {
-    if (!w.used) {
-      w = ClientWait{};
-      w.used = true;
-      w.pending = p;
-      return &w;
-    }
-  }
-  return nullptr;
-}
-
-// Copies text into a wait slot (the response tree goes away after the callback).
-void set_text(ClientWait* w, std::initializer_list<TextPiece> pieces, bool failed) {
-  (void)format_text(w->text, sizeof w->text, pieces);
-  w->failed = failed;
-}
-
-void answer_wait(ToolCall& call, void* ctx) {
-  auto* w = static_cast<ClientWait*>(ctx);
-  if (w->failed) call.fail(StrView(w->text));
-  else call.text(StrView(w->text));
-}
-
-void finish_wait(ClientWait* w) {
-  w->ready = true;
-  const Status s = g_server->complete(w->pending, &answer_wait, w);
-  if (s == Status::kWouldBlock) return;  // another message is being written: tick() retries
-  w->used = false;                       // answered, or the call is gone (cancelled, stale)
-}
-
-void retry_waits() {
-  for (ClientWait& w : g_waits)
-    if (w.used && w.ready) finish_wait(&w);
-}
-
-void outcome_text(ClientWait* w, const Response& r, const char* what) {
-  switch (r.outcome) {
-    case Response::Outcome::kError:
-      set_text(w, {"The client refused the ", what, ": ", r.message}, true);
-      break;
-    case Response::Outcome::kTimeout:
-      set_text(w, {"The client did not answer the ", what, " in time."}, true);
-      break;
-    case Response::Outcome::kClosed:
-      set_text(w, {"The connection closed during the ", what, "."}, true);
-      break;
-    default:
-      break;
-  }
-}
-
-void on_calibration(const Response& r, void* ctx) {
-  auto* w = static_cast<ClientWait*>(ctx);
-  if (r.outcome != Response::Outcome::kResult) {
-    outcome_text(w, r, "calibration request");
-  } else {
-    const StrView action = r.result["action"].as_string().value_or("");
-    if (action == "accept") {
-      const double ref = r.result["content"]["reference_celsius"].as_double().value_or(0);
-      const double measured = sensors::read(sensors::Id::kTemperature, g_now()).value;  // raw
-      g_offset = ref - measured;
-      set_text(w, {"Calibrated: reference ", TextPiece(ref, 1), " \xC2\xB0" "C, measured ",
-                   TextPiece(measured, 1), " \xC2\xB0" "C, offset ", TextPiece(g_offset, 2)}, false);
-      log(LogLevel::kNotice, "temperature calibrated");
-    } else {
-      set_text(w, {"Calibration not done: the user chose \"", action, "\"."}, false);
-    }
-  }
-  finish_wait(w);
-}
 
 void calibrate_temperature(ToolCall& call) {
-  if (!call.session().client().elicitation_form)
-    return call.fail("This client cannot ask the user (no elicitation capability).");
-  const Pending p = call.defer();
-  if (!p.valid()) return;
-  ClientWait* w = new_wait(p);
-  const Status s = w ? g_server->elicit(call.session(),
-                                        "Enter the temperature a trusted thermometer shows next "
-                                        "to the device.",
-                                        kCalibrationForm, &on_calibration, w)
-                     : Status::kNoSpace;
-  if (s != Status::kOk) {
-    if (w == nullptr) return;  // cannot happen: as many waits as deferred slots... keep safe
-    set_text(w, {"Could not ask the user (", emcp::status_str(s), ")."}, true);
-    finish_wait(w);
+  const emcp::json::Value answer = call.input().answer("reference");
+  if (!answer.exists()) {
+    if (!call.input().elicit("reference", "Enter the temperature a trusted thermometer shows next to the device.",
+                             kCalibrationForm))
+      cannot_ask(call, call.peer().caps.elicitation_form, "elicitation");
+    return;
   }
+  const StrView action = answer["action"].as_string().value_or("");
+  if (!(action == "accept"))
+    return call.text({"Calibration not done: the user chose \"", action, "\"."});
+  const emcp::Result<double> ref = answer["content"]["reference_celsius"].as_double();
+  if (!ref.ok() || ref.value() < -40 || ref.value() > 125)
+    return call.fail("Calibration not done: the answer holds no reference_celsius between -40 and 125.");
+  const double measured = sensors::read(sensors::Id::kTemperature, g_now()).value;  // raw
+  g_offset = ref.value() - measured;
+  call.text({"Calibrated: reference ", TextPiece(ref.value(), 1), " \xC2\xB0" "C, measured ",
+             TextPiece(measured, 1), " \xC2\xB0" "C, offset ", TextPiece(g_offset, 2)});
+  log(LogLevel::kNotice, "temperature calibrated");
 }
 
 // summarize_readings: asks the client's model (sampling) for a one-paragraph summary.
@@ -357,59 +301,31 @@ void write_sampling_params(emcp::json::Writer& w, const void*) {
   w.end_object();
 }
 
-void on_summary(const Response& r, void* ctx) {
-  auto* w = static_cast<ClientWait*>(ctx);
-  if (r.outcome != Response::Outcome::kResult) {
-    outcome_text(w, r, "sampling request");
-  } else {
-    const emcp::json::Value content = r.result["content"];
-    const StrView text = content["text"].as_string().value_or("(the model answered without text)");
-    set_text(w, {"Summary by ", r.result["model"].as_string().value_or("the client's model"), ": ", text},
-             false);
-  }
-  finish_wait(w);
-}
-
 void summarize_readings(ToolCall& call) {
-  if (!call.session().client().sampling)
-    return call.fail("This client offers no model to the server (no sampling capability).");
-  const Pending p = call.defer();
-  if (!p.valid()) return;
-  ClientWait* w = new_wait(p);
-  const Status s = w ? g_server->sample(call.session(), &write_sampling_params, nullptr, &on_summary, w)
-                     : Status::kNoSpace;
-  if (s != Status::kOk && w != nullptr) {
-    set_text(w, {"Could not ask the client's model (", emcp::status_str(s), ")."}, true);
-    finish_wait(w);
+  const emcp::json::Value answer = call.input().answer("summary");
+  if (!answer.exists()) {
+    if (!call.input().sample("summary", &write_sampling_params, nullptr))
+      cannot_ask(call, call.peer().caps.sampling, "sampling");
+    return;
   }
+  call.text({"Summary by ", answer["model"].as_string().value_or("the client's model"), ": ",
+             answer["content"]["text"].as_string().value_or("(the model answered without text)")});
 }
 
 // list_roots: what the client shares with the server (roots/list).
-void on_roots(const Response& r, void* ctx) {
-  auto* w = static_cast<ClientWait*>(ctx);
-  if (r.outcome != Response::Outcome::kResult) {
-    outcome_text(w, r, "roots request");
-  } else {
-    const emcp::json::Value roots = r.result["roots"];
-    size_t n = format_text(w->text, sizeof w->text,
-                           {"The client shares ", static_cast<long long>(roots.size()), " root(s)"});
-    for (emcp::json::Value root : roots.elements())
-      n += format_text(w->text + n, sizeof w->text - n, {": ", root["uri"].as_string().value_or("?")});
-    w->failed = false;
-  }
-  finish_wait(w);
-}
-
 void list_roots(ToolCall& call) {
-  if (!call.session().client().roots) return call.fail("This client shares no roots.");
-  const Pending p = call.defer();
-  if (!p.valid()) return;
-  ClientWait* w = new_wait(p);
-  const Status s = w ? g_server->list_roots(call.session(), &on_roots, w) : Status::kNoSpace;
-  if (s != Status::kOk && w != nullptr) {
-    set_text(w, {"Could not ask for roots (", emcp::status_str(s), ")."}, true);
-    finish_wait(w);
+  const emcp::json::Value answer = call.input().answer("roots");
+  if (!answer.exists()) {
+    if (!call.input().list_roots("roots")) cannot_ask(call, call.peer().caps.roots, "roots");
+    return;
   }
+  const emcp::json::Value roots = answer["roots"];
+  if (!roots.is_array()) return call.fail("The client's answer holds no list of roots.");
+  ContentWriter& out = call.content();  // one text block, streamed: any number of roots
+  out.text_begin();
+  out.text_part({"The client shares ", static_cast<long long>(roots.size()), " root(s)"});
+  for (emcp::json::Value root : roots.elements()) out.text_part({": ", root["uri"].as_string().value_or("?")});
+  out.text_end();
 }
 
 // The client says its roots changed (clients that declared roots.listChanged): logged; the
@@ -776,6 +692,7 @@ void init(Server& server, uint64_t (*now_ms)()) {
   server.set_prompts(kPrompts);
 #if EMCP_SENSORS_CLIENT_TOOLS
   server.on_roots_changed(&roots_changed, nullptr);
+  server.set_input_bridge(g_bridge);
 #endif
   log(LogLevel::kInfo, "device started");
   record_history();
@@ -783,9 +700,6 @@ void init(Server& server, uint64_t (*now_ms)()) {
 
 void tick() {
   run_jobs();
-#if EMCP_SENSORS_CLIENT_TOOLS
-  retry_waits();
-#endif
   record_history();
 }
 

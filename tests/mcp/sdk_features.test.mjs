@@ -269,7 +269,7 @@ for (const revision of REVISIONS) {
         const r = await client.callTool({ name: "summarize_readings", arguments: {} });
         // Not "did not answer in time": the server's request ended when the answer arrived.
         assert.equal(r.isError, true);
-        assert.equal(r.content[0].text, "The client refused the sampling request: response too large for the arena (EMCP_ARENA_SIZE)");
+        assert.equal(r.content[0].text, "The client refused the sampling/createMessage request: response too large for the arena (EMCP_ARENA_SIZE)");
       } finally {
         samplingAnswerChars = 0;
       }
@@ -283,7 +283,7 @@ for (const revision of REVISIONS) {
         assert.match(r.content[0].text, /^Calibrated: reference 22\.5 °C, measured \d+\.\d °C, offset -?\d+\.\d\d$/);
       } else {
         assert.equal(r.isError, true);  // no elicitation before 2025-06-18
-        assert.match(r.content[0].text, /no elicitation capability/);
+        assert.match(r.content[0].text, /did not declare the elicitation capability/);
       }
     });
 

@@ -1,8 +1,9 @@
 // emcp-sensors driven by the official MCP TypeScript SDK v2 client (@modelcontextprotocol/client,
 // pinned in package.json) at protocol revision 2026-07-28, the stateless "modern" era: no
 // initialize, server/discover, per-request _meta, multi round-trip requests (input_required
-// results the client fulfils through its request handlers), subscriptions/listen. Over stdio or
-// Streamable HTTP on a loopback port (EMCP_TRANSPORT; the v2 SDK has no WebSocket transport).
+// results the client fulfils through its request handlers), subscriptions/listen. Over stdio,
+// Streamable HTTP on a loopback port, or the emulated UART of the sensors firmware in QEMU
+// through emcp-bridge (EMCP_TRANSPORT=stdio|http|qemu; the v2 SDK has no WebSocket transport).
 // Every message the server sends is validated against the official 2026-07-28 JSON schema.
 // Over http it also runs emcp-everything's MRTR fixture, to show the client's auto-fulfilment
 // works against emcp.
@@ -11,13 +12,16 @@
 //     node --test --test-reporter=spec tests/mcp/sdk_v2.test.mjs
 //   EMCP_TRANSPORT=http EMCP_SENSORS=build/native/bin/emcp-sensors \
 //     EMCP_EVERYTHING=build/native/bin/emcp-everything node --test tests/mcp/sdk_v2.test.mjs
+//   EMCP_TRANSPORT=qemu EMCP_QEMU_MACHINE=mps2-an385 EMCP_FIRMWARE=.../emcp-sensors-mps2-an385.elf \
+//     EMCP_BRIDGE=build/native/bin/emcp-bridge EMCP_BOARD_NAME=mps2-an385 node --test tests/mcp/sdk_v2.test.mjs
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
+import net from "node:net";
 import Ajv2020 from "ajv/dist/2020.js";
 import { z } from "zod";
 import { Client, StreamableHTTPClientTransport, ProtocolError } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { startNetworkServer, stopNetworkServer, waitFor, HTTP_SCHEME } from "./lib/harness.mjs";
+import { startNetworkServer, stopNetworkServer, startQemu, stopQemu, waitFor, HTTP_SCHEME } from "./lib/harness.mjs";
 import { check } from "./lib/schema.mjs";
 
 const build = (name) => new URL(`../../build/native/bin/${name}`, import.meta.url).pathname;
@@ -25,7 +29,13 @@ const SENSORS = process.env.EMCP_SENSORS ?? build("emcp-sensors");
 const EVERYTHING = process.env.EMCP_EVERYTHING ?? build("emcp-everything");
 const KIND = process.env.EMCP_TRANSPORT ?? "stdio";
 const REVISION = "2026-07-28";
-if (!["stdio", "http"].includes(KIND)) throw new Error("EMCP_TRANSPORT must be stdio or http (the v2 SDK has no other)");
+if (!["stdio", "http", "qemu"].includes(KIND)) {
+  throw new Error("EMCP_TRANSPORT must be stdio, http or qemu (the v2 SDK has no other transport; qemu is stdio to emcp-bridge)");
+}
+// qemu: the sensors firmware on an emulated board (EMCP_QEMU_MACHINE, EMCP_FIRMWARE), its UART
+// reached through emcp-bridge (EMCP_BRIDGE): to the client a stdio server like any other.
+const QEMU = KIND === "qemu";
+const STDIO = KIND === "stdio" || QEMU;
 
 const TOOLS = ["read_sensor", "read_all", "set_led", "set_relay", "sample_sensor", "calibrate_temperature",
   "summarize_readings", "list_roots", "snapshot", "get_log", "echo", "device_stats"];
@@ -119,11 +129,48 @@ class Recorder {
   requests(method) { return this.sent.filter((m) => m.method === method && "id" in m); }
 }
 
-/// Connects a v2 client to `command args` (stdio) or to the server listening on `port` (http).
+/// QEMU with the firmware, booted: its banner read off the UART and that connection closed, so
+/// that the client starts against a board that is already running, as a real one would be.
+/// That is also what makes the v2 stdio transport work through emcp-bridge: it runs the
+/// server/discover probe on a throw-away sibling process (here a second emcp-bridge, which
+/// connects, probes and is killed), then starts the session's own; a board prints its banner
+/// once, so each bridge runs with --banner "" (not waiting for one). Returns startQemu's
+/// { proc, port }.
+async function bootBoard() {
+  const q = await startQemu(process.env.EMCP_QEMU_MACHINE, process.env.EMCP_FIRMWARE);
+  const deadline = Date.now() + 20000;
+  try {
+    for (;;) {
+      const banner = await new Promise((resolve) => {
+        const s = net.connect(q.port, "127.0.0.1");
+        let seen = "";
+        const done = (ok) => { s.destroy(); resolve(ok); };
+        s.on("error", () => done(false));
+        s.on("data", (d) => { seen += d; if (/MCP on this UART/.test(seen)) done(true); });
+        s.on("close", () => resolve(false));
+        setTimeout(() => done(false), Math.max(0, deadline - Date.now())).unref();
+      });
+      if (banner) return q;
+      if (Date.now() > deadline) throw new Error(`no banner from the board within 20 s; QEMU said: ${q.proc.stderr_text()}`);
+      await new Promise((r) => setTimeout(r, 100));  // QEMU not listening yet
+    }
+  } catch (e) {
+    await stopQemu(q);
+    throw e;
+  }
+}
+
+/// Connects a v2 client to `command args` (stdio), to the server listening on `port` (http), or
+/// (qemu) to a freshly booted board through emcp-bridge.
 async function connectV2({ command, args = [], port, mode = { pin: REVISION }, capabilities = CAPS, handlers = HANDLERS }) {
   const rec = new Recorder();
-  let transport;
-  if (KIND === "stdio" && port === undefined) {
+  let transport, qemu;
+  if (QEMU) {
+    qemu = await bootBoard();
+    command = process.env.EMCP_BRIDGE;
+    args = ["--tcp", `127.0.0.1:${qemu.port}`, "--banner", ""];
+  }
+  if (STDIO && port === undefined) {
     transport = new StdioClientTransport({ command, args, stderr: "pipe" });
     rec.stderr = "";
     transport.stderr.on("data", (d) => { rec.stderr += d; });
@@ -132,22 +179,30 @@ async function connectV2({ command, args = [], port, mode = { pin: REVISION }, c
   }
   rec.attach(transport);
   const client = new Client({ name: "emcp-sdk-v2-test", version: "1.0.0" },
-    { capabilities, versionNegotiation: { mode, probe: { timeoutMs: 5000 } } });
+    { capabilities, versionNegotiation: { mode, probe: { timeoutMs: QEMU ? 15000 : 5000 } } });
   for (const [method, handler] of Object.entries(handlers)) client.setRequestHandler(method, handler);
   client.onerror = (e) => rec.errors.push(e);
-  await client.connect(transport, { timeout: 10000 });
-  return { client, transport, rec };
+  try {
+    await client.connect(transport, { timeout: QEMU ? 30000 : 10000 });
+  } catch (e) {
+    if (qemu) await stopQemu(qemu);
+    throw e;
+  }
+  return { client, transport, rec, qemu };
 }
 
-/// Ends a client (and with it a stdio server process), at most a few seconds.
+/// Ends a client (and with it a stdio server process, or emcp-bridge and the board's QEMU), at
+/// most a few seconds.
 async function closeClient(conn) {
   if (!conn) return;
   const pid = conn.transport.pid;
   await Promise.race([conn.client.close().catch(() => {}), new Promise((r) => setTimeout(r, 5000).unref())]);
   if (pid) try { process.kill(pid, "SIGKILL"); } catch { /* already gone */ }
+  if (conn.qemu) await stopQemu(conn.qemu);
 }
 
-const T = { timeout: 20000 };  // every test: bounded
+const T = { timeout: QEMU ? 60000 : 20000 };  // every test: bounded (QEMU is slower)
+const REQUEST_MS = QEMU ? 30000 : 10000;       // a request's own timeout where a test sets one
 const text = (r) => r.content.map((c) => c.text ?? `[${c.type}]`).join(" | ");
 
 describe(`${KIND}: emcp-sensors at ${REVISION}, SDK v2 client pinned to it`, () => {
@@ -246,8 +301,9 @@ describe(`${KIND}: emcp-sensors at ${REVISION}, SDK v2 client pinned to it`, () 
     assert.deepEqual(snap.content.map((c) => c.type), ["text", "image", "audio"]);
     assert.deepEqual([...Buffer.from(snap.content[1].data, "base64").subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
     const st = await client.callTool({ name: "device_stats", arguments: {} });
-    assert.equal(st.structuredContent.platform, "linux");
+    assert.equal(st.structuredContent.platform, QEMU ? process.env.EMCP_BOARD_NAME ?? st.structuredContent.platform : "linux");
     assert.equal(st.structuredContent.notifications_dropped, 0);
+    if (QEMU) assert.equal(st.structuredContent.input_dropped, 0, "the UART's receive buffer overflowed");
   });
 
   test("tools/call: bad arguments and unknown tools are -32602", T, async () => {
@@ -267,7 +323,7 @@ describe(`${KIND}: emcp-sensors at ${REVISION}, SDK v2 client pinned to it`, () 
     const { client, rec } = conn;
     const progress = [];
     const r = await client.callTool({ name: "sample_sensor", arguments: { sensor: "temperature", samples: 5, interval_ms: 20 } },
-      { onprogress: (p) => progress.push(p), timeout: 10000 });
+      { onprogress: (p) => progress.push(p), timeout: REQUEST_MS });
     assert.match(text(r), /^Sampled temperature 5 times: min \d/);
     assert.deepEqual(progress.map((p) => p.progress), [1, 2, 3, 4]);
     assert.ok(progress.every((p) => p.total === 5 && p.message === "sampling"));
@@ -279,15 +335,16 @@ describe(`${KIND}: emcp-sensors at ${REVISION}, SDK v2 client pinned to it`, () 
     const { client, rec } = conn;
     const ac = new AbortController();
     const call = client.callTool({ name: "sample_sensor", arguments: { sensor: "load", samples: 100, interval_ms: 50 } },
-      { signal: ac.signal, onprogress: () => {}, timeout: 10000 });
+      { signal: ac.signal, onprogress: () => {}, timeout: REQUEST_MS });
     await new Promise((r) => setTimeout(r, 300));
     ac.abort("changed my mind");
     await assert.rejects(call);
     const cancelled = rec.requests("tools/call").at(-1);
     const id = cancelled.id;
     rec.cancelledTokens.push(cancelled.params._meta.progressToken);
-    if (KIND === "stdio") {
-      // stdio: notifications/cancelled; HTTP: the client closes the request's stream instead.
+    if (STDIO) {
+      // stdio (the UART too): notifications/cancelled; HTTP: the client closes the request's
+      // stream instead.
       assert.ok(rec.sent.some((m) => m.method === "notifications/cancelled" && m.params.requestId === id), "cancelled sent");
     }
     let logText = "";
@@ -362,7 +419,7 @@ describe(`${KIND}: emcp-sensors at ${REVISION}, SDK v2 client pinned to it`, () 
     assert.ok(tagged.every((n) => filter.resourceSubscriptions.includes(n.params.uri)), "only the uris asked for");
     await sub.close();
     assert.equal(await sub.closed, "local");
-    if (KIND === "stdio") assert.ok(rec.sent.some((m) => m.method === "notifications/cancelled" && m.params.requestId === listen.id));
+    if (STDIO) assert.ok(rec.sent.some((m) => m.method === "notifications/cancelled" && m.params.requestId === listen.id));
     await new Promise((r) => setTimeout(r, 300));  // what was on the way
     const before = rec.notifications("notifications/resources/updated").length;
     await client.callTool({ name: "set_led", arguments: { on: true } });
@@ -388,24 +445,19 @@ describe(`${KIND}: emcp-sensors at ${REVISION}, SDK v2 client pinned to it`, () 
     assert.match(text(r), expected);
   };
 
-  // Pending (issue 14): emcp-sensors' tools still ask through Server::elicit/sample/list_roots,
-  // which a 2026-07-28 request cannot carry; they pass once their handlers ask through input()
-  // for both eras. node --test reports these as todo, never as passed.
-  const PENDING = { ...T, todo: "emcp-sensors asks through server-to-client requests; input() for both eras is to come" };
-
-  test("MRTR elicitation: calibrate_temperature asks the user through an input_required result", PENDING,
+  test("MRTR elicitation: calibrate_temperature asks the user through an input_required result", T,
     () => mrtr("calibrate_temperature", "elicitation/create", /^Calibrated: reference 22\.5 °C, measured \d+\.\d °C, offset -?\d+\.\d\d$/));
 
-  test("MRTR sampling: summarize_readings asks the client's model through an input_required result", PENDING,
+  test("MRTR sampling: summarize_readings asks the client's model through an input_required result", T,
     () => mrtr("summarize_readings", "sampling/createMessage", /^Summary by test-model: All nominal \(\d+ chars read\)\.$/));
 
-  test("MRTR roots: list_roots asks for the roots through an input_required result", PENDING,
+  test("MRTR roots: list_roots asks for the roots through an input_required result", T,
     () => mrtr("list_roots", "roots/list", new RegExp(`^The client shares 1 root\\(s\\): ${PROJECT_ROOT}$`)));
 
   test("unknown methods are -32601 (over HTTP with status 404)", T, async () => {
     const { client, rec } = conn;
     await assert.rejects(client.request({ method: "tools/frobnicate", params: {} }, z.any()), (e) => {
-      if (KIND === "stdio") return e instanceof ProtocolError && e.code === -32601;
+      if (STDIO) return e instanceof ProtocolError && e.code === -32601;
       // SDK 2.4.0 turns only an HTTP 400's JSON-RPC error into a ProtocolError; a 404 (what
       // the spec asks for -32601) rejects as an SdkHttpError carrying the body.
       assert.equal(e.data?.status, 404, `${e.constructor.name}: ${e.message}`);
@@ -426,6 +478,9 @@ describe(`${KIND}: emcp-sensors at ${REVISION}, SDK v2 client pinned to it`, () 
     // notifications/cancelled on the way (the client forgets the token when it cancels).
     const late = (e) => /progress notification for an unknown token/.test(e.message) && rec.cancelledTokens.some((t) => e.message.includes(`"progressToken":${JSON.stringify(t)}`));
     assert.deepEqual(rec.errors.filter((e) => !late(e) && !rec.allowedErrors.some((ok) => ok(e))).map((e) => e.message), []);
+    // On the board: the bridge lost no connection and saw no reset (no request was answered
+    // by the bridge instead of the firmware).
+    if (QEMU) assert.doesNotMatch(rec.stderr, /board reset|connection to the board lost/, rec.stderr);
   });
 });
 

@@ -1,7 +1,7 @@
 // The reader against the JSONTestSuite corpus (../shared/testdata/JSONTestSuite/test_parsing):
 // every y_ file accepted, every n_ file rejected, every i_ file handled as documented in
 // docs/json.md, and every file read identically whole, one byte at a time, and split in two at
-// every position.
+// every position. json::copy_value against the same corpus.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +9,8 @@
 #include <map>
 
 #include "emcp/json/reader.h"
+#include "emcp/json/sink.h"
+#include "emcp/json/value.h"
 #include "heap_guard.h"
 #include "json_test_util.h"
 
@@ -201,4 +203,79 @@ TEST(JsonTestSuite, TransformValues) {
   EXPECT_EQ(log_of("object_same_key_different_values.json"), "{k\"a\":i1 k\"a\":i2 }");
   EXPECT_EQ(log_of("object_key_nfc_nfd.json"),
             "{k\"\xC3\xA9\":s\"NFC\" k\"e\xCC\x81\":s\"NFD\" }");
+}
+
+// json::copy_value: a copy of every accepted file, made into a second arena, writes exactly
+// what the original wrote, even once the original's arena is overwritten; a copy that does
+// not fit leaves the arena as it was.
+namespace {
+bool build_tree(const std::vector<uint8_t>& data, emcp::Arena& arena, emcp::json::Value* out) {
+  emcp::json::StaticReader<> reader;
+  emcp::json::TreeBuilder tree(arena);
+  tree.begin();
+  reader.feed(data.data(), data.size());
+  reader.finish();
+  for (emcp::json::Event e = reader.next(); e != emcp::json::Event::kDocumentEnd; e = reader.next()) {
+    if (e == emcp::json::Event::kError || e == emcp::json::Event::kNeedInput) return false;
+    if (tree.on_event(e, reader) != Status::kOk) return false;
+  }
+  *out = tree.root();
+  return out->exists();
+}
+std::string written(emcp::json::Value v) {
+  std::vector<char> buf(1 << 16);
+  emcp::json::BufferSink sink(buf.data(), buf.size());
+  emcp::json::Writer w(sink);
+  emcp::json::write_value(w, v);
+  return std::string(sink.view().data(), sink.view().size());
+}
+}  // namespace
+
+TEST(JsonTestSuite, CopyValueOfEveryYWritesTheSame) {
+  std::vector<uint8_t> a_bytes(1 << 16), b_bytes(1 << 16);
+  size_t copied = 0;
+  for (const std::string& name : suite_files('y')) {
+    emcp::Arena a(emcp::Span<uint8_t>(a_bytes.data(), a_bytes.size()));
+    emcp::Arena b(emcp::Span<uint8_t>(b_bytes.data(), b_bytes.size()));
+    emcp::json::Value original;
+    // The tree refuses duplicate keys (y_object_duplicated_key*): the decoder's choice.
+    if (!build_tree(emcp_test::read_file(kSuiteDir + "/" + name), a, &original)) continue;
+    ++copied;
+    const std::string expect = written(original);
+    emcp::json::Node* copy = nullptr;
+    {
+      emcp_test::NoHeapScope no_heap;
+      ASSERT_EQ(emcp::json::copy_value(b, original, emcp::StrView("k"), &copy), Status::kOk) << name;
+    }
+    std::fill(a_bytes.begin(), a_bytes.end(), 0xA5);  // the original is gone
+    EXPECT_EQ(written(emcp::json::Value(copy)), expect) << name;
+    EXPECT_EQ(emcp::json::Value(copy).key(), emcp::StrView("k")) << name;
+    EXPECT_EQ(copy->next, nullptr) << name;
+  }
+  EXPECT_EQ(copied, 93u);
+}
+
+TEST(JsonTestSuite, CopyValueThatDoesNotFitLeavesTheArena) {
+  std::vector<uint8_t> a_bytes(4096);
+  emcp::Arena a(emcp::Span<uint8_t>(a_bytes.data(), a_bytes.size()));
+  emcp::json::Value v;
+  const std::string text = R"({"name":"calibrate","arguments":{"x":[1,2.5e3,"three",null,true,{"y":-0.0}]}})";
+  ASSERT_TRUE(build_tree(std::vector<uint8_t>(text.begin(), text.end()), a, &v));
+  const std::string expect = written(v);  // (the writer's spelling of the numbers)
+  for (size_t cap = 0; cap < 1024; cap += 7) {
+    std::vector<uint8_t> small(cap);
+    emcp::Arena b(emcp::Span<uint8_t>(small.data(), small.size()));
+    emcp::json::Node* copy = nullptr;
+    const Status s = emcp::json::copy_value(b, v, emcp::StrView(), &copy);
+    if (s == Status::kOk) {
+      EXPECT_EQ(written(emcp::json::Value(copy)), expect) << cap;
+      EXPECT_TRUE(emcp::json::Value(copy).key().empty());
+    } else {
+      EXPECT_EQ(s, Status::kNoSpace) << cap;
+      EXPECT_EQ(b.mark().used, 0u) << cap;
+      EXPECT_EQ(copy, nullptr) << cap;
+    }
+  }
+  emcp::json::Node* none = nullptr;
+  EXPECT_EQ(emcp::json::copy_value(a, emcp::json::Value(), emcp::StrView(), &none), Status::kNotFound);
 }

@@ -94,6 +94,8 @@ void on_sampled(const Response& r, void*) {
   (void)g_server->complete(g_ask.pending, &answer_ask, nullptr);
 }
 
+}  // namespace
+
 void write_ask_params(emcp::json::Writer& w, const void*) {
   w.begin_object();
   w.key("messages");
@@ -110,6 +112,8 @@ void write_ask_params(emcp::json::Writer& w, const void*) {
   w.member_int("maxTokens", 10);
   w.end_object();
 }
+
+namespace {
 
 void ask(ToolCall& c) {
   if (!c.session().client().sampling) return c.fail("no sampling");

@@ -18,6 +18,10 @@ void change_tables();
 int pending_slow();
 emcp::Status complete_slow();
 
+/// The params of the `ask` tool's sampling/createMessage: one user message "Say something",
+/// maxTokens 10.
+void write_ask_params(emcp::json::Writer& w, const void* ctx);
+
 /// The server install() was given.
 emcp::mcp::Server* server();
 

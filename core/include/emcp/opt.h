@@ -145,6 +145,18 @@
 #define EMCP_REQUEST_STATE_TTL_S 600
 #endif
 
+/// Questions one round of a request may ask a client of 2024-11-05 to 2025-11-25 through an
+/// InputBridge (emcp/mcp/input_bridge.h): one more makes the ask return false.
+#ifndef EMCP_INPUT_ASKS
+#define EMCP_INPUT_ASKS 4
+#endif
+
+/// Longest key of an ask (Inputs::elicit(key...)) an InputBridge holds; a longer one makes the
+/// ask return false for such a client (a 2026-07-28 client takes any key).
+#ifndef EMCP_INPUT_KEY_MAX
+#define EMCP_INPUT_KEY_MAX 24
+#endif
+
 /// Requests to clients (sampling, elicitation, roots, ping) in flight at once, server-wide.
 #ifndef EMCP_MAX_OUTGOING
 #define EMCP_MAX_OUTGOING 4
@@ -190,7 +202,7 @@
 /// 1: requests of the stateless revision 2026-07-28 (`_meta` on each request, server/discover)
 /// are served beside the legacy sessions of 2024-11-05 to 2025-11-25 (docs/mcp.md); 0: legacy
 /// sessions only, and none of the modern era's code is linked (a modern request is then
-/// answered as an unknown one: -32600 before initialize). Changes no type's layout.
+/// answered as an unknown one: -32600 before initialize). Changes no public type's layout.
 #ifndef EMCP_MODERN_ERA
 #define EMCP_MODERN_ERA 1
 #endif
@@ -242,24 +254,27 @@
 #if EMCP_REQUEST_STATE_MAX < 0 || EMCP_REQUEST_STATE_MAX > 200 || EMCP_MAX_INPUT_ROUNDS < 1 || EMCP_MAX_INPUT_ROUNDS > 255
 #error "EMCP_REQUEST_STATE_MAX must be between 0 and 200, EMCP_MAX_INPUT_ROUNDS between 1 and 255"
 #endif
+#if EMCP_INPUT_ASKS < 1 || EMCP_INPUT_ASKS > 64 || EMCP_INPUT_KEY_MAX < 1 || EMCP_INPUT_KEY_MAX > 255
+#error "EMCP_INPUT_ASKS must be between 1 and 64, EMCP_INPUT_KEY_MAX between 1 and 255"
+#endif
 #if EMCP_JSONRPC_MAX_ID_LEN < 20 || EMCP_JSONRPC_MAX_ID_LEN > 1024
 #error "EMCP_JSONRPC_MAX_ID_LEN must be between 20 (every int64) and 1024"
 #endif
 
 // ---- ABI namespace -----------------------------------------------------------------------------
 
-#define EMCP_CAT18_(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r) \
-  a##_##b##_##c##_##d##_##e##_##f##_##g##_##h##_##i##_##j##_##k##_##l##_##m##_##n##_##o##_##p##_##q##_##r
-#define EMCP_CAT18(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r) \
-  EMCP_CAT18_(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r)
+#define EMCP_CAT20_(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t) \
+  a##_##b##_##c##_##d##_##e##_##f##_##g##_##h##_##i##_##j##_##k##_##l##_##m##_##n##_##o##_##p##_##q##_##r##_##s##_##t
+#define EMCP_CAT20(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t) \
+  EMCP_CAT20_(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t)
 /// Inline namespace whose name encodes the options that change the layout of public types.
 #define EMCP_ABI_NS                                                                            \
-  EMCP_CAT18(v0, EMCP_JSON_MAX_DEPTH, EMCP_JSON_MAX_KEY_LEN, EMCP_JSON_MAX_NUMBER_DIGITS,        \
+  EMCP_CAT20(v0, EMCP_JSON_MAX_DEPTH, EMCP_JSON_MAX_KEY_LEN, EMCP_JSON_MAX_NUMBER_DIGITS,        \
              EMCP_JSONRPC_MAX_ID_LEN, EMCP_JSON_WRITER_MAX_DEPTH, EMCP_MAX_DEFERRED,             \
              EMCP_MAX_OUTGOING, EMCP_MAX_SUBSCRIPTIONS, EMCP_MAX_TEMPLATE_VARS,                  \
              EMCP_HTTP_MAX_TARGET, EMCP_HTTP_MAX_AUTH, EMCP_HTTP_STREAMS, EMCP_NOTIFY_QUEUE,     \
-             EMCP_HTTP_MAX_MCP_NAME, EMCP_HTTP_MAX_MCP_PARAMS, EMCP_REQUEST_STATE_MAX,  \
-             EMCP_MAX_LISTENS)
+             EMCP_HTTP_MAX_MCP_NAME, EMCP_HTTP_MAX_MCP_PARAMS, EMCP_REQUEST_STATE_MAX,           \
+             EMCP_MAX_LISTENS, EMCP_INPUT_ASKS, EMCP_INPUT_KEY_MAX)
 #define EMCP_NS_BEGIN namespace emcp { inline namespace EMCP_ABI_NS {
 #define EMCP_NS_END } }
 

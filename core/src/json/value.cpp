@@ -167,6 +167,99 @@ void write_value(Writer& w, Value v) {
   }
 }
 
+namespace {
+// One node of copy_value(): the source's value, its bytes in the arena, no links yet.
+Status copy_node(Arena& a, const Node* src, StrView key, Node** out) {
+  void* mem = nullptr;
+  if (a.alloc(sizeof(Node), alignof(Node), &mem) != Status::kOk) return Status::kNoSpace;
+  Node* n = static_cast<Node*>(mem);
+  *n = *src;
+  n->next = nullptr;
+  n->key = nullptr;
+  n->key_len = 0;
+  char* bytes = nullptr;
+  if (!key.empty()) {
+    if (a.append(key.data(), key.size(), &bytes) != Status::kOk) return Status::kNoSpace;
+    n->key = bytes;
+    n->key_len = static_cast<uint32_t>(key.size());
+  }
+  switch (src->type) {
+    case Type::kString:
+      if (src->u.s.size == 0) break;
+      if (a.append(src->u.s.data, src->u.s.size, &bytes) != Status::kOk) return Status::kNoSpace;
+      n->u.s.data = bytes;
+      break;
+    case Type::kDouble: {  // [int32 exp10][digits], aligned for the exponent
+      void* digits = nullptr;
+      if (a.alloc(sizeof(int32_t) + src->u.s.size, alignof(int32_t), &digits) != Status::kOk) return Status::kNoSpace;
+      memcpy(digits, src->u.s.data, sizeof(int32_t) + src->u.s.size);
+      n->u.s.data = static_cast<const char*>(digits);
+      break;
+    }
+    case Type::kArray:
+    case Type::kObject:
+      n->u.c.first = nullptr;
+      n->u.c.count = 0;
+      break;
+    default: break;
+  }
+  *out = n;
+  return Status::kOk;
+}
+}  // namespace
+
+Status copy_value(Arena& arena, Value v, StrView key, Node** out) {
+  const Node* src = v.node();
+  if (src == nullptr) return Status::kNotFound;
+  const Arena::Mark start = arena.mark();
+  struct Frame {
+    const Node* src;  // the container being copied
+    Node* dst;        // its copy
+    Node* last;       // the copy's last child so far
+  };
+  Frame frames[EMCP_JSON_MAX_DEPTH];
+  uint32_t depth = 0;
+  Node* root = nullptr;
+  for (;;) {
+    Node* n = nullptr;
+    const StrView name = depth == 0 ? key : StrView(src->key, src->key_len);
+    if (copy_node(arena, src, name, &n) != Status::kOk) {
+      arena.rewind(start);
+      return Status::kNoSpace;
+    }
+    if (depth == 0) {
+      root = n;
+    } else {
+      Frame& f = frames[depth - 1];
+      if (f.last != nullptr) f.last->next = n;
+      else f.dst->u.c.first = n;
+      f.last = n;
+      ++f.dst->u.c.count;
+    }
+    if ((src->type == Type::kArray || src->type == Type::kObject) && src->u.c.first != nullptr) {
+      if (depth == EMCP_JSON_MAX_DEPTH) {  // (the reader never builds a deeper tree)
+        arena.rewind(start);
+        return Status::kDepthLimit;
+      }
+      frames[depth++] = Frame{src, n, nullptr};
+      src = src->u.c.first;
+      continue;
+    }
+    // The next sibling, or up until there is one; done back at the root.
+    for (;;) {
+      if (depth == 0) {
+        *out = root;
+        return Status::kOk;
+      }
+      if (src->next != nullptr) {
+        src = src->next;
+        break;
+      }
+      src = frames[--depth].src;
+    }
+  }
+}
+
 void TreeBuilder::begin() {
   depth_ = 0;
   root_ = nullptr;

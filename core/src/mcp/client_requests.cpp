@@ -162,6 +162,19 @@ void Server::on_response(Session& s, const Message& m) {
   }
 }
 
+void Server::send_cancelled(Session& s, int64_t request_id, const char* reason) {
+  send_held_now();  // what is held goes first
+  Outbound out(s, OutMessage{OutMessage::Kind::kNotification, Id{}, false});
+  if (!open_or_count(out, notifications_dropped_)) return;
+  json::Writer& w = out.w();
+  jsonrpc::begin_notification(w, "notifications/cancelled");
+  w.begin_object();
+  w.member_int("requestId", request_id);
+  w.member_str("reason", reason);
+  w.end_object();
+  jsonrpc::end_message(w);
+}
+
 void Server::expire_outgoing() {
   const uint64_t now = this->now();
   for (Outgoing& o : outgoing_) {
@@ -169,20 +182,8 @@ void Server::expire_outgoing() {
     Session& s = *o.session;
     if (s.open_) continue;  // the channel is busy; try on the next poll
     o.used = false;
-    send_held_now();  // what is held goes first
-    {
-      // Tell the client we stopped waiting (MCP: a sender that times out SHOULD cancel).
-      Outbound out(s, OutMessage{OutMessage::Kind::kNotification, Id{}, false});
-      if (open_or_count(out, notifications_dropped_)) {
-        json::Writer& w = out.w();
-        jsonrpc::begin_notification(w, "notifications/cancelled");
-        w.begin_object();
-        w.member_int("requestId", o.id);
-        w.member_str("reason", "timeout");
-        w.end_object();
-        jsonrpc::end_message(w);
-      }
-    }
+    // Tell the client we stopped waiting (MCP: a sender that times out SHOULD cancel).
+    send_cancelled(s, o.id, "timeout");
     Response r;
     r.outcome = Response::Outcome::kTimeout;
     r.session = &s;

@@ -30,25 +30,33 @@ Id Token::id() const {
   }
 }
 
-Pending ToolCall::defer() {
-  if (phase_ != kIdle || inputs_.owns_answer()) return Pending{};
+int Server::hold(Session& s, const Reply& r, Value progress, const Tool* tool) {
   for (uint16_t i = 0; i < EMCP_MAX_DEFERRED; ++i) {
-    Server::Deferred& d = server_->deferred_[i];
+    Deferred& d = deferred_[i];
     if (d.used) continue;
-    server_->features_.deferred = &Server::kDeferredOps;
+    features_.deferred = &kDeferredOps;
     d.used = true;
     d.cancelled = false;
-    d.session = session_;
-    d.tool = tool_;
-    d.id.set(reply_->id());
-    d.peer = reply_->peer();
+    d.session = &s;
+    d.tool = tool;
+    d.id.set(r.id());
+    d.peer = r.peer();
     d.progress = Token{};
-    if (progress_value_.is_int()) d.progress.set(Id::of(progress_value_.as_int().value()));
-    else if (progress_value_.is_string()) d.progress.set(Id::of(progress_value_.as_string().value()));
+    if (progress.is_int()) d.progress.set(Id::of(progress.as_int().value()));
+    else if (progress.is_string()) d.progress.set(Id::of(progress.as_string().value()));
     ++d.generation;
+    return i;
+  }
+  return -1;
+}
+
+Pending ToolCall::defer() {
+  if (phase_ != kIdle || inputs_.owns_answer()) return Pending{};
+  const int i = server_->hold(*session_, *reply_, progress_value_, tool_);
+  if (i >= 0) {
     phase_ = kDeferred;
     reply_->suppress();
-    return Pending{i, d.generation};
+    return Pending{static_cast<uint16_t>(i), server_->deferred_[i].generation};
   }
   fail({"The server is busy: ", static_cast<long long>(EMCP_MAX_DEFERRED),
         " calls are already in progress (EMCP_MAX_DEFERRED). Try again later."});
@@ -60,6 +68,7 @@ void Server::cancel_request(Session& s, Value request_id) {
   if (id.type == Id::Type::kNone) return;
   for (Deferred& d : deferred_)
     if (d.used && d.session == &s && d.id.id() == id) d.cancelled = true;
+  if (features_.bridge != nullptr) features_.bridge->cancelled(*this, s);  // its questions too
 }
 
 void Server::cancel_deferred(Session& s) {

@@ -60,8 +60,13 @@ const uint8_t* Server::state_key() {
 bool Inputs::begin(Server& server, Reply& r, const Message& m) {
   server_ = &server;
   reply_ = &r;
-  if (!EMCP_MODERN_ERA || !r.peer().modern()) return true;
   method_ = m.method;
+  params_ = m.params;
+  if (!EMCP_MODERN_ERA || !r.peer().modern()) {
+    // A legacy client's request the InputBridge runs again finds its answers here.
+    if (server.features_.bridge != nullptr) server.features_.bridge->resume(server, *this);
+    return true;
+  }
   name_ = m.params[name_field(m.method)].as_string().value_or(StrView());
   const Value responses = m.params["inputResponses"];
   if (responses.exists() && !responses.is_object()) {
@@ -159,10 +164,19 @@ Value Inputs::accepted(StrView key) const {
 
 // ---- Asking ------------------------------------------------------------------------------------
 
+bool Inputs::legacy() const { return reply_ != nullptr && !reply_->peer().modern(); }
+
+bool Inputs::may_ask() {
+  if (reply_ == nullptr) return no("input can be asked only while the handler runs");
+  if (refused_) return no("the request was already answered with -32021");
+  if (!asked_ && reply_->begun()) return no("the answer has started");
+  if (round_ + 1 >= EMCP_MAX_INPUT_ROUNDS) return no("the request took its rounds (EMCP_MAX_INPUT_ROUNDS)");
+  return true;
+}
+
 bool Inputs::begin_ask(StrView key, const char* method, bool declared) {
-  if (reply_ == nullptr || !reply_->peer().modern() || !declared || refused_) return false;
-  if (!asked_ && reply_->begun()) return false;            // a result is being written
-  if (round_ + 1 >= EMCP_MAX_INPUT_ROUNDS) return false;  // the retry would be refused
+  if (!may_ask()) return false;
+  if (!declared) return no(undeclared(method));
   json::Writer& w = asked_ ? reply_->result() : reply_->result_object(true);
   asked_ = true;
   install();
@@ -178,7 +192,13 @@ bool Inputs::begin_ask(StrView key, const char* method, bool declared) {
 }
 
 bool Inputs::elicit(StrView key, StrView message, Span<const Param> schema) {
-  if (!elicit_schema_ok(schema, kModernVersion)) return false;
+  if (legacy()) {
+    BridgeAsk* a = server_->bridge_ask(*this, key, "elicitation/create");
+    return a != nullptr &&
+           server_->bridge_sent(*this, a,
+                                server_->elicit(reply_->session(), message, schema, &Server::bridge_answer, a));
+  }
+  if (!elicit_schema_ok(schema, kModernVersion)) return no("the schema is not a flat form");
   if (!begin_ask(key, "elicitation/create", reply_ != nullptr && reply_->peer().caps.elicitation_form)) return false;
   json::Writer& w = reply_->result();
   w.key("params");
@@ -193,9 +213,14 @@ bool Inputs::elicit(StrView key, StrView message, Span<const Param> schema) {
 }
 
 bool Inputs::sample(StrView key, ParamsFn params, const void* params_ctx) {
-  if (params == nullptr ||
-      !begin_ask(key, "sampling/createMessage", reply_ != nullptr && reply_->peer().caps.sampling))
-    return false;
+  if (params == nullptr) return no("no params writer");
+  if (legacy()) {
+    BridgeAsk* a = server_->bridge_ask(*this, key, "sampling/createMessage");
+    return a != nullptr &&
+           server_->bridge_sent(*this, a,
+                                server_->sample(reply_->session(), params, params_ctx, &Server::bridge_answer, a));
+  }
+  if (!begin_ask(key, "sampling/createMessage", reply_ != nullptr && reply_->peer().caps.sampling)) return false;
   json::Writer& w = reply_->result();
   w.key("params");
   params(w, params_ctx);
@@ -204,6 +229,11 @@ bool Inputs::sample(StrView key, ParamsFn params, const void* params_ctx) {
 }
 
 bool Inputs::list_roots(StrView key) {
+  if (legacy()) {
+    BridgeAsk* a = server_->bridge_ask(*this, key, "roots/list");
+    return a != nullptr &&
+           server_->bridge_sent(*this, a, server_->list_roots(reply_->session(), &Server::bridge_answer, a));
+  }
   if (!begin_ask(key, "roots/list", reply_ != nullptr && reply_->peer().caps.roots)) return false;
   json::Writer& w = reply_->result();
   w.key("params");
@@ -214,16 +244,19 @@ bool Inputs::list_roots(StrView key) {
 }
 
 bool Inputs::keep(const void* data, size_t n) {
-  if (reply_ == nullptr || !reply_->peer().modern() || n > EMCP_REQUEST_STATE_MAX || n > sizeof kept_ || refused_)
-    return false;
-  if (!asked_ && reply_->begun()) return false;
-  if (server_ == nullptr || server_->state_key() == nullptr) return false;
-  install();
-  if (!asked_) {
-    if (round_ + 1 >= EMCP_MAX_INPUT_ROUNDS) return false;
-    (void)reply_->result_object(true);
-    asked_ = true;
+  if (n > EMCP_REQUEST_STATE_MAX || n > sizeof kept_) return no("the state is larger than EMCP_REQUEST_STATE_MAX");
+  if (!may_ask()) return false;
+  if (legacy()) {
+    // Kept on the server, in the request's InputBridge slot.
+    if (slot_ == nullptr && (server_->bridge_ == nullptr || server_->bridge_take(*this) == nullptr))
+      return no(server_->bridge_ == nullptr ? "the server has no InputBridge for this client's revision"
+                                            : "the InputBridge is full");
+  } else {
+    if (server_ == nullptr || server_->state_key() == nullptr) return no("the platform has no random source to key the state");
+    install();
+    if (!asked_) (void)reply_->result_object(true);
   }
+  asked_ = true;
   if (n != 0) memcpy(kept_, data, n);
   kept_len_ = static_cast<uint8_t>(n);
   return true;
@@ -250,6 +283,7 @@ bool Inputs::missing_capability(StrView name) {
 // Ends the input-required result: what was asked, and the state for the retry.
 bool Inputs::settle() {
   if (!asked_) return refused_;
+  if (legacy()) return server_->features_.bridge->settle(*server_, *this);  // (asked_: there is a bridge)
   json::Writer& w = reply_->result();
   if (listed_) w.end_object();  // inputRequests (absent when only keep() was called)
   if (server_->features_.write_state != nullptr) server_->features_.write_state(*this, w);

@@ -120,9 +120,9 @@ void Server::on_prompts_get(Session& s, const Message& m, Reply& r) {
   get.prompt_ = prompt;
   get.args_ = args;
   get.reply_ = &r;
-  if (EMCP_MODERN_ERA && !get.inputs_.begin(*this, r, m)) return;  // inputResponses or requestState refused
+  if (!get.inputs_.begin(*this, r, m)) return;  // inputResponses or requestState refused
   if (prompt->get) prompt->get(get);
-  if (get.failed_ || (EMCP_MODERN_ERA && get.inputs_.settle())) return;
+  if (get.failed_ || get.inputs_.settle()) return;
   json::Writer& w = r.result();
   if (!get.started_) {
     (void)r.result_object();

@@ -195,9 +195,9 @@ void Server::on_resources_read(Session& s, const Message& m, Reply& r) {
     }
   }
   if (fn != nullptr) {
-    if (EMCP_MODERN_ERA && !read.inputs_.begin(*this, r, m)) return;  // inputResponses or requestState refused
+    if (!read.inputs_.begin(*this, r, m)) return;  // inputResponses or requestState refused
     fn(read);
-    if (EMCP_MODERN_ERA && read.inputs_.settle()) return;
+    if (read.inputs_.settle()) return;
   }
   if (fn == nullptr || read.missing_) {
     // -32002 until 2025-11-25; from 2026-07-28 on an unknown resource is -32602 (SEP-2164).

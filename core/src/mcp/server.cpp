@@ -83,6 +83,7 @@ void Server::detach(Session& s) {
 
 void Server::poll() {
   if (features_.outgoing != nullptr) features_.outgoing->expire(*this);
+  if (features_.bridge != nullptr) features_.bridge->poll(*this);
   send_held_now();
 }
 

@@ -70,6 +70,13 @@ void write_server_meta(json::Writer& w, const ServerInfo& info, const jsonrpc::I
 void write_subscription_meta(json::Writer& w, const jsonrpc::Id& id);
 // client_requests.cpp: `schema` can be an elicitation's requestedSchema at revision `v`.
 bool elicit_schema_ok(Span<const Param> schema, Version v);
+// Why a question (Inputs) to the client was not asked: `method` (elicitation/create,
+// sampling/createMessage, roots/list) needs a capability the client did not declare.
+inline const char* undeclared(const char* method) {
+  return method[0] == 'e'   ? "the client did not declare the elicitation capability"
+         : method[0] == 's' ? "the client did not declare the sampling capability"
+                            : "the client did not declare the roots capability";
+}
 // The member of a request's params that names what it is about (Mcp-Name, the requestState's
 // digest): "name" for tools/call and prompts/get, "uri" for resources/read, else nullptr.
 inline const char* name_field(StrView method) {

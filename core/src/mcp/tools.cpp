@@ -126,7 +126,7 @@ Status ToolCall::close_stream(uint32_t retry_ms) {
 }
 
 void ToolCall::finish() {
-  if (phase_ == kIdle && EMCP_MODERN_ERA && inputs_.settle()) {
+  if (phase_ == kIdle && inputs_.settle()) {
     phase_ = kDone;
     return;
   }
@@ -221,7 +221,7 @@ void Server::on_tools_call(Session& s, const Message& m, Reply& r) {
   call.tool_ = tool;
   call.args_ = args;
   call.reply_ = &r;
-  if (EMCP_MODERN_ERA && !call.inputs_.begin(*this, r, m)) return;  // inputResponses or requestState refused
+  if (!call.inputs_.begin(*this, r, m)) return;  // inputResponses or requestState refused
   run_tool(call, r);
 }
 

@@ -137,6 +137,14 @@ class Value {
 /// with the default); deeper trees set kDepthLimit on the writer.
 void write_value(Writer& w, Value v);
 
+/// Copies `v` and everything under it into `arena` (nodes, keys, strings, number digits), so
+/// the copy outlives the arena `v` lives in. The copy's root gets member name `key` (empty:
+/// none), ready to be linked into an object. Not recursive (EMCP_JSON_MAX_DEPTH frames of 12
+/// bytes on the stack on 32-bit targets). kNotFound for a missing value; kNoSpace when the copy
+/// does not fit, kDepthLimit for a tree deeper than that (the arena is left as it was then);
+/// *out is set only on kOk.
+Status copy_value(Arena& arena, Value v, StrView key, Node** out);
+
 /// Builds a tree from reader events into an arena. The JSON-RPC decoder drives one per
 /// captured member; tests and applications may use it for any JSON.
 class TreeBuilder {

@@ -23,6 +23,7 @@ namespace mcp {
 
 class Server;
 class Reply;
+struct BridgeSlot;
 
 /// Handle of a deferred tool call (ToolCall::defer()). Copyable; stale handles are detected.
 struct Pending {
@@ -53,13 +54,18 @@ using ParamsFn = void (*)(json::Writer& w, const void* ctx);
 ///     call.text({"Hello, ", name["name"].as_string().value_or("?")});
 ///   }
 ///
+/// A client of 2024-11-05 to 2025-11-25 is asked the same way when the server has an
+/// InputBridge (Server::set_input_bridge(), emcp/mcp/input_bridge.h): the questions go to it as
+/// requests (elicitation/create, sampling/createMessage, roots/list) while the bridge holds the
+/// request, and the handler runs again, with the same id, once every answer is in. Without a
+/// bridge the asks return false for such a client.
+///
 /// Asking works only before any result is written, only for what the request's client
 /// declared (elicit() needs `elicitation`, sample() `sampling`, list_roots() `roots`: false
-/// otherwise, and missing_capability() answers -32021 when the handler cannot do without),
-/// and only at 2026-07-28: for an older client each returns false (use Server::elicit(),
-/// sample() and list_roots() there, which send requests to it). Answers and state are the
-/// client's word: check them like arguments. A tampered, expired or foreign `requestState` is
-/// refused (-32602) before the handler runs.
+/// otherwise, and missing_capability() answers -32021 when the handler cannot do without).
+/// why_not() says why an ask returned false. Answers and state are the client's word: check
+/// them like arguments. A tampered, expired or foreign `requestState` is refused (-32602)
+/// before the handler runs.
 class Inputs {
  public:
   /// The client's answer to input `key` of the previous round (`inputResponses[key]`: an
@@ -86,6 +92,9 @@ class Inputs {
   bool keep(const void* data, size_t n);
   /// True once this round asked for something (or kept state).
   bool asked() const { return asked_; }
+  /// Why the last ask or keep() returned false (a sentence for a tool error: "the client did
+  /// not declare ..."); "" when none did.
+  const char* why_not() const { return why_; }
   /// At 2026-07-28: answers the request with -32021 (it did not declare client capability
   /// `name`, e.g. "sampling", which the handler cannot do without; HTTP 400) and returns true.
   /// For an older client (or once a result is being written) it returns false: answer in your
@@ -104,14 +113,24 @@ class Inputs {
   // After the handler: ends an input-required result; true when the answer was the inputs' own.
   bool settle();
   bool begin_ask(StrView key, const char* method, bool declared);
+  // Nothing is written yet, rounds are left, no -32021 was answered (else why_ says why).
+  bool may_ask();
+  bool no(const char* why) {
+    why_ = why;
+    return false;
+  }
+  bool legacy() const;
   void install();
   friend bool verify_state(Inputs& in, StrView state, const char** why);
   friend void write_state(Inputs& in, json::Writer& w);
   Server* server_ = nullptr;
   Reply* reply_ = nullptr;
   json::Value responses_;
+  json::Value params_;              // the request's (an InputBridge copies what it needs)
   StrView method_, name_;           // the request's method and name or uri, bound into the state
-  static constexpr size_t kStateCap = EMCP_MODERN_ERA && EMCP_REQUEST_STATE_MAX != 0 ? EMCP_REQUEST_STATE_MAX : 1;
+  BridgeSlot* slot_ = nullptr;      // a legacy client's request held by the InputBridge
+  const char* why_ = "";
+  static constexpr size_t kStateCap = EMCP_REQUEST_STATE_MAX != 0 ? EMCP_REQUEST_STATE_MAX : 1;
   uint8_t got_[kStateCap];
   uint8_t kept_[kStateCap];
   uint8_t got_len_ = 0;

@@ -39,6 +39,7 @@
 #include "emcp/jsonrpc/decoder.h"
 #include "emcp/jsonrpc/message.h"
 #include "emcp/mcp/handlers.h"
+#include "emcp/mcp/input_bridge.h"
 #include "emcp/mcp/revision.h"
 #include "emcp/mcp/schema.h"
 #include "emcp/mcp/session.h"
@@ -217,6 +218,10 @@ class Server {
   }
   /// ping to the client.
   Status ping(Session& s, ResponseFn done, void* ctx, uint32_t timeout_ms = 30000);
+  /// Lets handlers ask clients of 2024-11-05 to 2025-11-25 through Inputs (elicit, sample,
+  /// list_roots, keep) as they ask 2026-07-28 clients: `bridge` holds such requests while their
+  /// questions are out (emcp/mcp/input_bridge.h). It must outlive the server; one per server.
+  void set_input_bridge(InputBridge& bridge);
 
   const ServerInfo& info() const { return info_; }
   /// The platform's clock (milliseconds).
@@ -251,6 +256,7 @@ class Server {
  private:
   friend class ToolCall;
   friend class Inputs;
+  friend class InputBridge;
   friend bool verify_state(Inputs& in, StrView state, const char** why);
   friend void write_state(Inputs& in, json::Writer& w);
   friend class ResourceRead;
@@ -386,6 +392,29 @@ class Server {
     void (*cancel_request)(Server& sv, Session& s, json::Value request_id);
   };
   static const DeferredOps kDeferredOps;
+  // Holds the request `r` answers (a deferred call, or one an InputBridge asks for): its
+  // entry in deferred_, or -1 when all EMCP_MAX_DEFERRED are taken.
+  int hold(Session& s, const Reply& r, json::Value progress, const Tool* tool);
+  // The InputBridge (bridge.cpp): what the dispatcher and the loop need of it.
+  struct BridgeOps {
+    bool (*settle)(Server& sv, Inputs& in);        // after a handler that asked a legacy client
+    void (*resume)(Server& sv, Inputs& in);        // a handler starts: is it running again?
+    void (*cancelled)(Server& sv, Session& s);     // the client cancelled a request
+    void (*poll)(Server& sv);
+  };
+  static const BridgeOps kBridgeOps;
+  InputBridge* bridge_ = nullptr;
+  BridgeAsk* bridge_ask(Inputs& in, StrView key, const char* method);
+  bool bridge_sent(Inputs& in, BridgeAsk* a, Status sent);
+  BridgeSlot* bridge_take(Inputs& in);
+  void bridge_give_back(Inputs& in);
+  void bridge_release(BridgeSlot& slot);
+  static void bridge_answer(const Response& r, void* ctx);
+  void bridge_replay(BridgeSlot& slot, json::Value live, BridgeAsk* live_ask);
+  void bridge_fail(BridgeSlot& slot, std::initializer_list<TextPiece> why);
+  void bridge_drop_asks(BridgeSlot& slot, const char* reason);
+  bool bridge_settle(Inputs& in);
+  void bridge_poll();
   // The server's features, each installed when the application first uses it: the dispatcher
   // and the session code reach a feature's code only through here, so a firmware image links
   // only what it installs (--gc-sections). nullptr: not in use.
@@ -395,7 +424,8 @@ class Server {
     Methods completion = nullptr;                // either of them
     NotificationMethods notifications = nullptr; // on_roots_changed()
     const OutgoingOps* outgoing = nullptr;       // the first request to a client
-    const DeferredOps* deferred = nullptr;       // the first defer()
+    const DeferredOps* deferred = nullptr;       // the first defer() or hold()
+    const BridgeOps* bridge = nullptr;           // set_input_bridge()
     // Input rounds' requestState (verify a retry's, write a round's): the first ask
     // (Inputs::elicit, sample, list_roots, keep); until then a presented state is refused.
     bool (*verify_state)(Inputs& in, StrView state, const char** why) = nullptr;
@@ -404,6 +434,8 @@ class Server {
   Features features_;
   void cancel_request(Session& s, json::Value request_id);
   void expire_outgoing();
+  // notifications/cancelled of the server's own request `request_id` to `s`.
+  void send_cancelled(Session& s, int64_t request_id, const char* reason);
   Session* sessions_ = nullptr;
   // The client request being handled or completed: what the server sends meanwhile relates to it.
   friend struct CurrentRequest;

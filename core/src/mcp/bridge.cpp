@@ -1,0 +1,385 @@
+// The InputBridge (emcp/mcp/input_bridge.h): a handler's questions (Inputs) to a client of
+// 2024-11-05 to 2025-11-25, as server-to-client requests, and the handler run again with the
+// answers once the last one is in. Linked only by an application that calls
+// Server::set_input_bridge().
+//
+// A request's first ask takes a slot: it copies the request's `name`/`uri`, `arguments` and
+// `_meta` into the slot's arena and holds the request in the server's deferred table (so
+// transports keep its response open, and a notifications/cancelled finds it). Each ask is sent
+// at once through the table of requests to clients. An answer that is not the round's last is
+// copied into the arena; the last is read where it arrived: the request is rebuilt (the copied
+// members plus `inputResponses`) and dispatched again with its own id, from inside the answer's
+// callback, or from poll() when the channel was busy or the round only kept state. A refused,
+// timed-out or oversize answer ends the request with an error; a closed session or a
+// cancelled request ends it without one, after cancelling the other questions.
+#include "server_internal.h"
+
+#include <string.h>
+
+EMCP_NS_BEGIN
+namespace mcp {
+
+namespace {
+
+// The requests that can ask (BridgeSlot::method).
+constexpr const char* kMethods[] = {"tools/call", "prompts/get", "resources/read"};
+constexpr uint8_t kToolsCall = 0, kPromptsGet = 1, kResourcesRead = 2;
+
+// A new object node in `a` (nullptr when it does not fit).
+json::Node* object_node(Arena& a, const char* key) {
+  void* mem = nullptr;
+  if (a.alloc(sizeof(json::Node), alignof(json::Node), &mem) != Status::kOk) return nullptr;
+  json::Node* n = static_cast<json::Node*>(mem);
+  memset(n, 0, sizeof *n);
+  n->type = json::Type::kObject;
+  if (key != nullptr) {
+    n->key = key;
+    n->key_len = static_cast<uint32_t>(strlen(key));
+  }
+  return n;
+}
+
+void append_child(json::Node* parent, json::Node** last, json::Node* child) {
+  child->next = nullptr;
+  if (*last != nullptr) (*last)->next = child;
+  else parent->u.c.first = child;
+  *last = child;
+  ++parent->u.c.count;
+}
+
+}  // namespace
+
+size_t InputBridge::in_use() const {
+  size_t n = 0;
+  for (uint8_t i = 0; i < count_; ++i) n += slots_[i].used ? 1 : 0;
+  return n;
+}
+
+size_t InputBridge::arena_high_water() const {
+  size_t most = 0;
+  for (uint8_t i = 0; i < count_; ++i)
+    if (slots_[i].arena->high_water() > most) most = slots_[i].arena->high_water();
+  return most;
+}
+
+void Server::set_input_bridge(InputBridge& bridge) {
+  bridge_ = &bridge;
+  bridge.server_ = this;
+  features_.bridge = &kBridgeOps;
+}
+
+// ---- Taking and freeing a slot ------------------------------------------------------------------
+
+BridgeSlot* Server::bridge_take(Inputs& in) {
+  uint8_t method = 0;
+  while (method < 3 && !(in.method_ == kMethods[method])) ++method;
+  BridgeSlot* slot = nullptr;
+  for (uint8_t i = 0; i < bridge_->count_ && slot == nullptr; ++i)
+    if (!bridge_->slots_[i].used) slot = &bridge_->slots_[i];
+  if (slot == nullptr || method == 3) {
+    in.no("the InputBridge's slots are all waiting for answers");
+    return nullptr;
+  }
+  slot->used = true;
+  slot->method = method;
+  slot->arena->reset();
+  slot->members = slot->last_member = nullptr;
+  slot->round = 0;
+  slot->pending = 0;
+  slot->kept_len = 0;
+  slot->ready = false;
+  slot->held = false;
+  for (const char* name : {"name", "uri", "arguments", "_meta"}) {
+    const Value v = in.params_[name];
+    json::Node* copy = nullptr;
+    if (!v.exists()) continue;
+    if (json::copy_value(*slot->arena, v, StrView(name), &copy) != Status::kOk) {
+      bridge_release(*slot);
+      in.no("the request's arguments do not fit the InputBridge's arena");
+      return nullptr;
+    }
+    if (slot->last_member != nullptr) slot->last_member->next = copy;
+    else slot->members = copy;
+    slot->last_member = copy;
+  }
+  slot->params_end = slot->arena->mark();
+  in.slot_ = slot;
+  return slot;
+}
+
+void Server::bridge_release(BridgeSlot& slot) {
+  if (slot.held) deferred_[slot.hold].used = false;
+  slot.held = false;
+  slot.used = false;
+  slot.ready = false;
+  slot.pending = 0;
+  slot.kept_len = 0;
+  for (BridgeAsk& a : slot.asks) {
+    a.state = BridgeAsk::kFree;
+    a.answer = nullptr;
+  }
+  slot.members = slot.last_member = nullptr;
+  slot.arena->reset();
+}
+
+// The questions still out: forgotten, and cancelled at the client when `reason` is given.
+void Server::bridge_drop_asks(BridgeSlot& slot, const char* reason) {
+  for (BridgeAsk& a : slot.asks) {
+    if (a.state != BridgeAsk::kPending) continue;
+    a.state = BridgeAsk::kFree;
+    for (Outgoing& o : outgoing_) {
+      if (!o.used || o.ctx != &a) continue;
+      o.used = false;
+      if (reason != nullptr && !o.session->open_) send_cancelled(*o.session, o.id, reason);
+    }
+  }
+  slot.pending = 0;
+}
+
+// ---- Asking -------------------------------------------------------------------------------------
+
+BridgeAsk* Server::bridge_ask(Inputs& in, StrView key, const char* method) {
+  if (!in.may_ask()) return nullptr;
+  if (bridge_ == nullptr) {
+    in.no("the server has no InputBridge to ask clients of this revision (Server::set_input_bridge)");
+    return nullptr;
+  }
+  if (key.empty() || key.size() > EMCP_INPUT_KEY_MAX) {
+    in.no("the key is empty or longer than EMCP_INPUT_KEY_MAX");
+    return nullptr;
+  }
+  BridgeSlot* slot = in.slot_ != nullptr ? in.slot_ : bridge_take(in);
+  if (slot == nullptr) return nullptr;
+  BridgeAsk* ask = nullptr;
+  const char* why = nullptr;
+  for (BridgeAsk& a : slot->asks) {
+    if (a.state == BridgeAsk::kFree && ask == nullptr) ask = &a;
+    else if (a.state == BridgeAsk::kPending && StrView(a.key, a.key_len) == key) why = "that key was asked already";
+  }
+  if (ask == nullptr) why = "the round asks more questions than EMCP_INPUT_ASKS";
+  if (why == nullptr && !slot->held) {
+    // Held from the first question on: the client's answers may come before the handler ends.
+    const int h = hold(in.reply_->session(), *in.reply_, in.params_["_meta"]["progressToken"], nullptr);
+    if (h < 0) why = "EMCP_MAX_DEFERRED requests are pending";
+    else slot->hold = static_cast<uint16_t>(h);
+    slot->held = h >= 0;
+  }
+  if (why != nullptr) {
+    bridge_give_back(in);
+    in.no(why);
+    return nullptr;
+  }
+  memcpy(ask->key, key.data(), key.size());
+  ask->key_len = static_cast<uint8_t>(key.size());
+  ask->method = method;
+  ask->answer = nullptr;
+  ask->state = BridgeAsk::kPending;
+  ++slot->pending;
+  return ask;
+}
+
+// A slot this run took for nothing is given back (a run again keeps its slot to the end).
+void Server::bridge_give_back(Inputs& in) {
+  if (in.asked_ || bridge_->replaying_ == in.slot_) return;
+  bridge_release(*in.slot_);
+  in.slot_ = nullptr;
+}
+
+// After Server::elicit(), sample() or list_roots() sent (or not) ask `a`.
+bool Server::bridge_sent(Inputs& in, BridgeAsk* a, Status sent) {
+  if (sent == Status::kOk) {
+    in.asked_ = true;
+    return true;
+  }
+  a->state = BridgeAsk::kFree;
+  --in.slot_->pending;
+  bridge_give_back(in);
+  return in.no(sent == Status::kNotFound          ? undeclared(a->method)
+               : sent == Status::kInvalidArgument ? "the form is not one this client's revision takes"
+               : sent == Status::kNoSpace         ? "EMCP_MAX_OUTGOING requests to clients are in flight"
+                                                  : "the channel cannot take the request now");
+}
+
+// A handler that asked ends: its answer waits for the client's.
+bool Server::bridge_settle(Inputs& in) {
+  BridgeSlot& slot = *in.slot_;
+  if (!slot.held) {  // keep() alone: hold it now
+    const int h = hold(in.reply_->session(), *in.reply_, in.params_["_meta"]["progressToken"], nullptr);
+    if (h < 0) {
+      bridge_release(slot);
+      in.reply_->error(ErrorCode::kInternalError,
+                       {"the server is busy: ", static_cast<long long>(EMCP_MAX_DEFERRED),
+                        " requests are pending (EMCP_MAX_DEFERRED)"});
+      return true;
+    }
+    slot.hold = static_cast<uint16_t>(h);
+    slot.held = true;
+  }
+  slot.kept_len = in.kept_len_;
+  if (in.kept_len_ != 0) memcpy(slot.kept, in.kept_, in.kept_len_);
+  if (slot.pending == 0) slot.ready = true;  // kept state only: runs again from poll()
+  in.reply_->suppress();
+  return true;
+}
+
+// ---- Answers ------------------------------------------------------------------------------------
+
+void Server::bridge_answer(const Response& r, void* ctx) {
+  BridgeAsk& a = *static_cast<BridgeAsk*>(ctx);
+  BridgeSlot& slot = *a.slot;
+  Server& sv = *slot.bridge->server_;
+  if (!slot.used || a.state != BridgeAsk::kPending) return;
+  a.state = BridgeAsk::kAnswered;
+  --slot.pending;
+  const Deferred& d = sv.deferred_[slot.hold];
+  if (r.outcome == Response::Outcome::kClosed || d.cancelled) {  // nobody to answer
+    sv.bridge_drop_asks(slot, r.outcome == Response::Outcome::kClosed ? nullptr : "the request was cancelled");
+    return sv.bridge_release(slot);
+  }
+  if (r.outcome != Response::Outcome::kResult) {
+    sv.bridge_drop_asks(slot, "another question of the request was not answered");
+    if (r.outcome == Response::Outcome::kTimeout)
+      return sv.bridge_fail(slot, {"The client did not answer the ", a.method, " request in time."});
+    return sv.bridge_fail(slot, {"The client refused the ", a.method, " request: ", r.message});
+  }
+  if (slot.pending == 0 && !d.session->open_) return sv.bridge_replay(slot, r.result, &a);
+  // Not the last (or the channel is busy): kept until the round is complete.
+  if (json::copy_value(*slot.arena, r.result, StrView(a.key, a.key_len), &a.answer) != Status::kOk) {
+    sv.bridge_drop_asks(slot, "another question of the request could not be kept");
+    return sv.bridge_fail(slot, {"The answer to the ", a.method, " request is larger than the InputBridge's arena (",
+                                 static_cast<long long>(slot.arena->capacity()), " bytes)."});
+  }
+  if (slot.pending == 0) slot.ready = true;
+}
+
+// Ends a held request with an error: an isError result for a tool, -32603 otherwise.
+void Server::bridge_fail(BridgeSlot& slot, std::initializer_list<TextPiece> why) {
+  if (!slot.held || deferred_[slot.hold].cancelled) return bridge_release(slot);
+  const Deferred& d = deferred_[slot.hold];
+  Session& s = *d.session;
+  const Token token = d.id;
+  const Id id = token.id();
+  const Peer peer = d.peer;
+  const uint8_t method = slot.method;
+  bridge_release(slot);
+  {
+    Reply r(s, peer, id, nullptr);
+    const CurrentRequest current(*this, s, id);
+    if (method == kToolsCall) {
+      ToolCall call;
+      call.server_ = this;
+      call.session_ = &s;
+      call.reply_ = &r;
+      call.fail(why);
+      call.finish();
+    } else {
+      r.error(ErrorCode::kInternalError, why);
+    }
+  }
+  send_held_now();
+}
+
+// Runs the request again with the round's answers: the copied ones and `live` (the answer to
+// `live_ask`, read where it arrived; missing when every answer was copied).
+void Server::bridge_replay(BridgeSlot& slot, Value live, BridgeAsk* live_ask) {
+  Arena& a = *slot.arena;
+  json::Node* root = object_node(a, nullptr);
+  json::Node* responses = object_node(a, "inputResponses");
+  json::Node* last = nullptr;
+  bool fits = root != nullptr && responses != nullptr;
+  for (BridgeAsk& ask : slot.asks) {
+    if (!fits || ask.state != BridgeAsk::kAnswered) continue;
+    json::Node* n = ask.answer;
+    if (&ask == live_ask) {  // a node of our own for the live answer: its key is the ask's
+      void* mem = nullptr;
+      char* key = nullptr;
+      fits = a.alloc(sizeof(json::Node), alignof(json::Node), &mem) == Status::kOk &&
+             a.append(ask.key, ask.key_len, &key) == Status::kOk;
+      if (!fits) break;
+      n = static_cast<json::Node*>(mem);
+      *n = *live.node();
+      n->key = key;
+      n->key_len = ask.key_len;
+    }
+    append_child(responses, &last, n);
+  }
+  if (!fits) {
+    return bridge_fail(slot, {"The answers are larger than the InputBridge's arena (",
+                              static_cast<long long>(a.capacity()), " bytes)."});
+  }
+  // The request: its copied members (linked already), then inputResponses.
+  root->u.c.first = slot.members != nullptr ? slot.members : responses;
+  for (const json::Node* m = slot.members; m != nullptr; m = m == slot.last_member ? nullptr : m->next)
+    ++root->u.c.count;  // (the last member's `next` is the previous round's inputResponses)
+  if (slot.last_member != nullptr) slot.last_member->next = responses;
+  ++root->u.c.count;
+
+  Deferred& d = deferred_[slot.hold];
+  Session& s = *d.session;
+  const Token token = d.id;
+  const Id id = token.id();
+  const Peer peer = d.peer;
+  d.used = false;  // held again if it asks again
+  slot.held = false;
+  slot.ready = false;
+  slot.pending = 0;
+  for (BridgeAsk& ask : slot.asks) ask.state = BridgeAsk::kFree;
+  ++slot.round;
+  Message m;
+  m.kind = Kind::kRequest;
+  m.id = id;
+  m.method = kMethods[slot.method];
+  m.params = Value(root);
+  bridge_->replaying_ = &slot;
+  {
+    Reply r(s, peer, id, nullptr);
+    const CurrentRequest current(*this, s, id);
+    if (slot.method == kToolsCall) on_tools_call(s, m, r);
+    else if (slot.method == kPromptsGet && features_.prompts != nullptr) (void)features_.prompts(*this, s, m, r);
+    else if (slot.method == kResourcesRead && features_.resources != nullptr) (void)features_.resources(*this, s, m, r);
+  }
+  bridge_->replaying_ = nullptr;
+  if (slot.used) {
+    if (slot.pending == 0 && !slot.ready) bridge_release(slot);  // answered
+    else a.rewind(slot.params_end);                               // another round
+  }
+  send_held_now();
+}
+
+// ---- The server's hooks -------------------------------------------------------------------------
+
+const Server::BridgeOps Server::kBridgeOps = {
+    [](Server& sv, Inputs& in) { return sv.bridge_settle(in); },
+    [](Server& sv, Inputs& in) {
+      BridgeSlot* slot = sv.bridge_->replaying_;
+      if (slot == nullptr || in.slot_ != nullptr) return;
+      in.slot_ = slot;
+      in.responses_ = in.params_["inputResponses"];
+      in.round_ = slot->round;
+      in.got_len_ = slot->kept_len;
+      if (slot->kept_len != 0) memcpy(in.got_, slot->kept, slot->kept_len);
+    },
+    [](Server& sv, Session& s) {
+      InputBridge& b = *sv.bridge_;
+      for (uint8_t i = 0; i < b.count_; ++i) {
+        BridgeSlot& slot = b.slots_[i];
+        if (!slot.used || !slot.held || slot.ready) continue;
+        const Deferred& d = sv.deferred_[slot.hold];
+        if (d.session != &s || !d.cancelled) continue;
+        sv.bridge_drop_asks(slot, "the request was cancelled");
+        sv.bridge_release(slot);
+      }
+    },
+    [](Server& sv) {
+      InputBridge& b = *sv.bridge_;
+      for (uint8_t i = 0; i < b.count_; ++i) {
+        BridgeSlot& slot = b.slots_[i];
+        if (!slot.used || !slot.ready) continue;
+        if (!slot.held || sv.deferred_[slot.hold].cancelled) sv.bridge_release(slot);
+        else if (!sv.deferred_[slot.hold].session->open_) sv.bridge_replay(slot, Value(), nullptr);
+      }
+    },
+};
+
+}  // namespace mcp
+EMCP_NS_END
