@@ -64,6 +64,11 @@ emcp::Status capture(void*, const char* p, size_t n) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size > 1 << 16) return 0;
+  // Every input starts at the same time: it behaves the same whatever ran before it, and the
+  // requestStates of the 2026-07-28 fixture (written by this platform's key and clock) are
+  // still fresh in its seeds, so their retries reach the handlers' later rounds.
+  static const uint64_t start_ms = fixture::now_ms();
+  fixture::advance_ms(start_ms - fixture::now_ms());  // (modulo 2^64: back to start_ms)
   emcp::mcp::Server server(fixture::info(), fixture::platform());
   fixture::install(server);
   emcp::transport::StaticStdioTransport<2048> stdio(server, &capture, nullptr);

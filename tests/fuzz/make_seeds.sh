@@ -2,7 +2,10 @@
 # Builds the fuzz seed corpus from the MCP specification texts: every ```json block of
 # shared/spec/*.txt becomes one seed file (both as written and as one compact-ish line, the
 # way stdio carries it). With FIXTURES_DIR, each wire fixture's client side (its "> " lines)
-# becomes one seed too: whole sessions that initialize and then use every feature.
+# becomes one seed too: whole sessions that initialize and then use every feature; the
+# stateless revision's fixture (rev-2026-07-28.jsonl, required there) also message by message
+# and section by section (a comment line starts a section: errors, input rounds with their
+# requestState, listens), so that a target reaches each of its requests without all before it.
 # Usage: make_seeds.sh SPEC_DIR OUT_DIR [FIXTURES_DIR]
 set -eu
 spec=$1
@@ -26,6 +29,17 @@ if [ -n "$fixtures" ]; then
   for f in "$fixtures"/*.jsonl; do
     sed -n 's/^> //p' "$f" > "$out/session_$(basename "$f" .jsonl).txt"
   done
+  modern="$fixtures/rev-2026-07-28.jsonl"
+  [ -f "$modern" ] || { echo "make_seeds.sh: no fixture $modern" >&2; exit 1; }
+  awk -v dir="$out" '
+    /^#/ { if (n > 0) { part++; n = 0 } next }
+    /^> / {
+      m++; n++
+      f = sprintf("%s/message_rev-2026-07-28_%03d.txt", dir, m); print substr($0, 3) > f; close(f)
+      f = sprintf("%s/session_rev-2026-07-28_part_%02d.txt", dir, part); print substr($0, 3) >> f; close(f)
+    }
+  ' "$modern"
+  [ -n "$(ls "$out" | grep '^message_rev-2026-07-28_')" ] || { echo "make_seeds.sh: no messages in $modern" >&2; exit 1; }
 fi
 count=$(ls "$out" | wc -l)
 echo "seed corpus: $count files in $out"

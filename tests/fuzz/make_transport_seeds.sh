@@ -4,26 +4,21 @@
 # 1 peer close, 2 time passes, 3 answer a deferred call (with bit 7: sends on that connection
 # start or stop failing; bits 5-6 = 2: its window shuts, 3: it reads 64 bytes), 4-7 bytes: a
 # length byte follows, then that many bytes).
-# Usage: make_transport_seeds.sh OUT_DIR
+# With MODERN_FIXTURE (tests/fixtures/mcp/rev-2026-07-28.jsonl), the requests its client sends
+# become 2026-07-28 POSTs with their headers (engine/modern_*, and as raw requests for
+# fuzz_http_parser in http/), with the headers against the body besides.
+# Usage: make_transport_seeds.sh OUT_DIR [MODERN_FIXTURE]
 set -eu
 out=$1
+modern=${2:-}
 rm -rf "$out"
-mkdir -p "$out/engine" "$out/ws"
+mkdir -p "$out/engine" "$out/ws" "$out/http"
 
-# bytes CONN: stdin in pieces of at most 200 bytes, each as a bytes step.
+# bytes CONN: stdin (text: no NUL byte) in pieces of at most 200 bytes, each as a bytes step.
 bytes() {
-  tmp=$(mktemp)
-  cat > "$tmp"
-  size=$(wc -c < "$tmp")
-  off=0
-  while [ "$off" -lt "$size" ]; do
-    len=$((size - off))
-    [ "$len" -gt 200 ] && len=200
-    printf "\\$(printf '%03o' $((16 + $1)))\\$(printf '%03o' "$len")"
-    tail -c +$((off + 1)) "$tmp" | head -c "$len"
-    off=$((off + len))
-  done
-  rm -f "$tmp"
+  LC_ALL=C awk -v conn="$1" 'BEGIN { RS = "\001"; ORS = "" }
+    { t = t (NR > 1 ? RS : "") $0 }
+    END { for (off = 1; off <= length(t); off += 200) { p = substr(t, off, 200); printf "%c%c%s", 16 + conn, length(p), p } }'
 }
 open() { printf "\\$(printf '%03o' "$1")"; }
 
@@ -54,4 +49,85 @@ INIT='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":
 printf '\201\205\067\372\041\075\177\237\115\121\130' > "$out/ws/hello"
 printf '\001\203\067\372\041\075\177\237\115\200\202\067\372\041\075\133\225' > "$out/ws/fragments"
 printf '\211\205\067\372\041\075\177\237\115\121\130\210\202\067\372\041\075\064\022' > "$out/ws/ping_close"
-echo "transport seeds: $(ls "$out/engine" | wc -l) engine, $(ls "$out/ws" | wc -l) ws in $out"
+# ---- 2026-07-28 (stateless) from the wire fixture ------------------------------------------------
+if [ -n "$modern" ]; then
+  [ -f "$modern" ] || { echo "make_transport_seeds.sh: no fixture $modern" >&2; exit 1; }
+  close() { printf "\\$(printf '%03o' $((4 + $1)))"; }
+  msgs=$(mktemp)
+  sed -n 's/^> //p' "$modern" > "$msgs"
+  # Each message alone, on a connection of its own (http/ holds the request, engine/ the script).
+  n=0
+  while IFS= read -r line; do
+    n=$((n + 1))
+    mpost "$line" > "$out/http/modern_msg_$(printf %03d "$n")"
+    { open 0; bytes 0 < "$out/http/modern_msg_$(printf %03d "$n")"; } > "$out/engine/modern_msg_$(printf %03d "$n")"
+  done < "$msgs"
+  # The fixture's sections (a comment line starts one: errors, input rounds, listens...) as
+  # sessions: requests on keep-alive connection 0 (a deferred "slow" call answered after it),
+  # each subscriptions/listen on a connection of its own among 1-3 (held open: the oldest is
+  # closed to make room), as a client holding its listens open while it goes on would.
+  # sections: "PART MESSAGE KIND" per message, KIND listen, slow or plain.
+  awk '
+    /^#/ { if (n > 0) { part++; n = 0 } next }
+    /^> / { m++; n++; kind = "plain"
+            if ($0 ~ /"method":"subscriptions\/listen"/) kind = "listen"; else if ($0 ~ /"name":"slow"/) kind = "slow"
+            printf "%d %03d %s\n", part, m, kind }
+  ' "$modern" > "$msgs.sections"
+  part=-1
+  while read -r p m kind; do
+    if [ "$p" != "$part" ]; then
+      part=$p
+      seed="$out/engine/modern_part_$(printf %02d "$part")"
+      open 0 > "$seed"
+      next_listen=1
+      held=" "
+    fi
+    req="$out/http/modern_msg_$m"
+    case $kind in
+      listen)
+        case $held in *" $next_listen "*) close "$next_listen" >> "$seed" ;; *) held="$held$next_listen " ;; esac
+        { open "$next_listen"; bytes "$next_listen" < "$req"; } >> "$seed"
+        next_listen=$((next_listen % 3 + 1)) ;;
+      slow) { bytes 0 < "$req"; printf '\014'; } >> "$seed" ;;
+      *) bytes 0 < "$req" >> "$seed" ;;
+    esac
+  done < "$msgs.sections"
+  rm -f "$msgs.sections"
+  # The headers against the body (streamable-http.mdx, "Server Validation"): each variant of a
+  # tools/call and of a resources/read the fixture sends, alone and all on one connection.
+  call=$(grep -m1 '"method":"tools/call"' "$msgs")
+  resource=$(grep -m1 '"method":"resources/read"' "$msgs")
+  name=$(body_field "$call" 's/.*"params":{"name":"\([^"]*\)".*/\1/p')
+  b64=$(printf '%s' "$name" | base64 | tr -d '\n')
+  vn=0
+  variant() {  # variant COMMAND...: one request, its own seed
+    vn=$((vn + 1))
+    "$@" > "$out/http/modern_headers_$(printf %02d "$vn")"
+  }
+  variant mpost "$call" 2025-11-25
+  variant mpost "$call" -
+  variant mpost "$call" = tools/list
+  variant mpost "$call" = -
+  variant mpost "$call" = = other_tool
+  variant mpost "$call" = = -
+  variant mpost "$call" = = "=?base64?$b64?="
+  variant mpost "$call" = = "=?base64?$b64"
+  variant mpost "$call" = = "  $name  "
+  variant mpost "$call" - - - "mcp-protocol-version: 2026-07-28" "mcp-method: tools/call" "mcp-name: $name"
+  variant mpost "$call" = = = "Mcp-Param-Text: =?base64?aMOpbGxv?=" "Mcp-Param-Count: 007"
+  variant mpost "$call" = = = "Mcp-Session-Id: $SID"
+  variant mpost "$call" = = "$(printf '%0300d' 0)"
+  variant mpost "$resource" = = test://other
+  variant mpost "$resource" = = -
+  variant mpost "$INIT" 2026-07-28
+  variant printf 'GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\r\n'
+  variant printf 'DELETE /mcp HTTP/1.1\r\nHost: localhost\r\nMCP-Protocol-Version: 2026-07-28\r\n\r\n'
+  for f in "$out"/http/modern_headers_*; do
+    { open 0; bytes 0 < "$f"; } > "$out/engine/$(basename "$f")"
+  done
+  cat "$out"/http/modern_headers_* > "$msgs.all"
+  { open 0; bytes 0 < "$msgs.all"; } > "$out/engine/modern_headers_all"
+  rm -f "$msgs" "$msgs.all"
+  [ "$n" -gt 0 ] && [ "$part" -ge 0 ] || { echo "make_transport_seeds.sh: no messages in $modern" >&2; exit 1; }
+fi
+echo "transport seeds: $(ls "$out/engine" | wc -l) engine, $(ls "$out/ws" | wc -l) ws, $(ls "$out/http" | wc -l) http in $out"

@@ -1,14 +1,22 @@
 // Malformed, hostile and out-of-limit HTTP and WebSocket input to emcp-sensors --http: each case
 // with the status (or WebSocket close code) RFC 9110 / RFC 6455 / the MCP transport spec call
 // for, and after each one a fresh initialize must still succeed: the server keeps serving.
+// The stateless revision 2026-07-28 has a table of its own (headers against the body, `_meta`,
+// legacy methods, forged requestState and inputResponses, a listen flood), each answer checked
+// against the official 2026-07-28 schema and followed by a working header-validated tools/call;
+// forged and replayed states of a real input round and Mcp-Param-* headers run against
+// emcp-everything (EMCP_EVERYTHING; not on a board, whose image is the sensors one).
 //
-//   EMCP_SENSORS=build/native/bin/emcp-sensors node --test tests/mcp/http_bad_input.test.mjs
+//   EMCP_SENSORS=build/native/bin/emcp-sensors EMCP_EVERYTHING=build/native/bin/emcp-everything \
+//     node --test tests/mcp/http_bad_input.test.mjs
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { startNetworkServer, stopNetworkServer, ON_BOARD } from "./lib/harness.mjs";
 import { connectRaw, once, request, newSession, INIT, POST_HEADERS } from "./lib/rawhttp.mjs";
+import { check } from "./lib/schema.mjs";
 
 const SERVER = process.env.EMCP_SENSORS ?? new URL("../../build/native/bin/emcp-sensors", import.meta.url).pathname;
+const EVERYTHING = ON_BOARD ? null : process.env.EMCP_EVERYTHING ?? new URL("../../build/native/bin/emcp-everything", import.meta.url).pathname;
 // --timeout-ms: head and body timeouts, short for the slow-client cases (a board keeps its
 // default: EMCP_HTTP_TIMEOUT_MS=10000); EMCP_HTTP_SLOTS: its connection slots.
 const TIMEOUT_MS = Number(process.env.EMCP_HTTP_TIMEOUT_MS ?? 800);
@@ -221,6 +229,295 @@ test("slots all taken by idle connections: the longest idle one makes room", asy
   for (const c of idle) c.end();
   await new Promise((r_) => setTimeout(r_, 150));
 });
+
+// ---- MCP 2026-07-28 (stateless) ----------------------------------------------------------------
+// Expected from the spec pages (2026-07-28/): basic/transports/streamable-http.mdx ("Protocol
+// Version Header", "Standard Request Headers", "Server Validation": a required header missing,
+// different from the body or holding invalid characters is 400 with -32020; an unknown method
+// 404 with -32601; GET and DELETE SHOULD be 405; an Mcp-Session-Id is ignored), basic/index.mdx
+// (a required _meta field missing: -32602 and 400; a capability needed and not declared -32021
+// and 400), basic/versioning.mdx (-32022 with data.supported and data.requested, 400),
+// basic/patterns/mrtr.mdx (requestState attacker-controlled: refused when it fails
+// verification; malformed inputResponses a JSON-RPC error: -32602 as docs/mcp.md says), and
+// the official schema for every JSON-RPC body. Where the spec gives no status (a feature's
+// error), the one docs/http.md documents: 200; a message beyond the arena: 400 with -32600
+// "message too large for the arena" (docs/json.md); one listen more than EMCP_MAX_LISTENS:
+// -32603 (docs/mcp.md).
+
+const MODERN = "2026-07-28";
+const PV = "io.modelcontextprotocol/protocolVersion";
+const CC = "io.modelcontextprotocol/clientCapabilities";
+const META = { [PV]: MODERN, [CC]: { elicitation: {}, sampling: {} } };
+const NAME_OF = { "tools/call": "name", "prompts/get": "name", "resources/read": "uri" };
+
+/// A 2026-07-28 POST: the headers a conforming client sends for `body` (MCP-Protocol-Version,
+/// Mcp-Method, Mcp-Name), then `headers` over them (null leaves one out).
+function mpost(body, headers = {}) {
+  const h = { ...POST_HEADERS, "MCP-Protocol-Version": MODERN };
+  if (body && typeof body === "object" && !Array.isArray(body)) {
+    if (typeof body.method === "string") h["Mcp-Method"] = body.method;
+    const name = body.params?.[NAME_OF[body.method]];
+    if (typeof name === "string") h["Mcp-Name"] = name;
+  }
+  return request("POST", "/mcp", { ...h, ...headers }, typeof body === "string" ? body : JSON.stringify(body));
+}
+/// A 2026-07-28 request body (`_meta` = META unless given; null leaves it out).
+const mreq = (id, method, params = {}, meta = META) =>
+  ({ jsonrpc: "2.0", id, method, params: meta === null ? params : { ...params, _meta: meta } });
+const readLoad = (id, extra = {}, meta = META) => mreq(id, "tools/call", { name: "read_sensor", arguments: { sensor: "load" }, ...extra }, meta);
+const randomState = Buffer.from("a state this server never wrote, 48 bytes long..").toString("base64url");
+const NO_ID = "an id that cannot be read is left out at 2026-07-28 (the schema's RequestId is a string or an integer; " +
+  "stdio leaves it out): the server writes \"id\":null over HTTP";
+
+/// Checks an HTTP answer against [status, want]: want is { id, code, message?, data? } for a
+/// JSON-RPC error body, { result: true } for a result, or null for no body.
+function expectHttp(name, r, status, want, method) {
+  assert.equal(r.status, status, `${name}: status (body ${r.body})`);
+  if (want === null) return assert.equal(r.body.length, 0, `${name}: no body`);
+  assert.match(r.headers["content-type"] ?? "", /^application\/json/, name);
+  const answer = JSON.parse(r.body);
+  assert.deepEqual(check(MODERN, answer, method), [], name);
+  if (want.result) return assert.equal(answer.result?.resultType, "complete", `${name}: ${r.body}`);
+  if (want.id === null) assert.equal("id" in answer, false, `${name}: no id (${r.body})`);
+  else assert.equal(answer.id, want.id, `${name}: id (${r.body})`);
+  assert.equal(answer.error?.code, want.code, `${name}: code (${r.body})`);
+  if (want.message) assert.match(answer.error.message, want.message, name);
+  if (want.code === -32022) {
+    assert.ok(answer.error.data?.supported?.includes(MODERN), `${name}: data.supported (${r.body})`);
+    assert.equal(answer.error.data.requested, want.data.requested, `${name}: data.requested`);
+  } else if (want.data) {
+    assert.deepEqual(answer.error.data, want.data, `${name}: data`);
+  }
+  assert.equal(r.headers["mcp-session-id"], undefined, `${name}: no session id at 2026-07-28`);
+}
+
+/// The server still serves the modern era: a tools/call with its headers validated (on
+/// emcp-sensors read_sensor, else emcp-everything's test_simple_text).
+async function stillServingModern(p = port, { busyRetries = 0 } = {}) {
+  const body = p === port ? readLoad("still") : mreq("still", "tools/call", { name: "test_simple_text", arguments: {} });
+  let r = await once(p, mpost(body));
+  for (let i = 0; i < busyRetries && r.status === 503; ++i) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    r = await once(p, mpost(body));
+  }
+  expectHttp("a 2026-07-28 tools/call afterwards", r, 200, { result: true }, "tools/call");
+}
+
+// [name, () => bytes, status, expected body (see expectHttp), method of the request, { todo }]
+const MODERN_CASES = [
+  // Headers against the body: -32020, 400.
+  ["Mcp-Method different from the body's method", () => mpost(readLoad("h1"), { "Mcp-Method": "tools/list" }), 400, { id: "h1", code: -32020 }],
+  ["Mcp-Method missing", () => mpost(mreq("h2", "tools/list"), { "Mcp-Method": null }), 400, { id: "h2", code: -32020 }],
+  ["Mcp-Method in another case (values are case-sensitive)", () => mpost(readLoad("h3"), { "Mcp-Method": "Tools/Call" }), 400, { id: "h3", code: -32020 }],
+  ["Mcp-Method for a notification's method on a request", () => mpost(mreq("h4", "tools/list"), { "Mcp-Method": "notifications/cancelled" }), 400, { id: "h4", code: -32020 }],
+  ["Mcp-Name different from params.name (tools/call)", () => mpost(readLoad("h5"), { "Mcp-Name": "set_relay" }), 400, { id: "h5", code: -32020 }],
+  ["Mcp-Name missing (tools/call)", () => mpost(readLoad("h6"), { "Mcp-Name": null }), 400, { id: "h6", code: -32020 }],
+  ["Mcp-Name different from params.uri (resources/read)", () => mpost(mreq("h7", "resources/read", { uri: "sensor://load" }), { "Mcp-Name": "device://relay" }), 400,
+    { id: "h7", code: -32020 }],
+  ["Mcp-Name missing (resources/read)", () => mpost(mreq("h8", "resources/read", { uri: "sensor://load" }), { "Mcp-Name": null }), 400, { id: "h8", code: -32020 }],
+  ["Mcp-Name different from params.name (prompts/get)", () => mpost(mreq("h9", "prompts/get", { name: "diagnose_device" }), { "Mcp-Name": "other" }), 400,
+    { id: "h9", code: -32020 }],
+  ["Mcp-Name in base64 form naming another tool", () => mpost(readLoad("h10"), { "Mcp-Name": `=?base64?${Buffer.from("set_relay").toString("base64")}?=` }), 400,
+    { id: "h10", code: -32020 }],
+  ["Mcp-Name in a broken base64 form", () => mpost(readLoad("h11"), { "Mcp-Name": "=?base64?cmVhZF9zZW5zb3I?=" }), 400, { id: "h11", code: -32020 }],
+  ["Mcp-Name with bytes beyond ASCII (not in base64 form)", () => mpost(mreq("h12", "tools/call", { name: "réad_sensor", arguments: {} })), 400,
+    { id: "h12", code: -32020 }],
+  ["Mcp-Name naming a tool while the body names none", () => mpost(mreq("h13", "tools/call", { arguments: { sensor: "load" } }), { "Mcp-Name": "read_sensor" }), 400,
+    { id: "h13", code: -32020 }, "tools/call",
+    { todo: "streamable-http.mdx, Server Validation: a header value that does not match the body's is -32020 (400); the server answers 200 with -32602 \"name must be a string\"" }],
+  ["MCP-Protocol-Version 2025-11-25, _meta 2026-07-28", () => mpost(mreq("h14", "tools/list"), { "MCP-Protocol-Version": "2025-11-25" }), 400, { id: "h14", code: -32020 }],
+  ["MCP-Protocol-Version 2026-07-28, _meta a revision not served", () => mpost(mreq("h15", "tools/list", {}, { [PV]: "1999-01-01", [CC]: {} })), 400,
+    { id: "h15", code: -32020 }],
+  ["MCP-Protocol-Version missing, _meta 2026-07-28", () => mpost(mreq("h16", "tools/list"), { "MCP-Protocol-Version": null }), 400, { id: "h16", code: -32020 }],
+  ["MCP-Protocol-Version and _meta both a revision not served", () => mpost(mreq("h17", "tools/list", {}, { [PV]: "1999-01-01", [CC]: {} }), { "MCP-Protocol-Version": "1999-01-01" }),
+    400, { id: "h17", code: -32022, data: { requested: "1999-01-01" } }],
+  // _meta: -32602, 400, before the headers are compared.
+  ["_meta without protocolVersion", () => mpost(mreq("h18", "tools/list", {}, { [CC]: {} })), 400, { id: "h18", code: -32602 }],
+  ["_meta without clientCapabilities", () => mpost(mreq("h19", "tools/list", {}, { [PV]: MODERN })), 400, { id: "h19", code: -32602 }],
+  ["clientCapabilities not an object", () => mpost(mreq("h20", "tools/list", {}, { [PV]: MODERN, [CC]: [] })), 400, { id: "h20", code: -32602 }],
+  ["protocolVersion not a string", () => mpost(mreq("h21", "tools/list", {}, { [PV]: 2026, [CC]: {} })), 400, { id: "h21", code: -32602 }],
+  ["_meta missing and the headers different too: -32602 first", () => mpost(mreq("h22", "tools/list", {}, { [CC]: {} }), { "Mcp-Method": "tools/call" }), 400,
+    { id: "h22", code: -32602 }],
+  ["server/discover without _meta", () => mpost(mreq("h23", "server/discover", {}, null)), 400, { id: "h23", code: -32602 }],
+  ["2026-07-28 headers, a body without _meta", () => mpost(mreq("h24", "tools/list", {}, null)), 400, { id: "h24", code: -32602 }, "tools/list",
+    { todo: "basic/index.mdx: a request missing a required _meta field is -32602 with 400 (and docs/http.md: a POST whose MCP-Protocol-Version names 2026-07-28 is of that era); the server answers 200 with -32600 \"the session is not initialized\"" }],
+  // Methods the revision does not have: 404 with -32601.
+  ["initialize at 2026-07-28", () => mpost(mreq("h25", "initialize", { protocolVersion: MODERN, capabilities: {}, clientInfo: { name: "x", version: "1" } })), 404,
+    { id: "h25", code: -32601 }],
+  ["ping at 2026-07-28", () => mpost(mreq("h26", "ping")), 404, { id: "h26", code: -32601 }],
+  ["logging/setLevel at 2026-07-28", () => mpost(mreq("h27", "logging/setLevel", { level: "debug" })), 404, { id: "h27", code: -32601 }],
+  ["resources/subscribe at 2026-07-28", () => mpost(mreq("h28", "resources/subscribe", { uri: "sensor://load" })), 404, { id: "h28", code: -32601 }],
+  ["an unknown method at 2026-07-28", () => mpost(mreq("h29", "tools/frobnicate")), 404, { id: "h29", code: -32601 }],
+  // One message per POST, requests and notifications only.
+  ["a batch at 2026-07-28", () => mpost([mreq("h30", "tools/list")], { "Mcp-Method": "tools/list" }), 400, { id: null, code: -32600 }, undefined, { todo: NO_ID }],
+  ["a response at 2026-07-28", () => mpost({ jsonrpc: "2.0", id: "h31", result: {} }, { "Mcp-Method": "tools/list" }), 400, { id: null, code: -32600 }, undefined, { todo: NO_ID }],
+  ["a body that is not JSON at 2026-07-28", () => mpost("{not json", { "Mcp-Method": "tools/list" }), 400, { id: null, code: -32700 }, undefined, { todo: NO_ID }],
+  ["a notification at 2026-07-28: 202, no body", () => mpost({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1, _meta: META } }), 202, null],
+  // The legacy transport's pieces are not part of 2026-07-28.
+  ["an Mcp-Session-Id of no session is ignored", () => mpost(readLoad("h32"), { "Mcp-Session-Id": "00000000000000000000000000000000" }), 200, { result: true }, "tools/call"],
+  ["GET at 2026-07-28 (405)", () => request("GET", "/mcp", { Accept: "text/event-stream", "MCP-Protocol-Version": MODERN }), 405, undefined],
+  ["DELETE at 2026-07-28 (405)", () => request("DELETE", "/mcp", { "MCP-Protocol-Version": MODERN }), 405, undefined],
+  // requestState and inputResponses the server never wrote: -32602; beyond the arena: -32600.
+  ["requestState: random base64url", () => mpost(readLoad("h33", { requestState: randomState })), 200, { id: "h33", code: -32602, message: /requestState/ }, "tools/call"],
+  ["requestState: not a string", () => mpost(readLoad("h34", { requestState: 1 })), 200, { id: "h34", code: -32602, message: /requestState/ }, "tools/call"],
+  ["requestState: 300 characters", () => mpost(readLoad("h35", { requestState: "A".repeat(300) })), 200, { id: "h35", code: -32602, message: /requestState/ }, "tools/call"],
+  ["requestState on resources/read", () => mpost(mreq("h36", "resources/read", { uri: "sensor://load", requestState: randomState })), 200,
+    { id: "h36", code: -32602, message: /requestState/ }, "resources/read"],
+  ["inputResponses: an array", () => mpost(readLoad("h37", { inputResponses: [] })), 200, { id: "h37", code: -32602, message: /inputResponses/ }, "tools/call"],
+  ["inputResponses: null", () => mpost(readLoad("h38", { inputResponses: null })), 200, { id: "h38", code: -32602, message: /inputResponses/ }, "tools/call"],
+  ["inputResponses beyond the arena", () => mpost(readLoad("h39", { inputResponses: { a: { action: "accept", content: { text: "x".repeat(6000) } } } })), 400,
+    { id: "h39", code: -32600, message: /too large for the arena/ }],
+];
+
+for (const [name, make, status, want, method, opts] of MODERN_CASES) {
+  test(`2026-07-28: ${name}`, { todo: opts?.todo }, async () => {
+    const r = await once(port, make());
+    if (want === undefined) {
+      assert.equal(r.status, status, `${name}: body ${r.body}`);
+      assert.match(r.headers.allow ?? "", /POST/, `${name}: Allow`);
+    } else {
+      expectHttp(name, r, status, want, method);
+    }
+    await stillServingModern();
+  });
+}
+
+test("2026-07-28: a listen flood: one more than EMCP_MAX_LISTENS is -32603, closing a listen frees its slot", async () => {
+  const listen = (id) => mpost(mreq(id, "subscriptions/listen", { notifications: { toolsListChanged: true } }));
+  const open = [];
+  /// A listen on its own connection: its acknowledgement (the stream stays open), or a refusal.
+  const tryListen = async (id) => {
+    const c = await connectRaw(port);
+    await c.write(listen(id));
+    await c.until(({ buf, closed }) => closed || buf.includes("acknowledged") || /\r\n\r\n\{/.test(buf.toString("latin1")), ON_BOARD ? 20000 : 3000);
+    const text = c.buffer.toString();
+    if (text.includes("notifications/subscriptions/acknowledged")) {
+      assert.match(text, /^HTTP\/1\.1 200 [\s\S]*Content-Type: text\/event-stream/, id);
+      const data = JSON.parse(/^data: (.*)$/m.exec(text)[1]);
+      assert.equal(data.params._meta["io.modelcontextprotocol/subscriptionId"], id);
+      assert.deepEqual(check(MODERN, data), [], id);
+      open.push(c);
+      return null;
+    }
+    const [r] = await c.responses(1);
+    c.end();
+    return r;
+  };
+  let refused;
+  for (let i = 1; i <= 9 && !refused; ++i) refused = await tryListen(`L${i}`);
+  assert.ok(refused, "a listen is refused at last");
+  expectHttp("the listen beyond the limit", refused, 200, { id: `L${open.length + 1}`, code: -32603, message: /EMCP_MAX_LISTENS/ }, "subscriptions/listen");
+  const limit = Number(/keeps (\d+) open/.exec(JSON.parse(refused.body).error.message)?.[1]);
+  assert.equal(open.length, limit, "as many listens as the server says it keeps");
+  if (!ON_BOARD) assert.equal(limit, 4, "EMCP_MAX_LISTENS defaults to 4");
+  for (let i = 0; i < 3; ++i) expectHttp(`flood ${i}`, await tryListen(`X${i}`), 200, { id: `X${i}`, code: -32603 }, "subscriptions/listen");
+  await stillServingModern();
+  // Closing listens (the client closes the stream) frees their slots, once the server has read
+  // the hang-up.
+  const closing = open.splice(0, Math.min(2, open.length));
+  for (const c of closing) c.end();
+  for (let i = 0; i < closing.length; ++i) {
+    let r;
+    for (let attempt = 0; attempt < 30 && (r = await tryListen(`N${i}`)) !== null; ++attempt) {
+      expectHttp("a listen while the freed slots are not yet seen", r, 200, { id: `N${i}`, code: -32603 }, "subscriptions/listen");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.equal(r, null, `a slot freed by closing a listen is taken again (N${i})`);
+  }
+  expectHttp("full again", await tryListen("N-extra"), 200, { id: "N-extra", code: -32603 }, "subscriptions/listen");
+  for (const c of open) c.end();
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  await stillServingModern(port, { busyRetries: 20 });
+  await stillServing({ busyRetries: 20 });
+});
+
+// ---- 2026-07-28 with emcp-everything: real input rounds, Mcp-Param-* headers ----------------------
+
+const STATE_TOOL = "test_input_required_result_request_state";  // keeps "step-1" in its state
+const CONFIRMED = { confirm: { action: "accept", content: { confirm: true } } };
+const retry = (id, state, extra = {}) =>
+  mreq(id, "tools/call", { name: STATE_TOOL, arguments: {}, inputResponses: CONFIRMED, requestState: state, ...extra });
+const flipped = (state, at, bit = 0x01) => {
+  const raw = Buffer.from(state, "base64url");
+  raw[at < 0 ? raw.length + at : at] ^= bit;
+  return raw.toString("base64url");
+};
+async function realState(p, id) {
+  const r = await once(p, mpost(mreq(id, "tools/call", { name: STATE_TOOL, arguments: {} })));
+  assert.equal(r.status, 200, `${r.body}`);
+  const answer = JSON.parse(r.body);
+  assert.deepEqual(check(MODERN, answer, "tools/call"), []);
+  assert.equal(answer.result?.resultType, "input_required", `${r.body}`);
+  return answer.result.requestState;
+}
+const custom = (id, args) => mreq(id, "tools/call", { name: "test_custom_header", arguments: args });
+
+// [name, (S, port) => bytes, status, expected body, method, { todo }]; S a real state.
+const EVERYTHING_CASES = [
+  ["a real state, one byte flipped", (S) => mpost(retry("e1", flipped(S, 9))), 200, { id: "e1", code: -32602, message: /requestState/ }, "tools/call"],
+  ["a real state, its last byte flipped", (S) => mpost(retry("e2", flipped(S, -1, 0x80))), 200, { id: "e2", code: -32602, message: /requestState/ }, "tools/call"],
+  ["a real state cut short", (S) => mpost(retry("e3", S.slice(0, -2))), 200, { id: "e3", code: -32602, message: /requestState/ }, "tools/call"],
+  ["a real state replayed for another tool", (S) => mpost(mreq("e4", "tools/call", { name: "test_input_required_result_elicitation", arguments: {}, requestState: S })),
+    200, { id: "e4", code: -32602, message: /requestState/ }, "tools/call"],
+  ["a real state replayed on prompts/get", (S) => mpost(mreq("e5", "prompts/get", { name: "test_input_required_result_prompt", requestState: S })),
+    200, { id: "e5", code: -32602, message: /requestState/ }, "prompts/get"],
+  ["a real state with inputResponses not an object", (S) => mpost(retry("e6", S, { inputResponses: "accept" })), 200,
+    { id: "e6", code: -32602, message: /inputResponses/ }, "tools/call"],
+  ["a real state, headers naming another tool", (S) => mpost(retry("e7", S), { "Mcp-Name": "test_input_required_result_elicitation" }), 400,
+    { id: "e7", code: -32020 }],
+  ["a needed capability not declared (-32021, 400)", () => mpost(mreq("e8", "tools/call", { name: "test_missing_capability", arguments: {} }, { [PV]: MODERN, [CC]: {} })),
+    400, { id: "e8", code: -32021, data: { requiredCapabilities: { sampling: {} } } }],
+  // Mcp-Param-* (x-mcp-header) against the arguments.
+  ["Mcp-Param-Region different from the argument", () => mpost(custom("e9", { region: "eu" }), { "Mcp-Param-Region": "us" }), 400, { id: "e9", code: -32020 }],
+  ["Mcp-Param-Region missing while the argument is there", () => mpost(custom("e10", { region: "eu" })), 400, { id: "e10", code: -32020 }],
+  ["Mcp-Param-Dry-Run without the argument", () => mpost(custom("e11", { region: "eu" }), { "Mcp-Param-Region": "eu", "Mcp-Param-Dry-Run": "true" }), 400,
+    { id: "e11", code: -32020 }],
+  ["Mcp-Param-Dry-Run false for true", () => mpost(custom("e12", { region: "eu", dry_run: true }), { "Mcp-Param-Region": "eu", "Mcp-Param-Dry-Run": "false" }), 400,
+    { id: "e12", code: -32020 }],
+  ["Mcp-Param-Priority another number", () => mpost(custom("e13", { region: "eu", priority: 8 }), { "Mcp-Param-Region": "eu", "Mcp-Param-Priority": "7" }), 400,
+    { id: "e13", code: -32020 }],
+  ["Mcp-Param-Priority a fraction for an integer", () => mpost(custom("e14", { region: "eu", priority: 7 }), { "Mcp-Param-Region": "eu", "Mcp-Param-Priority": "7.5" }), 400,
+    { id: "e14", code: -32020 }],
+  ["Mcp-Param-Priority for a null argument", () => mpost(custom("e15", { region: "eu", priority: null }), { "Mcp-Param-Region": "eu", "Mcp-Param-Priority": "7" }), 400,
+    { id: "e15", code: -32020 }],
+  ["Mcp-Param-Region in base64 form of another value", () => mpost(custom("e16", { region: "eu" }), { "Mcp-Param-Region": `=?base64?${Buffer.from("us").toString("base64")}?=` }),
+    400, { id: "e16", code: -32020 }],
+  ["Mcp-Param-Region with bytes beyond ASCII", () => mpost(custom("e17", { region: "é" }), { "Mcp-Param-Region": "é" }), 400, { id: "e17", code: -32020 }],
+];
+
+test("2026-07-28 with emcp-everything: forged and replayed requestStates, Mcp-Param-* headers, a state of another server process",
+  { skip: EVERYTHING === null && "emcp-everything runs on Linux only (the board's image is the sensors one)" }, async (t) => {
+    const a = await startNetworkServer(EVERYTHING, [], []);
+    let S;
+    try {
+      S = await realState(a.port, "first");
+      for (const [name, make, status, want, method, opts] of EVERYTHING_CASES) {
+        await t.test(name, { todo: opts?.todo }, async () => {
+          expectHttp(name, await once(a.port, make(S)), status, want, method);
+          await stillServingModern(a.port);
+        });
+      }
+      // Positive controls: the real state, and Mcp-Param-* headers as a client writes them.
+      expectHttp("the real state", await once(a.port, mpost(retry("ok1", S))), 200, { result: true }, "tools/call");
+      expectHttp("Mcp-Param-* headers that match", await once(a.port, mpost(custom("ok2", { region: "eu", priority: 7, dry_run: false }),
+        { "Mcp-Param-Region": "=?base64?ZXU=?=", "Mcp-Param-Priority": "007", "Mcp-Param-Dry-Run": "false" })), 200, { result: true }, "tools/call");
+    } finally {
+      await stopNetworkServer(a);
+    }
+    // The server restarted: a new key; the old state is refused, before it asked and after.
+    const b = await startNetworkServer(EVERYTHING, [], []);
+    try {
+      await t.test("a state of another server process", async () => {
+        expectHttp("before it asked", await once(b.port, mpost(retry("b1", S))), 200, { id: "b1", code: -32602, message: /requestState/ }, "tools/call");
+        const own = await realState(b.port, "b2");
+        expectHttp("after it asked", await once(b.port, mpost(retry("b3", S))), 200, { id: "b3", code: -32602, message: /requestState/ }, "tools/call");
+        expectHttp("its own state", await once(b.port, mpost(retry("b4", own))), 200, { result: true }, "tools/call");
+        await stillServingModern(b.port);
+      });
+    } finally {
+      await stopNetworkServer(b);
+    }
+  });
 
 // ---- WebSocket ---------------------------------------------------------------------------------
 

@@ -131,11 +131,11 @@ class Recorder {
 
 /// QEMU with the firmware, booted: its banner read off the UART and that connection closed, so
 /// that the client starts against a board that is already running, as a real one would be.
-/// That is also what makes the v2 stdio transport work through emcp-bridge: it runs the
-/// server/discover probe on a throw-away sibling process (here a second emcp-bridge, which
-/// connects, probes and is killed), then starts the session's own; a board prints its banner
-/// once, so each bridge runs with --banner "" (not waiting for one). Returns startQemu's
-/// { proc, port }.
+/// The v2 stdio transport runs its server/discover probe on a throw-away sibling process (here
+/// a second emcp-bridge, which connects, probes and is killed), then starts the session's own;
+/// a board prints its banner once, at boot, so each bridge finds the board ready by its own
+/// ping (emcp-bridge's readiness without a banner, as with a real board already running).
+/// Returns startQemu's { proc, port }.
 async function bootBoard() {
   const q = await startQemu(process.env.EMCP_QEMU_MACHINE, process.env.EMCP_FIRMWARE);
   const deadline = Date.now() + 20000;
@@ -168,7 +168,7 @@ async function connectV2({ command, args = [], port, mode = { pin: REVISION }, c
   if (QEMU) {
     qemu = await bootBoard();
     command = process.env.EMCP_BRIDGE;
-    args = ["--tcp", `127.0.0.1:${qemu.port}`, "--banner", ""];
+    args = ["--tcp", `127.0.0.1:${qemu.port}`];
   }
   if (STDIO && port === undefined) {
     transport = new StdioClientTransport({ command, args, stderr: "pipe" });

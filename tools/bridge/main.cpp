@@ -2,13 +2,24 @@
 // a TCP socket (QEMU's serial port).
 //
 //   emcp-bridge (--serial DEVICE [--baud N] | --tcp HOST:PORT) [--banner TEXT] [--wait-ms N]
-//               [--no-reinit] [--quiet]
+//               [--ping-after-ms N] [--no-reinit] [--quiet]
 //
-// - Waits for the board's banner line (default: a line containing "MCP on this UART") before
-//   it passes the client's messages on; what the client sends meanwhile waits.
+// - Waits until the board is ready before it passes the client's messages on; what the client
+//   sends meanwhile waits, in order. Ready is the board's banner line (default: a line
+//   containing "MCP on this UART"), which it prints once, at boot. A board that booted before
+//   the bridge connected (a second bridge, a client that reconnects) prints none: after a quiet
+//   second with no banner the bridge sends a ping of its own (id "emcp-bridge-probe-N"), again
+//   each second up to 5 times, and the board's answer is ready; that answer never reaches the
+//   client. Pinging only after a quiet time matters for boards whose UART drops what arrives
+//   before the firmware enabled it (QEMU's netduinoplus2): a ping sent into a board that is
+//   still booting is lost, and when the banner follows an unanswered ping, the bridge pings once
+//   more and waits for that answer, so that nothing the lost ping's remains may draw from the
+//   board (an error for a torn line) reaches the client. Whatever JSON the board sends before
+//   it is ready (answers for a previous client) is dropped, reported on stderr. No banner and
+//   no answer within --wait-ms: exit status 1.
 // - Lines from the board that are not JSON (boot logs, the banner) go to stderr, never to the
 //   client.
-// - When the board resets (its banner again, or the TCP connection drops and comes back), the
+// - When the board resets (its banner again, or the connection drops and comes back), the
 //   client's requests still in flight are answered with an error (-32603), and, unless
 //   --no-reinit, the bridge initializes the new session on the client's behalf: it replays the
 //   client's initialize, notifications/initialized, logging/setLevel and resource
@@ -45,9 +56,16 @@ struct Options {
   int port = 0;
   std::string banner = "MCP on this UART";
   int wait_ms = 15000;
+  int ping_after_ms = 1000;  // quiet time before a ping when no banner came; 0: never ping
   bool reinit = true;
   bool quiet = false;
 };
+
+// The bridge's own pings: their ids start so (a JSON string), their answers never reach the
+// client. At most kMaxProbes per connection, kProbeIntervalMs apart, each after a quiet time.
+constexpr const char kProbeId[] = "emcp-bridge-probe-";
+constexpr int kMaxProbes = 5;
+constexpr uint64_t kProbeIntervalMs = 1000;
 
 uint64_t now_ms() {
   timespec ts;
@@ -184,8 +202,15 @@ bool looks_like_json(const std::string& line) {
 struct Bridge {
   Options o;
   int dev = -1;
-  bool ready = false;                 // the banner has been seen on this connection
-  uint64_t deadline = 0;              // for the banner
+  bool ready = false;                 // the board is ready on this connection (banner or ping)
+  bool redialed = false;              // this connection replaced a lost one, not yet ready
+  bool give_back = false;             // once ready, fail what was in flight and re-initialize
+  bool banner_seen = false;           // the banner came on this connection
+  int probes = 0;                     // pings sent on this connection
+  bool probe_out = false;             // one of them is unanswered
+  uint64_t deadline = 0;              // for the board to be ready
+  uint64_t last_rx = 0;               // the last bytes from the board (or the connection)
+  uint64_t last_probe = 0;
   std::string from_dev, from_client;  // partial lines
   std::vector<std::string> waiting;   // client lines held until the board is ready
   std::vector<std::string> pending;   // ids of client requests the board has not answered
@@ -199,9 +224,54 @@ struct Bridge {
     dev = o.serial.empty() ? open_tcp(o) : open_serial(o);
     if (dev < 0) return false;
     ready = o.banner.empty();
-    deadline = now_ms() + static_cast<uint64_t>(o.wait_ms);
+    banner_seen = false;
+    probes = 0;
+    probe_out = false;
+    last_rx = now_ms();
+    deadline = last_rx + static_cast<uint64_t>(o.wait_ms);
     from_dev.clear();
     return true;
+  }
+
+  // The id (JSON text) of an answer to one of the bridge's pings, this one's or an earlier's.
+  static bool is_probe_id(const std::string& id) {
+    const std::string prefix = std::string("\"") + kProbeId;
+    return id.compare(0, prefix.size(), prefix) == 0;
+  }
+
+  // A ping of the bridge's own; the newline first ends whatever partial line a previous client
+  // left in the board's buffer (a blank line is not answered).
+  void send_probe() {
+    ++probes;
+    probe_out = true;
+    last_probe = now_ms();
+    if (probes == 1) log(o, "no banner yet; pinging the board (it may have booted before the bridge)");
+    const std::string id = std::string(kProbeId) + std::to_string(probes);
+    (void)write_all(dev, "\n{\"jsonrpc\":\"2.0\",\"id\":\"" + id + "\",\"method\":\"ping\"}\n");
+  }
+
+  // While not ready: a ping after a quiet time, again if unanswered, a bounded number of times.
+  void tick() {
+    if (ready || o.ping_after_ms <= 0 || probes >= kMaxProbes) return;
+    const uint64_t now = now_ms();
+    if (now - last_rx < static_cast<uint64_t>(o.ping_after_ms)) return;
+    if (probes > 0 && now - last_probe < kProbeIntervalMs) return;
+    send_probe();
+  }
+
+  // The board answers: give the client its session back after a lost connection, then pass on
+  // what the client sent meanwhile, in order.
+  void become_ready(const char* how) {
+    ready = true;
+    probe_out = false;
+    redialed = false;
+    log(o, std::string("board ready (") + how + ")");
+    if (give_back) {
+      give_back = false;
+      on_reset("reconnected");
+    }
+    for (const std::string& w : waiting) (void)write_all(dev, w + "\n");
+    waiting.clear();
   }
 
   void to_client(const std::string& line) { (void)write_all(1, line + "\n"); }
@@ -240,18 +310,34 @@ struct Bridge {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (!looks_like_json(line)) {
       if (!o.banner.empty() && line.find(o.banner) != std::string::npos) {
-        const bool again = ready;
-        ready = true;
         log(o, "board: " + line);
-        if (again) on_reset("banner");
-        for (const std::string& w : waiting) (void)write_all(dev, w + "\n");
-        waiting.clear();
+        if (ready) {
+          on_reset("banner");
+          return;
+        }
+        banner_seen = true;
+        // A ping went out before the banner: it may have been lost, or torn, and what the
+        // board makes of its remains must not reach the client. One more ping now (the UART
+        // is on), and its answer (or an earlier one's) is ready.
+        if (probe_out) send_probe();
+        else become_ready("banner");
         return;
       }
       if (!line.empty()) log(o, "board: " + line);
       return;
     }
     const Parsed p = parse(line);
+    if (p.response && is_probe_id(p.id)) {
+      // The first answer makes the board ready; later ones (more pings went out) are dropped.
+      if (!ready)
+        become_ready(banner_seen ? "banner, then the answer to a ping" : "it answered a ping: it was running already");
+      return;
+    }
+    if (!ready) {
+      // Nothing of the client's has gone to this board yet: this is for someone else.
+      log(o, "dropped before the board was ready: " + line.substr(0, 200));
+      return;
+    }
     if (p.response && !p.id.empty()) {
       for (size_t i = 0; i < swallow.size(); ++i) {
         if (swallow[i] == p.id) {
@@ -269,7 +355,16 @@ struct Bridge {
     to_client(line);
   }
 
+  // The connection to the board was lost: dial again (within --wait-ms); the main loop then
+  // waits for the board to be ready as on the first connection, and if it was ready before,
+  // fails the requests in flight and gives the client its session back (on_reset). The
+  // client's input waits meanwhile (not read), so that what it sends next is not failed too.
   bool reconnect() {
+    if (redialed && !ready) {
+      log(o, "connection to the board lost again");
+      return false;
+    }
+    const bool was_ready = ready;
     close(dev);
     dev = -1;
     log(o, "connection to the board lost; reconnecting");
@@ -281,40 +376,10 @@ struct Bridge {
       }
       usleep(100000);
     }
-    if (o.banner.empty()) {
-      on_reset("reconnected");
-      return true;
-    }
-    char buf[4096];
-    for (;;) {
-      if (now_ms() > deadline) {
-        log(o, "no banner from the board after reconnecting");
-        return false;
-      }
-      pollfd f{dev, POLLIN, 0};
-      if (poll(&f, 1, 100) <= 0) continue;
-      const ssize_t n = read(dev, buf, sizeof buf);
-      if (n <= 0) {
-        log(o, "connection to the board lost again");
-        return false;
-      }
-      from_dev.append(buf, static_cast<size_t>(n));
-      size_t nl;
-      while ((nl = from_dev.find('\n')) != std::string::npos) {
-        std::string line = from_dev.substr(0, nl);
-        from_dev.erase(0, nl + 1);
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        if (!looks_like_json(line) && line.find(o.banner) != std::string::npos) {
-          ready = true;
-          log(o, "board: " + line);
-          on_reset("reconnected");
-          for (const std::string& w : waiting) (void)write_all(dev, w + "\n");
-          waiting.clear();
-          return true;
-        }
-        if (!line.empty()) log(o, "board: " + line);
-      }
-    }
+    redialed = true;
+    give_back = was_ready;
+    if (ready) become_ready("reconnected, --banner \"\"");  // not waiting for anything
+    return true;
   }
 
   void on_client_line(const std::string& line) {
@@ -342,12 +407,16 @@ struct Bridge {
 void usage() {
   fprintf(stderr,
           "usage: emcp-bridge (--serial DEVICE [--baud N] | --tcp HOST:PORT) [--banner TEXT]\n"
-          "                   [--wait-ms N] [--no-reinit] [--quiet]\n"
+          "                   [--wait-ms N] [--ping-after-ms N] [--no-reinit] [--quiet]\n"
           "  Connects an MCP client on stdin/stdout to an emcp board's UART.\n"
           "  --serial DEVICE  a serial device (raw, 8N1, no flow control), --baud (default 115200)\n"
           "  --tcp HOST:PORT  a TCP socket (QEMU: -serial tcp:127.0.0.1:PORT,server=on)\n"
-          "  --banner TEXT    the board's ready line (default \"MCP on this UART\"; \"\" to not wait)\n"
-          "  --wait-ms N      how long to wait for the board and its banner (default 15000)\n"
+          "  --banner TEXT    the board's ready line, printed at boot (default \"MCP on this UART\";\n"
+          "                   \"\" to not wait for the board at all)\n"
+          "  --wait-ms N      how long to wait for the board and for it to be ready (default 15000)\n"
+          "  --ping-after-ms N  no banner after N quiet ms (a board that booted before the bridge\n"
+          "                   connected): ping it, up to 5 times a second apart, and its answer is\n"
+          "                   ready; the answer is not passed on (default 1000; 0: banner only)\n"
           "  --no-reinit      after a board reset, do not initialize the new session for the client\n"
           "  --quiet          no diagnostics on stderr\n");
 }
@@ -373,6 +442,7 @@ int main(int argc, char** argv) {
       o.port = atoi(hp.c_str() + colon + 1);
     } else if (a == "--banner" && v) o.banner = argv[++i];
     else if (a == "--wait-ms" && v) o.wait_ms = atoi(argv[++i]);
+    else if (a == "--ping-after-ms" && v) o.ping_after_ms = atoi(argv[++i]);
     else if (a == "--no-reinit") o.reinit = false;
     else if (a == "--quiet") o.quiet = true;
     else {
@@ -398,20 +468,27 @@ int main(int argc, char** argv) {
   char buf[8192];
   while (client_open) {
     if (!b.ready && now_ms() > b.deadline) {
-      log(o, "no banner from the board within " + std::to_string(o.wait_ms) + " ms");
+      std::string why = "no banner from the board within " + std::to_string(o.wait_ms) + " ms";
+      if (b.probes > 0) why += " and no answer to " + std::to_string(b.probes) + " ping(s)";
+      if (b.redialed) why += " after reconnecting";
+      log(o, why);
       return 1;
     }
-    pollfd fds[2] = {{0, POLLIN, 0}, {b.dev, POLLIN, 0}};
+    // While a lost connection is being replaced, the client's input waits in the pipe: what it
+    // sends then must not be failed with what was in flight (on_reset).
+    const bool hold_client = b.give_back;
+    pollfd fds[2] = {{hold_client ? -1 : 0, POLLIN, 0}, {b.dev, POLLIN, 0}};
     const int r = poll(fds, 2, 100);
     if (r < 0 && errno != EINTR) return 1;
     if (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) {
       const ssize_t k = read(b.dev, buf, sizeof buf);
       if (k <= 0) {
-        // The board went away (QEMU restarted, the cable came out): reconnect, wait for its
-        // banner, and give the client its session back.
+        // The board went away (QEMU restarted, the cable came out): reconnect, wait until it
+        // is ready, and give the client its session back.
         if (!b.reconnect()) return 1;
         continue;
       }
+      b.last_rx = now_ms();
       b.from_dev.append(buf, static_cast<size_t>(k));
       size_t nl;
       while ((nl = b.from_dev.find('\n')) != std::string::npos) {
@@ -435,6 +512,7 @@ int main(int argc, char** argv) {
         if (!line.empty()) b.on_client_line(line);
       }
     }
+    b.tick();
   }
   log(o, "client closed; " + std::to_string(b.resets) + " board reset(s) seen");
   if (b.dev >= 0) close(b.dev);
