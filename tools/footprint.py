@@ -544,6 +544,12 @@ VARIANTS = {  # an image built to measure another one differently: (that image, 
     "emcp-minimal-strings": ("emcp-minimal", "the minimal server with every error text"),
     "emcp-minimal-dual": ("emcp-minimal", "the minimal server serving MCP 2026-07-28 (stateless) "
                           "requests beside the legacy sessions (EMCP_MODERN_ERA=1, the default)"),
+    "emcp-minimal-modern": ("emcp-minimal", "the minimal server serving MCP 2026-07-28 alone "
+                            "(EMCP_LEGACY_ERA=0: no initialize, no session state, no requests to the "
+                            "client, no notification queue), the mirror of emcp-minimal's legacy sessions"),
+    "emcp-sensors-modern": ("emcp-sensors", "the sensors example serving MCP 2026-07-28 alone "
+                            "(EMCP_LEGACY_ERA=0: no initialize, no session state, no requests to the "
+                            "client; so no InputBridge and no roots hook, which only older clients use)"),
     "emcp-sensors-tls4": ("emcp-sensors-tls", "the same with 4 connections, input records of TLS's full "
                           "16 KiB and an 88 KiB pool (the SDK client's tests: a client sends a 6 KB answer "
                           "as one record)"),
@@ -798,11 +804,18 @@ def _memory_m0(r):
     return f"the one-tool server {kib(r['emcp-minimal']['flash'])} and the sensors example {kib(r['emcp-sensors']['flash'])}"
 
 
+def _memory_modern_only(r):
+    m, s = r["emcp-minimal-modern"], r["emcp-sensors-modern"]
+    return (f"the one-tool server {kib(m['flash'])} with {kib(m['ram'])} of static RAM, the sensors example "
+            f"{kib(s['flash'])} with {kib(s['ram'])}")
+
+
 README_REGIONS = {
     "status-minimal": ("mps2-an385", _status_minimal),
     "status-sensors": ("mps2-an385", _status_sensors),
     "memory-cortex-m3": ("mps2-an385", _memory_m3),
     "memory-cortex-m0": ("microbit", _memory_m0),
+    "memory-modern-only": ("mps2-an385", _memory_modern_only),
 }
 
 

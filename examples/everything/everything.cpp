@@ -358,6 +358,11 @@ constexpr const char* kSchema2020 =
     R"("allOf":[{"anyOf":[{"required":["name"]},{"required":["address"]}]}],)"
     R"("if":{"properties":{"name":{"const":"home"}}},"then":{"required":["address"]},"else":{}})";
 
+constexpr Param kGreetArgs[] = {Param::string("name", "Whom to greet")};
+constexpr Param kComputeArgs[] = {Param::integer("seconds", "How long the computation takes").range(0, 3600),
+                                  Param::string("label", "A name for the result")};
+constexpr Param kFileArgs[] = {Param::string("filename", "The file to delete")};
+
 constexpr Tool kTools[] = {
     Tool::make("test_simple_text", &test_simple_text).describe("Returns a simple text response").read_only(),
     Tool::make("test_image_content", &test_image_content).describe("Returns an image (a 1x1 red PNG)").read_only(),
@@ -406,6 +411,21 @@ constexpr Tool kTools[] = {
         .describe("Elicits during a call: an input-required result at 2026-07-28, never a request"),
     Tool::make("test_logging_tool", &everything::logging_tool)
         .describe("Logs two messages (to requests that named a logLevel), then answers"),
+    // Tasks (io.modelcontextprotocol/tasks, SEP-2663).
+    Tool::make("greet", &everything::greet).describe("Greets (never a task)").with_params(kGreetArgs),
+    Tool::make("slow_compute", &everything::slow_compute)
+        .describe("Computes for `seconds` seconds; a task when the client allows it").with_params(kComputeArgs)
+        .runs_as_task(),
+    Tool::make("failing_job", &everything::failing_job)
+        .describe("A job that ends with a tool error after 1 s; only as a task").runs_as_task(TaskSupport::kRequired),
+    Tool::make("protocol_error_job", &everything::protocol_error_job)
+        .describe("A job that ends with a JSON-RPC error; a task when allowed").runs_as_task(),
+    Tool::make("confirm_delete", &everything::confirm_delete)
+        .describe("Asks for a confirmation inside its task, then deletes").with_params(kFileArgs).runs_as_task(),
+    Tool::make("multi_input", &everything::multi_input)
+        .describe("Asks two questions at once inside its task").runs_as_task(),
+    Tool::make("test_tool_with_task", &everything::tool_with_task)
+        .describe("Asks the user's name (an input round), then runs as a task").runs_as_task(TaskSupport::kRequired),
     Tool::make("test_trigger_tool_change", &test_trigger_tool_change)
         .describe("Adds or removes test_dynamic_tool: the tool list changes"),
     Tool::make("test_trigger_prompt_change", &test_trigger_prompt_change)
@@ -518,6 +538,7 @@ const ServerInfo kInfo = [] {
 
 void tick() {
   run_jobs();
+  tasks_tick();
   const uint64_t now = g_server->now();
   if (now >= g_watched_next) {
     if (g_watched_next != 0) {
@@ -533,6 +554,7 @@ uint32_t next_tick_ms() {
   uint64_t next = g_watched_next;
   for (const Job& j : g_jobs)
     if (j.kind != JobKind::kNone && j.due < next) next = j.due;
+  if (tasks_due() < next) next = tasks_due();
   return next <= now ? 0 : static_cast<uint32_t>(next - now > 1000 ? 1000 : next - now);
 }
 
@@ -543,6 +565,7 @@ void install(Server& server) {
   server.set_resources(kResources);
   server.set_templates(kTemplates);
   server.set_prompts(emcp::Span<const Prompt>(kPrompts, kStaticPrompts));
+  install_tasks(server);
 }
 
 // sampling/createMessage params: one user message, the text at `ctx` (a C string).

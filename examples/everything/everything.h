@@ -36,6 +36,20 @@ void streaming_elicitation(emcp::mcp::ToolCall& call);
 void logging_tool(emcp::mcp::ToolCall& call);
 void input_prompt(emcp::mcp::PromptGet& p);
 
+// The tasks fixtures (input_required.cpp; the io.modelcontextprotocol/tasks extension).
+void greet(emcp::mcp::ToolCall& call);
+void slow_compute(emcp::mcp::ToolCall& call);
+void failing_job(emcp::mcp::ToolCall& call);
+void protocol_error_job(emcp::mcp::ToolCall& call);
+void confirm_delete(emcp::mcp::ToolCall& call);
+void multi_input(emcp::mcp::ToolCall& call);
+void tool_with_task(emcp::mcp::ToolCall& call);
+/// Gives `server` the tasks' storage.
+void install_tasks(emcp::mcp::Server& server);
+/// Finishes the tasks' jobs that are due; when the next one is (UINT64_MAX: none).
+void tasks_tick();
+uint64_t tasks_due();
+
 }  // namespace everything
 
 #endif

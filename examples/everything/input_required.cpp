@@ -155,4 +155,124 @@ void input_prompt(PromptGet& p) {
     p.user("Write a greeting for the user.");
 }
 
+// ---- Tasks (the io.modelcontextprotocol/tasks extension, SEP-2663) ------------------------------
+// The tools that run as tasks defer; their work is a job finished from tasks_tick(). A task's
+// completion may ask for input: the task is then input_required until tasks/update answers.
+
+namespace {
+
+using emcp::mcp::Pending;
+using emcp::mcp::Server;
+
+emcp::mcp::StaticTaskStore<24, 768, 4096> g_tasks;  // every scenario's tasks within the TTL
+Server* g_task_server = nullptr;
+
+struct TaskJob {
+  Pending pending;
+  uint64_t due = 0;
+  Server::FinishFn fn = nullptr;
+  bool used = false;
+  char text[64] = {};
+};
+TaskJob g_task_jobs[EMCP_MAX_DEFERRED];
+
+// Without a task (the client did not allow one) the client waits: at most 1 s then.
+void start_job(ToolCall& call, uint64_t delay_ms, Server::FinishFn fn, std::initializer_list<emcp::mcp::TextPiece> text) {
+  const Pending p = call.defer();  // a task when the client allows it, else an ordinary deferred call
+  if (!p.valid()) return;          // answered already (refused, or busy)
+  if (!call.server().is_task(p) && delay_ms > 1000) delay_ms = 1000;
+  for (TaskJob& j : g_task_jobs) {
+    if (j.used) continue;
+    j = TaskJob{};
+    j.used = true;
+    j.pending = p;
+    j.due = call.server().now() + delay_ms;
+    j.fn = fn;
+    (void)emcp::mcp::format_text(j.text, sizeof j.text, text);
+    return;
+  }
+  (void)call.server().complete(p, nullptr, nullptr);  // cannot happen: as many jobs as deferred calls
+}
+
+void job_text(ToolCall& call, void* ctx) { call.text(StrView(static_cast<const TaskJob*>(ctx)->text)); }
+void job_fail(ToolCall& call, void* ctx) { call.fail(StrView(static_cast<const TaskJob*>(ctx)->text)); }
+// A protocol-level error (-32602 from the handler, as a client that called it without a task
+// gets too).
+void job_error(ToolCall& call, void*) { call.invalid_params("The job's backend refused its input (a protocol-level error)."); }
+
+// Asks for a confirmation in the task, then "deletes".
+void confirm_step(ToolCall& call, void*) {
+  if (call.input().accepted("confirm")["confirm"].as_bool().value_or(false)) return call.text("The file was deleted.");
+  if (call.input().answer("confirm").exists()) return call.text("Nothing was deleted.");
+  if (!call.input().elicit("confirm", "Delete the file?", kConfirmForm)) cannot_ask(call, "elicitation");
+}
+
+// Two questions at once; the task goes on when both are answered.
+void multi_step(ToolCall& call, void*) {
+  const Value name = call.input().accepted("name")["name"];
+  const Value confirm = call.input().accepted("confirm");
+  if (name.is_string() && confirm.exists()) return call.text({"Hello, ", name.as_string().value(), ": confirmed."});
+  const bool asked = call.input().elicit("name", "What is your name?", kNameForm) &&
+                     call.input().elicit("confirm", "Go on?", kConfirmForm);
+  if (!asked) cannot_ask(call, "elicitation");
+}
+
+}  // namespace
+
+void greet(ToolCall& call) { call.text({"Hello, ", call.str("name", "World"), "!"}); }
+
+void slow_compute(ToolCall& call) {
+  const int64_t seconds = call.integer("seconds", 1);
+  start_job(call, static_cast<uint64_t>(seconds < 0 ? 0 : seconds > 3600 ? 3600 : seconds) * 1000, &job_text,
+            {"Computed \"", call.str("label", "result"), "\" in ", static_cast<long long>(seconds), " s."});
+}
+
+void failing_job(ToolCall& call) { start_job(call, 1000, &job_fail, {"The job failed: the input could not be processed."}); }
+
+void protocol_error_job(ToolCall& call) { start_job(call, 200, &job_error, {""}); }
+
+void confirm_delete(ToolCall& call) { start_job(call, 0, &confirm_step, {""}); }
+
+void multi_input(ToolCall& call) { start_job(call, 0, &multi_step, {""}); }
+
+// Asks the user's name through an input round first (synchronously), then runs as a task.
+void tool_with_task(ToolCall& call) {
+  const Value name = call.input().accepted("user_name")["name"];
+  if (!name.is_string()) {
+    if (!call.input().elicit("user_name", "What is your name?", kNameForm)) cannot_ask(call, "elicitation");
+    return;
+  }
+  start_job(call, 500, &job_text, {"Hello, ", name.as_string().value(), "! (from a task)"});
+}
+
+void install_tasks(Server& server) {
+  g_task_server = &server;
+  emcp::mcp::TaskPolicy policy;
+  policy.ttl_ms = 30000;
+  policy.poll_interval_ms = 200;
+  server.set_tasks(g_tasks, policy);
+}
+
+void tasks_tick() {
+  const uint64_t now = g_task_server->now();
+  for (TaskJob& j : g_task_jobs) {
+    if (!j.used) continue;
+    if (g_task_server->cancelled(j.pending)) {  // at once: its deferred call is free again
+      (void)g_task_server->complete(j.pending, nullptr, nullptr);
+      j.used = false;
+      continue;
+    }
+    if (now < j.due) continue;
+    if (g_task_server->complete(j.pending, j.fn, &j) == emcp::Status::kWouldBlock) continue;  // busy channel
+    j.used = false;
+  }
+}
+
+uint64_t tasks_due() {
+  uint64_t next = UINT64_MAX;
+  for (const TaskJob& j : g_task_jobs)
+    if (j.used && j.due < next) next = j.due;
+  return next;
+}
+
 }  // namespace everything

@@ -20,6 +20,9 @@
 #define EMCP_SENSORS_CLIENT_TOOLS 1
 #endif
 // EMCP_SENSORS_INPUT_SLOTS (default 2): calls asking an older client at once (InputBridge).
+// Built for MCP 2026-07-28 only (EMCP_LEGACY_ERA=0, emcp/opt.h: the image emcp-sensors-modern),
+// the example has no older clients: no InputBridge and no roots hook (clients of that revision
+// answer input-required results and announce nothing).
 #ifndef EMCP_SENSORS_INPUT_SLOTS
 #define EMCP_SENSORS_INPUT_SLOTS 2
 #endif
@@ -235,7 +238,9 @@ void run_jobs() {
 // Older clients are asked through requests while the bridge holds the call. The tools take no
 // arguments and ask one question a round: the arena holds the request's name, arguments and
 // _meta (progressToken), and the rebuilt request around the answer (8 JSON values).
+#if EMCP_LEGACY_ERA
 emcp::mcp::StaticInputBridge<EMCP_SENSORS_INPUT_SLOTS, 8 * sizeof(emcp::json::Node) + 160> g_bridge;
+#endif
 
 // Why a question could not go out: -32021 for a 2026-07-28 request that did not declare the
 // capability, else a tool error with the reason.
@@ -328,9 +333,11 @@ void list_roots(ToolCall& call) {
   out.text_end();
 }
 
+#if EMCP_LEGACY_ERA
 // The client says its roots changed (clients that declared roots.listChanged): logged; the
 // list_roots tool asks for the new list.
 void roots_changed(Session&, void*) { log(LogLevel::kInfo, "the client's roots changed"); }
+#endif
 
 // snapshot: a PNG chart of the temperature history and a beep, to show binary content.
 void snapshot(ToolCall& call) {
@@ -500,7 +507,8 @@ constexpr Tool kTools[] = {
         .titled("Sample a sensor")
         .describe("Reads a sensor repeatedly and reports min/average/max. Reports progress; can be cancelled.")
         .with_params(kSampleParams)
-        .read_only(),
+        .read_only()
+        .runs_as_task(),  // a task for a client that allows it, where the server has tasks (Linux)
 #if EMCP_SENSORS_CLIENT_TOOLS
     Tool::make("calibrate_temperature", &calibrate_temperature)
         .titled("Calibrate the temperature sensor")
@@ -690,7 +698,7 @@ void init(Server& server, uint64_t (*now_ms)()) {
   server.set_resources(kResources);
   server.set_templates(kTemplates);
   server.set_prompts(kPrompts);
-#if EMCP_SENSORS_CLIENT_TOOLS
+#if EMCP_SENSORS_CLIENT_TOOLS && EMCP_LEGACY_ERA
   server.on_roots_changed(&roots_changed, nullptr);
   server.set_input_bridge(g_bridge);
 #endif

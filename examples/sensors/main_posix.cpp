@@ -41,6 +41,9 @@ void linux_stats(app::PlatformStats* out) {
 
 // At namespace scope: no function-local statics (their guards pull in the C++ runtime's locking).
 emcp::mcp::Server g_server(app::kServerInfo, emcp::posix::platform());
+// MCP tasks (emcp/mcp/tasks.h): sample_sensor runs as a task for a client that allows it. Only
+// on Linux: the firmware images link none of it (their flash ceilings).
+emcp::mcp::StaticTaskStore<4, 512> g_tasks;
 
 int main(int argc, char** argv) {
   serve::HttpConfig http;
@@ -68,6 +71,7 @@ int main(int argc, char** argv) {
   }
   if (!serve::check_http_options(http)) return 2;
   app::init(g_server, &emcp::posix::now_ms);
+  g_server.set_tasks(g_tasks);
   app::set_stats_source(&linux_stats);
   serve::Loop loop;
   loop.tick = &app::tick;
@@ -75,6 +79,8 @@ int main(int argc, char** argv) {
   http.scopes = app::kScopes;
   http.required_scope = app::kRequiredScope;
   if (http.enabled) return serve::http(g_server, http, loop);
-  serve::say({"emcp-sensors: serving MCP on stdio (protocol revisions 2024-11-05 to 2025-11-25)\n"});
+  serve::say({EMCP_LEGACY_ERA ? EMCP_MODERN_ERA ? "emcp-sensors: serving MCP on stdio (protocol revisions 2024-11-05 to 2026-07-28)\n"
+                                                : "emcp-sensors: serving MCP on stdio (protocol revisions 2024-11-05 to 2025-11-25)\n"
+                              : "emcp-sensors: serving MCP on stdio (protocol revision 2026-07-28)\n"});
   return serve::stdio(g_server, "emcp-sensors", loop);
 }

@@ -266,9 +266,6 @@ const mreq = (id, method, params = {}, meta = META) =>
   ({ jsonrpc: "2.0", id, method, params: meta === null ? params : { ...params, _meta: meta } });
 const readLoad = (id, extra = {}, meta = META) => mreq(id, "tools/call", { name: "read_sensor", arguments: { sensor: "load" }, ...extra }, meta);
 const randomState = Buffer.from("a state this server never wrote, 48 bytes long..").toString("base64url");
-const NO_ID = "an id that cannot be read is left out at 2026-07-28 (the schema's RequestId is a string or an integer; " +
-  "stdio leaves it out): the server writes \"id\":null over HTTP";
-
 /// Checks an HTTP answer against [status, want]: want is { id, code, message?, data? } for a
 /// JSON-RPC error body, { result: true } for a result, or null for no body.
 function expectHttp(name, r, status, want, method) {
@@ -323,8 +320,7 @@ const MODERN_CASES = [
   ["Mcp-Name with bytes beyond ASCII (not in base64 form)", () => mpost(mreq("h12", "tools/call", { name: "réad_sensor", arguments: {} })), 400,
     { id: "h12", code: -32020 }],
   ["Mcp-Name naming a tool while the body names none", () => mpost(mreq("h13", "tools/call", { arguments: { sensor: "load" } }), { "Mcp-Name": "read_sensor" }), 400,
-    { id: "h13", code: -32020 }, "tools/call",
-    { todo: "streamable-http.mdx, Server Validation: a header value that does not match the body's is -32020 (400); the server answers 200 with -32602 \"name must be a string\"" }],
+    { id: "h13", code: -32020 }, "tools/call"],
   ["MCP-Protocol-Version 2025-11-25, _meta 2026-07-28", () => mpost(mreq("h14", "tools/list"), { "MCP-Protocol-Version": "2025-11-25" }), 400, { id: "h14", code: -32020 }],
   ["MCP-Protocol-Version 2026-07-28, _meta a revision not served", () => mpost(mreq("h15", "tools/list", {}, { [PV]: "1999-01-01", [CC]: {} })), 400,
     { id: "h15", code: -32020 }],
@@ -339,8 +335,7 @@ const MODERN_CASES = [
   ["_meta missing and the headers different too: -32602 first", () => mpost(mreq("h22", "tools/list", {}, { [CC]: {} }), { "Mcp-Method": "tools/call" }), 400,
     { id: "h22", code: -32602 }],
   ["server/discover without _meta", () => mpost(mreq("h23", "server/discover", {}, null)), 400, { id: "h23", code: -32602 }],
-  ["2026-07-28 headers, a body without _meta", () => mpost(mreq("h24", "tools/list", {}, null)), 400, { id: "h24", code: -32602 }, "tools/list",
-    { todo: "basic/index.mdx: a request missing a required _meta field is -32602 with 400 (and docs/http.md: a POST whose MCP-Protocol-Version names 2026-07-28 is of that era); the server answers 200 with -32600 \"the session is not initialized\"" }],
+  ["2026-07-28 headers, a body without _meta", () => mpost(mreq("h24", "tools/list", {}, null)), 400, { id: "h24", code: -32602 }, "tools/list"],
   // Methods the revision does not have: 404 with -32601.
   ["initialize at 2026-07-28", () => mpost(mreq("h25", "initialize", { protocolVersion: MODERN, capabilities: {}, clientInfo: { name: "x", version: "1" } })), 404,
     { id: "h25", code: -32601 }],
@@ -349,9 +344,9 @@ const MODERN_CASES = [
   ["resources/subscribe at 2026-07-28", () => mpost(mreq("h28", "resources/subscribe", { uri: "sensor://load" })), 404, { id: "h28", code: -32601 }],
   ["an unknown method at 2026-07-28", () => mpost(mreq("h29", "tools/frobnicate")), 404, { id: "h29", code: -32601 }],
   // One message per POST, requests and notifications only.
-  ["a batch at 2026-07-28", () => mpost([mreq("h30", "tools/list")], { "Mcp-Method": "tools/list" }), 400, { id: null, code: -32600 }, undefined, { todo: NO_ID }],
-  ["a response at 2026-07-28", () => mpost({ jsonrpc: "2.0", id: "h31", result: {} }, { "Mcp-Method": "tools/list" }), 400, { id: null, code: -32600 }, undefined, { todo: NO_ID }],
-  ["a body that is not JSON at 2026-07-28", () => mpost("{not json", { "Mcp-Method": "tools/list" }), 400, { id: null, code: -32700 }, undefined, { todo: NO_ID }],
+  ["a batch at 2026-07-28", () => mpost([mreq("h30", "tools/list")], { "Mcp-Method": "tools/list" }), 400, { id: null, code: -32600 }],
+  ["a response at 2026-07-28", () => mpost({ jsonrpc: "2.0", id: "h31", result: {} }, { "Mcp-Method": "tools/list" }), 400, { id: null, code: -32600 }],
+  ["a body that is not JSON at 2026-07-28", () => mpost("{not json", { "Mcp-Method": "tools/list" }), 400, { id: null, code: -32700 }],
   ["a notification at 2026-07-28: 202, no body", () => mpost({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1, _meta: META } }), 202, null],
   // The legacy transport's pieces are not part of 2026-07-28.
   ["an Mcp-Session-Id of no session is ignored", () => mpost(readLoad("h32"), { "Mcp-Session-Id": "00000000000000000000000000000000" }), 200, { result: true }, "tools/call"],

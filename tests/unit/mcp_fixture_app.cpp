@@ -48,9 +48,17 @@ void check_extra(ToolCall& c) {
 
 Pending g_slow[EMCP_MAX_DEFERRED];
 int g_slow_count = 0;
+// What the completion of each deferred `slow` call does (its argument "kind": "" a text, "big" a
+// result of 600 bytes, "ask" a confirmation asked first (in a task), "error" a JSON-RPC error).
+char g_slow_kind[EMCP_MAX_DEFERRED][8];
 void slow(ToolCall& c) {
+  const StrView kind = c.str("kind");
   const Pending p = c.defer();
-  if (p.valid()) g_slow[g_slow_count++] = p;
+  if (!p.valid()) return;
+  const size_t n = kind.size() < sizeof g_slow_kind[0] ? kind.size() : sizeof g_slow_kind[0] - 1;
+  memcpy(g_slow_kind[g_slow_count], kind.data(), n);
+  g_slow_kind[g_slow_count][n] = '\0';
+  g_slow[g_slow_count++] = p;
 }
 
 void progress(ToolCall& c) {
@@ -203,7 +211,7 @@ constexpr Tool kTools[] = {
     Tool::make("fail", &fail).describe("Always fails").acts(true, false).open_world(false).annotation_titled("Failing tool"),
     Tool::make("validate", &validate).with_params(kValidateParams),
     Tool::make("even", &check_extra).with_params(kEvenParams),
-    Tool::make("slow", &slow).describe("Answers when the test says so"),
+    Tool::make("slow", &slow).describe("Answers when the test says so").runs_as_task(),
     Tool::make("progress", &progress),
     Tool::make("big", &big),
     Tool::make("ask", &ask).describe("Asks the client's model"),
@@ -280,12 +288,42 @@ const ServerInfo kInfo = [] {
   return i;
 }();
 
-void finish_slow(ToolCall& c, void*) { c.text("slow done"); }
+void finish_slow(ToolCall& c, void* ctx) {
+  const StrView kind(static_cast<const char*>(ctx));
+  if (kind == "big") {
+    c.content().text_begin();
+    for (int i = 0; i < 60; ++i) c.content().text_part("0123456789");
+    return c.content().text_end();
+  }
+  if (kind == "error") return c.error(emcp::jsonrpc::ErrorCode::kInternalError, "the backend failed");
+  if (kind == "ask") {
+    if (c.input().accepted("ok")["ok"].as_bool().value_or(false)) return c.text("confirmed");
+    if (c.input().answer("ok").exists()) return c.text("not confirmed");
+    if (!c.input().elicit("ok", "Proceed?", kConfirmForm)) c.fail({"cannot ask: ", c.input().why_not()});
+    return;
+  }
+  c.text("slow done");
+}
 
+}  // namespace
+
+namespace {
+// Older clients are asked through input() too (the greet tool).
+emcp::mcp::StaticInputBridge<2, 1024> g_bridge;
+// Tasks (the `slow` tool runs as one for a client that allows it): two slots of 512 bytes, so
+// the fixtures reach the table's and the result's limits.
+emcp::mcp::StaticTaskStore<2, 512> g_tasks;
+uint8_t g_task_ids = 0;  // each task id drawn differs (the fake random source repeats otherwise)
 }  // namespace
 
 void install(Server& server) {
   g_server = &server;
+  server.set_input_bridge(g_bridge);
+  g_task_ids = 0;
+  emcp::mcp::TaskPolicy policy;
+  policy.ttl_ms = 10000;
+  policy.poll_interval_ms = 500;
+  server.set_tasks(g_tasks, policy);
   g_slow_count = 0;
   server.set_tools(kTools);
   server.set_resources(kResources);
@@ -305,9 +343,14 @@ int pending_slow() { return g_slow_count; }
 Status complete_slow() {
   if (g_slow_count == 0) return Status::kNotFound;
   const Pending p = g_slow[0];
-  for (int i = 1; i < g_slow_count; ++i) g_slow[i - 1] = g_slow[i];
+  static char kind[8];
+  memcpy(kind, g_slow_kind[0], sizeof kind);
+  for (int i = 1; i < g_slow_count; ++i) {
+    g_slow[i - 1] = g_slow[i];
+    memcpy(g_slow_kind[i - 1], g_slow_kind[i], sizeof kind);
+  }
   --g_slow_count;
-  return g_server->complete(p, &finish_slow, nullptr);
+  return g_server->complete(p, &finish_slow, kind);  // `kind` outlives a task waiting for input
 }
 
 const ServerInfo& info() { return kInfo; }
@@ -317,7 +360,8 @@ void advance_ms(uint64_t ms) { g_now += ms; }
 const emcp::Platform& platform() {
   // Random bytes that repeat from run to run: the requestState of the fixtures is exact.
   static constexpr emcp::Platform kFake{&now_ms, [](void* out, size_t n) {
-                                          for (size_t i = 0; i < n; ++i) static_cast<uint8_t*>(out)[i] = static_cast<uint8_t>(i * 7 + 1);
+                                          const uint8_t salt = n == 16 ? ++g_task_ids : 0;  // a task id
+                                          for (size_t i = 0; i < n; ++i) static_cast<uint8_t*>(out)[i] = static_cast<uint8_t>(i * 7 + 1 + salt);
                                           return true;
                                         }};
   return kFake;

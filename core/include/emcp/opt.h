@@ -113,6 +113,31 @@
 #define EMCP_HTTP_STREAMS 4
 #endif
 
+// ---- Protocol eras -----------------------------------------------------------------------------
+// (Before the server's options: some of their defaults follow the eras served.)
+
+/// 1: requests of the stateless revision 2026-07-28 (`_meta` on each request, server/discover)
+/// are served beside the legacy sessions of 2024-11-05 to 2025-11-25 (docs/mcp.md); 0: legacy
+/// sessions only, and none of the modern era's code is linked (a modern request is then
+/// answered as an unknown one: -32600 before initialize). Changes no public type's layout.
+#ifndef EMCP_MODERN_ERA
+#define EMCP_MODERN_ERA 1
+#endif
+
+/// 1: clients of 2024-11-05 to 2025-11-25 open sessions with `initialize` (the legacy era);
+/// 0: the server answers 2026-07-28 requests only, and none of the legacy era's code is linked:
+/// no `initialize`, `ping`, `logging/setLevel`, resources/subscribe, batches, requests to the
+/// client (Server::request(), sample(), elicit(), list_roots(), ping() fail: kInvalidState or
+/// kNotFound; an InputBridge and on_roots_changed() are ignored), no held notifications but a
+/// listen's, and in the HTTP engine no session table use, GET stream, resumption, HTTP+SSE or
+/// WebSocket (docs/mcp.md, docs/http.md). A request without the 2026-07-28 `_meta` is refused: -32602
+/// (basic/index.mdx), `initialize` -32022 naming the revision served (basic/versioning.mdx).
+/// Changes no public type's layout itself; the defaults of EMCP_MAX_OUTGOING and
+/// EMCP_NOTIFY_QUEUE follow it. EMCP_MODERN_ERA and EMCP_LEGACY_ERA cannot both be 0.
+#ifndef EMCP_LEGACY_ERA
+#define EMCP_LEGACY_ERA 1
+#endif
+
 // ---- MCP server ------------------------------------------------------------------------------
 
 /// Entries per page of tools/list, resources/list, resources/templates/list and prompts/list
@@ -157,9 +182,15 @@
 #define EMCP_INPUT_KEY_MAX 24
 #endif
 
-/// Requests to clients (sampling, elicitation, roots, ping) in flight at once, server-wide.
+/// Requests to clients (sampling, elicitation, roots, ping) in flight at once, server-wide
+/// (about 40 bytes each). Only legacy sessions take such requests: 0 by default with
+/// EMCP_LEGACY_ERA=0 (and only then may it be 0).
 #ifndef EMCP_MAX_OUTGOING
+#if EMCP_LEGACY_ERA
 #define EMCP_MAX_OUTGOING 4
+#else
+#define EMCP_MAX_OUTGOING 0
+#endif
 #endif
 
 /// Resource subscriptions per session (4 bytes each). More are refused with an error.
@@ -181,9 +212,15 @@
 /// (at the end of Server::handle() and complete(), and from poll()). Each takes its texts
 /// plus 16 bytes on 32-bit targets (24 on 64-bit), rounded up to 4 (8); one that does not fit
 /// is dropped and counted
-/// (Server::notifications_dropped()). 0: no queue, every such notification is dropped.
+/// (Server::notifications_dropped()). 0: no queue, every such notification is dropped. Only
+/// sessions and listen streams hold notifications: 0 by default with EMCP_LEGACY_ERA=0 and
+/// EMCP_MAX_LISTENS=0.
 #ifndef EMCP_NOTIFY_QUEUE
+#if EMCP_LEGACY_ERA || EMCP_MAX_LISTENS > 0
 #define EMCP_NOTIFY_QUEUE 256
+#else
+#define EMCP_NOTIFY_QUEUE 0
+#endif
 #endif
 
 /// Nesting of parameter schemas (objects in objects, arrays of objects...): a Param table
@@ -195,16 +232,6 @@
 /// Variables of one resource template match ({a}/{b}...).
 #ifndef EMCP_MAX_TEMPLATE_VARS
 #define EMCP_MAX_TEMPLATE_VARS 4
-#endif
-
-// ---- Protocol eras -----------------------------------------------------------------------------
-
-/// 1: requests of the stateless revision 2026-07-28 (`_meta` on each request, server/discover)
-/// are served beside the legacy sessions of 2024-11-05 to 2025-11-25 (docs/mcp.md); 0: legacy
-/// sessions only, and none of the modern era's code is linked (a modern request is then
-/// answered as an unknown one: -32600 before initialize). Changes no public type's layout.
-#ifndef EMCP_MODERN_ERA
-#define EMCP_MODERN_ERA 1
 #endif
 
 // ---- Diagnostics -------------------------------------------------------------------------------
@@ -233,8 +260,14 @@
 #if EMCP_JSON_WRITER_MAX_DEPTH < 4 || EMCP_JSON_WRITER_MAX_DEPTH > 1024
 #error "EMCP_JSON_WRITER_MAX_DEPTH must be between 4 and 1024"
 #endif
-#if EMCP_MAX_DEFERRED < 1 || EMCP_MAX_DEFERRED > 1000 || EMCP_MAX_OUTGOING < 1 || EMCP_MAX_OUTGOING > 1000
-#error "EMCP_MAX_DEFERRED and EMCP_MAX_OUTGOING must be between 1 and 1000"
+#if EMCP_MAX_DEFERRED < 1 || EMCP_MAX_DEFERRED > 1000 || EMCP_MAX_OUTGOING < !!EMCP_LEGACY_ERA || EMCP_MAX_OUTGOING > 1000
+#error "EMCP_MAX_DEFERRED and EMCP_MAX_OUTGOING must be between 1 and 1000 (EMCP_MAX_OUTGOING 0 with EMCP_LEGACY_ERA=0)"
+#endif
+#if (EMCP_MODERN_ERA != 0 && EMCP_MODERN_ERA != 1) || (EMCP_LEGACY_ERA != 0 && EMCP_LEGACY_ERA != 1)
+#error "EMCP_MODERN_ERA and EMCP_LEGACY_ERA must be 0 or 1"
+#endif
+#if !EMCP_MODERN_ERA && !EMCP_LEGACY_ERA
+#error "EMCP_MODERN_ERA=0 and EMCP_LEGACY_ERA=0: the server would serve no protocol revision; leave one of them 1"
 #endif
 #if EMCP_SCHEMA_MAX_DEPTH < 1 || EMCP_SCHEMA_MAX_DEPTH > 16
 #error "EMCP_SCHEMA_MAX_DEPTH must be between 1 and 16"

@@ -63,9 +63,17 @@ size_t InputBridge::arena_high_water() const {
 }
 
 void Server::set_input_bridge(InputBridge& bridge) {
+  if (!EMCP_LEGACY_ERA) return;  // no legacy clients to bridge to: none of bridge.cpp is linked
   bridge_ = &bridge;
   bridge.server_ = this;
   features_.bridge = &kBridgeOps;
+  features_.poll = &Server::poll_features;
+  // Given to this server: what it held for another (a test's earlier server) is forgotten.
+  for (uint8_t i = 0; i < bridge.count_; ++i) {
+    BridgeSlot& slot = bridge.slots_[i];
+    slot.held = false;
+    if (slot.used) bridge_release(slot);
+  }
 }
 
 // ---- Taking and freeing a slot ------------------------------------------------------------------
@@ -159,7 +167,8 @@ BridgeAsk* Server::bridge_ask(Inputs& in, StrView key, const char* method) {
   if (ask == nullptr) why = "the round asks more questions than EMCP_INPUT_ASKS";
   if (why == nullptr && !slot->held) {
     // Held from the first question on: the client's answers may come before the handler ends.
-    const int h = hold(in.reply_->session(), *in.reply_, in.params_["_meta"]["progressToken"], nullptr);
+    const int h = hold_request(&in.reply_->session(), in.reply_->id(), in.reply_->peer(),
+                               in.params_["_meta"]["progressToken"], nullptr);
     if (h < 0) why = "EMCP_MAX_DEFERRED requests are pending";
     else slot->hold = static_cast<uint16_t>(h);
     slot->held = h >= 0;
@@ -204,7 +213,8 @@ bool Server::bridge_sent(Inputs& in, BridgeAsk* a, Status sent) {
 bool Server::bridge_settle(Inputs& in) {
   BridgeSlot& slot = *in.slot_;
   if (!slot.held) {  // keep() alone: hold it now
-    const int h = hold(in.reply_->session(), *in.reply_, in.params_["_meta"]["progressToken"], nullptr);
+    const int h = hold_request(&in.reply_->session(), in.reply_->id(), in.reply_->peer(),
+                               in.params_["_meta"]["progressToken"], nullptr);
     if (h < 0) {
       bridge_release(slot);
       in.reply_->error(ErrorCode::kInternalError,

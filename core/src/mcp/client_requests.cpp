@@ -9,6 +9,9 @@ namespace mcp {
 
 Status Server::send_request(Session& s, StrView method, ParamsFn params, const void* params_ctx,
                             ResponseFn done, void* done_ctx, uint32_t timeout_ms) {
+  // 2026-07-28 has no requests to the client (basic/patterns/index.mdx): none of this is linked
+  // by a server of that revision only.
+  if (!EMCP_LEGACY_ERA) return Status::kInvalidState;
   Outgoing* slot = nullptr;
   for (Outgoing& o : outgoing_)
     if (!o.used && slot == nullptr) slot = &o;

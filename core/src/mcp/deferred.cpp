@@ -30,17 +30,17 @@ Id Token::id() const {
   }
 }
 
-int Server::hold(Session& s, const Reply& r, Value progress, const Tool* tool) {
+int Server::hold_request(Session* s, const Id& id, const Peer& peer, Value progress, const Tool* tool) {
   for (uint16_t i = 0; i < EMCP_MAX_DEFERRED; ++i) {
     Deferred& d = deferred_[i];
     if (d.used) continue;
     features_.deferred = &kDeferredOps;
     d.used = true;
     d.cancelled = false;
-    d.session = &s;
+    d.session = s;
     d.tool = tool;
-    d.id.set(r.id());
-    d.peer = r.peer();
+    d.id.set(id);
+    d.peer = peer;
     d.progress = Token{};
     if (progress.is_int()) d.progress.set(Id::of(progress.as_int().value()));
     else if (progress.is_string()) d.progress.set(Id::of(progress.as_string().value()));
@@ -52,7 +52,9 @@ int Server::hold(Session& s, const Reply& r, Value progress, const Tool* tool) {
 
 Pending ToolCall::defer() {
   if (phase_ != kIdle || inputs_.owns_answer()) return Pending{};
-  const int i = server_->hold(*session_, *reply_, progress_value_, tool_);
+  Pending task;  // a tool that runs as a task, for a client that allows it (tasks.cpp)
+  if (server_->tasks_ != nullptr && server_->tasks_->ops_->defer(*server_, *this, &task)) return task;
+  const int i = server_->hold_request(session_, reply_->id(), reply_->peer(), progress_value_, tool_);
   if (i >= 0) {
     phase_ = kDeferred;
     reply_->suppress();
@@ -114,6 +116,11 @@ Session* Server::session_of(Pending p) const {
   return d ? d->session : nullptr;
 }
 
+bool Server::is_task(Pending p) const {
+  const Deferred* d = deferred(p);
+  return d != nullptr && d->session == nullptr;
+}
+
 Status Server::progress(Pending p, double done, double total, StrView message) {
   Deferred* d = deferred(p);
   if (d == nullptr) return Status::kNotFound;
@@ -129,6 +136,8 @@ Status Server::complete(Pending p, FinishFn fn, void* ctx) {
     d->used = false;  // a cancelled request is never answered
     return Status::kClosed;
   }
+  // A task's: its answer goes into the task (tasks.cpp).
+  if (d->session == nullptr) return tasks_ != nullptr ? tasks_->ops_->complete(*this, p, fn, ctx) : Status::kNotFound;
   Session& s = *d->session;
   if (s.open_) return Status::kWouldBlock;  // another message is being written: try later
   // The slot is freed before `fn` runs (fn may defer again and reuse it): keep a copy of the id,
@@ -148,6 +157,11 @@ Status Server::complete(Pending p, FinishFn fn, void* ctx) {
   if (call.phase_ != ToolCall::kDeferred) call.finish();  // else deferred again
   send_held_now();
   return Status::kOk;
+}
+
+void Server::poll_features(Server& sv) {
+  if (sv.features_.bridge != nullptr) sv.features_.bridge->poll(sv);
+  if (sv.tasks_ != nullptr) sv.tasks_->ops_->poll(sv);
 }
 
 const Server::DeferredOps Server::kDeferredOps = {

@@ -19,13 +19,23 @@ void Server::handle_input(Session& s, const jsonrpc::Decoded& d) {
   attach(s);
   if (!d.batch) {
     const Message& m = *d.first;
-    // The era first: a 2026-07-28 request is served from its own `_meta` (stateless.cpp).
-    if (EMCP_MODERN_ERA && m.kind == Kind::kRequest && is_modern(m)) return serve_modern(s, m);
+    // The era first: a 2026-07-28 request is served from its own `_meta` (stateless.cpp). A
+    // transport hands headers only with a request it routed to that era (by its
+    // MCP-Protocol-Version header or its `_meta`): without `_meta` it is -32602 there.
+    // With EMCP_LEGACY_ERA=0 every request is (initialize and any without `_meta` refused).
+    if (EMCP_MODERN_ERA && m.kind == Kind::kRequest && (!EMCP_LEGACY_ERA || headers_ != nullptr || is_modern(m)))
+      return serve_modern(s, m);
     Reply r(s, s.peer_, m.id, nullptr);
     handle_message(s, m, r);
     return;
   }
   // Batches exist in revision 2025-03-26 only.
+  if (!EMCP_LEGACY_ERA) {
+    Reply r(s, s.peer_, Id::null(), nullptr);
+    r.reject(ErrorCode::kInvalidRequest, {"JSON-RPC batches are not part of protocol revision ",
+                                          version_str(kModernVersion)});
+    return;
+  }
   if (!s.initialized() || !supports(s.version(), Feature::kBatches)) {
     Reply r(s, s.peer_, Id::null(), nullptr);
     if (!s.initialized()) {
@@ -62,7 +72,7 @@ void Server::handle_message(Session& s, const Message& m, Reply& r) {
       r.invalid(m);
       return;
     case Kind::kRequest:
-      on_request(s, m, r);
+      if (EMCP_LEGACY_ERA) on_request(s, m, r);  // (else served by serve_modern)
       return;
     case Kind::kNotification:
       r.suppress();
@@ -71,7 +81,7 @@ void Server::handle_message(Session& s, const Message& m, Reply& r) {
     case Kind::kResponse:
     case Kind::kErrorResponse:
       r.suppress();
-      if (features_.outgoing != nullptr) features_.outgoing->response(*this, s, m);
+      if (EMCP_LEGACY_ERA && features_.outgoing != nullptr) features_.outgoing->response(*this, s, m);
       return;
   }
 }

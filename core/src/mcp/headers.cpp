@@ -176,7 +176,14 @@ bool Server::check_headers(Server& server, const Message& m, StrView version, Re
   const char* field = name_field(m.method);
   if (field == nullptr) return true;
   const Result<StrView> body = m.params[field].as_string();
-  if (!body.ok()) return true;  // the feature answers the missing or malformed field
+  if (!body.ok()) {
+    // An Mcp-Name the body does not bear out is a mismatch; without one the feature answers
+    // the missing or malformed field (-32602).
+    if (h.name.present)
+      return mismatch({"Header mismatch: Mcp-Name header value '", h.name.value, "' but the body has no ", field,
+                       " string"});
+    return true;
+  }
   if (!h.name.present) return mismatch({"Header mismatch: the Mcp-Name header is required for ", m.method});
   if (!header_equals(h.name.value, body.value()))
     return mismatch({"Header mismatch: Mcp-Name header value '", h.name.value, "' does not match body value '",

@@ -28,7 +28,7 @@ Status Server::send_log(Session& s, const Peer& p, LogLevel level, StrView messa
   if (!p.wants_log(level)) return Status::kOk;
   if (must_hold(s)) {
     // A modern request's log belongs on its own stream, before its answer: too late now.
-    if (p.modern()) return drop_notification();
+    if (!EMCP_LEGACY_ERA || p.modern()) return drop_notification();
     return hold(s, [](Server& sv, Session& s2, const HeldHead& h) {
       if (s2.initialized()) (void)sv.send_log(s2, s2.peer_, h.level, h.b(), h.a(), Id{});
     }, level, logger, message);
@@ -47,6 +47,7 @@ Status Server::send_log(Session& s, const Peer& p, LogLevel level, StrView messa
 }
 
 void Server::log(LogLevel level, StrView message, StrView logger) {
+  if (!EMCP_LEGACY_ERA) return;  // 2026-07-28: logs go only with the request that asked (ToolCall::log)
   for (Session* s = sessions_; s != nullptr; s = s->next_)
     if (s->initialized()) (void)send_log(*s, s->peer_, level, message, logger, s == current_session_ ? current_ : Id{});
 }

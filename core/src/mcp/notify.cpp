@@ -14,7 +14,7 @@ void Server::send_list_changed(Session& s, ListKind kind) {
   const bool offered = kind == ListKind::kTools       ? s.peer_.tools
                        : kind == ListKind::kResources ? s.peer_.resources
                                                       : s.peer_.prompts;
-  const bool session = s.initialized() && offered;
+  const bool session = EMCP_LEGACY_ERA && s.initialized() && offered;
   const uint8_t bit = list_bit(static_cast<uint8_t>(kind));
   const bool listens = EMCP_MAX_LISTENS > 0 && listening(s, bit, 0);
   if (!session && !listens) return;

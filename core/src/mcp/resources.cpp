@@ -259,7 +259,7 @@ void Server::send_updated(Session& s, StrView uri) {
   // To the session if it subscribed (resources/subscribe), and to the listen streams on `s`
   // whose resourceSubscriptions name the URI (2026-07-28).
   const uint32_t h = uri_hash(uri);
-  const bool session = subscribed(h, s.subs_);
+  const bool session = EMCP_LEGACY_ERA && subscribed(h, s.subs_);
   const bool listens = EMCP_MAX_LISTENS > 0 && listening(s, 0, h);
   if (!session && !listens) return;
   if (must_hold(s)) {

@@ -83,7 +83,7 @@ void Server::detach(Session& s) {
 
 void Server::poll() {
   if (features_.outgoing != nullptr) features_.outgoing->expire(*this);
-  if (features_.bridge != nullptr) features_.bridge->poll(*this);
+  if (features_.poll != nullptr) features_.poll(*this);  // the InputBridge's, tasks' (their setters)
   send_held_now();
 }
 

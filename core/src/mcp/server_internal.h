@@ -55,11 +55,23 @@ struct Server::HeldHead {
   StrView b() const { return StrView(text() + a_len, b_len); }
 };
 
+// MCP tasks (tasks.cpp), reached through the TaskStore that Server::set_tasks() installs.
+struct TaskOps {
+  bool (*methods)(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);  // tasks/*
+  bool (*defer)(Server& sv, ToolCall& call, Pending* out);       // true: the call is a task's
+  Status (*complete)(Server& sv, Pending p, Server::FinishFn fn, void* ctx);  // a task's deferred call
+  void (*poll)(Server& sv);                                      // expiry
+};
+
 // What a ClientCapabilities object declares, as revision `v` reads it.
 ClientCaps read_client_caps(json::Value caps, Version v);
 // "capabilities":{...}: what the server offers peer `p` (its initialize answer, or
 // server/discover's).
 void write_capabilities(json::Writer& w, const Peer& p);
+// The same without "capabilities":{ and }: what server/discover adds extensions to.
+void write_capability_members(json::Writer& w, const Peer& p);
+// The tasks extension's name (SEP-2663).
+constexpr const char* kTasksExtension = "io.modelcontextprotocol/tasks";
 // An Implementation object (serverInfo) as revision `v` has it.
 void write_implementation(json::Writer& w, const ServerInfo& info, Version v);
 // "_meta":{"io.modelcontextprotocol/serverInfo":{...}}: the server's identity in a 2026-07-28
@@ -79,9 +91,11 @@ inline const char* undeclared(const char* method) {
 }
 // The member of a request's params that names what it is about (Mcp-Name, the requestState's
 // digest): "name" for tools/call and prompts/get, "uri" for resources/read, else nullptr.
+// "taskId" for tasks/get, tasks/update and tasks/cancel (SEP-2663, "Routing Headers").
 inline const char* name_field(StrView method) {
   return method == "resources/read"                        ? "uri"
          : method == "tools/call" || method == "prompts/get" ? "name"
+         : method == "tasks/get" || method == "tasks/update" || method == "tasks/cancel" ? "taskId"
                                                              : nullptr;
 }
 

@@ -43,6 +43,11 @@ ClientCaps read_client_caps(Value caps, Version v) {
 void write_capabilities(json::Writer& w, const Peer& p) {
   w.key("capabilities");
   w.begin_object();
+  write_capability_members(w, p);
+  w.end_object();
+}
+
+void write_capability_members(json::Writer& w, const Peer& p) {
   static constexpr const char* kNames[] = {"logging", "completions", "prompts", "resources", "tools"};
   // Change notifications: a session's go on its own channel; at 2026-07-28 they go only on
   // subscriptions/listen streams, so server/discover offers them only with listens.
@@ -56,7 +61,6 @@ void write_capabilities(json::Writer& w, const Peer& p) {
     w.key(kNames[i]);
     w.raw(notified ? kNotified[i] : "{}");
   }
-  w.end_object();
 }
 
 void write_implementation(json::Writer& w, const ServerInfo& info, Version v) {

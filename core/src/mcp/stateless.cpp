@@ -48,6 +48,15 @@ void Server::serve_modern(Session& s, const Message& m) {
   peer.version = kModernVersion;
   Reply r(s, peer, m.id, nullptr);
   const CurrentRequest current(*this, s, m.id);
+  // A server of 2026-07-28 only (EMCP_LEGACY_ERA=0) and a legacy client's initialize (no
+  // modern `_meta`): basic/versioning.mdx ("Backward Compatibility with Initialization-Based
+  // Versions") leaves the code to the server but asks it to name the revisions it serves in
+  // any error to initialize: -32022 with `data.supported`, and the revision the client asked
+  // for as `requested`. (With modern `_meta`, initialize is an unknown method below: -32601.)
+  if (!EMCP_LEGACY_ERA && m.method == "initialize" && !is_modern(m)) {
+    const Result<StrView> asked = m.params["protocolVersion"].as_string();
+    if (asked.ok()) return unsupported_version(r, asked.value());
+  }
   const Value meta = m.params["_meta"];
   if (!meta.is_object()) {
     r.refusing().reject(ErrorCode::kInvalidParams,
@@ -89,6 +98,7 @@ void Server::serve_modern(Session& s, const Message& m) {
   peer.completions = has_prompts_ || has_resources_;
   if (m.method == "server/discover") return on_discover(r);
   if (EMCP_MAX_LISTENS > 0 && m.method == "subscriptions/listen") return on_listen(s, m, r);
+  if (tasks_ != nullptr && tasks_->ops_->methods(*this, s, m, r)) return;  // tasks/* (set_tasks())
   serve_features(s, m, r);
 }
 
@@ -98,7 +108,17 @@ void Server::on_discover(Reply& r) {
   w.begin_array();
   w.string(version_str(kModernVersion));
   w.end_array();
-  write_capabilities(w, r.peer());
+  w.key("capabilities");
+  w.begin_object();
+  write_capability_members(w, r.peer());
+  if (tasks_ != nullptr) {  // "extensions":{"io.modelcontextprotocol/tasks":{}} (SEP-2663)
+    w.key("extensions");
+    w.begin_object();
+    w.key(kTasksExtension);
+    w.raw("{}");
+    w.end_object();
+  }
+  w.end_object();
   if (info_.instructions) w.member_str("instructions", info_.instructions);
   r.cache_hints(Reply::Cacheable::kList);
   w.end_object();

@@ -101,6 +101,15 @@ void ToolCall::invalid_params(StrView message) {
   fail(message);
 }
 
+void ToolCall::error(ErrorCode code, StrView message) {
+  if (phase_ == kIdle && !inputs_.owns_answer()) {
+    reply_->error(code, {message});
+    phase_ = kErrored;
+    return;
+  }
+  fail(message);
+}
+
 Status ToolCall::progress(double done, double total, StrView message) {
   Id token;
   if (progress_value_.is_int()) token = Id::of(progress_value_.as_int().value());

@@ -85,7 +85,7 @@ HttpServer::HttpServer(mcp::Server& server, const HttpOptions& options, const Ht
 
 HttpServer::~HttpServer() {
   for (HttpSession& s : sessions_)
-    if (s.kind_ != HttpSession::Kind::kFree) server_.detach(s.session_);
+    if (EMCP_LEGACY_ERA && s.kind_ != HttpSession::Kind::kFree) server_.detach(s.session_);
   for (Conn& c : conns_) server_.detach(c.rpc_);
 }
 
@@ -209,7 +209,7 @@ void HttpServer::closed(uint16_t conn) {
 // lives on it (legacy SSE, WebSocket) ends. Nothing routes to it afterwards.
 void HttpServer::leave_session(Conn& c) {
   const Phase was = c.phase_;
-  if (c.session_ >= 0) {
+  if (EMCP_LEGACY_ERA && c.session_ >= 0) {
     HttpSession& s = sessions_[static_cast<size_t>(c.session_)];
     if (c.stream_ >= 0) detach_stream(s, c.stream_);
     if ((s.kind_ == HttpSession::Kind::kLegacy && was == Phase::kStream) ||
@@ -336,7 +336,7 @@ size_t HttpServer::write_head(Conn& c, char* dst, size_t cap, int64_t length) {
   if (c.body_ == Body::kChunked) http::write_header(h, "Transfer-Encoding", "chunked");
   else if (length >= 0) http::write_header(h, "Content-Length", static_cast<uint64_t>(length));
   if (c.sse_) http::write_header(h, "Cache-Control", "no-cache");
-  if (c.session_ >= 0) {
+  if (EMCP_LEGACY_ERA && c.session_ >= 0) {
     HttpSession& s = sessions_[static_cast<size_t>(c.session_)];
     if (s.kind_ == HttpSession::Kind::kStreamable && s.session_.initialized())
       http::write_header(h, "Mcp-Session-Id", s.id());
@@ -386,7 +386,7 @@ Status HttpServer::conn_flush(void* ctx, const char* data, size_t n) {
     const bool ok = hs.drain_pending(c, true);
     return ok || c.tee_ ? Status::kOk : Status::kClosed;
   }
-  if (c.tee_ && c.session_ >= 0) hs.sessions_[static_cast<size_t>(c.session_)].ring_.append(data, n);
+  if (EMCP_LEGACY_ERA && c.tee_ && c.session_ >= 0) hs.sessions_[static_cast<size_t>(c.session_)].ring_.append(data, n);
   // data is the sink's buffer: out_ + kHeadroom, with 2 spare bytes after it.
   char* start = const_cast<char*>(data);
   size_t len = n;
@@ -490,8 +490,16 @@ void HttpServer::answer_rpc_error(Conn& c, int status, jsonrpc::ErrorCode code, 
   c.sse_ = false;
   c.sink_.reset();
   json::Writer w(c.sink_);
-  if (invalid != nullptr) jsonrpc::write_invalid(w, *invalid);
-  else jsonrpc::write_error(w, Id::null(), code, StrView(message));
+  // An id that could not be read is "id":null in JSON-RPC 2.0; the 2026-07-28 schema has no null
+  // id, so an error of that era leaves it out (as 2025-11-25 does).
+  const bool omit = c.modern_;
+  if (invalid != nullptr) {
+    jsonrpc::Message m = *invalid;
+    if (omit && m.id.type == Id::Type::kNull) m.id = Id{};
+    jsonrpc::write_invalid(w, m);
+  } else {
+    jsonrpc::write_error(w, omit ? Id{} : Id::null(), code, StrView(message));
+  }
   finish_body(c);
   end_request(c);
 }
@@ -502,7 +510,7 @@ void HttpServer::end_request(Conn& c) {
     c.ended_ = true;  // finished when handle() returns
     return;
   }
-  if (c.stream_ >= 0 && c.session_ >= 0) {
+  if (EMCP_LEGACY_ERA && c.stream_ >= 0 && c.session_ >= 0) {
     // Never leave a stream naming a connection that moves on.
     detach_stream(sessions_[static_cast<size_t>(c.session_)], c.stream_);
     c.stream_ = -1;
@@ -545,7 +553,7 @@ size_t HttpServer::receive(uint16_t conn, const void* data, size_t n) {
   c.last_ms_ = server_.now();
   while (left != 0 || c.phase_ == Phase::kRequest || c.phase_ == Phase::kDiscard) {
     if (c.phase_ == Phase::kFree) return n;  // dropped: the rest is of no use
-    if (c.phase_ == Phase::kWebSocket) {
+    if (EMCP_LEGACY_ERA && c.phase_ == Phase::kWebSocket) {
       receive_ws(c, p, left);
       return n;
     }
@@ -640,8 +648,10 @@ void HttpServer::on_head(Conn& c) {
   mcp::Version version = mcp::kLatestVersion;
   c.modern_ = false;
   c.bad_version_ = r.protocol_version.present && !mcp::parse_version(r.protocol_version.view(), &version);
-  const bool stateless = r.protocol_version.present && !c.bad_version_ && EMCP_MODERN_ERA &&
-                         mcp::supports(version, mcp::Feature::kStateless);
+  // With EMCP_LEGACY_ERA=0 every request on the endpoint is (the session table, the GET
+  // stream, HTTP+SSE and WebSocket are then not linked: their paths are 404, GET 405).
+  const bool stateless = !EMCP_LEGACY_ERA || (r.protocol_version.present && !c.bad_version_ && EMCP_MODERN_ERA &&
+                                              mcp::supports(version, mcp::Feature::kStateless));
   c.modern_ = stateless && path == StrView(options_.path) && m == http::Method::kPost;
   if (c.bad_version_ && !(m == http::Method::kPost && path == StrView(options_.path)))
     return refuse(400, "Bad Request: unsupported MCP-Protocol-Version");
@@ -679,12 +689,12 @@ void HttpServer::on_head(Conn& c) {
     } else {
       return refuse(405, "Method Not Allowed", "Allow: GET, POST, DELETE\r\n");
     }
-  } else if (options_.sse_path != nullptr && path == StrView(options_.sse_path)) {
+  } else if (EMCP_LEGACY_ERA && options_.sse_path != nullptr && path == StrView(options_.sse_path)) {
     if (m != http::Method::kGet) return refuse(405, "Method Not Allowed", "Allow: GET\r\n");
     if (r.accept.present && !r.accepts("text/event-stream"))
       return refuse(406, "Not Acceptable: Accept must list text/event-stream");
     c.route_ = Route::kLegacySse;
-  } else if (options_.sse_path != nullptr && options_.messages_path != nullptr &&
+  } else if (EMCP_LEGACY_ERA && options_.sse_path != nullptr && options_.messages_path != nullptr &&
              path == StrView(options_.messages_path)) {
     if (m != http::Method::kPost) return refuse(405, "Method Not Allowed", "Allow: POST\r\n");
     if (!r.content_type_is("application/json"))
@@ -696,7 +706,8 @@ void HttpServer::on_head(Conn& c) {
     c.session_ = static_cast<int16_t>(s->index_);
     c.session_gen_ = s->generation_;
     c.route_ = Route::kLegacyPost;
-  } else if (options_.ws_path != nullptr && options_.sha1 != nullptr && path == StrView(options_.ws_path)) {
+  } else if (EMCP_LEGACY_ERA && options_.ws_path != nullptr && options_.sha1 != nullptr &&
+             path == StrView(options_.ws_path)) {
     if (m != http::Method::kGet) return refuse(405, "Method Not Allowed", "Allow: GET\r\n");
     if (!r.upgrade.present || !http::has_token(r.upgrade.view(), "websocket") || !r.connection_upgrade)
       return refuse(426, "Upgrade Required: WebSocket", "Upgrade: websocket\r\nConnection: Upgrade\r\n");
@@ -721,7 +732,7 @@ void HttpServer::on_request_done(Conn& c) {
     answer(c, c.status_, c.error_text_);
     return;
   }
-  if (session_gone(c)) {
+  if (EMCP_LEGACY_ERA && session_gone(c)) {
     // The session ended (DELETE, expiry, eviction) while this request was arriving; its slot
     // may already serve another client.
     c.session_ = -1;
@@ -729,24 +740,26 @@ void HttpServer::on_request_done(Conn& c) {
     return;
   }
   c.phase_ = Phase::kWaiting;
+  // The routes of sessions exist only with the legacy era (on_head sets none of them without).
+  const bool legacy = EMCP_LEGACY_ERA;
   switch (c.route_) {
     case Route::kPost:
       route_post(c);
       break;
     case Route::kGet:
-      route_get(c);
+      if (legacy) route_get(c);
       break;
     case Route::kDelete:
-      route_delete(c);
+      if (legacy) route_delete(c);
       break;
     case Route::kLegacySse:
-      open_legacy(c);
+      if (legacy) open_legacy(c);
       break;
     case Route::kLegacyPost:
-      route_legacy_post(c);
+      if (legacy) route_legacy_post(c);
       break;
     case Route::kWebSocket:
-      upgrade(c);
+      if (legacy) upgrade(c);
       break;
     case Route::kDocument:
       c.extra_header_ = "Cache-Control: max-age=3600\r\n";
@@ -820,7 +833,7 @@ void HttpServer::poll() {
       if (c.dead_) drop(c, true);
     }
   }
-  poll_sessions(now);
+  if (EMCP_LEGACY_ERA) poll_sessions(now);
 }
 
 }  // namespace transport

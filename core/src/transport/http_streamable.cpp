@@ -64,9 +64,10 @@ bool parse_event_id(StrView s, uint32_t* stream, uint32_t* seq) {
 void HttpServer::route_post(Conn& c) {
   const jsonrpc::Decoded& d = c.decoder_.finish();
   const jsonrpc::Message& first = *d.first;
-  // The 2026-07-28 era, from the header or from the request's `_meta`: no session.
-  if (EMCP_MODERN_ERA &&
-      (c.modern_ || (!d.batch && first.kind == jsonrpc::Kind::kRequest && mcp::Server::is_modern(first))))
+  // The 2026-07-28 era, from the header or from the request's `_meta`: no session. Every POST
+  // with EMCP_LEGACY_ERA=0 (what follows, the sessions' part, is then not linked).
+  if (EMCP_MODERN_ERA && (!EMCP_LEGACY_ERA || c.modern_ ||
+                          (!d.batch && first.kind == jsonrpc::Kind::kRequest && mcp::Server::is_modern(first))))
     return route_stateless_post(c, d);
   if (c.bad_version_) return answer(c, 400, "Bad Request: unsupported MCP-Protocol-Version");
   if (!permitted(c, d)) return;

@@ -29,6 +29,10 @@ const RESULT_OF = {
   "logging/setLevel": "EmptyResult",
   "server/discover": "DiscoverResult",
   "subscriptions/listen": "SubscriptionsListenResult",
+  // The tasks extension (2026-07-28, SEP-2663): lib/tasks-extension.schema.json.
+  "tasks/get": "tasks-ext#/$defs/GetTaskResult",
+  "tasks/update": "tasks-ext#/$defs/AckResult",
+  "tasks/cancel": "tasks-ext#/$defs/AckResult",
 };
 
 // Errors with a schema of their own (2026-07-28), by code.
@@ -52,6 +56,7 @@ const MESSAGE_OF = {
   "elicitation/create": "ElicitRequest",
   "roots/list": "ListRootsRequest",
   ping: "PingRequest",
+  "notifications/tasks": "tasks-ext#/$defs/TaskStatusNotification",
 };
 
 const cache = new Map();
@@ -63,9 +68,11 @@ function compile(revision) {
   const ajv = modern ? new Ajv2020({ strict: false, allErrors: true }) : new Ajv({ strict: false, allErrors: true });
   addFormats(ajv);
   ajv.addSchema(schema, "mcp");
+  // The tasks extension (SEP-2663), which has no official schema: transcribed from the SEP.
+  if (revision >= "2026-07-28") ajv.addSchema(JSON.parse(readFileSync(new URL("tasks-extension.schema.json", import.meta.url), "utf8")));
   const defs = modern ? "$defs" : "definitions";
   const get = (name) => {
-    const v = ajv.getSchema(`mcp#/${defs}/${name}`);
+    const v = ajv.getSchema(name.includes("#") ? name : `mcp#/${defs}/${name}`);
     if (!v) throw new Error(`schema ${revision} has no definition ${name}`);
     return v;
   };
@@ -94,7 +101,10 @@ export function check(revision, message, method) {
   } else if ("result" in message) {
     run(revision >= "2025-11-25" ? "JSONRPCResultResponse" : "JSONRPCResponse", message);
     // A multi round-trip request's interim answer (2026-07-28) has a schema of its own.
-    const name = message.result?.resultType === "input_required" ? "InputRequiredResult" : RESULT_OF[method];
+    // A tools/call answered with a task (the tasks extension) is a CreateTaskResult.
+    const name = message.result?.resultType === "input_required" ? "InputRequiredResult"
+               : message.result?.resultType === "task" && method === "tools/call" ? "tasks-ext#/$defs/CreateTaskResult"
+               : RESULT_OF[method];
     if (!name) problems.push(`no result schema known for method ${method}`);
     else run(name, message.result);
   } else if ("method" in message) {

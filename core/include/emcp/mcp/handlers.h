@@ -231,6 +231,9 @@ class ToolCall {
   /// A protocol error (-32602 Invalid params) instead of a result. Only before any content;
   /// afterwards it turns into fail().
   void invalid_params(StrView message);
+  /// Any JSON-RPC error instead of a result (a task then fails with it); only before any
+  /// content, afterwards it turns into fail().
+  void error(jsonrpc::ErrorCode code, StrView message);
 
   /// Input from the client (elicitation, sampling, roots; 2026-07-28): see Inputs.
   Inputs& input() { return inputs_; }

@@ -43,6 +43,7 @@
 #include "emcp/mcp/revision.h"
 #include "emcp/mcp/schema.h"
 #include "emcp/mcp/session.h"
+#include "emcp/mcp/tasks.h"
 #include "emcp/mcp/text.h"
 #include "emcp/mcp/types.h"
 #include "emcp/platform.h"
@@ -178,8 +179,11 @@ class Server {
   Status progress(Pending p, double done, double total = -1, StrView message = StrView());
   /// True once the client sent notifications/cancelled for it (or its session ended).
   bool cancelled(Pending p) const;
-  /// The session of a deferred call (nullptr for a stale handle).
+  /// The session of a deferred call (nullptr for a stale handle, and for a task's, which
+  /// belongs to no connection).
   Session* session_of(Pending p) const;
+  /// True when the deferred call is a task's (emcp/mcp/tasks.h): its client polls for it.
+  bool is_task(Pending p) const;
 
   // ---- Requests to the client
   /// Sends `method` with params written by `params(w, params_ctx)` (nullptr: none); `done` is
@@ -187,7 +191,10 @@ class Server {
   /// notifications/cancelled) or kClosed when the session ends or re-initializes. Returns
   /// kNoSpace when EMCP_MAX_OUTGOING requests are in flight; kInvalidState when another message
   /// is being written on the channel, or before notifications/initialized (any method but
-  /// ping: MCP's lifecycle); kClosed when the channel cannot take a message.
+  /// ping: MCP's lifecycle); kClosed when the channel cannot take a message. With
+  /// EMCP_LEGACY_ERA=0 this and the calls below fail (kInvalidState; kNotFound where a client
+  /// capability is needed) and none of their code is linked: 2026-07-28 has no requests to the
+  /// client (a handler asks through ToolCall::input()).
   Status request(Session& s, StrView method, ParamsFn params, const void* params_ctx,
                  ResponseFn done, void* done_ctx, uint32_t timeout_ms = 30000);
   /// sampling/createMessage; kNotFound when the client did not declare `sampling`.
@@ -209,19 +216,26 @@ class Server {
   /// declared roots.listChanged): ask again with list_roots(). It runs while the input is
   /// handled, so it may send (inside a 2025-03-26 batch only until the batch's answer starts:
   /// then kInvalidState, retry from the loop). nullptr (the default): the notification is
-  /// ignored.
+  /// ignored (always with EMCP_LEGACY_ERA=0).
   using RootsChangedFn = void (*)(Session& s, void* ctx);
   void on_roots_changed(RootsChangedFn fn, void* ctx) {
     roots_changed_ = fn;
     roots_changed_ctx_ = ctx;
-    features_.notifications = &Server::roots_notification;  // linked only when called
+    // Linked only when called; a 2026-07-28-only server has no such notification.
+    if (EMCP_LEGACY_ERA) features_.notifications = &Server::roots_notification;
   }
   /// ping to the client.
   Status ping(Session& s, ResponseFn done, void* ctx, uint32_t timeout_ms = 30000);
   /// Lets handlers ask clients of 2024-11-05 to 2025-11-25 through Inputs (elicit, sample,
   /// list_roots, keep) as they ask 2026-07-28 clients: `bridge` holds such requests while their
-  /// questions are out (emcp/mcp/input_bridge.h). It must outlive the server; one per server.
+  /// questions are out (emcp/mcp/input_bridge.h). It must outlive the server; one per server
+  /// (given to another, it forgets what it held).
+  /// Ignored with EMCP_LEGACY_ERA=0 (no such clients; none of the bridge is linked).
   void set_input_bridge(InputBridge& bridge);
+  /// Lets tool calls run as MCP tasks (emcp/mcp/tasks.h): the calls of tools declared with
+  /// Tool::runs_as_task() that defer become tasks for clients that allow them. `store` must
+  /// outlive the server; one per server.
+  void set_tasks(TaskStore& store, const TaskPolicy& policy = TaskPolicy());
 
   const ServerInfo& info() const { return info_; }
   /// The platform's clock (milliseconds).
@@ -367,6 +381,7 @@ class Server {
   Span<const Resource> resources_;
   Span<const ResourceTemplate> templates_;
   Span<const Prompt> prompts_;
+  TaskStore* tasks_ = nullptr;  // set_tasks() (tasks.cpp)
   uint16_t page_size_ = EMCP_PAGE_SIZE;
   CachePolicy cache_;
   // The key of the MAC over each requestState (Inputs, inputs.cpp): drawn from the platform's
@@ -392,9 +407,10 @@ class Server {
     void (*cancel_request)(Server& sv, Session& s, json::Value request_id);
   };
   static const DeferredOps kDeferredOps;
-  // Holds the request `r` answers (a deferred call, or one an InputBridge asks for): its
-  // entry in deferred_, or -1 when all EMCP_MAX_DEFERRED are taken.
-  int hold(Session& s, const Reply& r, json::Value progress, const Tool* tool);
+  // Holds request `id` of session `s` (nullptr: a task's work, which no connection waits for)
+  // in deferred_: a deferred call, one an InputBridge asks for, a task's. Its entry, or -1 when
+  // all EMCP_MAX_DEFERRED are taken.
+  int hold_request(Session* s, const jsonrpc::Id& id, const Peer& peer, json::Value progress, const Tool* tool);
   // The InputBridge (bridge.cpp): what the dispatcher and the loop need of it.
   struct BridgeOps {
     bool (*settle)(Server& sv, Inputs& in);        // after a handler that asked a legacy client
@@ -415,6 +431,21 @@ class Server {
   void bridge_drop_asks(BridgeSlot& slot, const char* reason);
   bool bridge_settle(Inputs& in);
   void bridge_poll();
+  // MCP tasks (tasks.cpp): the store set_tasks() gave, reached through its TaskOps (what the
+  // dispatcher, defer(), complete() and the loop need of them; server_internal.h).
+  friend struct TaskOps;
+  static const TaskOps kTaskOps;
+  // Server::Features::poll: the work of the InputBridge and of tasks in poll().
+  static void poll_features(Server& sv);
+  static bool task_methods(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
+  bool task_defer(ToolCall& call, Pending* out);
+  Status task_complete(Pending p, FinishFn fn, void* ctx);
+  void task_expire();
+  TaskSlot* task_find(StrView id);
+  void task_run(TaskSlot& t, json::Value answers);
+  void task_fail(TaskSlot& t, std::initializer_list<TextPiece> why);
+  void task_touch(TaskSlot& t, uint8_t state);
+  void write_task(json::Writer& w, const TaskSlot& t, bool detailed);
   // The server's features, each installed when the application first uses it: the dispatcher
   // and the session code reach a feature's code only through here, so a firmware image links
   // only what it installs (--gc-sections). nullptr: not in use.
@@ -430,6 +461,7 @@ class Server {
     // (Inputs::elicit, sample, list_roots, keep); until then a presented state is refused.
     bool (*verify_state)(Inputs& in, StrView state, const char** why) = nullptr;
     void (*write_state)(Inputs& in, json::Writer& w) = nullptr;
+    void (*poll)(Server& sv) = nullptr;          // set_input_bridge(), set_tasks(): poll()'s work
   };
   Features features_;
   void cancel_request(Session& s, json::Value request_id);
@@ -444,7 +476,7 @@ class Server {
   const RequestHeaders* headers_ = nullptr;  // the HTTP headers of the input being handled
   Deferred deferred_[EMCP_MAX_DEFERRED];
   FixedTable<Listen, EMCP_MAX_LISTENS> listens_;
-  Outgoing outgoing_[EMCP_MAX_OUTGOING];
+  FixedTable<Outgoing, EMCP_MAX_OUTGOING> outgoing_;  // none with EMCP_LEGACY_ERA=0 (by default)
   int64_t next_request_id_ = 1;
   uint32_t notifications_dropped_ = 0;
   // The held notifications' queue (see hold()).

@@ -103,6 +103,11 @@ using CompleteFn = void (*)(Completion& c);
 
 enum class Hint : uint8_t { kUnset, kFalse, kTrue };
 
+/// Whether a tool's calls may run as MCP tasks (Server::set_tasks(), emcp/mcp/tasks.h): never
+/// (the default), when the client allows it, or only as a task (a client that cannot take one
+/// is refused: -32021 at 2026-07-28, -32601 at 2025-11-25).
+enum class TaskSupport : uint8_t { kForbidden, kOptional, kRequired };
+
 struct Tool {
   const char* name = "";
   ToolFn handler = nullptr;
@@ -119,6 +124,7 @@ struct Tool {
   Hint destructive_hint = Hint::kUnset;
   Hint idempotent_hint = Hint::kUnset;
   Hint open_world_hint = Hint::kUnset;
+  TaskSupport task_support = TaskSupport::kForbidden;  ///< runs_as_task()
   Icons icons;
   const void* user = nullptr;           ///< application data for the handler (ToolCall::tool())
   const ParamSchema* schema = nullptr;  ///< set by with_params / with_output (see ParamSchema)
@@ -150,6 +156,9 @@ struct Tool {
   constexpr Tool with_input_schema(const char* json) const { Tool t = *this; t.input_schema_json = json; return t; }
   constexpr Tool with_output_schema(const char* json) const { Tool t = *this; t.output_schema_json = json; return t; }
   /// readOnlyHint true (and so not destructive).
+  /// Its calls may run as tasks: a call whose handler defers (ToolCall::defer()) becomes a
+  /// task when the client allows it (emcp/mcp/tasks.h).
+  constexpr Tool runs_as_task(TaskSupport s = TaskSupport::kOptional) const { Tool t = *this; t.task_support = s; return t; }
   constexpr Tool read_only() const { Tool t = *this; t.read_only_hint = Hint::kTrue; return t; }
   /// readOnlyHint false, destructiveHint and idempotentHint as given.
   constexpr Tool acts(bool destructive, bool idempotent) const {

@@ -19,6 +19,9 @@
 //   GET    /sse       2024-11-05 HTTP+SSE: an `endpoint` event, then the session's messages
 //   POST   /messages  2024-11-05: ?sessionId=...; 202, the answer goes out on the SSE stream
 //   GET    /ws        WebSocket upgrade (subprotocol "mcp"); one JSON-RPC message per text frame
+// Built for MCP 2026-07-28 only (EMCP_LEGACY_ERA=0), the engine serves POST /mcp alone, every
+// request without a session (GET and DELETE /mcp: 405; /sse, /messages, /ws: 404), and links
+// none of the sessions' code (session table, GET stream, resumption, HTTP+SSE, WebSocket).
 //
 // HTTP errors (each with a short text body) and the server keeps serving:
 //   400  bad request line/headers/chunks, no Mcp-Session-Id on a non-initialize request,
@@ -387,27 +390,30 @@ struct HttpStorage {
   json::StaticReader<> readers[Conns];
   StaticArena<ArenaSize> arenas[Conns];
   char out[Conns][OutSize];
-  char replay[Sessions][ReplaySize == 0 ? 1 : ReplaySize];
+  // (No session slots: a byte each, for the arrays' sake.)
+  char replay[Sessions == 0 ? 1 : Sessions][ReplaySize == 0 || Sessions == 0 ? 1 : ReplaySize];
   alignas(HttpConnection) unsigned char conn_mem[Conns * sizeof(HttpConnection)];
-  alignas(HttpSession) unsigned char session_mem[Sessions * sizeof(HttpSession)];
+  alignas(HttpSession) unsigned char session_mem[Sessions == 0 ? 1 : Sessions * sizeof(HttpSession)];
 
   HttpConnection* conns() { return static_cast<HttpConnection*>(static_cast<void*>(conn_mem)); }
   HttpSession* sessions() { return static_cast<HttpSession*>(static_cast<void*>(session_mem)); }
   HttpStorage() {
     for (size_t i = 0; i < Conns; ++i) new (&conns()[i]) HttpConnection(readers[i], arenas[i], out[i], OutSize);
-    for (size_t i = 0; i < Sessions; ++i)
+    for (size_t i = 0; i != Sessions; ++i)
       new (&sessions()[i]) HttpSession(ReplaySize == 0 ? nullptr : replay[i], ReplaySize);
   }
   ~HttpStorage() {
     for (size_t i = 0; i < Conns; ++i) conns()[i].~HttpConnection();
-    for (size_t i = 0; i < Sessions; ++i) sessions()[i].~HttpSession();
+    for (size_t i = 0; i != Sessions; ++i) sessions()[i].~HttpSession();
   }
 };
 }  // namespace detail
 
 /// An HttpServer with its own storage: `Conns` connections (each ArenaSize + OutSize bytes
 /// plus about 1.9 KiB of parser and reader state) and `Sessions` sessions (each ReplaySize
-/// bytes of replay buffer plus about 400 bytes).
+/// bytes of replay buffer plus about 400 bytes). A server of MCP 2026-07-28 only
+/// (EMCP_LEGACY_ERA=0) opens no session: give it 0 (with the legacy era, 0 sessions means
+/// every initialize is refused with 503).
 template <size_t Conns = 8, size_t Sessions = 4, size_t ArenaSize = EMCP_ARENA_SIZE,
           size_t OutSize = 1536, size_t ReplaySize = 4096>
 class StaticHttpServer : private detail::HttpStorage<Conns, Sessions, ArenaSize, OutSize, ReplaySize>,

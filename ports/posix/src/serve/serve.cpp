@@ -30,7 +30,7 @@ using emcp::StrView;
 namespace {
 
 constexpr size_t kConnections = 16;
-constexpr size_t kSessions = 8;
+constexpr size_t kSessions = EMCP_LEGACY_ERA ? 8 : 0;  // a server of MCP 2026-07-28 only opens none
 
 volatile sig_atomic_t g_stop = 0;
 void on_signal(int) { g_stop = 1; }
