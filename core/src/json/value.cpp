@@ -175,7 +175,7 @@ Status copy_node(Arena& a, const Node* src, StrView key, Node** out) {
   Node* n = static_cast<Node*>(mem);
   *n = *src;
   n->next = nullptr;
-  n->key = nullptr;
+  n->key = "";  // (an empty member name is a name: never a null pointer)
   n->key_len = 0;
   char* bytes = nullptr;
   if (!key.empty()) {

@@ -100,7 +100,7 @@ void Writer::key(StrView k) {
       size_t o = 0;
       if (comma) out[o++] = ',';
       out[o++] = '"';
-      memcpy(out + o, p, n);
+      if (n != 0) memcpy(out + o, p, n);  // (an empty StrView may hold a null pointer)
       o += n;
       out[o++] = '"';
       out[o++] = ':';
