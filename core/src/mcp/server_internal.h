@@ -72,6 +72,17 @@ void write_capabilities(json::Writer& w, const Peer& p);
 void write_capability_members(json::Writer& w, const Peer& p);
 // The tasks extension's name (SEP-2663).
 constexpr const char* kTasksExtension = "io.modelcontextprotocol/tasks";
+// The `_meta` member of a 2026-07-28 request that holds the client's capabilities.
+constexpr const char* kMetaCaps = "io.modelcontextprotocol/clientCapabilities";
+// "extensions":{"io.modelcontextprotocol/tasks":{}}: the tasks extension as a capabilities
+// object names it (server/discover's, and -32021's requiredCapabilities).
+inline void write_tasks_extension(json::Writer& w) {
+  w.key("extensions");
+  w.begin_object();
+  w.key(kTasksExtension);
+  w.raw("{}");
+  w.end_object();
+}
 // An Implementation object (serverInfo) as revision `v` has it.
 void write_implementation(json::Writer& w, const ServerInfo& info, Version v);
 // "_meta":{"io.modelcontextprotocol/serverInfo":{...}}: the server's identity in a 2026-07-28

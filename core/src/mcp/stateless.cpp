@@ -12,7 +12,6 @@ namespace mcp {
 namespace {
 
 constexpr const char* kMetaVersion = "io.modelcontextprotocol/protocolVersion";
-constexpr const char* kMetaCaps = "io.modelcontextprotocol/clientCapabilities";
 constexpr const char* kMetaLogLevel = "io.modelcontextprotocol/logLevel";
 constexpr const char* kMetaSubscription = "io.modelcontextprotocol/subscriptionId";
 
@@ -111,13 +110,7 @@ void Server::on_discover(Reply& r) {
   w.key("capabilities");
   w.begin_object();
   write_capability_members(w, r.peer());
-  if (tasks_ != nullptr) {  // "extensions":{"io.modelcontextprotocol/tasks":{}} (SEP-2663)
-    w.key("extensions");
-    w.begin_object();
-    w.key(kTasksExtension);
-    w.raw("{}");
-    w.end_object();
-  }
+  if (tasks_ != nullptr) write_tasks_extension(w);  // SEP-2663
   w.end_object();
   if (info_.instructions) w.member_str("instructions", info_.instructions);
   r.cache_hints(Reply::Cacheable::kList);

@@ -24,7 +24,6 @@ namespace mcp {
 
 namespace {
 
-constexpr const char* kMetaCaps = "io.modelcontextprotocol/clientCapabilities";
 constexpr const char* kStates[] = {"", "working", "input_required", "completed", "failed", "cancelled"};
 constexpr size_t kEnvelope = 72;  // StaticTaskStore's room for the captured answer's envelope
 
@@ -256,11 +255,7 @@ void refuse_without_extension(Reply& r, std::initializer_list<TextPiece> message
   w.begin_object();
   w.key("requiredCapabilities");
   w.begin_object();
-  w.key("extensions");
-  w.begin_object();
-  w.key(kTasksExtension);
-  w.raw("{}");
-  w.end_object();
+  write_tasks_extension(w);
   w.end_object();
   w.end_object();
   r.end();
