@@ -484,11 +484,14 @@ async function startSession(peer) {
 const VALIDATION_MESSAGE = /^Invalid params: (argument "|arguments (?!must be an object$))/;
 
 /// emcp's verdict on one call: { verdict: "accept" | "reject", detail } or { unexpected }.
-async function emcpVerdict(peer, tool, argsText) {
+/// A tool that runs only as a task (execution.taskSupport "required", 2025-11-25) is called with
+/// params.task, for 1 ms (the server frees it at once): its task is created only once the
+/// arguments passed.
+async function emcpVerdict(peer, tool, argsText, asTask) {
   const id = peer.nextId++;
   const token = `diff-${id}`;
   const text = `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":${JSON.stringify(tool)},`
-    + `"arguments":${argsText},"_meta":{"progressToken":${JSON.stringify(token)}}}}`;
+    + `"arguments":${argsText},${asTask ? `"task":{"ttl":1},` : ""}"_meta":{"progressToken":${JSON.stringify(token)}}}}`;
   let outcome;
   try {
     outcome = await peer.request("tools/call", undefined, { id, text, token });
@@ -497,6 +500,7 @@ async function emcpVerdict(peer, tool, argsText) {
   }
   if (outcome.progress) return { verdict: "accept", detail: "the tool ran (progress notification; cancelled)" };
   const m = outcome.response;
+  if (m.result?.task) return { verdict: "accept", detail: `a task was created (${m.result.task.status})` };
   if (m.result) {
     const first = m.result.content?.find((c) => c.type === "text")?.text ?? "";
     return { verdict: "accept", detail: `${m.result.isError ? "isError result" : "result"}${first ? `: ${first.slice(0, 80)}` : ""}` };
@@ -547,7 +551,7 @@ for (const server of SERVERS) {
           const valid = validate(instance);
           const ajv = { valid, errors: valid ? [] : validate.errors };
           if (valid) ++accepted; else ++rejected;
-          const emcp = await emcpVerdict(peer, tool.name, c.text);
+          const emcp = await emcpVerdict(peer, tool.name, c.text, tool.execution?.taskSupport === "required");
           rows.push({ tool: tool.name, label: c.label, text: c.text, emcp, ajv, raw: foreign.length > 0 });
           // A server that stopped answering: do not wait out every case (the limit of the test).
           silent = emcp.unexpected?.startsWith("no answer") ? silent + 1 : 0;

@@ -7,6 +7,7 @@
 import { test, describe, after } from "node:test";
 import assert from "node:assert/strict";
 import {
+  CallToolResultSchema,
   CreateMessageRequestSchema,
   ElicitRequestSchema,
   ListRootsRequestSchema,
@@ -338,6 +339,49 @@ for (const revision of REVISIONS) {
       if (ge(revision, "2025-06-18")) assert.deepEqual(r.structuredContent, st);
     });
 
+    // After device_stats: a task's status notifications may find no stream (HTTP without GET).
+    test("experimental tasks (2025-11-25): sample_sensor as a task, polled to its result; list, cancel", async () => {
+      const caps = client.getServerCapabilities();
+      if (revision !== "2025-11-25" || ON_BOARD) {  // older revisions have none; firmware sets no store
+        assert.equal(caps.tasks, undefined);
+        return;
+      }
+      assert.deepEqual(caps.tasks, { list: {}, cancel: {}, requests: { tools: { call: {} } } });
+      const tools = await listAll((p) => client.listTools(p), "tools");
+      assert.deepEqual(tools.find((t) => t.name === "sample_sensor").execution, { taskSupport: "optional" });
+      assert.equal(tools.find((t) => t.name === "read_sensor").execution, undefined);
+      const seen = [];
+      const stream = client.experimental.tasks.callToolStream(
+        { name: "sample_sensor", arguments: { sensor: "load", samples: 3, interval_ms: 50 } }, undefined, { task: { ttl: 20000 } });
+      for await (const m of stream) seen.push(m);
+      assert.equal(seen[0].type, "taskCreated", JSON.stringify(seen));
+      const taskId = seen[0].task.taskId;
+      assert.match(taskId, /^[0-9a-f]{32}$/);
+      assert.equal(seen[0].task.ttl, 20000);
+      assert.ok(seen.some((m) => m.type === "taskStatus"));
+      assert.equal(seen.at(-1).type, "result", JSON.stringify(seen.at(-1)));
+      assert.match(seen.at(-1).result.content[0].text, /load/);
+      assert.equal(seen.at(-1).result._meta["io.modelcontextprotocol/related-task"].taskId, taskId);
+      assert.equal((await client.experimental.tasks.getTask(taskId)).status, "completed");
+      // A long run, cancelled while it works; then its result is an error, a second cancel -32602.
+      const long = client.experimental.tasks.callToolStream(
+        { name: "sample_sensor", arguments: { sensor: "temperature", samples: 100, interval_ms: 1000 } }, undefined, { task: {} });
+      const created = (await long.next()).value;
+      assert.equal(created.type, "taskCreated");
+      await long.return();
+      const { tasks } = await client.experimental.tasks.listTasks();
+      assert.deepEqual(tasks.map((t) => t.taskId).filter((id) => id === taskId || id === created.task.taskId).sort(),
+        [taskId, created.task.taskId].sort());
+      const cancelled = await client.experimental.tasks.cancelTask(created.task.taskId);
+      assert.equal(cancelled.status, "cancelled");
+      await assert.rejects(client.experimental.tasks.cancelTask(created.task.taskId), (e) => e.code === -32602);
+      await assert.rejects(client.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema), (e) => e.code === -32603);
+      await assert.rejects(client.experimental.tasks.getTask("0123456789abcdef0123456789abcdef"), (e) => e.code === -32602);
+      // A tool that does not run as a task, asked to: -32601.
+      await assert.rejects(client.request({ method: "tools/call", params: { name: "read_sensor", arguments: { sensor: "load" }, task: {} } },
+        (await import("zod")).z.any()), (e) => e.code === -32601);
+    });
+
     test("unknown methods answer -32601", async () => {
       await assert.rejects(client.request({ method: "tools/frobnicate", params: {} }, (await import("zod")).z.any()),
         (e) => e.code === -32601);
@@ -384,5 +428,47 @@ describe("schema checker", () => {
     assert.notDeepEqual(check("2024-11-05", { jsonrpc: "2.0", id: 1, result: { content: [{ type: "audio", data: "", mimeType: "audio/wav" }] } }, "tools/call"), []);
     assert.deepEqual(check("2025-03-26", { jsonrpc: "2.0", id: 1, result: { content: [{ type: "audio", data: "", mimeType: "audio/wav" }] } }, "tools/call"), []);
     assert.notDeepEqual(check("2025-06-18", { jsonrpc: "2.0", method: "notifications/progress", params: { progress: 1 } }), []);
+  });
+});
+
+// The experimental tasks of 2025-11-25 with input: emcp-everything's confirm_delete asks inside
+// its task; the SDK's callToolStream sees input_required, calls tasks/result, and its
+// elicitation handler answers the request that arrives there (with _meta related-task).
+describe(`${KIND}: a 2025-11-25 task that asks for input (emcp-everything)`, { skip: ON_BOARD || !["stdio", "http"].includes(KIND) }, () => {
+  const EVERYTHING = process.env.EMCP_EVERYTHING ?? new URL("../../build/native/bin/emcp-everything", import.meta.url).pathname;
+  test("confirm_delete: input_required, the elicitation on tasks/result, then the result", async () => {
+    const elicited = [];
+    const handlers = [[ElicitRequestSchema, async (req) => {
+      elicited.push(req.params);
+      return { action: "accept", content: { confirm: true } };
+    }]];
+    const { client, transport, close } = await connect({
+      command: EVERYTHING, args: KIND === "stdio" ? ["--stdio"] : [], revision: "2025-11-25",
+      capabilities: { elicitation: {} }, handlers, transport: KIND });
+    try {
+      const seen = [];
+      for await (const m of client.experimental.tasks.callToolStream({ name: "confirm_delete", arguments: { path: "/tmp/x" } }, undefined, { task: {} }))
+        seen.push(m);
+      assert.equal(seen[0].type, "taskCreated");
+      assert.equal(seen.at(-1).type, "result", JSON.stringify(seen.at(-1)));
+      assert.equal(seen.at(-1).result.content[0].text, "The file was deleted.");
+      assert.equal(elicited.length, 1);
+      assert.equal(elicited[0]._meta?.["io.modelcontextprotocol/related-task"]?.taskId, seen[0].task.taskId, JSON.stringify(elicited));
+      // A tool that runs only as a task, called without: -32601 (basic/utilities/tasks).
+      // (Sent as a plain request: the SDK's own check knows only the last tools/list page's tools.)
+      await assert.rejects(client.request({ method: "tools/call", params: { name: "failing_job", arguments: {} } },
+        (await import("zod")).z.any()), (e) => e.code === -32601 && /runs only as a task/.test(e.message));
+      // With one: the task fails (a tool error), and tasks/result is that result.
+      const failed = [];
+      for await (const m of client.experimental.tasks.callToolStream({ name: "failing_job", arguments: {} }, undefined, { task: {} }))
+        failed.push(m);
+      assert.equal(failed[0].type, "taskCreated", JSON.stringify(failed));
+      assert.equal(failed.at(-1).type, "error");
+      const r = await client.experimental.tasks.getTaskResult(failed[0].task.taskId, CallToolResultSchema);
+      assert.equal(r.isError, true);
+    } finally {
+      const problems = await closeChecked({ transport, close }, "2025-11-25");
+      assert.deepEqual(problems, [], "every server message matches the official schema");
+    }
   });
 });

@@ -116,6 +116,19 @@ const AFTER_INIT = [
   ["a line longer than 64 KiB", `{"jsonrpc":"2.0","id":33,"method":"tools/call","params":{"name":"read_all","arguments":{"a":"${"y".repeat(70000)}"}}}`, { id: 33, code: -32600, message: /longer than the line limit/ }],
   ["cancelling a request that is not pending", '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":12345}}', null],
   ["a lone high surrogate escape", '{"jsonrpc":"2.0","id":34,"method":"ping","params":{"s":"\\ud800"}}', { id: null, code: -32700 }],
+  // MCP tasks of 2025-11-25 (emcp-sensors on Linux has a task store; its firmware has none).
+  ...(QEMU ? [] : [
+    ["params.task not an object", '{"jsonrpc":"2.0","id":35,"method":"tools/call","params":{"name":"sample_sensor","arguments":{"sensor":"load"},"task":5}}', { id: 35, code: -32602, message: /task must be an object/ }],
+    ["params.task with a negative ttl", '{"jsonrpc":"2.0","id":36,"method":"tools/call","params":{"name":"sample_sensor","arguments":{"sensor":"load"},"task":{"ttl":-5}}}', { id: 36, code: -32602, message: /non-negative integer/ }],
+    ["params.task on a tool that does not run as a task", '{"jsonrpc":"2.0","id":37,"method":"tools/call","params":{"name":"read_sensor","arguments":{"sensor":"load"},"task":{}}}', { id: 37, code: -32601, message: /does not run as a task/ }],
+    ["params.task with bad arguments: the arguments first", '{"jsonrpc":"2.0","id":38,"method":"tools/call","params":{"name":"sample_sensor","arguments":{"sensor":"x"},"task":{}}}', { id: 38, code: -32602, message: /"sensor"/ }],
+    ["tasks/get of an unknown task", '{"jsonrpc":"2.0","id":39,"method":"tasks/get","params":{"taskId":"0123456789abcdef0123456789abcdef"}}', { id: 39, code: -32602, message: /Failed to retrieve task/ }],
+    ["tasks/get without a taskId", '{"jsonrpc":"2.0","id":40,"method":"tasks/get","params":{}}', { id: 40, code: -32602, message: /taskId must be a string/ }],
+    ["tasks/result of an unknown task", '{"jsonrpc":"2.0","id":41,"method":"tasks/result","params":{"taskId":"nope"}}', { id: 41, code: -32602 }],
+    ["tasks/cancel of an unknown task", '{"jsonrpc":"2.0","id":42,"method":"tasks/cancel","params":{"taskId":7}}', { id: 42, code: -32602 }],
+    ["tasks/list with an invalid cursor", '{"jsonrpc":"2.0","id":43,"method":"tasks/list","params":{"cursor":"p999"}}', { id: 43, code: -32602 }],
+    ["tasks/update, a method of the 2026-07-28 extension only", '{"jsonrpc":"2.0","id":44,"method":"tasks/update","params":{"taskId":"x","inputResponses":{}}}', { id: 44, code: -32601 }],
+  ]),
 ];
 
 async function expectAnswer(c, revision, name, line, want, pingId) {

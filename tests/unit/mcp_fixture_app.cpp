@@ -296,6 +296,15 @@ void finish_slow(ToolCall& c, void* ctx) {
     return c.content().text_end();
   }
   if (kind == "error") return c.error(emcp::jsonrpc::ErrorCode::kInternalError, "the backend failed");
+  if (kind == "keep") {  // what it kept comes back with the answer (a task carries it)
+    if (c.input().answer("ok").exists()) {
+      const auto kept = c.input().state();
+      return c.text({"kept: ", StrView(reinterpret_cast<const char*>(kept.data()), kept.size())});
+    }
+    if (!c.input().keep("step-2", 6) || !c.input().elicit("ok", "Proceed?", kConfirmForm))
+      c.fail({"cannot ask: ", c.input().why_not()});
+    return;
+  }
   if (kind == "ask") {
     if (c.input().accepted("ok")["ok"].as_bool().value_or(false)) return c.text("confirmed");
     if (c.input().answer("ok").exists()) return c.text("not confirmed");

@@ -77,6 +77,8 @@ void Server::cancel_deferred(Session& s) {
   if (features_.deferred == nullptr) return;
   for (Deferred& d : deferred_)
     if (d.used && d.session == &s) d.cancelled = true;
+  // 2025-11-25 tasks belong to their session.
+  if (EMCP_LEGACY_ERA && tasks_ != nullptr) tasks_->ops_->legacy->forget(*this, s);
 }
 
 // ---- Deferred calls -----------------------------------------------------------------------------

@@ -101,7 +101,8 @@ void Server::on_request(Session& s, const Message& m, Reply& r) {
     return;
   }
   if (s.peer_.logs && method == "logging/setLevel") return on_set_level(s, m, r);
-  serve_features(s, m, r);
+  // tasks/* of 2025-11-25 (set_tasks()); tasks_2025.cpp.
+  if (tasks_ == nullptr || !tasks_->ops_->legacy->request(*this, s, m, r)) serve_features(s, m, r);
 }
 
 void Server::serve_features(Session& s, const Message& m, Reply& r) {

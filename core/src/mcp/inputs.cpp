@@ -164,7 +164,9 @@ Value Inputs::accepted(StrView key) const {
 
 // ---- Asking ------------------------------------------------------------------------------------
 
-bool Inputs::legacy() const { return reply_ != nullptr && !reply_->peer().modern(); }
+// A legacy client's request asks through the InputBridge; a task's run keeps its questions
+// in the task whatever the client's era (tasks.cpp).
+bool Inputs::legacy() const { return reply_ != nullptr && !reply_->peer().modern() && !in_task_; }
 
 bool Inputs::may_ask() {
   if (reply_ == nullptr) return no("input can be asked only while the handler runs");
@@ -198,7 +200,8 @@ bool Inputs::elicit(StrView key, StrView message, Span<const Param> schema) {
            server_->bridge_sent(*this, a,
                                 server_->elicit(reply_->session(), message, schema, &Server::bridge_answer, a));
   }
-  if (!elicit_schema_ok(schema, kModernVersion)) return no("the schema is not a flat form");
+  if (!elicit_schema_ok(schema, reply_ != nullptr ? reply_->peer().version : kModernVersion))
+    return no("the schema is not a flat form");
   if (!begin_ask(key, "elicitation/create", reply_ != nullptr && reply_->peer().caps.elicitation_form)) return false;
   json::Writer& w = reply_->result();
   w.key("params");

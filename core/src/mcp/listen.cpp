@@ -51,6 +51,11 @@ void Server::on_listen(Session& s, const Message& m, Reply& r) {
       return;
     }
   }
+  // notifications.taskIds: with a task store (the tasks extension), the tasks it follows.
+  const Value task_ids = filter["taskIds"];
+  const bool follows_tasks = task_ids.exists() && tasks_ != nullptr;
+  uint32_t task_slots = 0;
+  if (follows_tasks && !tasks_->ops_->listen(*this, m, r, task_ids, &task_slots)) return;
   const Id id = r.id();
   Listen* slot = nullptr;
   for (Listen& l : listens_) {
@@ -70,6 +75,7 @@ void Server::on_listen(Session& s, const Message& m, Reply& r) {
   l.session = &s;
   l.id.set(id);
   l.lists = lists;
+  l.tasks = task_slots;
   // The URIs it honours: the first EMCP_MAX_SUBSCRIPTIONS distinct ones, when the server has
   // resources; the acknowledgement names exactly those.
   size_t count = 0;
@@ -111,6 +117,7 @@ void Server::on_listen(Session& s, const Message& m, Reply& r) {
     }
     w.end_array();
   }
+  if (follows_tasks) tasks_->ops_->write_listened(*this, w, task_slots);
   w.end_object();
   w.end_object();
   jsonrpc::end_message(w);

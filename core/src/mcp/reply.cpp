@@ -136,6 +136,19 @@ void Reply::error_message(jsonrpc::ErrorCode code, bool standard,
   if (batch_ == nullptr) (void)out_.close();
 }
 
+void Reply::error_object(jsonrpc::ErrorCode code, StrView object) {
+  if (begun_ || suppressed_) return;
+  json::Writer& w = start(code);
+  w.begin_object();
+  w.member_str("jsonrpc", "2.0");
+  jsonrpc::write_id_member(w, id_);
+  w.key("error");
+  w.raw(object);
+  w.end_object();
+  ended_ = true;
+  if (batch_ == nullptr) (void)out_.close();
+}
+
 void Reply::invalid(const jsonrpc::Message& m) {
   if (begun_) return;
   json::Writer& w = start(m.invalid_code);

@@ -96,6 +96,9 @@ class Reply {
   }
   /// An error answer whose `data` the caller writes next with the returned writer.
   json::Writer& error_with_data(jsonrpc::ErrorCode code, std::initializer_list<TextPiece> message);
+  /// A whole error answer whose error object (code, message, data) is `object`, JSON written
+  /// before (a task's; ignored once anything was written).
+  void error_object(jsonrpc::ErrorCode code, StrView object);
   /// The decoder's answer to an invalid message.
   void invalid(const jsonrpc::Message& m);
   /// Closes the envelope and ends the message (not needed for error()).

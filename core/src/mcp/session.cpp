@@ -111,7 +111,9 @@ void Server::on_initialize(Session& s, const Message& m, Reply& r) {
 
   json::Writer& w = r.result_object();
   w.member_str("protocolVersion", version_str(v));
-  write_capabilities(w, s.peer_);
+  // With tasks, a 2025-11-25 session gets their capability too (tasks_2025.cpp).
+  if (EMCP_LEGACY_ERA && tasks_ != nullptr) tasks_->ops_->legacy->capabilities(*this, w, s);
+  else write_capabilities(w, s.peer_);
   w.key("serverInfo");
   write_implementation(w, info_, v);
   if (info_.instructions) w.member_str("instructions", info_.instructions);

@@ -191,6 +191,8 @@ void Server::write_tool(json::Writer& w, const Tool& t, Version v) {
     w.end_object();
   }
   if (supports(v, Feature::kIcons)) t.icons.write_to(w);
+  // 2025-11-25: whether a client may (must) call it with params.task (absent: "forbidden").
+  if (EMCP_LEGACY_ERA && tasks_ != nullptr) tasks_->ops_->legacy->execution(w, t, v);
   w.end_object();
 }
 
@@ -203,26 +205,33 @@ void Server::on_tools_list(Session& /*s*/, const Message& m, Reply& r) {
   end_page(r, w, i, tools_.size());
 }
 
-void Server::on_tools_call(Session& s, const Message& m, Reply& r) {
+const Tool* Server::tool_to_call(const Message& m, Reply& r, Value* arguments) {
   const Result<StrView> name = m.params["name"].as_string();
   if (!name.ok()) {
     r.reject(ErrorCode::kInvalidParams, {"name must be a string"});
-    return;
+    return nullptr;
   }
   const Tool* tool = tool_named(name.value());
   if (tool == nullptr) {
     r.reject(ErrorCode::kInvalidParams, {"unknown tool \"", name.value(), "\""});
-    return;
+    return nullptr;
   }
-  const Value args = m.params["arguments"];
+  const Value args = *arguments = m.params["arguments"];
   if (args.exists() && !args.is_object()) {
     r.reject(ErrorCode::kInvalidParams, {"arguments must be an object"});
-    return;
+    return nullptr;
   }
   // A tool without a Param table declares no arguments: any object is accepted.
   if (!tool->input_schema_json && tool->schema != nullptr &&
       !tool->schema->check_arguments(args, tool->params, r))
-    return;
+    return nullptr;
+  return tool;
+}
+
+void Server::on_tools_call(Session& s, const Message& m, Reply& r) {
+  Value args;
+  const Tool* tool = tool_to_call(m, r, &args);
+  if (tool == nullptr) return;
   ToolCall call;
   call.progress_value_ = m.params["_meta"]["progressToken"];
   call.server_ = this;

@@ -35,6 +35,16 @@ const RESULT_OF = {
   "tasks/cancel": "tasks-ext#/$defs/AckResult",
 };
 
+// The experimental tasks of 2025-11-25 (official schema; the results of the extension's methods
+// of the same names, above, differ).
+const RESULT_OF_2025_TASKS = {
+  "tasks/get": ["GetTaskResult"],
+  "tasks/cancel": ["CancelTaskResult"],
+  "tasks/list": ["ListTasksResult"],
+  // What the call would have returned: every task of ours is a tools/call.
+  "tasks/result": ["GetTaskPayloadResult", "CallToolResult"],
+};
+
 // Errors with a schema of their own (2026-07-28), by code.
 const ERROR_OF = {
   "-32020": "HeaderMismatchError",
@@ -57,6 +67,7 @@ const MESSAGE_OF = {
   "roots/list": "ListRootsRequest",
   ping: "PingRequest",
   "notifications/tasks": "tasks-ext#/$defs/TaskStatusNotification",
+  "notifications/tasks/status": "TaskStatusNotification",  // 2025-11-25
 };
 
 const cache = new Map();
@@ -102,11 +113,14 @@ export function check(revision, message, method) {
     run(revision >= "2025-11-25" ? "JSONRPCResultResponse" : "JSONRPCResponse", message);
     // A multi round-trip request's interim answer (2026-07-28) has a schema of its own.
     // A tools/call answered with a task (the tasks extension) is a CreateTaskResult.
-    const name = message.result?.resultType === "input_required" ? "InputRequiredResult"
-               : message.result?.resultType === "task" && method === "tools/call" ? "tasks-ext#/$defs/CreateTaskResult"
-               : RESULT_OF[method];
-    if (!name) problems.push(`no result schema known for method ${method}`);
-    else run(name, message.result);
+    // At 2025-11-25 a tools/call with params.task is answered with a CreateTaskResult.
+    const legacyTasks = revision === "2025-11-25" ? RESULT_OF_2025_TASKS[method] : undefined;
+    const names = message.result?.resultType === "input_required" ? ["InputRequiredResult"]
+               : message.result?.resultType === "task" && method === "tools/call" ? ["tasks-ext#/$defs/CreateTaskResult"]
+               : revision === "2025-11-25" && method === "tools/call" && "task" in message.result ? ["CreateTaskResult"]
+               : legacyTasks ?? (RESULT_OF[method] ? [RESULT_OF[method]] : []);
+    if (names.length === 0) problems.push(`no result schema known for method ${method}`);
+    for (const name of names) run(name, message.result);
   } else if ("method" in message) {
     const name = MESSAGE_OF[message.method];
     if (!name) problems.push(`no schema known for server message ${message.method}`);

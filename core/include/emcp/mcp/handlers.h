@@ -139,6 +139,7 @@ class Inputs {
   bool asked_ = false;             // the answer is an input-required result
   bool listed_ = false;            // ... and its inputRequests object is open
   bool refused_ = false;           // missing_capability() answered
+  bool in_task_ = false;           // a task's run: asked as at 2026-07-28 for any client (tasks.cpp)
 };
 
 /// Writes content blocks: into a tool result's content array (any number), or as a prompt

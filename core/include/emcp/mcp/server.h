@@ -233,8 +233,9 @@ class Server {
   /// Ignored with EMCP_LEGACY_ERA=0 (no such clients; none of the bridge is linked).
   void set_input_bridge(InputBridge& bridge);
   /// Lets tool calls run as MCP tasks (emcp/mcp/tasks.h): the calls of tools declared with
-  /// Tool::runs_as_task() that defer become tasks for clients that allow them. `store` must
-  /// outlive the server; one per server.
+  /// Tool::runs_as_task() become tasks for clients that ask for one (2025-11-25 params.task)
+  /// or allow one (the 2026-07-28 extension, when the handler defers). `store` must outlive the
+  /// server; one per server (given to another, it forgets the tasks it held).
   void set_tasks(TaskStore& store, const TaskPolicy& policy = TaskPolicy());
 
   const ServerInfo& info() const { return info_; }
@@ -313,6 +314,7 @@ class Server {
     Token id;                    // its request's id, the subscriptionId
     uint8_t lists = 0;           // bit 1 << ListKind: the list changes it wants
     uint32_t subs[EMCP_MAX_SUBSCRIPTIONS] = {};  // FNV-1a of its resourceSubscriptions (0: none)
+    uint32_t tasks = 0;          // bit i: notifications/tasks of the task in slot i (its taskIds)
     // It wants a change of the lists in `lists`, or updates of the URI hashed `uri_hash` (0: none).
     bool wants(uint8_t lists, uint32_t uri_hash) const;
   };
@@ -328,6 +330,8 @@ class Server {
   void on_initialize(Session& s, const jsonrpc::Message& m, Reply& r);
   void on_tools_list(Session& s, const jsonrpc::Message& m, Reply& r);
   void on_tools_call(Session& s, const jsonrpc::Message& m, Reply& r);
+  // The tool a tools/call names, its arguments checked (nullptr: `r` has the error).
+  const Tool* tool_to_call(const jsonrpc::Message& m, Reply& r, json::Value* arguments);
   void on_resources_list(Session& s, const jsonrpc::Message& m, Reply& r);
   void on_templates_list(Session& s, const jsonrpc::Message& m, Reply& r);
   void on_resources_read(Session& s, const jsonrpc::Message& m, Reply& r);
@@ -442,10 +446,31 @@ class Server {
   Status task_complete(Pending p, FinishFn fn, void* ctx);
   void task_expire();
   TaskSlot* task_find(StrView id);
-  void task_run(TaskSlot& t, json::Value answers);
-  void task_fail(TaskSlot& t, std::initializer_list<TextPiece> why);
+  // A new task for the call answered by `r` (nullptr: `r` has the error), with its work entry.
+  TaskSlot* task_create(Reply& r, const Tool* tool, Session* owner, uint32_t ttl_ms);
+  // Runs the task's completion (or, with `args`, the tool's handler: a 2025-11-25 task's start)
+  // with the task's channel, and keeps its answer.
+  void task_run(TaskSlot& t, json::Value answers, const json::Value* args = nullptr);
+  void task_fail(TaskSlot& t, std::initializer_list<TextPiece> why, bool as_result = false);
   void task_touch(TaskSlot& t, uint8_t state);
+  void task_free(TaskSlot& t);
+  // Stores answers to the task's open input requests; runs the completion once all are in.
+  void task_answer(TaskSlot& t, const uint32_t* hashes, const json::Value* values, size_t n);
   void write_task(json::Writer& w, const TaskSlot& t, bool detailed);
+  // 2025-11-25 (tasks_2025.cpp).
+  bool task_call_2025(Session& s, const jsonrpc::Message& m, Reply& r);
+  static bool task_methods_2025(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
+  bool task_requests_2025(Session& s, const jsonrpc::Message& m, Reply& r);  // tasks/*
+  bool tasks_for(const Session& s) const;  // the session's client may use them (2025-11-25)
+  void task_settle(TaskSlot& t);           // answers or feeds the waiting tasks/result
+  void task_end_waiter(TaskSlot& t);       // its tasks/result: the task is gone
+  void task_withdraw(TaskSlot& t, bool tell);  // its questions still out
+  void task_notify_listens(const TaskSlot& t);  // notifications/tasks (2026-07-28)
+  static bool task_listen(Server& sv, const jsonrpc::Message& m, Reply& r, json::Value ids, uint32_t* slots);
+  void task_notify(Session& s, StrView id);  // notifications/tasks/status
+  static void task_input_answer(const Response& r, void* ctx);
+  static void task_forget(Server& sv, Session& s);
+  static const TaskOpsLegacy kTaskOps2025;
   // The server's features, each installed when the application first uses it: the dispatcher
   // and the session code reach a feature's code only through here, so a firmware image links
   // only what it installs (--gc-sections). nullptr: not in use.
