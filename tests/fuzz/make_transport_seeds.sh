@@ -44,6 +44,9 @@ INIT='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":
 { open 0; printf 'GET /ws HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n' | bytes 0
   printf '\020\013\201\205\067\372\041\075\177\237\115\121\130'; } > "$out/engine/websocket"
 { open 0; printf 'POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"jso\r\n0\r\n\r\n' | bytes 0; printf '\050'; } > "$out/engine/chunked_timeout"
+# CORS: a browser page's preflight, then its POST with Origin (the answer's head grows).
+{ open 0; printf 'OPTIONS /mcp HTTP/1.1\r\nHost: localhost\r\nOrigin: http://localhost:5173\r\nAccess-Control-Request-Method: POST\r\n\r\n' | bytes 0
+  printf 'POST /mcp HTTP/1.1\r\nHost: localhost\r\nOrigin: http://localhost:5173\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %s\r\n\r\n%s' "$(printf '%s' "$INIT" | wc -c)" "$INIT" | bytes 0; } > "$out/engine/cors"
 
 # WebSocket frames (RFC 6455 5.7 examples and a close).
 printf '\201\205\067\372\041\075\177\237\115\121\130' > "$out/ws/hello"

@@ -390,6 +390,28 @@ TEST_F(LwipHttp, McpExchangeRoundTripsThroughLwip) {
   EXPECT_TRUE(run_until([&] { return http_.connections_in_use() == 0 && net_.slots_in_use() == 0; }));
 }
 
+// CORS over lwIP: a browser page's preflight, then its POST, each with the CORS headers; an
+// origin the Origin check refuses gets 403 to its preflight.
+TEST_F(LwipHttp, CorsPreflightAndHeadersOverLwip) {
+  Client& c = connect(0);
+  send(c, "OPTIONS /mcp HTTP/1.1\r\nHost: localhost\r\nOrigin: http://localhost:5173\r\n"
+          "Access-Control-Request-Method: POST\r\nAccess-Control-Request-Headers: content-type\r\n\r\n");
+  Response r = next_response(c);
+  EXPECT_EQ(r.status, 204);
+  EXPECT_EQ(r.headers["access-control-allow-origin"], "http://localhost:5173");
+  EXPECT_NE(r.headers["access-control-allow-headers"].find("MCP-Protocol-Version"), std::string::npos);
+  const std::string origin = "http://" + std::string(100, 'a') + ".example:5173";  // not a local name
+  send(c, "OPTIONS /mcp HTTP/1.1\r\nHost: localhost\r\nOrigin: " + origin + "\r\n\r\n");
+  EXPECT_EQ(next_response(c).status, 403);
+  send(c, post(init_body()).insert(post(init_body()).find("\r\n") + 2, "Origin: http://127.0.0.1:5173\r\n"));
+  r = next_response(c);
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.headers["access-control-allow-origin"], "http://127.0.0.1:5173");
+  EXPECT_NE(r.headers["access-control-expose-headers"].find("Mcp-Session-Id"), std::string::npos);
+  c.close();
+  EXPECT_TRUE(run_until([&] { return http_.connections_in_use() == 0 && net_.slots_in_use() == 0; }));
+}
+
 // 2. A request in many tiny segments; pipelined requests in one segment; a body of several
 //    windows (the listener's queue holds chains it feeds the engine pbuf by pbuf).
 TEST_F(LwipHttp, TinySegmentsPipelinedRequestsAndLongBodies) {

@@ -86,7 +86,19 @@ const CASES = [
   ["chunk longer than its size", () => request("POST", "/mcp", { ...POST_HEADERS, "Transfer-Encoding": "chunked" }, "2\r\nabcdef\r\n0\r\n\r\n"), 400],
   ["chunked body larger than the limit (413)", () => request("POST", "/mcp", { ...POST_HEADERS, "Transfer-Encoding": "chunked" }, "20000\r\n"), 413],
   ["wrong method on the endpoint (405 + Allow)", () => request("PUT", "/mcp", { "Content-Length": "0" }), 405,
-    (r) => assert.equal(r.headers.allow, "GET, POST, DELETE")],
+    (r) => assert.equal(r.headers.allow, "GET, POST, DELETE, OPTIONS")],
+  // CORS: a preflight of an origin the Origin check refuses is 403 without CORS headers; one of
+  // a localhost page is 204 with them; OPTIONS without Origin is 204 with Allow.
+  ["CORS preflight of a foreign origin (403)", () => request("OPTIONS", "/mcp", { Origin: "https://evil.example",
+    "Access-Control-Request-Method": "POST" }), 403, (r) => assert.equal(r.headers["access-control-allow-origin"], undefined)],
+  ["CORS preflight of a localhost page (204)", () => request("OPTIONS", "/mcp", { Origin: "http://localhost:5173",
+    "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type, mcp-protocol-version" }), 204,
+    (r) => {
+      assert.equal(r.headers["access-control-allow-origin"], "http://localhost:5173");
+      assert.match(r.headers["access-control-allow-headers"], /MCP-Protocol-Version/);
+    }],
+  ["OPTIONS without Origin (204 + Allow)", () => request("OPTIONS", "/mcp"), 204,
+    (r) => assert.equal(r.headers.allow, "GET, POST, DELETE, OPTIONS")],
   ["unknown path (404)", () => request("GET", "/nothing-here"), 404],
   ["POST that accepts neither JSON nor SSE (406)", () => post(INIT, { Accept: "text/html" }), 406],
   ["POST that accepts JSON only (406)", () => post(INIT, { Accept: "application/json" }), 406],

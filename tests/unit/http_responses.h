@@ -52,7 +52,7 @@ inline std::vector<Response> parse(std::string& in) {
       pos = e + 2;
     }
     size_t p = end + 4;
-    if (r.status < 200 || r.status == 101) {
+    if (r.status < 200 || r.status == 204 || r.status == 304) {  // RFC 9112 6.3: no content
       r.complete = true;
       out.push_back(r);
       in.erase(0, p);

@@ -303,6 +303,134 @@ TEST_F(HttpEngine, BearerTokensMetadataAndStatuses) {
   options_.auth = nullptr;
 }
 
+// CORS (the Fetch standard's CORS protocol): a page of an allowed origin may call the MCP
+// endpoints; its preflight is answered before authorization; other origins get nothing.
+TEST_F(HttpEngine, CorsPreflightAndHeadersForAllowedOriginsOnly) {
+  const auto preflight = [](const std::string& origin, const std::string& path = "/mcp") {
+    return "OPTIONS " + path + " HTTP/1.1\r\nHost: localhost:8080\r\nOrigin: " + origin +
+           "\r\nAccess-Control-Request-Method: POST\r\n"
+           "Access-Control-Request-Headers: content-type, mcp-protocol-version, authorization\r\n\r\n";
+  };
+  const int c = open_conn();
+  feed(c, preflight("http://localhost:5173"));
+  auto rs = responses(c);
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_EQ(rs[0].status, 204);
+  EXPECT_EQ(rs[0].headers["access-control-allow-origin"], "http://localhost:5173");
+  EXPECT_EQ(rs[0].headers["vary"], "Origin");
+  EXPECT_NE(rs[0].headers["access-control-allow-methods"].find("POST"), std::string::npos);
+  for (const char* h : {"Authorization", "Content-Type", "MCP-Protocol-Version", "Mcp-Session-Id", "Last-Event-ID",
+                        "Mcp-Method", "Mcp-Name", "*"})
+    EXPECT_NE(rs[0].headers["access-control-allow-headers"].find(h), std::string::npos) << h;
+  EXPECT_EQ(rs[0].headers["access-control-max-age"], "600");
+  EXPECT_EQ(rs[0].headers.count("content-length"), 0u);  // RFC 9110: none in a 204
+  EXPECT_TRUE(rs[0].body.empty());
+  // The page's requests: answered with its origin, and the headers a script may read.
+  feed(c, post(init_body(), "Origin: http://localhost:5173\r\n"));
+  rs = responses(c);
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_EQ(rs[0].status, 200);
+  EXPECT_EQ(rs[0].headers["access-control-allow-origin"], "http://localhost:5173");
+  EXPECT_NE(rs[0].headers["access-control-expose-headers"].find("Mcp-Session-Id"), std::string::npos);
+  EXPECT_NE(rs[0].headers["access-control-expose-headers"].find("WWW-Authenticate"), std::string::npos);
+  EXPECT_EQ(rs[0].headers["mcp-session-id"].size(), 32u);
+  // Its errors too (the browser lets the script read them).
+  feed(c, "POST /mcp HTTP/1.1\r\nHost: localhost\r\nOrigin: http://127.0.0.1:3000\r\nContent-Type: text/plain\r\n"
+          "Content-Length: 2\r\n\r\n{}");
+  rs = responses(c);
+  EXPECT_EQ(rs[0].status, 415);
+  EXPECT_EQ(rs[0].headers["access-control-allow-origin"], "http://127.0.0.1:3000");
+  // Not a browser (no Origin): no CORS headers; OPTIONS is 204 with Allow.
+  feed(c, post(init_body()));
+  rs = responses(c);
+  EXPECT_EQ(rs[0].status, 200);
+  EXPECT_EQ(rs[0].headers.count("access-control-allow-origin"), 0u);
+  feed(c, "OPTIONS /mcp HTTP/1.1\r\nHost: localhost\r\n\r\n");
+  rs = responses(c);
+  EXPECT_EQ(rs[0].status, 204);
+  EXPECT_EQ(rs[0].headers["allow"], "GET, POST, DELETE, OPTIONS");
+  EXPECT_EQ(rs[0].headers.count("access-control-allow-origin"), 0u);
+  // An origin the Origin check refuses: 403, preflight or not, and no CORS header.
+  feed(c, preflight("http://evil.example"));
+  rs = responses(c);
+  EXPECT_EQ(rs[0].status, 403);
+  EXPECT_EQ(rs[0].headers.count("access-control-allow-origin"), 0u);
+  feed(c, post(init_body(), "Origin: https://evil.example\r\n"));
+  EXPECT_EQ(responses(c)[0].status, 403);
+  // Not an MCP endpoint: no CORS (404 stays 404 without the header).
+  feed(c, "GET /other HTTP/1.1\r\nHost: localhost\r\nOrigin: http://localhost:5173\r\n\r\n");
+  rs = responses(c);
+  EXPECT_EQ(rs[0].status, 404);
+  EXPECT_EQ(rs[0].headers.count("access-control-allow-origin"), 0u);
+  // The HTTP+SSE endpoints of 2024-11-05 take part.
+  feed(c, preflight("http://localhost:5173", "/messages"));
+  EXPECT_EQ(responses(c)[0].status, 204);
+  // A narrower CORS list: an origin the Origin check accepts but the list does not gets no
+  // CORS (403 to its preflight, its requests served without the header).
+  const char* const origins[] = {"localhost", "app.test"};
+  const char* const cors[] = {"app.test"};
+  options_.allowed_origins = emcp::Span<const char* const>(origins, 2);
+  options_.cors_origins = emcp::Span<const char* const>(cors, 1);
+  options_.cors_max_age_s = 1000000;  // bounded to a day
+  feed(c, preflight("http://localhost:5173"));
+  EXPECT_EQ(responses(c)[0].status, 403);
+  feed(c, preflight("https://app.test"));
+  rs = responses(c);
+  EXPECT_EQ(rs[0].status, 204);
+  EXPECT_EQ(rs[0].headers["access-control-allow-origin"], "https://app.test");
+  EXPECT_EQ(rs[0].headers["access-control-max-age"], "86400");
+  feed(c, post(init_body(), "Origin: http://localhost:5173\r\n"));
+  rs = responses(c);
+  EXPECT_EQ(rs[0].status, 200);
+  EXPECT_EQ(rs[0].headers.count("access-control-allow-origin"), 0u);
+  options_.cors = false;  // off: no preflight at all
+  feed(c, preflight("https://app.test"));
+  EXPECT_EQ(responses(c)[0].status, 403);
+  options_ = HttpOptions();
+  options_.sha1 = &emcp::mbedtls::sha1;
+}
+
+// With authorization, a preflight (which never carries credentials) is still answered, and the
+// 401 of the page's request carries the CORS headers, so its script can read WWW-Authenticate.
+TEST_F(HttpEngine, CorsPreflightComesBeforeAuthorization) {
+  const emcp::auth::ResourceServerConfig cfg = auth_config();
+  emcp::auth::ResourceServer auth(cfg, server_);
+  ASSERT_EQ(auth.status(), emcp::Status::kOk);
+  options_.auth = auth.hooks();
+  const int c = open_conn();
+  feed(c, "OPTIONS /mcp HTTP/1.1\r\nHost: localhost\r\nOrigin: http://localhost:6274\r\n"
+          "Access-Control-Request-Method: POST\r\nAccess-Control-Request-Headers: authorization\r\n\r\n");
+  auto rs = responses(c);
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_EQ(rs[0].status, 204);
+  EXPECT_EQ(rs[0].headers["access-control-allow-origin"], "http://localhost:6274");
+  feed(c, post(init_body(), "Origin: http://localhost:6274\r\n"));
+  rs = responses(c);
+  EXPECT_EQ(rs[0].status, 401);
+  EXPECT_EQ(rs[0].headers["access-control-allow-origin"], "http://localhost:6274");
+  EXPECT_NE(rs[0].headers["www-authenticate"].find("resource_metadata="), std::string::npos);
+  feed(c, post(init_body(), "Origin: http://localhost:6274\r\nAuthorization: Bearer good-token\r\n"));
+  EXPECT_EQ(responses(c)[0].status, 200);
+  // The longest Origin kept (128 bytes) with the bearer challenge: a head longer than the room
+  // before the body goes out in two writes, whole.
+  const char* const any[] = {"*"};
+  options_.allowed_origins = emcp::Span<const char* const>(any, 1);
+  const std::string origin = "http://" + std::string(116, 'a') + ".test";
+  ASSERT_EQ(origin.size(), 128u);
+  feed(c, post(init_body(), "Origin: " + origin + "\r\n"));
+  rs = responses(c);
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_EQ(rs[0].status, 401);
+  EXPECT_EQ(rs[0].headers["access-control-allow-origin"], origin);
+  EXPECT_NE(rs[0].headers["www-authenticate"].find("resource_metadata="), std::string::npos);
+  EXPECT_NE(rs[0].body.find("Unauthorized"), std::string::npos) << rs[0].body;
+  feed(c, "OPTIONS /mcp HTTP/1.1\r\nHost: localhost\r\nOrigin: " + origin + "\r\n\r\n");
+  rs = responses(c);
+  EXPECT_EQ(rs[0].status, 204);
+  EXPECT_EQ(rs[0].headers["access-control-allow-origin"], origin);
+  options_.auth = nullptr;
+}
+
 TEST_F(HttpEngine, ResourceServerRefusesAConfigurationThatCannotWork) {
   emcp::auth::ResourceServerConfig cfg = auth_config();
   cfg.resource = "not a uri";

@@ -328,13 +328,45 @@ void HttpServer::send_tail(Conn& c, const char* data, size_t n) {
   lend(c);
 }
 
+// A head with no body bytes in the buffer: after what is pending; one longer than the whole
+// buffer (a small OutSize) goes through it in pieces, each waited for.
+void HttpServer::send_head(Conn& c, const char* head, size_t k) {
+  if (k <= c.out_cap_) return send_tail(c, head, k);
+  while (k != 0 && drain_pending(c, true)) {
+    const size_t n = k < c.out_cap_ ? k : c.out_cap_;
+    memcpy(c.out_, head, n);
+    (void)send(c, c.out_, n, false);
+    head += n;
+    k -= n;
+  }
+}
+
+// Puts head[0, k) in front of the output at `start` (the bytes before it in out_ are free);
+// when it is longer than that room, its beginning is sent first, alone (after what is pending),
+// from the front of the buffer. Returns where the head's (rest's) bytes start.
+char* HttpServer::place_head(Conn& c, const char* head, size_t k, char* start) {
+  const size_t room = static_cast<size_t>(start - c.out_);
+  if (k > room) {
+    const size_t first = k - room;  // <= room: kMaxHead is at most twice the smallest room
+    if (drain_pending(c, true)) {
+      memcpy(c.out_, head, first);
+      (void)send(c, c.out_, first, false);
+    }
+    head += first;
+    k = room;
+  }
+  start -= k;
+  memcpy(start, head, k);
+  return start;
+}
+
 // The head of a response into dst (at most cap bytes); returns its length.
 size_t HttpServer::write_head(Conn& c, char* dst, size_t cap, int64_t length) {
   json::BufferSink h(dst, cap);
   http::write_status_line(h, c.status_);
   if (c.content_type_ != nullptr) http::write_header(h, "Content-Type", StrView(c.content_type_));
   if (c.body_ == Body::kChunked) http::write_header(h, "Transfer-Encoding", "chunked");
-  else if (length >= 0) http::write_header(h, "Content-Length", static_cast<uint64_t>(length));
+  else if (length >= 0 && c.status_ != 204) http::write_header(h, "Content-Length", static_cast<uint64_t>(length));
   if (c.sse_) http::write_header(h, "Cache-Control", "no-cache");
   if (EMCP_LEGACY_ERA && c.session_ >= 0) {
     HttpSession& s = sessions_[static_cast<size_t>(c.session_)];
@@ -342,6 +374,7 @@ size_t HttpServer::write_head(Conn& c, char* dst, size_t cap, int64_t length) {
       http::write_header(h, "Mcp-Session-Id", s.id());
   }
   if (c.extra_header_ != nullptr) h.write(StrView(c.extra_header_));
+  if (c.cors_) write_cors(c, h);
   if (!c.keep_alive_) http::write_header(h, "Connection", "close");
   http::write_end_head(h);
   EMCP_ASSERT(h.status() == Status::kOk);
@@ -369,11 +402,11 @@ void HttpServer::push_out(Conn& c) {
     return;
   }
   if (c.head_pending_) {
-    char head[HttpConnection::kHeadroom];
+    char head[HttpConnection::kMaxHead];
     const size_t n = write_head(c, head, sizeof head, -1);
     c.head_pending_ = false;
     c.head_sent_ = true;
-    send_tail(c, head, n);
+    send_head(c, head, n);
   }
 }
 
@@ -416,11 +449,11 @@ Status HttpServer::conn_flush(void* ctx, const char* data, size_t n) {
     len += k;
   }
   if (c.head_pending_) {
-    char head[HttpConnection::kHeadroom];
-    const size_t k = hs.write_head(c, head, sizeof head - 16, -1);
-    start -= k;
-    memcpy(start, head, k);
-    len += k;
+    char head[HttpConnection::kMaxHead];
+    const size_t k = hs.write_head(c, head, sizeof head, -1);
+    char* const at = hs.place_head(c, head, k, start);
+    len += static_cast<size_t>(start - at);
+    start = at;
     c.head_pending_ = false;
     c.head_sent_ = true;
   }
@@ -435,15 +468,15 @@ void HttpServer::finish_body(Conn& c) {
   if (c.body_ == Body::kBuffered) {
     const size_t body = c.sink_.buffered();
     char* const base = c.out_ + HttpConnection::kHeadroom;
-    char head[HttpConnection::kHeadroom];
+    char head[HttpConnection::kMaxHead];
     const size_t k = write_head(c, head, sizeof head, static_cast<int64_t>(body));
     c.head_pending_ = false;
     c.head_sent_ = true;
     if (body == 0) {
-      send_tail(c, head, k);  // the buffer may still hold the previous answer's end
+      send_head(c, head, k);  // the buffer may still hold the previous answer's end
     } else {
-      memcpy(base - k, head, k);
-      (void)send(c, base - k, k + body, true);
+      char* const at = place_head(c, head, k, base);
+      (void)send(c, at, static_cast<size_t>(base - at) + body, true);
     }
   } else if (c.body_ == Body::kChunked) {
     push_out(c);
@@ -584,6 +617,8 @@ size_t HttpServer::receive(uint16_t conn, const void* data, size_t n) {
       case http::RequestParser::Event::kError:
         c.keep_alive_ = false;
         c.extra_header_ = nullptr;
+        c.cors_ = false;
+        c.preflight_ = false;
         c.session_ = -1;
         answer(c, c.parser_.error_status(), c.parser_.error_reason());
         return n;
@@ -594,20 +629,59 @@ out:
   return c.phase_ == Phase::kFree ? n : n - left;
 }
 
+namespace {
+// The host an Origin names (scheme://host[:port]); false for "null" and anything else.
+bool origin_host(StrView o, StrView* host) {
+  size_t i = 0;
+  while (i + 2 < o.size() && !(o[i] == ':' && o[i + 1] == '/' && o[i + 2] == '/')) ++i;
+  if (i + 2 >= o.size()) return false;
+  StrView authority = o.sub(i + 3);
+  size_t slash = 0;
+  while (slash < authority.size() && authority[slash] != '/') ++slash;
+  *host = host_of(authority.sub(0, slash));
+  return true;
+}
+}  // namespace
+
 bool HttpServer::check_host_origin(const http::Request& r) const {
   if (r.host.present && !name_allowed(host_of(r.host.view()), options_.allowed_hosts)) return false;
-  if (r.origin.present) {
-    const StrView o = r.origin.view();
-    size_t i = 0;
-    while (i + 2 < o.size() && !(o[i] == ':' && o[i + 1] == '/' && o[i + 2] == '/')) ++i;
-    if (i + 2 >= o.size()) return false;  // "null" and anything that is not scheme://host
-    StrView authority = o.sub(i + 3);
-    size_t slash = 0;
-    while (slash < authority.size() && authority[slash] != '/') ++slash;
-    authority = authority.sub(0, slash);
-    if (!name_allowed(host_of(authority), options_.allowed_origins)) return false;
-  }
+  StrView host;
+  if (r.origin.present && !(origin_host(r.origin.view(), &host) && name_allowed(host, options_.allowed_origins)))
+    return false;
   return true;
+}
+
+// CORS (Fetch standard, "CORS protocol"): the request's Origin echoed (with Vary: Origin, as
+// the answer depends on it); a preflight gets the methods and headers the MCP endpoints take
+// (Authorization by name: a wildcard does not cover it; the Mcp-Param-{Name} headers by the
+// wildcard), the others the response headers a script may read.
+void HttpServer::write_cors(Conn& c, json::Sink& h) const {
+  http::write_header(h, "Access-Control-Allow-Origin", c.parser_.request().origin.view());
+  http::write_header(h, "Vary", "Origin");
+  if (c.preflight_) {
+    http::write_header(h, "Access-Control-Allow-Methods", EMCP_LEGACY_ERA ? "GET, POST, DELETE" : "POST");
+    http::write_header(h, "Access-Control-Allow-Headers",
+                       "Authorization, Content-Type, Accept, MCP-Protocol-Version, Mcp-Session-Id, Last-Event-ID, "
+                       "Mcp-Method, Mcp-Name, *");
+    const uint32_t age = options_.cors_max_age_s < 86400 ? options_.cors_max_age_s : 86400;
+    http::write_header(h, "Access-Control-Max-Age", age);
+    return;
+  }
+  http::write_header(h, "Access-Control-Expose-Headers", "Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate");
+}
+
+// An MCP endpoint (Streamable HTTP, or HTTP+SSE's two) that a page of `origin` may call.
+bool HttpServer::cors_allowed(const http::Request& r) const {
+  if (!options_.cors || !r.origin.present) return false;
+  const StrView path = r.path();
+  const bool endpoint = path == StrView(options_.path) ||
+                        (EMCP_LEGACY_ERA && options_.sse_path != nullptr &&
+                         (path == StrView(options_.sse_path) ||
+                          (options_.messages_path != nullptr && path == StrView(options_.messages_path))));
+  if (!endpoint) return false;
+  if (options_.cors_origins.empty()) return true;  // the Origin check passed
+  StrView host;
+  return origin_host(r.origin.view(), &host) && name_allowed(host, options_.cors_origins);
 }
 
 // The head is in: decide where the request goes; refusals are answered after the body.
@@ -627,9 +701,18 @@ void HttpServer::on_head(Conn& c) {
     c.error_text_ = text;
     c.extra_header_ = extra;
   };
+  c.cors_ = false;
+  c.preflight_ = false;
   if (!check_host_origin(r)) return refuse(403, "Forbidden: Host or Origin not allowed");
   const StrView path = r.path();
   const http::Method m = r.method;
+  c.cors_ = cors_allowed(r);
+  // A CORS preflight carries no credentials: it is answered before authorization.
+  if (m == http::Method::kOptions && r.origin.present) {
+    if (!c.cors_) return refuse(403, "Forbidden: this origin may not call the endpoint from a page (CORS)");
+    c.preflight_ = true;
+    return refuse(204, nullptr);
+  }
   c.grant_ = auth::Grant();
   if (options_.auth != nullptr) {
     // The protected resource metadata (RFC 9728) is for everyone: it says how to get a token.
@@ -686,8 +769,10 @@ void HttpServer::on_head(Conn& c) {
       c.session_ = static_cast<int16_t>(s->index_);
       c.session_gen_ = s->generation_;
       c.route_ = Route::kDelete;
+    } else if (m == http::Method::kOptions) {
+      return refuse(204, nullptr, "Allow: GET, POST, DELETE, OPTIONS\r\n");
     } else {
-      return refuse(405, "Method Not Allowed", "Allow: GET, POST, DELETE\r\n");
+      return refuse(405, "Method Not Allowed", "Allow: GET, POST, DELETE, OPTIONS\r\n");
     }
   } else if (EMCP_LEGACY_ERA && options_.sse_path != nullptr && path == StrView(options_.sse_path)) {
     if (m != http::Method::kGet) return refuse(405, "Method Not Allowed", "Allow: GET\r\n");

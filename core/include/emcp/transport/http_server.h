@@ -105,6 +105,15 @@ struct HttpOptions {
   /// Host names an Origin header may name (any scheme and port); empty: the localhost names.
   /// A request without Origin (not a browser) passes.
   Span<const char* const> allowed_origins;
+  /// CORS (browser pages of another origin calling the MCP endpoints): the host names whose
+  /// pages may (any scheme and port); empty: every origin the Origin check accepts. A preflight
+  /// (OPTIONS with Origin) of such a page is answered 204 before authorization, and every
+  /// answer to it carries Access-Control-Allow-Origin; an origin the Origin check refuses still
+  /// gets 403, one it accepts but this list does not gets no CORS headers (and 403 to a
+  /// preflight). `cors` false: no CORS at all.
+  Span<const char* const> cors_origins;
+  bool cors = true;
+  uint32_t cors_max_age_s = 600;           ///< Access-Control-Max-Age of a preflight (at most 86400)
   /// Bearer-token authorization (OAuth 2.1 resource server, emcp/auth/resource_server.h):
   /// every request but the metadata document needs a token; each message the scopes its tool,
   /// resource or prompt declares. nullptr: no authorization (a device on loopback).
@@ -129,6 +138,11 @@ class HttpConnection {
   /// `out` must hold at least kHeadroom + 64 bytes; the first kHeadroom bytes (and 2 at the
   /// end) are kept for HTTP heads and chunk / frame framing around the output.
   static constexpr size_t kHeadroom = 320;
+  /// The longest response head (status line and headers: a bearer challenge and the CORS
+  /// headers of a long Origin together); one longer than the room in front of its body goes out
+  /// in two writes.
+  static constexpr size_t kMaxHead = 600;
+  static_assert(kMaxHead <= 2 * (kHeadroom - 16), "a head splits in two parts at most");
   HttpConnection(json::Reader& reader, Arena& arena, char* out, size_t out_cap);
   HttpConnection(const HttpConnection&) = delete;
   HttpConnection& operator=(const HttpConnection&) = delete;
@@ -183,6 +197,8 @@ class HttpConnection {
   bool modern_ = false;        // the request is of the 2026-07-28 era (served on rpc_)
   bool bad_version_ = false;   // its MCP-Protocol-Version names no revision known here
   bool msg_response_ = false;  // rpc_: the message being written is the request's answer
+  bool cors_ = false;          // the answer carries the CORS headers for the request's Origin
+  bool preflight_ = false;     // ... of a preflight (OPTIONS)
   int8_t stream_ = -1;         // its stream slot in the session
   int16_t session_ = -1;       // the HttpSession it belongs to
   auth::Grant grant_;          // what its request's token grants (HttpOptions::auth)
@@ -331,6 +347,10 @@ class HttpServer {
   /// otherwise answers 403 and returns false.
   bool permitted(Conn& c, const jsonrpc::Decoded& d);
   bool check_host_origin(const http::Request& r) const;
+  bool cors_allowed(const http::Request& r) const;
+  void write_cors(Conn& c, json::Sink& h) const;
+  char* place_head(Conn& c, const char* head, size_t k, char* start);
+  void send_head(Conn& c, const char* head, size_t k);
 
   // ---- Session table (http_session.cpp)
   /// The session `id` names, if connection `c`'s principal opened it (with HttpOptions::auth;
