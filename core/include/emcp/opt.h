@@ -4,9 +4,10 @@
 // -DEMCP_CONFIG_FILE="\"my_config.h\"". That file is included first; every option it does not
 // set gets the default below. All options are plain integer macros.
 //
-// Options that change the layout of public types are folded into an inline namespace (see
-// EMCP_ABI_NS), so an application built with one configuration and a core library built with
-// another fail to link instead of corrupting memory.
+// Every option is folded into an inline namespace (see EMCP_ABI_NS), so an application built
+// with one configuration and a core library built with another fail to link instead of
+// running with values the other side does not know about (a layout that differs, or a page
+// size the core would not apply).
 //
 // Context: header only, no code.
 #ifndef EMCP_OPT_H
@@ -294,20 +295,38 @@
 #error "EMCP_JSONRPC_MAX_ID_LEN must be between 20 (every int64) and 1024"
 #endif
 
+// ---- Authorization ------------------------------------------------------------------------------
+
+/// Longest bearer token checked (bytes); a longer one is refused like a bad one. The header
+/// itself is kept up to EMCP_HTTP_MAX_AUTH bytes (longer: 431).
+#ifndef EMCP_AUTH_MAX_TOKEN
+#define EMCP_AUTH_MAX_TOKEN EMCP_HTTP_MAX_AUTH
+#endif
+
 // ---- ABI namespace -----------------------------------------------------------------------------
 
-#define EMCP_CAT20_(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t) \
-  a##_##b##_##c##_##d##_##e##_##f##_##g##_##h##_##i##_##j##_##k##_##l##_##m##_##n##_##o##_##p##_##q##_##r##_##s##_##t
-#define EMCP_CAT20(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t) \
-  EMCP_CAT20_(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t)
-/// Inline namespace whose name encodes the options that change the layout of public types.
-#define EMCP_ABI_NS                                                                            \
-  EMCP_CAT20(v0, EMCP_JSON_MAX_DEPTH, EMCP_JSON_MAX_KEY_LEN, EMCP_JSON_MAX_NUMBER_DIGITS,        \
-             EMCP_JSONRPC_MAX_ID_LEN, EMCP_JSON_WRITER_MAX_DEPTH, EMCP_MAX_DEFERRED,             \
-             EMCP_MAX_OUTGOING, EMCP_MAX_SUBSCRIPTIONS, EMCP_MAX_TEMPLATE_VARS,                  \
-             EMCP_HTTP_MAX_TARGET, EMCP_HTTP_MAX_AUTH, EMCP_HTTP_STREAMS, EMCP_NOTIFY_QUEUE,     \
-             EMCP_HTTP_MAX_MCP_NAME, EMCP_HTTP_MAX_MCP_PARAMS, EMCP_REQUEST_STATE_MAX,           \
-             EMCP_MAX_LISTENS, EMCP_INPUT_ASKS, EMCP_INPUT_KEY_MAX)
+#define EMCP_CAT16_(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p) \
+  a##_##b##_##c##_##d##_##e##_##f##_##g##_##h##_##i##_##j##_##k##_##l##_##m##_##n##_##o##_##p
+#define EMCP_CAT16(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p) \
+  EMCP_CAT16_(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p)
+#define EMCP_CAT3_(a, b, c) a##_##b##_##c
+#define EMCP_CAT3(a, b, c) EMCP_CAT3_(a, b, c)
+/// Inline namespace whose name encodes every option, in the order of this file's first
+/// version (layout options) and then the others: a program whose parts were compiled with
+/// different configurations fails to link (undefined references into the other namespace)
+/// instead of running with, say, an arena size the core does not know about.
+#define EMCP_ABI_NS                                                                                 \
+  EMCP_CAT3(EMCP_CAT16(v0, EMCP_JSON_MAX_DEPTH, EMCP_JSON_MAX_KEY_LEN, EMCP_JSON_MAX_NUMBER_DIGITS,     \
+                       EMCP_JSONRPC_MAX_ID_LEN, EMCP_JSON_WRITER_MAX_DEPTH, EMCP_MAX_DEFERRED,           \
+                       EMCP_MAX_OUTGOING, EMCP_MAX_SUBSCRIPTIONS, EMCP_MAX_TEMPLATE_VARS,                \
+                       EMCP_HTTP_MAX_TARGET, EMCP_HTTP_MAX_AUTH, EMCP_HTTP_STREAMS, EMCP_NOTIFY_QUEUE,   \
+                       EMCP_HTTP_MAX_MCP_NAME, EMCP_HTTP_MAX_MCP_PARAMS),                                \
+            EMCP_CAT16(EMCP_REQUEST_STATE_MAX, EMCP_MAX_LISTENS, EMCP_INPUT_ASKS, EMCP_INPUT_KEY_MAX,    \
+                       EMCP_ARENA_SIZE, EMCP_MAX_MESSAGE_LEN, EMCP_HTTP_MAX_HEAD, EMCP_HTTP_MAX_HEADERS, \
+                       EMCP_MODERN_ERA, EMCP_LEGACY_ERA, EMCP_PAGE_SIZE, EMCP_MAX_INPUT_ROUNDS,          \
+                       EMCP_REQUEST_STATE_TTL_S, EMCP_SCHEMA_MAX_DEPTH, EMCP_ERROR_STRINGS,              \
+                       EMCP_ENABLE_ASSERT),                                                              \
+            EMCP_AUTH_MAX_TOKEN)
 #define EMCP_NS_BEGIN namespace emcp { inline namespace EMCP_ABI_NS {
 #define EMCP_NS_END } }
 

@@ -44,12 +44,6 @@
 #include "emcp/util/span.h"
 #include "emcp/util/status.h"
 
-#ifndef EMCP_AUTH_MAX_TOKEN
-/// Longest bearer token checked (bytes); a longer one is refused like a bad one. The header
-/// itself is kept up to EMCP_HTTP_MAX_AUTH bytes (longer: 431).
-#define EMCP_AUTH_MAX_TOKEN EMCP_HTTP_MAX_AUTH
-#endif
-
 EMCP_NS_BEGIN
 namespace auth {
 
