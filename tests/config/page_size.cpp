@@ -1,39 +1,27 @@
 // An application's emcp_config.h reaches the core (tests/CMakeLists.txt builds the core for it
 // with emcp_configure): its EMCP_PAGE_SIZE of 2 makes the core's tools/list pages of 2 tools,
 // and its EMCP_ERROR_STRINGS=0 leaves the texts out of the decoder's errors. Exit 0 when so.
-#include <stdio.h>
-#include <string.h>
-
 #include "emcp/mcp/server.h"
 #include "emcp/transport/stdio.h"
+#include "../stdio_capture.h"
 
 using namespace emcp::mcp;
 
 namespace {
-char g_out[4096];
-size_t g_len = 0;
-emcp::Status write_out(void*, const char* p, size_t n) {
-  if (g_len + n > sizeof g_out) return emcp::Status::kNoSpace;
-  memcpy(g_out + g_len, p, n);
-  g_len += n;
-  return emcp::Status::kOk;
-}
+StdioCapture g_cap;
 void noop(ToolCall& c) { c.text("ok"); }
 constexpr Tool kTools[] = {Tool::make("a", &noop), Tool::make("b", &noop), Tool::make("c", &noop)};
 constexpr ServerInfo kInfo = {"config", "1"};
 uint64_t no_time() { return 0; }
 constexpr emcp::Platform kPlatform{&no_time, nullptr};
-int fail(const char* what) {
-  fprintf(stderr, "page_size: %s\noutput: %.*s\n", what, static_cast<int>(g_len), g_out);
-  return 1;
-}
+int fail(const char* what) { return g_cap.fail("page_size", what); }
 }  // namespace
 
 int main() {
   static_assert(EMCP_PAGE_SIZE == 2, "built with tests/config/emcp_config.h");
   Server server(kInfo, kPlatform);
   server.set_tools(kTools);
-  emcp::transport::StaticStdioTransport<> t(server, &write_out, nullptr);
+  emcp::transport::StaticStdioTransport<> t(server, &StdioCapture::write, &g_cap);
   const char* in =
       "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
       "\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n"
@@ -41,14 +29,14 @@ int main() {
       "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}\n"
       "{\"jsonrpc\":\"2.0\",\"id\":3,\"id\":4,\"method\":\"ping\"}\n";
   (void)t.feed(in, strlen(in));
-  const char* page = strstr(g_out, "\"id\":2,");
+  const char* page = strstr(g_cap.out, "\"id\":2,");
   if (page == nullptr) return fail("no tools/list answer");
   if (strstr(page, "{\"name\":\"a\"") == nullptr || strstr(page, "{\"name\":\"b\"") == nullptr)
     return fail("the first page lacks a or b");
   if (strstr(page, "{\"name\":\"c\"") != nullptr) return fail("the first page holds 3 tools: the core's page size is not the application's");
   if (strstr(page, "\"nextCursor\"") == nullptr) return fail("no nextCursor after a page of 2");
   // The decoder's refusal of a duplicate member, without its text (EMCP_ERROR_STRINGS=0).
-  const char* refused = strstr(g_out, "\"id\":3,\"error\":{\"code\":-32600,");
+  const char* refused = strstr(g_cap.out, "\"id\":3,\"error\":{\"code\":-32600,");
   if (refused == nullptr) return fail("no -32600 for the duplicate member");
   if (strstr(refused, "duplicate") != nullptr) return fail("the core wrote the error's text: EMCP_ERROR_STRINGS=0 did not reach it");
   return 0;
