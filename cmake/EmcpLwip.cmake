@@ -5,7 +5,7 @@
 #   EMCP_LWIP_SOURCE_DIR   the unpacked source (default build/third_party/lwip)
 #
 # emcp_lwip_library(NAME): a static library NAME of lwIP's core, IPv4 and Ethernet code.
-set(EMCP_LWIP_SOURCE_DIR "${CMAKE_SOURCE_DIR}/build/third_party/lwip" CACHE PATH
+set(EMCP_LWIP_SOURCE_DIR "${emcp_SOURCE_DIR}/build/third_party/lwip" CACHE PATH
     "lwIP's source (Debian's, from scripts/third-party)")
 
 function(emcp_lwip_library name)
@@ -26,7 +26,7 @@ function(emcp_lwip_library name)
   endforeach()
   add_library(${name} STATIC ${sources} ${dir}/src/netif/ethernet.c)
   target_include_directories(${name} SYSTEM PUBLIC ${dir}/src/include)
-  target_include_directories(${name} PUBLIC ${CMAKE_SOURCE_DIR}/ports/lwip/include)
+  target_include_directories(${name} PUBLIC ${emcp_SOURCE_DIR}/ports/lwip/include)
   # Third-party code: its own warnings are not ours to fix (-w), but it is built with the
   # target's code generation flags like everything else.
   target_compile_options(${name} PRIVATE -w)

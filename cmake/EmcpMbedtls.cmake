@@ -10,11 +10,11 @@
 # enables. emcp's wrapper (ports/mbedtls/src/sha1.cpp, emcp::mbedtls::sha1) is compiled with
 # each image instead (EMCP_MBEDTLS_WRAPPER_SOURCES): an image's emcp/opt.h options name the
 # namespace emcp's functions live in.
-set(EMCP_MBEDTLS_SOURCE_DIR "${CMAKE_SOURCE_DIR}/build/third_party/mbedtls" CACHE PATH
+set(EMCP_MBEDTLS_SOURCE_DIR "${emcp_SOURCE_DIR}/build/third_party/mbedtls" CACHE PATH
     "Mbed TLS's source (Debian's, from scripts/third-party)")
-set(EMCP_MBEDTLS_WRAPPER_SOURCES ${CMAKE_SOURCE_DIR}/ports/mbedtls/src/sha1.cpp
-    ${CMAKE_SOURCE_DIR}/ports/mbedtls/src/tls.cpp ${CMAKE_SOURCE_DIR}/ports/mbedtls/src/jwt_key.cpp
-    ${CMAKE_SOURCE_DIR}/ports/mbedtls/src/pool.cpp)
+set(EMCP_MBEDTLS_WRAPPER_SOURCES ${emcp_SOURCE_DIR}/ports/mbedtls/src/sha1.cpp
+    ${emcp_SOURCE_DIR}/ports/mbedtls/src/tls.cpp ${emcp_SOURCE_DIR}/ports/mbedtls/src/jwt_key.cpp
+    ${emcp_SOURCE_DIR}/ports/mbedtls/src/pool.cpp)
 
 # emcp_mbedtls_library(NAME [DEFINES D...]): DEFINES override the configuration's defaults
 # (#ifndef in emcp_mbedtls_config.h, e.g. MBEDTLS_SSL_IN_CONTENT_LEN=16384); PUBLIC, so the images
@@ -31,8 +31,8 @@ function(emcp_mbedtls_library name)
   file(GLOB sources ${dir}/library/*.c)
   add_library(${name} STATIC ${sources})
   target_include_directories(${name} SYSTEM PUBLIC ${dir}/include)
-  target_include_directories(${name} PUBLIC ${CMAKE_SOURCE_DIR}/ports/mbedtls/config
-                                            ${CMAKE_SOURCE_DIR}/ports/mbedtls/include)
+  target_include_directories(${name} PUBLIC ${emcp_SOURCE_DIR}/ports/mbedtls/config
+                                            ${emcp_SOURCE_DIR}/ports/mbedtls/include)
   target_compile_definitions(${name} PUBLIC MBEDTLS_CONFIG_FILE="emcp_mbedtls_config.h" ${M_DEFINES})
   # Third-party code: its own warnings are not ours to fix (-w); the target's code generation
   # flags apply as everywhere.
