@@ -184,7 +184,7 @@ void Writer::escape(const uint8_t* p, size_t n) {
           // Valid so far but cut by the end of this part: keep it for the next part.
           uint8_t lo, hi;
           detail::utf8_lead(cls, &u8_need_, &lo, &hi);
-          for (size_t i = 0; i < valid; ++i) u8_buf_[i] = p[i];
+          for (size_t i = 0; i < valid && i < sizeof u8_buf_; ++i) u8_buf_[i] = p[i];  // valid < 4
           u8_len_ = static_cast<uint8_t>(valid);
           u8_need_ = static_cast<uint8_t>(u8_need_ - (valid - 1));
           u8_lo_ = valid == 1 ? lo : 0x80;
