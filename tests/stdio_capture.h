@@ -6,7 +6,17 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "emcp/platform.h"
 #include "emcp/util/status.h"
+
+// A platform whose clock stands still (nothing in these programs times out), no random source.
+inline uint64_t stdio_test_no_time() { return 0; }
+constexpr emcp::Platform kStdioTestPlatform{&stdio_test_no_time, nullptr};
+// What a client of 2025-11-25 sends first: initialize and notifications/initialized, a line each.
+constexpr const char kStdioTestHello[] =
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+    "\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n"
+    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n";
 
 struct StdioCapture {
   char out[4096];

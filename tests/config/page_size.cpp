@@ -12,20 +12,16 @@ StdioCapture g_cap;
 void noop(ToolCall& c) { c.text("ok"); }
 constexpr Tool kTools[] = {Tool::make("a", &noop), Tool::make("b", &noop), Tool::make("c", &noop)};
 constexpr ServerInfo kInfo = {"config", "1"};
-uint64_t no_time() { return 0; }
-constexpr emcp::Platform kPlatform{&no_time, nullptr};
 int fail(const char* what) { return g_cap.fail("page_size", what); }
 }  // namespace
 
 int main() {
   static_assert(EMCP_PAGE_SIZE == 2, "built with tests/config/emcp_config.h");
-  Server server(kInfo, kPlatform);
+  Server server(kInfo, kStdioTestPlatform);
   server.set_tools(kTools);
   emcp::transport::StaticStdioTransport<> t(server, &StdioCapture::write, &g_cap);
+  (void)t.feed(kStdioTestHello, strlen(kStdioTestHello));
   const char* in =
-      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
-      "\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n"
-      "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
       "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}\n"
       "{\"jsonrpc\":\"2.0\",\"id\":3,\"id\":4,\"method\":\"ping\"}\n";
   (void)t.feed(in, strlen(in));

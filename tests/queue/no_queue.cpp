@@ -15,21 +15,17 @@ void answer_then_log(ToolCall& c) {
 }
 constexpr Tool kTools[] = {Tool::make("answer_then_log", &answer_then_log)};
 constexpr ServerInfo kInfo = {"no-queue", "1"};
-uint64_t no_time() { return 0; }  // nothing here times out
-constexpr emcp::Platform kPlatform{&no_time, nullptr};
 int fail(const char* what) { return g_cap.fail("no_queue", what); }
 }  // namespace
 
 int main() {
   static_assert(EMCP_NOTIFY_QUEUE == 0, "this test is built with EMCP_NOTIFY_QUEUE=0");
-  Server server(kInfo, kPlatform);
+  Server server(kInfo, kStdioTestPlatform);
   g_server = &server;
   server.set_tools(kTools);
   emcp::transport::StaticStdioTransport<> t(server, &StdioCapture::write, &g_cap);
+  (void)t.feed(kStdioTestHello, strlen(kStdioTestHello));
   const char* in =
-      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
-      "\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n"
-      "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
       "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"answer_then_log\"}}\n";
   (void)t.feed(in, strlen(in));
   const char* answer = "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"answer\"}]}}\n";

@@ -90,6 +90,9 @@ ClientCaps read_client_caps(json::Value caps, Version v);
 void write_capabilities(json::Writer& w, const Peer& p);
 // The same without "capabilities":{ and }: what server/discover adds extensions to.
 void write_capability_members(json::Writer& w, const Peer& p);
+// The _meta key that ties a 2025-11-25 task's messages to it (basic/utilities/tasks, "Related
+// Task Metadata"); a macro, so the literal joins the texts written around it.
+#define EMCP_RELATED_TASK_KEY "io.modelcontextprotocol/related-task"
 // The tasks extension's name (SEP-2663).
 constexpr const char* kTasksExtension = "io.modelcontextprotocol/tasks";
 // The `_meta` member of a 2026-07-28 request that holds the client's capabilities.

@@ -28,7 +28,7 @@ namespace {
 constexpr const char* kStates[] = {"", "working", "input_required", "completed", "failed", "cancelled"};
 constexpr size_t kEnvelope = 136;  // StaticTaskStore's room for the captured answer's envelope
 // A 2025-11-25 result carries the task's id (basic/utilities/tasks, "Related Task Metadata").
-constexpr const char kRelatedMeta[] = R"({"_meta":{"io.modelcontextprotocol/related-task":{"taskId":")";
+constexpr const char kRelatedMeta[] = "{\"_meta\":{\"" EMCP_RELATED_TASK_KEY "\":{\"taskId\":\"";
 
 bool terminal(uint8_t state) { return state >= TaskSlot::kCompleted; }
 
@@ -119,6 +119,13 @@ bool with_related_meta(TaskSlot& t, StrView rest) {
   memcpy(at + TaskSlot::kIdLen, R"("}},)", head - (sizeof kRelatedMeta - 1 + TaskSlot::kIdLen));
   t.text_len = static_cast<uint16_t>(head + rest.size());
   return true;
+}
+
+// The input request hashed `h` is still waiting for its answer.
+bool still_open(const TaskSlot& t, uint32_t h) {
+  for (uint32_t k : t.keys)
+    if (k == h) return true;
+  return false;
 }
 
 bool ends(StrView s, const char* suffix) {
@@ -570,10 +577,7 @@ void Server::write_task(json::Writer& w, const TaskSlot& t, bool detailed) {
     w.key("inputRequests");
     w.begin_object();
     for (Value a : asked.members()) {
-      const uint32_t h = uri_hash(a.key());
-      bool open = false;
-      for (uint32_t k : t.keys) open = open || k == h;
-      if (!open) continue;
+      if (!still_open(t, uri_hash(a.key()))) continue;
       w.key(a.key());
       json::write_value(w, a);
     }
@@ -618,9 +622,7 @@ bool Server::task_methods(Server& sv, Session& /*s*/, const Message& m, Reply& r
     size_t n = 0;
     for (Value a : responses.members()) {
       const uint32_t h = uri_hash(a.key());
-      bool open = false;
-      for (uint32_t k : t->keys) open = open || k == h;
-      if (open && n < EMCP_INPUT_ASKS) {
+      if (still_open(*t, h) && n < EMCP_INPUT_ASKS) {
         hashes[n] = h;
         values[n++] = a;
       }

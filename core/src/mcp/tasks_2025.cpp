@@ -12,14 +12,11 @@
 // notifications/tasks/status (held while the session's channel is busy).
 #include "server_internal.h"
 
-#include <string.h>
-
 EMCP_NS_BEGIN
 namespace mcp {
 
 namespace {
 
-constexpr const char kRelatedTask[] = "io.modelcontextprotocol/related-task";
 constexpr const char* kStatus[] = {"", "working", "input_required", "completed", "failed", "cancelled"};
 
 bool terminal(uint8_t state) { return state >= TaskSlot::kCompleted; }
@@ -34,7 +31,7 @@ void write_related_params(json::Writer& w, const void* ctx) {
   w.begin_object();
   w.key("_meta");
   w.begin_object();
-  w.key(kRelatedTask);
+  w.key(EMCP_RELATED_TASK_KEY);
   w.begin_object();
   w.member_str("taskId", p->task_id);
   w.end_object();
@@ -50,18 +47,6 @@ void write_related_params(json::Writer& w, const void* ctx) {
 // How long the server waits for the client's answer (as Server::elicit, sample, list_roots).
 uint32_t answer_timeout_ms(StrView method) {
   return method == "elicitation/create" ? 300000 : method == "sampling/createMessage" ? 60000 : 30000;
-}
-
-// The code of a stored JSON-RPC error object ({"code":-32603,...}).
-ErrorCode error_code(StrView object) {
-  const char* p = object.data() + 8;  // after {"code":
-  const char* end = object.data() + object.size();
-  if (object.size() < 9 || memcmp(object.data(), R"({"code":)", 8) != 0) return ErrorCode::kInternalError;
-  const bool negative = *p == '-';
-  if (negative) ++p;
-  int64_t v = 0;
-  while (p < end && *p >= '0' && *p <= '9' && v < 1000000000) v = v * 10 + (*p++ - '0');
-  return static_cast<ErrorCode>(negative ? -v : v);
 }
 
 }  // namespace
@@ -115,13 +100,15 @@ bool Server::task_call_2025(Session& s, const Message& m, Reply& r) {
 // ---- tasks/get, tasks/result, tasks/list, tasks/cancel ------------------------------------------
 
 namespace {
-// What tasks/result returns for a task that ended: exactly what the call would have returned.
-void answer_ended(Reply& r, const TaskSlot& t) {
+// What tasks/result returns for a task that ended: exactly what the call would have returned
+// (a stored error object is read back in `arena` for its code).
+void answer_ended(Reply& r, const TaskSlot& t, Arena& arena) {
   const StrView text(t.buf, t.text_len);
   if (t.state == TaskSlot::kCancelled) {
     r.error(ErrorCode::kInternalError, {"Task ", StrView(t.id, TaskSlot::kIdLen), " was cancelled: it has no result"});
   } else if (t.error_answer) {
-    r.error_object(error_code(text), text);
+    const int64_t code = task_parse(text, arena)["code"].as_int().value_or(static_cast<int64_t>(ErrorCode::kInternalError));
+    r.error_object(static_cast<ErrorCode>(code), text);
   } else {
     r.result().raw(text);
     r.end();
@@ -187,7 +174,8 @@ bool Server::task_requests_2025(Session& s, const Message& m, Reply& r) {
   }
   if (result) {
     if (terminal(t->state)) {
-      answer_ended(r, *t);
+      Arena arena(Span<uint8_t>(st.arena_, st.arena_size_));
+      answer_ended(r, *t, arena);
       return true;
     }
     const Deferred* waiting = deferred(t->waiter);
@@ -232,7 +220,8 @@ void Server::task_settle(TaskSlot& t) {
     t.waiter = Pending{};
     Reply r(ws, peer, id, nullptr);
     const CurrentRequest current(*this, ws, id);
-    answer_ended(r, t);
+    Arena arena(Span<uint8_t>(tasks_->arena_, tasks_->arena_size_));
+    answer_ended(r, t, arena);
     return;
   }
   if (t.state != TaskSlot::kInputRequired) return;
