@@ -116,7 +116,8 @@ BROWSER_PACKAGES=(chromium)
 # Cortex-M firmware and the boards emulated in CI (no recommends: the QEMU package pulls in a
 # lot otherwise).
 BOARD_PACKAGES=(gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib
-                libstdc++-arm-none-eabi-dev qemu-system-arm python3 socat)
+                libstdc++-arm-none-eabi-dev qemu-system-arm python3 socat
+                gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc)
 # The benchmark peers (scripts/bench measures against them; scripts/test cross-checks with them).
 BENCH_PACKAGES=(rapidjson-dev libyajl-dev libcjson-dev nlohmann-json3-dev pkg-config)
 

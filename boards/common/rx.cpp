@@ -1,6 +1,7 @@
-// The receive ring of the Cortex-M boards (board/rx.h) and the board.h calls built on it.
+// The boards' receive ring (board/rx.h) and the board.h calls built on it.
 #include "board/rx.h"
 
+#include "board/arch.h"
 #include "board/board.h"
 #include "board/ring.h"
 
@@ -17,15 +18,18 @@ void rx_byte(uint8_t b) {
 
 void rx_lost() { g_dropped = g_dropped + 1; }
 
+bool rx_full() { return g_rx.full(); }
+
 size_t uart_read(uint8_t* buf, size_t cap) { return g_rx.pop(buf, cap); }
 
 uint32_t uart_dropped() { return g_dropped; }
 
-// Interrupts off while checking, so a byte arriving between the check and WFI still wakes it.
+// Interrupts off while checking, so a byte arriving between the check and WFI still wakes it
+// (WFI ends on a pending interrupt even while they are masked; it is taken once unmasked).
 void idle() {
-  __asm__ volatile("cpsid i" ::: "memory");
-  if (g_rx.empty()) __asm__ volatile("wfi");
-  __asm__ volatile("cpsie i" ::: "memory");
+  arch::interrupts_off();
+  if (g_rx.empty()) arch::wait_for_interrupt();
+  arch::interrupts_on();
 }
 
 }  // namespace board

@@ -1,11 +1,13 @@
-// Cortex-M start-up shared by the boards: the vector table (16 core exceptions and the board's
-// interrupt slots, up to 96, each a weak alias a board overrides), reset (copy .data, zero
-// .bss, paint the stack, run constructors, main), SysTick's millisecond count, and the C/C++
-// runtime hooks a heap-free firmware needs (abort, __cxa_atexit, __cxa_pure_virtual) so
-// nothing pulls in newlib's allocator.
+// Start-up shared by the boards: reset (copy .data, zero .bss, paint the stack, run
+// constructors, main), the millisecond count the board's tick advances, and the C/C++ runtime
+// hooks a heap-free firmware needs (abort, __cxa_atexit, __cxa_pure_virtual) so nothing pulls
+// in the C library's allocator. What differs by architecture, the vector table or trap entry,
+// the fault handlers and the first instructions, is in arch/<arch>.cpp (board.cmake:
+// EMCP_BOARD_ARCH); the instructions this file and rx.cpp need are in board/arch.h.
 #include <stdint.h>
 #include <string.h>
 
+#include "board/arch.h"
 #include "board/board.h"
 
 extern "C" {
@@ -16,44 +18,33 @@ extern void (*__init_array_start__[])(), (*__init_array_end__[])();
 
 int main();
 void Reset_Handler();
-void Default_Handler();
-void HardFault_Handler();
-void SysTick_Handler();
 
 constexpr uint32_t kStackPaint = 0xA5A5A5A5u;
+// Milliseconds since reset: the board's tick (SysTick, or a timer interrupt) counts them.
 volatile uint64_t g_board_ms = 0;
 
-void Reset_Handler() {
+// Entered with the stack set: by the core from the vector table (Cortex-M), by the first
+// instructions (arch/riscv.cpp). Kept when nothing in C refers to it (RISC-V's entry is asm).
+__attribute__((used)) void Reset_Handler() {
   uint32_t* src = &__data_load__;
   for (uint32_t* dst = &__data_start__; dst < &__data_end__;) *dst++ = *src++;
   for (uint32_t* dst = &__bss_start__; dst < &__bss_end__;) *dst++ = 0;
   // Paint the stack below the current frame for the high-water mark.
-  uint32_t* sp;
-  __asm__ volatile("mov %0, sp" : "=r"(sp));
+  uint32_t* sp = board::arch::stack_pointer();
   for (uint32_t* p = &__stack_limit__; p < sp - 16; ++p) *p = kStackPaint;
   for (auto* f = __init_array_start__; f < __init_array_end__; ++f) (*f)();
   (void)main();
-  for (;;) __asm__ volatile("wfi");
+  for (;;) board::arch::wait_for_interrupt();
 }
-
-void Default_Handler() {
-  for (;;) __asm__ volatile("bkpt #0");
-}
-
-void HardFault_Handler() {
-  for (;;) __asm__ volatile("bkpt #1");
-}
-
-void SysTick_Handler() { g_board_ms = g_board_ms + 1; }
 
 // ---- runtime hooks: no exceptions, no exit, no allocator -------------------------------------
 void abort() {
-  for (;;) __asm__ volatile("bkpt #2");
+  for (;;) EMCP_ARCH_HALT(2);
 }
 void _exit(int) { abort(); }
 void* __dso_handle = nullptr;
 // Static destructors are never run on a device that never exits: registering them would pull
-// in newlib's atexit tables.
+// in the C library's atexit tables.
 int __cxa_atexit(void (*)(void*), void*, void*) { return 0; }
 void __cxa_pure_virtual() { abort(); }
 }  // extern "C"
@@ -66,7 +57,7 @@ const emcp::Platform& platform() {
 }
 
 uint64_t now_ms() {
-  // 64-bit reads are not atomic on Cortex-M: read until two reads agree.
+  // 64-bit reads are not atomic on a 32-bit core: read until two reads agree.
   uint64_t a, b;
   do {
     a = g_board_ms;
@@ -87,65 +78,3 @@ size_t stack_high_water() {
 }
 
 }  // namespace board
-
-// ---- vector table ---------------------------------------------------------------------------
-#define EMCP_WEAK_IRQ(n) extern "C" void IRQ##n##_Handler() __attribute__((weak, alias("Default_Handler")));
-#define EMCP_IRQ8(a) EMCP_WEAK_IRQ(a##0) EMCP_WEAK_IRQ(a##1) EMCP_WEAK_IRQ(a##2) EMCP_WEAK_IRQ(a##3) \
-  EMCP_WEAK_IRQ(a##4) EMCP_WEAK_IRQ(a##5) EMCP_WEAK_IRQ(a##6) EMCP_WEAK_IRQ(a##7)
-EMCP_WEAK_IRQ(0) EMCP_WEAK_IRQ(1) EMCP_WEAK_IRQ(2) EMCP_WEAK_IRQ(3) EMCP_WEAK_IRQ(4) EMCP_WEAK_IRQ(5)
-EMCP_WEAK_IRQ(6) EMCP_WEAK_IRQ(7) EMCP_WEAK_IRQ(8) EMCP_WEAK_IRQ(9)
-EMCP_IRQ8(1) EMCP_WEAK_IRQ(18) EMCP_WEAK_IRQ(19)
-EMCP_IRQ8(2) EMCP_WEAK_IRQ(28) EMCP_WEAK_IRQ(29)
-EMCP_IRQ8(3) EMCP_WEAK_IRQ(38) EMCP_WEAK_IRQ(39)
-EMCP_IRQ8(4) EMCP_WEAK_IRQ(48) EMCP_WEAK_IRQ(49)
-EMCP_IRQ8(5) EMCP_WEAK_IRQ(58) EMCP_WEAK_IRQ(59)
-EMCP_IRQ8(6) EMCP_WEAK_IRQ(68) EMCP_WEAK_IRQ(69)
-EMCP_IRQ8(7) EMCP_WEAK_IRQ(78) EMCP_WEAK_IRQ(79)
-EMCP_IRQ8(8) EMCP_WEAK_IRQ(88) EMCP_WEAK_IRQ(89)
-EMCP_WEAK_IRQ(90) EMCP_WEAK_IRQ(91) EMCP_WEAK_IRQ(92) EMCP_WEAK_IRQ(93) EMCP_WEAK_IRQ(94) EMCP_WEAK_IRQ(95)
-
-#define EMCP_V(n) reinterpret_cast<const void*>(&IRQ##n##_Handler),
-#define EMCP_V10(a) EMCP_V(a##0) EMCP_V(a##1) EMCP_V(a##2) EMCP_V(a##3) EMCP_V(a##4) EMCP_V(a##5) \
-  EMCP_V(a##6) EMCP_V(a##7) EMCP_V(a##8) EMCP_V(a##9)
-
-// Interrupt slots in the table: the board's count (board.cmake: EMCP_BOARD_IRQS) rounded up to
-// 16; 4 bytes of flash each.
-#ifndef EMCP_BOARD_IRQS
-#define EMCP_BOARD_IRQS 96
-#endif
-static_assert(EMCP_BOARD_IRQS >= 1 && EMCP_BOARD_IRQS <= 96, "1 to 96 interrupt slots");
-constexpr int kIrqSlots = (EMCP_BOARD_IRQS + 15) / 16 * 16;
-
-extern "C" __attribute__((section(".vectors"), used)) const void* const g_vectors[16 + kIrqSlots] = {
-    &__stack_top__,
-    reinterpret_cast<const void*>(&Reset_Handler),
-    reinterpret_cast<const void*>(&Default_Handler),    // NMI
-    reinterpret_cast<const void*>(&HardFault_Handler),
-    reinterpret_cast<const void*>(&Default_Handler),    // MemManage
-    reinterpret_cast<const void*>(&Default_Handler),    // BusFault
-    reinterpret_cast<const void*>(&Default_Handler),    // UsageFault
-    nullptr, nullptr, nullptr, nullptr,
-    reinterpret_cast<const void*>(&Default_Handler),    // SVCall
-    reinterpret_cast<const void*>(&Default_Handler),    // DebugMonitor
-    nullptr,
-    reinterpret_cast<const void*>(&Default_Handler),    // PendSV
-    reinterpret_cast<const void*>(&SysTick_Handler),
-    EMCP_V(0) EMCP_V(1) EMCP_V(2) EMCP_V(3) EMCP_V(4) EMCP_V(5) EMCP_V(6) EMCP_V(7) EMCP_V(8) EMCP_V(9)
-    EMCP_V(10) EMCP_V(11) EMCP_V(12) EMCP_V(13) EMCP_V(14) EMCP_V(15)
-#if EMCP_BOARD_IRQS > 16
-    EMCP_V(16) EMCP_V(17) EMCP_V(18) EMCP_V(19) EMCP_V10(2) EMCP_V(30) EMCP_V(31)
-#endif
-#if EMCP_BOARD_IRQS > 32
-    EMCP_V(32) EMCP_V(33) EMCP_V(34) EMCP_V(35) EMCP_V(36) EMCP_V(37) EMCP_V(38) EMCP_V(39)
-    EMCP_V10(4)
-#endif
-#if EMCP_BOARD_IRQS > 48
-    EMCP_V10(5) EMCP_V(60) EMCP_V(61) EMCP_V(62) EMCP_V(63)
-#endif
-#if EMCP_BOARD_IRQS > 64
-    EMCP_V(64) EMCP_V(65) EMCP_V(66) EMCP_V(67) EMCP_V(68) EMCP_V(69) EMCP_V10(7)
-#endif
-#if EMCP_BOARD_IRQS > 80
-    EMCP_V10(8) EMCP_V(90) EMCP_V(91) EMCP_V(92) EMCP_V(93) EMCP_V(94) EMCP_V(95)
-#endif
-};

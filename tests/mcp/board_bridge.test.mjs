@@ -16,7 +16,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import net from "node:net";
-import { freePort } from "./lib/harness.mjs";
+import { freePort, qemuProgram } from "./lib/harness.mjs";
 
 const MACHINE = process.env.EMCP_QEMU_MACHINE;
 const FIRMWARE = process.env.EMCP_FIRMWARE;
@@ -31,7 +31,7 @@ after(() => {
 function qemu(port, monitor) {
   const args = ["-M", MACHINE, "-display", "none", "-serial", `tcp:127.0.0.1:${port},server=on,wait=on`, "-kernel", FIRMWARE];
   args.push("-monitor", monitor ? `unix:${monitor},server=on,wait=off` : "none");
-  const p = spawn("qemu-system-arm", args, { stdio: "ignore" });
+  const p = spawn(qemuProgram(MACHINE), args, { stdio: "ignore" });
   procs.push(p);
   return p;
 }

@@ -1,20 +1,57 @@
 #!/bin/sh
-# Builds tests/package/consumer (a project outside emcp's tree that adds emcp with
-# add_subdirectory and its own emcp_config.h) and checks its server: the project's page size
-# (2) holds in the core's tools/list, and a tool call is answered.
-#   tests/package/run.sh EMCP_ROOT WORK_DIR
+# Builds tests/package/consumer, a project outside emcp's tree with its own emcp_config.h, and
+# checks its server: the project's page size (2) holds in the core's tools/list, and a tool
+# call is answered.
+#   tests/package/run.sh add_subdirectory EMCP_ROOT WORK_DIR
+#       the project adds emcp's source tree with add_subdirectory;
+#   tests/package/run.sh find_package EMCP_ROOT WORK_DIR [NODE]
+#       emcp is configured and installed (`cmake --install`) into WORK_DIR/prefix first, and the
+#       project finds it with find_package; with NODE, the official SDK client then runs the
+#       project's server too (tests/mcp/package_consumer.test.mjs).
+# With EMCP_PACKAGE_BOARD=<board> and EMCP_PACKAGE_TOOLCHAIN=<file of emcp's cmake/> set, the
+# project is firmware (tests/package/board_consumer) built against the installed package with
+# that toolchain file (from the package) for that board, and NODE runs it in QEMU through
+# emcp-bridge (EMCP_QEMU_MACHINE, EMCP_BRIDGE) under the same SDK client test.
 set -eu
-root=$1
-work=$2
+mode=$1
+root=$2
+work=$3
+node=${4:-}
 rm -rf "$work"
-cmake -S "$root/tests/package/consumer" -B "$work" -G Ninja -DEMCP_ROOT="$root" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$work" >/dev/null
+case "$mode" in
+  add_subdirectory) how="-DEMCP_ROOT=$root" ;;
+  find_package)
+    cmake -S "$root" -B "$work/emcp-build" -G Ninja -DCMAKE_INSTALL_PREFIX="$work/prefix" >/dev/null
+    cmake --install "$work/emcp-build" >/dev/null
+    # What a user's machine has: the installed package, not the tree it came from.
+    rm -rf "$work/emcp-build"
+    test -f "$work/prefix/share/emcp/cmake/emcpConfig.cmake"
+    how="-DCMAKE_PREFIX_PATH=$work/prefix" ;;
+  *) echo "usage: $0 add_subdirectory|find_package EMCP_ROOT WORK_DIR [NODE]" >&2; exit 2 ;;
+esac
+if [ -n "${EMCP_PACKAGE_BOARD:-}" ]; then
+  [ "$mode" = find_package ] || { echo "a board project is tested with find_package only" >&2; exit 2; }
+  cmake -S "$root/tests/package/board_consumer" -B "$work/consumer" -G Ninja "$how" -DCMAKE_BUILD_TYPE=MinSizeRel \
+    -DCMAKE_TOOLCHAIN_FILE="$work/prefix/share/emcp/src/cmake/$EMCP_PACKAGE_TOOLCHAIN" \
+    -DEMCP_BOARD="$EMCP_PACKAGE_BOARD" >/dev/null
+  cmake --build "$work/consumer" >/dev/null
+  echo "consumer firmware for $EMCP_PACKAGE_BOARD built against the installed package"
+  if [ -n "$node" ]; then
+    cd "$root/tests/mcp"
+    EMCP_TRANSPORT=qemu EMCP_FIRMWARE="$work/consumer/consumer.elf" \
+      "$node" --test --test-reporter=spec package_consumer.test.mjs
+  fi
+  exit 0
+fi
+cmake -S "$root/tests/package/consumer" -B "$work/consumer" -G Ninja "$how" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$work/consumer" >/dev/null
+server="$work/consumer/consumer"
 out=$(printf '%s\n' \
   '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \
   '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
   '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' \
   '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"hello","arguments":{"name":"the test"}}}' \
-  | "$work/consumer")
+  | "$server")
 page=$(printf '%s\n' "$out" | grep '"id":2,')
 case "$page" in
   *'"name":"hello"'*'"name":"second"'*'"nextCursor"'*) ;;
@@ -23,4 +60,8 @@ esac
 case "$page" in *'"name":"third"'*) echo "the page holds 3 tools: the project's EMCP_PAGE_SIZE did not reach the core" >&2; exit 1 ;; esac
 printf '%s\n' "$out" | grep -q '"id":3,"result":{"content":\[{"type":"text","text":"Hello from the test!"}\]}' ||
   { echo "no answer to the tool call: $out" >&2; exit 1; }
-echo "consumer: pages of 2, tool call answered"
+echo "consumer ($mode): pages of 2, tool call answered"
+if [ -n "$node" ]; then
+  cd "$root/tests/mcp"
+  EMCP_CONSUMER="$server" "$node" --test --test-reporter=spec package_consumer.test.mjs
+fi

@@ -41,7 +41,10 @@ BOARDS = {
     "mps2-an385": ("mps2-an385", "lan9118", 0x00380000),
     "stm32f4": ("netduinoplus2", None, None),
     "microbit": ("microbit", None, None),
+    "hifive1": ("sifive_e", None, None),
 }
+# The QEMU program that emulates a machine: qemu-system-arm unless this table says otherwise.
+QEMU_PROGRAMS = {"sifive_e": "qemu-system-riscv32"}
 CREDENTIALS_SIZE = 16384
 
 
@@ -153,7 +156,7 @@ def main():
     if not os.path.exists(image):
         say(f"no image {image}")
         return 2
-    cmd = ["qemu-system-arm", "-M", machine, "-display", "none", "-monitor", "none", "-serial", "stdio",
+    cmd = [QEMU_PROGRAMS.get(machine, "qemu-system-arm"), "-M", machine, "-display", "none", "-monitor", "none", "-serial", "stdio",
            "-kernel", image]
     port = None
     blob_dir = None

@@ -68,12 +68,16 @@ bool is_b64_form(StrView v) {
          v.sub(v.size() - kB64Close.size()) == kB64Close;
 }
 
-// The text a header value stands for equals `body` (Mcp-Name, string Mcp-Param-*).
+}  // namespace
+
+// The text a header value stands for equals `body` (Mcp-Name, string Mcp-Param-*): server.h.
 bool header_equals(StrView header, StrView body) {
   if (is_b64_form(header))
     return b64_equals(header.sub(kB64Open.size(), header.size() - kB64Open.size() - kB64Close.size()), body);
   return plain(header) && header == body;
 }
+
+namespace {
 
 // The Mcp-Param-{name} header among `params` ("name:value\n" entries, names in lower case).
 RequestHeaders::Field find_param(StrView params, const char* name) {

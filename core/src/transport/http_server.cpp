@@ -1,10 +1,10 @@
 // MCP over HTTP, the engine: connection slots and the port's calls, output (the connection's
 // buffer, response heads, Content-Length / chunked / WebSocket framing, bytes the port has not
-// taken yet), answers, the Host/Origin check, routing of a request to its transport, and the
-// timers. The transports live beside it: http_streamable.cpp (Streamable HTTP, with the
-// outbound routing of messages to streams), http_legacy_sse.cpp (HTTP+SSE of 2024-11-05),
-// http_websocket.cpp; the session table in http_session.cpp; the replay buffer in
-// replay_ring.cpp.
+// taken yet), answers, routing of a request to its transport, and the timers. The transports
+// live beside it: http_streamable.cpp (Streamable HTTP, with the outbound routing of messages to
+// streams), http_legacy_sse.cpp (HTTP+SSE of 2024-11-05), http_websocket.cpp; the session table
+// in http_session.cpp; the replay buffer in replay_ring.cpp; the admission of a request
+// (Host/Origin, CORS, authorization) in http_security.cpp, shared with tools/bridge's gateway.
 #include "emcp/transport/http_server.h"
 
 #include <string.h>
@@ -18,31 +18,6 @@ namespace transport {
 using jsonrpc::Id;
 
 namespace {
-
-constexpr const char* kLocalNames[] = {"localhost", "127.0.0.1", "[::1]"};
-
-// The host of an authority ("localhost:8080" -> "localhost", "[::1]:80" -> "[::1]").
-StrView host_of(StrView authority) {
-  if (!authority.empty() && authority[0] == '[') {
-    size_t i = 0;
-    while (i < authority.size() && authority[i] != ']') ++i;
-    return authority.sub(0, i < authority.size() ? i + 1 : i);
-  }
-  size_t i = 0;
-  while (i < authority.size() && authority[i] != ':') ++i;
-  return authority.sub(0, i);
-}
-
-bool name_allowed(StrView host, Span<const char* const> list) {
-  if (list.empty()) {
-    for (const char* n : kLocalNames)
-      if (http::ascii_iequal(host, StrView(n))) return true;
-    return false;
-  }
-  for (const char* n : list)
-    if (StrView(n) == "*" || http::ascii_iequal(host, StrView(n))) return true;
-  return false;
-}
 
 size_t format_hex(uint64_t v, char* out) {
   char tmp[16];
@@ -374,7 +349,7 @@ size_t HttpServer::write_head(Conn& c, char* dst, size_t cap, int64_t length) {
       http::write_header(h, "Mcp-Session-Id", s.id());
   }
   if (c.extra_header_ != nullptr) h.write(StrView(c.extra_header_));
-  if (c.cors_) write_cors(c, h);
+  if (c.cors_) write_cors_headers(options_, h, c.parser_.request(), c.preflight_);
   if (!c.keep_alive_) http::write_header(h, "Connection", "close");
   http::write_end_head(h);
   EMCP_ASSERT(h.status() == Status::kOk);
@@ -629,59 +604,12 @@ out:
   return c.phase_ == Phase::kFree ? n : n - left;
 }
 
-namespace {
-// The host an Origin names (scheme://host[:port]); false for "null" and anything else.
-bool origin_host(StrView o, StrView* host) {
-  size_t i = 0;
-  while (i + 2 < o.size() && !(o[i] == ':' && o[i + 1] == '/' && o[i + 2] == '/')) ++i;
-  if (i + 2 >= o.size()) return false;
-  StrView authority = o.sub(i + 3);
-  size_t slash = 0;
-  while (slash < authority.size() && authority[slash] != '/') ++slash;
-  *host = host_of(authority.sub(0, slash));
-  return true;
-}
-}  // namespace
-
-bool HttpServer::check_host_origin(const http::Request& r) const {
-  if (r.host.present && !name_allowed(host_of(r.host.view()), options_.allowed_hosts)) return false;
-  StrView host;
-  if (r.origin.present && !(origin_host(r.origin.view(), &host) && name_allowed(host, options_.allowed_origins)))
-    return false;
-  return true;
-}
-
-// CORS (Fetch standard, "CORS protocol"): the request's Origin echoed (with Vary: Origin, as
-// the answer depends on it); a preflight gets the methods and headers the MCP endpoints take
-// (Authorization by name: a wildcard does not cover it; the Mcp-Param-{Name} headers by the
-// wildcard), the others the response headers a script may read.
-void HttpServer::write_cors(Conn& c, json::Sink& h) const {
-  http::write_header(h, "Access-Control-Allow-Origin", c.parser_.request().origin.view());
-  http::write_header(h, "Vary", "Origin");
-  if (c.preflight_) {
-    http::write_header(h, "Access-Control-Allow-Methods", EMCP_LEGACY_ERA ? "GET, POST, DELETE" : "POST");
-    http::write_header(h, "Access-Control-Allow-Headers",
-                       "Authorization, Content-Type, Accept, MCP-Protocol-Version, Mcp-Session-Id, Last-Event-ID, "
-                       "Mcp-Method, Mcp-Name, *");
-    const uint32_t age = options_.cors_max_age_s < 86400 ? options_.cors_max_age_s : 86400;
-    http::write_header(h, "Access-Control-Max-Age", age);
-    return;
-  }
-  http::write_header(h, "Access-Control-Expose-Headers", "Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate");
-}
-
-// An MCP endpoint (Streamable HTTP, or HTTP+SSE's two) that a page of `origin` may call.
-bool HttpServer::cors_allowed(const http::Request& r) const {
-  if (!options_.cors || !r.origin.present) return false;
-  const StrView path = r.path();
-  const bool endpoint = path == StrView(options_.path) ||
-                        (EMCP_LEGACY_ERA && options_.sse_path != nullptr &&
-                         (path == StrView(options_.sse_path) ||
-                          (options_.messages_path != nullptr && path == StrView(options_.messages_path))));
-  if (!endpoint) return false;
-  if (options_.cors_origins.empty()) return true;  // the Origin check passed
-  StrView host;
-  return origin_host(r.origin.view(), &host) && name_allowed(host, options_.cors_origins);
+// An MCP endpoint (Streamable HTTP, or HTTP+SSE's two): where CORS applies.
+bool HttpServer::is_endpoint(StrView path) const {
+  return path == StrView(options_.path) ||
+         (EMCP_LEGACY_ERA && options_.sse_path != nullptr &&
+          (path == StrView(options_.sse_path) ||
+           (options_.messages_path != nullptr && path == StrView(options_.messages_path))));
 }
 
 // The head is in: decide where the request goes; refusals are answered after the body.
@@ -701,31 +629,18 @@ void HttpServer::on_head(Conn& c) {
     c.error_text_ = text;
     c.extra_header_ = extra;
   };
-  c.cors_ = false;
-  c.preflight_ = false;
-  if (!check_host_origin(r)) return refuse(403, "Forbidden: Host or Origin not allowed");
   const StrView path = r.path();
   const http::Method m = r.method;
-  c.cors_ = cors_allowed(r);
-  // A CORS preflight carries no credentials: it is answered before authorization.
-  if (m == http::Method::kOptions && r.origin.present) {
-    if (!c.cors_) return refuse(403, "Forbidden: this origin may not call the endpoint from a page (CORS)");
-    c.preflight_ = true;
-    return refuse(204, nullptr);
+  // Host/Origin, CORS preflight, the metadata document, authorization (http_security.h).
+  const Admission a = admit(options_, r, is_endpoint(path), &c.grant_);
+  c.cors_ = a.cors;
+  c.preflight_ = a.preflight;
+  if (!a.document.empty()) {
+    c.route_ = Route::kDocument;
+    c.error_text_ = a.document.data();  // the document (NUL-terminated, the resource server's)
+    return;
   }
-  c.grant_ = auth::Grant();
-  if (options_.auth != nullptr) {
-    // The protected resource metadata (RFC 9728) is for everyone: it says how to get a token.
-    const StrView doc = options_.auth->document(options_.auth->ctx, path, StrView(options_.path));
-    if (!doc.empty()) {
-      if (m != http::Method::kGet) return refuse(405, "Method Not Allowed", "Allow: GET\r\n");
-      c.route_ = Route::kDocument;
-      c.error_text_ = doc.data();  // the document (NUL-terminated, the resource server's)
-      return;
-    }
-    const auth::Refusal no = options_.auth->authenticate(options_.auth->ctx, r, &c.grant_);
-    if (no.status != 0) return refuse(no.status, no.text, no.header);
-  }
+  if (a.status != 0) return refuse(a.status, a.text, a.header);
   // The revision the header names: a 2026-07-28 request is served without a session, and an
   // unknown one may still be a 2026-07-28 request's (its `_meta` decides: -32020 or -32022).
   mcp::Version version = mcp::kLatestVersion;

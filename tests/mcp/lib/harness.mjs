@@ -14,13 +14,13 @@ import { check } from "./schema.mjs";
 // Node 20 has no WebSocket global; the SDK's client transport expects one.
 globalThis.WebSocket ??= WebSocket;
 
-export const TRANSPORTS = ["stdio", "http", "sse", "ws", "qemu"];
+export const TRANSPORTS = ["stdio", "http", "sse", "ws", "qemu", "gateway", "qemu-gateway"];
 
 /// The server is firmware on an emulated board: over its UART ("qemu") or over its network
 /// (EMCP_RUN_BOARD: a JSON array, the scripts/run-board command that serves it; the network
 /// transports then start that instead of `command`).
 const RUN_BOARD = process.env.EMCP_RUN_BOARD ? JSON.parse(process.env.EMCP_RUN_BOARD) : null;
-export const ON_BOARD = process.env.EMCP_TRANSPORT === "qemu" || RUN_BOARD !== null;
+export const ON_BOARD = ["qemu", "qemu-gateway"].includes(process.env.EMCP_TRANSPORT) || RUN_BOARD !== null;
 
 /// A free loopback port (bound and released: another process may take it first, rarely).
 export function freePort() {
@@ -40,9 +40,15 @@ const liveQemus = new Set();
 // A safety net: whatever a test does, no QEMU outlives the test process.
 process.on("exit", () => { for (const p of liveQemus) p.kill("SIGKILL"); });
 
+/// The QEMU program that emulates `machine`: qemu-system-arm unless this table says otherwise.
+const QEMU_PROGRAMS = { sifive_e: "qemu-system-riscv32" };
+export function qemuProgram(machine) {
+  return QEMU_PROGRAMS[machine] ?? "qemu-system-arm";
+}
+
 export async function startQemu(machine, firmware) {
   const port = await freePort();
-  const proc = spawn("qemu-system-arm", ["-M", machine, "-display", "none", "-monitor", "none",
+  const proc = spawn(qemuProgram(machine), ["-M", machine, "-display", "none", "-monitor", "none",
     "-serial", `tcp:127.0.0.1:${port},server=on,wait=on`, "-kernel", firmware], { stdio: ["ignore", "ignore", "pipe"] });
   let err = "";
   proc.stderr.on("data", (d) => { err += d; });
@@ -144,10 +150,64 @@ export function startNetworkServer(command, args = [], extra = ["--ws"]) {
 
 /// Stops a server from startNetworkServer(), and waits for it.
 export async function stopNetworkServer(server) {
-  if (server.proc.exitCode !== null) return;
-  const exited = new Promise((r) => server.proc.once("exit", r));
-  server.proc.kill("SIGTERM");
-  await exited;
+  if (server.proc.exitCode === null) {
+    const exited = new Promise((r) => server.proc.once("exit", r));
+    server.proc.kill("SIGTERM");
+    await exited;
+  }
+  await server.board?.close();  // the gateway's line board
+}
+
+/// The gateway (emcp-bridge --http, docs/gateway.md) and what stands in for a board's UART on
+/// Linux: a loopback TCP server that runs `command args` (a stdio MCP server) for each
+/// connection, its stdin and stdout on the socket. Ending the child ends the connection, and
+/// the bridge's next connection gets a fresh child: a board reset (reset()).
+export async function startLineBoard(command, args = []) {
+  const children = new Set();
+  const sockets = new Set();
+  const server = net.createServer((sock) => {
+    sockets.add(sock);
+    const child = spawn(command, args, { stdio: ["pipe", "pipe", "ignore"] });
+    children.add(child);
+    sock.on("error", () => {});
+    child.stdin.on("error", () => {});
+    sock.pipe(child.stdin);
+    child.stdout.pipe(sock);
+    child.once("exit", () => { children.delete(child); sock.destroy(); });
+    sock.once("close", () => { sockets.delete(sock); child.kill("SIGKILL"); });
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    port: server.address().port,
+    /// Every child ended (the bridge reconnects and gets a fresh one).
+    reset() { for (const c of children) c.kill("SIGKILL"); },
+    async close() {
+      for (const s of sockets) s.destroy();
+      for (const c of children) c.kill("SIGKILL");
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/// emcp-bridge (EMCP_BRIDGE) serving the board on `boardPort` (TCP) as Streamable HTTP on a
+/// free loopback port; resolves with { proc, port, stderr() } once it listens.
+export function startGateway(boardPort, extra = []) {
+  const bridge = process.env.EMCP_BRIDGE ?? new URL("../../../build/native/bin/emcp-bridge", import.meta.url).pathname;
+  return new Promise((resolve, reject) => {
+    const proc = spawn(bridge, ["--tcp", `127.0.0.1:${boardPort}`, "--http", "0", "--ping-after-ms", "200", ...extra],
+                       { stdio: ["ignore", "ignore", "pipe"] });
+    let err = "";
+    const timer = setTimeout(() => { proc.kill("SIGKILL"); reject(new Error(`gateway did not start: ${err}`)); }, 10000);
+    proc.stderr.on("data", (d) => {
+      err += d;
+      const m = /serving MCP on http:\/\/127\.0\.0\.1:(\d+)\/mcp/.exec(err);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ proc, port: Number(m[1]), stderr: () => err });
+      }
+    });
+    proc.on("exit", (code) => { clearTimeout(timer); reject(new Error(`gateway exited (${code}): ${err}`)); });
+  });
 }
 
 function clientTransport(kind, port) {
@@ -174,6 +234,20 @@ export async function connect({ command, args = [], revision, capabilities = {},
     // EMCP_QEMU_MACHINE, EMCP_FIRMWARE); `command` and `args` are not used.
     qemu = await startQemu(process.env.EMCP_QEMU_MACHINE, process.env.EMCP_FIRMWARE);
     inner = new StdioClientTransport({ command: process.env.EMCP_BRIDGE, args: ["--tcp", `127.0.0.1:${qemu.port}`, "--quiet"], stderr: "pipe" });
+  } else if (kind === "gateway" || kind === "qemu-gateway") {
+    // Streamable HTTP through emcp-bridge --http: to `command args` behind a TCP line socket
+    // (startLineBoard), or to the firmware in QEMU (EMCP_QEMU_MACHINE, EMCP_FIRMWARE).
+    let board;
+    if (kind === "gateway") {
+      const line = await startLineBoard(command, args);
+      board = { port: line.port, close: () => line.close() };
+    } else {
+      qemu = await startQemu(process.env.EMCP_QEMU_MACHINE, process.env.EMCP_FIRMWARE);
+      board = { port: qemu.port, close: async () => {} };
+    }
+    const gw = await startGateway(board.port, ["--quiet"]);
+    server = { proc: gw.proc, port: gw.port, board };
+    inner = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${gw.port}/mcp`));
   } else {
     server = await startNetworkServer(command, args);
     inner = clientTransport(kind, server.port);

@@ -16,7 +16,7 @@ namespace board {
 /// Clocks, the UART (115200 8N1 on real hardware; RX interrupt on), a 1 kHz tick (SysTick, or
 /// a timer on chips without it).
 void init();
-/// The board's name ("mps2-an385", "stm32f4", "microbit").
+/// The board's name ("mps2-an385", "stm32f4", "microbit", "hifive1").
 const char* name();
 
 /// Milliseconds since init() (the tick).
@@ -32,7 +32,7 @@ size_t uart_read(uint8_t* buf, size_t cap);
 /// Bytes lost because the RX ring was full (the loop did not keep up) or the UART overran.
 uint32_t uart_dropped();
 
-/// Sleeps until an interrupt (UART byte or SysTick) when no received byte is waiting.
+/// Sleeps until an interrupt (a UART byte or the tick) when no received byte is waiting.
 void idle();
 
 /// The main stack: its size, and the most of it ever used (painted at reset, scanned now).

@@ -33,6 +33,7 @@ class Ring {
     return n;
   }
   bool empty() const { return head_ == tail_; }
+  bool full() const { return head_ - tail_ == N; }
 
  private:
   volatile uint32_t head_ = 0;

@@ -1,4 +1,4 @@
-// board/rx.h - the receive side the Cortex-M boards share: a board's UART interrupt hands each
+// board/rx.h - the receive side the boards share: a board's UART interrupt hands each
 // received byte to rx_byte() and reports a byte the hardware lost with rx_lost();
 // common/rx.cpp keeps them in a 1 KiB ring and implements uart_read(), uart_dropped() and
 // idle() of board/board.h on it.
@@ -15,6 +15,9 @@ namespace board {
 void rx_byte(uint8_t b);
 /// Counts a byte the UART lost before it could be read (overrun).
 void rx_lost();
+/// True when the ring is full: a board whose UART holds bytes back (a FIFO, flow control) can
+/// leave them there until the loop has taken some, instead of losing them.
+bool rx_full();
 
 }  // namespace board
 

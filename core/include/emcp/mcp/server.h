@@ -514,6 +514,11 @@ class Server {
   }
 };
 
+/// A 2026-07-28 request header value (Mcp-Name, a string Mcp-Param-*) stands for `body`: the
+/// plain value equal to it, or its "=?base64?...?=" form (canonical base64 of its bytes).
+/// What the engine's header check uses (headers.cpp); no heap, nothing buffered.
+bool header_equals(StrView header, StrView body);
+
 }  // namespace mcp
 EMCP_NS_END
 

@@ -26,7 +26,8 @@
 // HTTP errors (each with a short text body) and the server keeps serving:
 //   400  bad request line/headers/chunks, no Mcp-Session-Id on a non-initialize request,
 //        unsupported MCP-Protocol-Version, body that is not one JSON-RPC message
-//   403  Origin or Host not allowed (DNS rebinding protection); with HttpOptions::auth, a token
+//   403  Origin or Host not allowed (DNS rebinding protection; http_security.h, which a gateway
+//        in front of another server uses too); with HttpOptions::auth, a token
 //        without the scope a message needs (WWW-Authenticate: Bearer error="insufficient_scope")
 //   401  with HttpOptions::auth: no bearer token, or one that is not valid (WWW-Authenticate:
 //        Bearer resource_metadata="..."); 400 for a token in the query string
@@ -62,6 +63,7 @@
 #include "emcp/mcp/server.h"
 #include "emcp/transport/connection.h"
 #include "emcp/transport/http.h"
+#include "emcp/transport/http_security.h"
 #include "emcp/transport/replay_ring.h"
 #include "emcp/transport/websocket.h"
 #include "emcp/util/arena.h"
@@ -346,9 +348,7 @@ class HttpServer {
   /// With HttpOptions::auth: true when the token grants every message of `d` its scopes;
   /// otherwise answers 403 and returns false.
   bool permitted(Conn& c, const jsonrpc::Decoded& d);
-  bool check_host_origin(const http::Request& r) const;
-  bool cors_allowed(const http::Request& r) const;
-  void write_cors(Conn& c, json::Sink& h) const;
+  bool is_endpoint(StrView path) const;
   char* place_head(Conn& c, const char* head, size_t k, char* start);
   void send_head(Conn& c, const char* head, size_t k);
 

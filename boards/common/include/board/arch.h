@@ -1,0 +1,63 @@
+// board/arch.h - the few instructions the shared board code (common/startup.cpp, common/rx.cpp)
+// needs, for the CPU it is compiled for: Cortex-M (Thumb) or RISC-V (RV32, machine mode). The
+// rest of an architecture's start-up (the vector table or trap entry, the fault handlers, the
+// first instructions) is in common/arch/<arch>.cpp, the one board.cmake names (EMCP_BOARD_ARCH).
+//
+// Context: any (each is one instruction or two).
+#ifndef EMCP_BOARD_ARCH_H
+#define EMCP_BOARD_ARCH_H
+
+#include <stdint.h>
+
+#if defined(__arm__)
+/// Stops at a breakpoint (a debugger shows where; without one the core faults and stays in the
+/// fault handler's loop).
+#define EMCP_ARCH_HALT(n) __asm__ volatile("bkpt #" #n)
+#elif defined(__riscv)
+/// Stops at a breakpoint (a debugger shows where; without one the trap handler's fault loop
+/// keeps the core there). One ebreak for every n: RISC-V's carries no number.
+#define EMCP_ARCH_HALT(n) __asm__ volatile("ebreak")
+#else
+#error "board/arch.h: a Cortex-M or RISC-V target"
+#endif
+
+namespace board {
+namespace arch {
+
+/// The stack pointer.
+inline uint32_t* stack_pointer() {
+  uint32_t* sp;
+#if defined(__arm__)
+  __asm__ volatile("mov %0, sp" : "=r"(sp));
+#else
+  __asm__ volatile("mv %0, sp" : "=r"(sp));
+#endif
+  return sp;
+}
+
+/// Masks every interrupt (an interrupt that comes meanwhile stays pending, and still ends a
+/// wait_for_interrupt()).
+inline void interrupts_off() {
+#if defined(__arm__)
+  __asm__ volatile("cpsid i" ::: "memory");
+#else
+  __asm__ volatile("csrci mstatus, 8" ::: "memory");  // mstatus.MIE
+#endif
+}
+
+inline void interrupts_on() {
+#if defined(__arm__)
+  __asm__ volatile("cpsie i" ::: "memory");
+#else
+  __asm__ volatile("csrsi mstatus, 8" ::: "memory");
+#endif
+}
+
+/// Sleeps until an interrupt is pending, masked or not (Cortex-M: PRIMASK; RISC-V: mstatus.MIE
+/// clear, the interrupt enabled in mie).
+inline void wait_for_interrupt() { __asm__ volatile("wfi"); }
+
+}  // namespace arch
+}  // namespace board
+
+#endif  // EMCP_BOARD_ARCH_H

@@ -1,0 +1,523 @@
+// emcp-bridge --http (the gateway, docs/gateway.md): a stdio MCP server behind a loopback TCP
+// line socket stands in for a board's UART (lib/harness.mjs startLineBoard; a reset ends the
+// server process and the bridge's next connection gets a fresh one). Raw HTTP for the bad
+// input, the session rules and the security options; the official SDK client where a client is
+// needed. Everything talks to 127.0.0.1 only; every wait is bounded.
+//
+//   EMCP_SENSORS=build/native/bin/emcp-sensors EMCP_BRIDGE=build/native/bin/emcp-bridge node --test tests/mcp/gateway.test.mjs
+import { test, describe, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { startGateway, startLineBoard, stopNetworkServer } from "./lib/harness.mjs";
+import { connectRaw, INIT, once, parseResponses, POST_HEADERS, request, newSession } from "./lib/rawhttp.mjs";
+
+const SERVER = process.env.EMCP_SENSORS ?? new URL("../../build/native/bin/emcp-sensors", import.meta.url).pathname;
+const MODERN = "2026-07-28";
+
+/// A line board and a gateway in front of it (`extra`: the gateway's options).
+async function start(extra = []) {
+  const board = await startLineBoard(SERVER, ["--simulate"]);
+  const gw = await startGateway(board.port, extra);
+  return { board, gw, port: gw.port, stop: () => stopNetworkServer({ proc: gw.proc, board }) };
+}
+
+const post = (body, headers = {}) => request("POST", "/mcp", { ...POST_HEADERS, ...headers }, typeof body === "string" ? body : JSON.stringify(body));
+const call = (id, name, args, extra = {}) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args, ...extra } });
+const modernMeta = { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {} };
+const modernHeaders = (method, name) => ({ "MCP-Protocol-Version": MODERN, "Mcp-Method": method, ...(name ? { "Mcp-Name": name } : {}) });
+const json = (r) => JSON.parse(r.body.toString());
+/// The JSON-RPC messages of an event-stream body (or the one JSON body).
+function messages(r) {
+  if (!/event-stream/.test(r.headers["content-type"] ?? "")) return [json(r)];
+  return r.body.toString().split("\n").filter((l) => l.startsWith("data: ")).map((l) => JSON.parse(l.slice(6)));
+}
+
+describe("gateway: sessions, bad input, security", () => {
+  let g;
+  before(async () => {
+    g = await start(["--allow-origin", "localhost", "--allow-origin", "page.example", "--cors-origin", "page.example",
+                     "--max-body", "8192", "--session-idle-ms", "60000"]);
+  });
+  after(async () => { await g.stop(); });
+
+  test("initialize opens the board's one session; a second initialize gets 503 with Retry-After", async () => {
+    const sid = await newSession(g.port);
+    assert.match(sid, /^[0-9a-f]{32}$/);
+    const second = await once(g.port, post(INIT));
+    assert.equal(second.status, 503);
+    const retry = Number(second.headers["retry-after"]);
+    assert.ok(retry >= 1 && retry <= 60, `Retry-After ${second.headers["retry-after"]}`);
+    assert.match(second.body.toString(), /in use by another client/);
+    // The session works, its answers carry its id; a request of another session is 404.
+    const r = await once(g.port, post(call(7, "read_sensor", { sensor: "load" }), { "Mcp-Session-Id": sid }));
+    assert.equal(r.status, 200);
+    assert.equal(r.headers["mcp-session-id"], sid);
+    assert.equal(json(r).id, 7);
+    assert.match(json(r).result.content[0].text, /^load: /);
+    assert.equal((await once(g.port, post(call(8, "read_sensor", { sensor: "load" }), { "Mcp-Session-Id": "0".repeat(32) }))).status, 404);
+    const none = await once(g.port, post(call(9, "read_sensor", { sensor: "load" })));
+    assert.equal(none.status, 400);
+    assert.match(json(none).error.message, /Mcp-Session-Id header required/);
+    assert.equal((await once(g.port, request("GET", "/mcp", { Accept: "text/event-stream" }))).status, 400);
+    assert.equal((await once(g.port, request("DELETE", "/mcp", { "Mcp-Session-Id": "nope" }))).status, 404);
+    // Notifications alone: 202.
+    assert.equal((await once(g.port, post({ jsonrpc: "2.0", method: "notifications/roots/list_changed" }, { "Mcp-Session-Id": sid }))).status, 202);
+    // DELETE ends it; its id is unknown afterwards; the next client initializes.
+    const del = await once(g.port, request("DELETE", "/mcp", { "Mcp-Session-Id": sid }));
+    assert.equal(del.status, 200);
+    assert.equal((await once(g.port, post(call(10, "read_sensor", { sensor: "load" }), { "Mcp-Session-Id": sid }))).status, 404);
+    const next = await newSession(g.port);
+    assert.notEqual(next, sid);
+    assert.equal((await once(g.port, request("DELETE", "/mcp", { "Mcp-Session-Id": next }))).status, 200);
+  });
+
+  test("one GET stream per session (409 for a second), carrying what the board sends outside requests", async () => {
+    const sid = await newSession(g.port);
+    const s1 = await connectRaw(g.port);
+    await s1.write(request("GET", "/mcp", { Accept: "text/event-stream", "Mcp-Session-Id": sid }));
+    await s1.until(({ buf }) => buf.includes("\r\n\r\n"));
+    assert.match(s1.buffer.toString(), /^HTTP\/1\.1 200 OK\r\n[^]*Content-Type: text\/event-stream/);
+    assert.equal((await once(g.port, request("GET", "/mcp", { Accept: "text/event-stream", "Mcp-Session-Id": sid }))).status, 409);
+    // A subscription's updates arrive there (uptime changes every second).
+    const sub = await once(g.port, post({ jsonrpc: "2.0", id: 2, method: "resources/subscribe", params: { uri: "sensor://uptime" } }, { "Mcp-Session-Id": sid }));
+    assert.equal(sub.status, 200);
+    await s1.until(({ buf }) => buf.includes("notifications/resources/updated"), 4000);
+    s1.end();
+    assert.equal((await once(g.port, request("DELETE", "/mcp", { "Mcp-Session-Id": sid }))).status, 200);
+  });
+
+  test("bad input is answered with the engine's statuses, and the gateway keeps serving", async () => {
+    const notJson = await once(g.port, post("{not json"));
+    assert.equal(notJson.status, 400);
+    assert.equal(json(notJson).error.code, -32700);
+    assert.equal((await once(g.port, request("POST", "/mcp", { ...POST_HEADERS, "Content-Type": "text/plain" }, INIT))).status, 415);
+    assert.equal((await once(g.port, request("POST", "/mcp", { ...POST_HEADERS, Accept: "text/html" }, INIT))).status, 406);
+    assert.equal((await once(g.port, post(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { pad: "x".repeat(9000) } })))).status, 413);
+    assert.equal((await once(g.port, request("GET", "/other"))).status, 404);
+    const put = await once(g.port, request("PUT", "/mcp", {}, "x"));
+    assert.equal(put.status, 405);
+    assert.match(put.headers.allow, /POST/);
+    assert.equal((await once(g.port, Buffer.from("NONSENSE\r\n\r\n"))).status, 400);
+    assert.equal((await once(g.port, request("POST", "/mcp", { ...POST_HEADERS, "MCP-Protocol-Version": "1999-01-01" }, INIT))).status, 400);
+    // A body over several lines is one line to the board.
+    const multi = await once(g.port, post(JSON.stringify(JSON.parse(INIT), null, 2)));
+    assert.equal(multi.status, 200);
+    assert.equal((await once(g.port, request("DELETE", "/mcp", { "Mcp-Session-Id": multi.headers["mcp-session-id"] }))).status, 200);
+  });
+
+  test("Host and Origin are checked (403); CORS for the allowed page origin, its preflight 204", async () => {
+    assert.equal((await once(g.port, request("POST", "/mcp", { ...POST_HEADERS, Host: "evil.example" }, INIT))).status, 403);
+    assert.equal((await once(g.port, post(INIT, { Origin: "http://evil.example" }))).status, 403);
+    const pre = await once(g.port, request("OPTIONS", "/mcp", { Origin: "http://page.example:8080", "Access-Control-Request-Method": "POST",
+                                                              "Access-Control-Request-Headers": "content-type, mcp-session-id" }));
+    assert.equal(pre.status, 204);
+    assert.equal(pre.headers["access-control-allow-origin"], "http://page.example:8080");
+    assert.match(pre.headers["access-control-allow-methods"], /POST/);
+    assert.match(pre.headers["access-control-allow-headers"], /Mcp-Session-Id/);
+    // An origin the Origin check accepts but CORS does not: no preflight.
+    assert.equal((await once(g.port, request("OPTIONS", "/mcp", { Origin: "http://localhost:3000", "Access-Control-Request-Method": "POST" }))).status, 403);
+    const r = await once(g.port, post(INIT, { Origin: "http://page.example:8080" }));
+    assert.equal(r.status, 200);
+    assert.equal(r.headers["access-control-allow-origin"], "http://page.example:8080");
+    assert.match(r.headers["access-control-expose-headers"], /Mcp-Session-Id/);
+    assert.equal((await once(g.port, request("DELETE", "/mcp", { "Mcp-Session-Id": r.headers["mcp-session-id"] }))).status, 200);
+  });
+
+  test("2026-07-28 requests are served beside a live session, concurrently, each with its own id", async () => {
+    const sid = await newSession(g.port);
+    // Eight clients use the same id at once: the gateway's wire ids keep them apart.
+    const sensors = ["temperature", "load", "uptime", "memory", "temperature", "load", "uptime", "memory"];
+    const answers = await Promise.all(sensors.map((sensor) =>
+      once(g.port, post(call(1, "read_sensor", { sensor }, { _meta: modernMeta }), modernHeaders("tools/call", "read_sensor")), 5000)));
+    answers.forEach((r, i) => {
+      assert.equal(r.status, 200);
+      assert.equal(r.headers["mcp-session-id"], undefined);
+      const m = messages(r).at(-1);
+      assert.equal(m.id, 1);
+      assert.match(m.result.content[0].text, new RegExp(`^${sensors[i]}: `));
+    });
+    // Progress of a 2026-07-28 request, under its own token.
+    const prog = await once(g.port, post(call(2, "sample_sensor", { sensor: "load", samples: 3, interval_ms: 20 },
+      { _meta: { ...modernMeta, progressToken: "p" } }), modernHeaders("tools/call", "sample_sensor")), 5000);
+    const ms = messages(prog);
+    assert.ok(ms.some((m) => m.method === "notifications/progress" && m.params.progressToken === "p"), JSON.stringify(ms));
+    assert.equal(ms.at(-1).id, 2);
+    // The headers must match the body (-32020, 400); an unknown method 404.
+    const mismatch = await once(g.port, post(call(3, "read_sensor", { sensor: "load" }, { _meta: modernMeta }), modernHeaders("tools/call", "set_led")));
+    assert.equal(mismatch.status, 400);
+    assert.equal(json(mismatch).error.code, -32020);
+    const unknown = await once(g.port, post({ jsonrpc: "2.0", id: 4, method: "tools/frobnicate", params: { _meta: modernMeta } }, modernHeaders("tools/frobnicate")));
+    assert.equal(unknown.status, 404);
+    // The session was not disturbed.
+    const r = await once(g.port, post(call(5, "read_sensor", { sensor: "load" }), { "Mcp-Session-Id": sid }));
+    assert.equal(r.status, 200);
+    assert.equal((await once(g.port, request("DELETE", "/mcp", { "Mcp-Session-Id": sid }))).status, 200);
+  });
+
+  test("the official SDK client through the gateway; after it ends its session, the next one gets the board", async () => {
+    for (let round = 0; round < 2; ++round) {
+      const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${g.port}/mcp`));
+      const client = new Client({ name: "gw-test", version: "1" });
+      await client.connect(transport);
+      const progress = [];
+      const r = await client.callTool({ name: "sample_sensor", arguments: { sensor: "temperature", samples: 3, interval_ms: 20 } },
+        undefined, { onprogress: (p) => progress.push(p.progress) });
+      assert.match(r.content[0].text, /^Sampled temperature 3 times/);
+      assert.deepEqual(progress, [1, 2]);
+      await transport.terminateSession();
+      await client.close();
+    }
+  });
+});
+
+describe("gateway: board reset and idle expiry", () => {
+  let g;
+  before(async () => { g = await start(["--session-idle-ms", "1500"]); });
+  after(async () => { await g.stop(); });
+
+  test("a board reset answers the requests in flight with -32603 and ends the session (404)", async () => {
+    const sid = await newSession(g.port);
+    const c = await connectRaw(g.port);
+    await c.write(post(call(11, "sample_sensor", { sensor: "load", samples: 100, interval_ms: 50 }, { _meta: { progressToken: 11 } }), { "Mcp-Session-Id": sid }));
+    await c.until(({ buf }) => buf.includes("notifications/progress"), 5000);
+    g.board.reset();
+    await c.until(({ buf }) => buf.includes("-32603"), 10000);
+    assert.match(c.buffer.toString(), /"id":11,"error":\{"code":-32603,"message":"The board reset/);
+    c.end();
+    const gone = await once(g.port, post(call(12, "read_sensor", { sensor: "load" }), { "Mcp-Session-Id": sid }));
+    assert.equal(gone.status, 404);
+    // The client initializes again, on the new board session.
+    const again = await newSession(g.port);
+    const r = await once(g.port, post(call(13, "read_sensor", { sensor: "uptime" }), { "Mcp-Session-Id": again }), 5000);
+    assert.equal(r.status, 200);
+    assert.match(json(r).result.content[0].text, /^uptime: \d+ s/);
+    assert.equal((await once(g.port, request("DELETE", "/mcp", { "Mcp-Session-Id": again }))).status, 200);
+  });
+
+  test("an idle session expires after --session-idle-ms; Retry-After counts down to it", async () => {
+    const sid = await newSession(g.port);
+    const busy = await once(g.port, post(INIT));
+    assert.equal(busy.status, 503);
+    assert.ok(Number(busy.headers["retry-after"]) <= 2, busy.headers["retry-after"]);
+    await new Promise((r) => setTimeout(r, 2200));
+    assert.equal((await once(g.port, post(call(14, "read_sensor", { sensor: "load" }), { "Mcp-Session-Id": sid }))).status, 404);
+    const next = await newSession(g.port);
+    assert.equal((await once(g.port, request("DELETE", "/mcp", { "Mcp-Session-Id": next }))).status, 200);
+  });
+});
+
+describe("gateway: bearer token", () => {
+  let g;
+  before(async () => { g = await start(["--bearer-token", "s3cret-token"]); });
+  after(async () => { await g.stop(); });
+
+  test("no token or a wrong one: 401 with the metadata's address; the right one: served", async () => {
+    const none = await once(g.port, post(INIT));
+    assert.equal(none.status, 401);
+    assert.match(none.headers["www-authenticate"], /^Bearer resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"/);
+    const wrong = await once(g.port, post(INIT, { Authorization: "Bearer nope" }));
+    assert.equal(wrong.status, 401);
+    assert.match(wrong.headers["www-authenticate"], /error="invalid_token"/);
+    const doc = await once(g.port, request("GET", "/.well-known/oauth-protected-resource/mcp"));
+    assert.equal(doc.status, 200);
+    assert.equal(json(doc).resource, `http://127.0.0.1:${g.port}/mcp`);
+    const ok = await once(g.port, post(INIT, { Authorization: "Bearer s3cret-token" }));
+    assert.equal(ok.status, 200);
+    const sid = ok.headers["mcp-session-id"];
+    assert.equal((await once(g.port, request("DELETE", "/mcp", { "Mcp-Session-Id": sid }))).status, 401);
+    assert.equal((await once(g.port, request("DELETE", "/mcp", { "Mcp-Session-Id": sid, Authorization: "Bearer s3cret-token" }))).status, 200);
+  });
+});
+
+describe("gateway: connection limit", () => {
+  let g;
+  before(async () => { g = await start(["--max-connections", "2"]); });
+  after(async () => { await g.stop(); });
+
+  test("connections beyond --max-connections get 503 when none is idle; an idle one makes room", async () => {
+    // Two connections in the middle of a request head: busy.
+    const a = await connectRaw(g.port);
+    const b = await connectRaw(g.port);
+    await a.write("POST /mcp HTTP/1.1\r\n");
+    await b.write("POST /mcp HTTP/1.1\r\n");
+    await new Promise((r) => setTimeout(r, 200));
+    const refused = await once(g.port, request("GET", "/other"));
+    assert.equal(refused.status, 503);
+    assert.equal(refused.headers["retry-after"], "1");
+    a.end();
+    b.end();
+    await new Promise((r) => setTimeout(r, 100));
+    // An idle keep-alive connection is closed to make room for a newcomer.
+    const idle = await connectRaw(g.port);
+    await idle.write(request("GET", "/other"));
+    await idle.responses(1);
+    const busy = await connectRaw(g.port);
+    await busy.write("POST /mcp HTTP/1.1\r\n");
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal((await once(g.port, request("GET", "/other"))).status, 404);
+    await idle.until(({ closed }) => closed);
+    busy.end();
+  });
+});
+
+describe("gateway: a board without MCP 2026-07-28", () => {
+  // A stand-in board that knows the legacy era only: server/discover is -32601 to it.
+  const LEGACY_BOARD = `
+    const rl = require("node:readline").createInterface({ input: process.stdin });
+    rl.on("line", (l) => {
+      let m; try { m = JSON.parse(l); } catch { return; }
+      if (m.id === undefined || m.method === undefined) return;
+      const answer = m.method === "server/discover" ? { error: { code: -32601, message: "Method not found" } }
+        : m.method === "initialize" ? { result: { protocolVersion: m.params.protocolVersion, capabilities: {}, serverInfo: { name: "legacy", version: "1" } } }
+        : { result: {} };
+      process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: m.id, ...answer }) + "\\n");
+    });`;
+  let board, gw;
+  before(async () => {
+    board = await startLineBoard(process.execPath, ["-e", LEGACY_BOARD]);
+    gw = await startGateway(board.port, ["--quiet"]);
+  });
+  after(async () => { await stopNetworkServer({ proc: gw.proc, board }); });
+
+  test("its 2026-07-28 requests are refused as the engine without that era does (400); sessions work", async () => {
+    const sid = await newSession(gw.port);  // also waits until the board answered discover
+    const r = await once(gw.port, post({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: modernMeta } }, modernHeaders("tools/list")));
+    assert.equal(r.status, 400);
+    assert.match(r.body.toString(), /unsupported MCP-Protocol-Version/);
+    const ping = await once(gw.port, post({ jsonrpc: "2.0", id: 2, method: "ping" }, { "Mcp-Session-Id": sid }));
+    assert.deepEqual(json(ping), { jsonrpc: "2.0", id: 2, result: {} });
+  });
+});
+
+// ---- The review's defects: each of these failed against the gateway before its fix ----------
+
+const INIT_2025_03 = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize",
+  params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+const modernCall = (id, name, args, meta = {}) => post(call(id, name, args, { _meta: { ...modernMeta, ...meta } }), modernHeaders("tools/call", name));
+
+describe("gateway: one client cannot reach another's requests", () => {
+  let g;
+  before(async () => { g = await start(["--session-idle-ms", "60000"]); });
+  after(async () => { await g.stop(); });
+
+  async function session(init = INIT) {
+    const r = await once(g.port, post(init));
+    assert.equal(r.status, 200);
+    const sid = r.headers["mcp-session-id"];
+    assert.equal((await once(g.port, post({ jsonrpc: "2.0", method: "notifications/initialized" }, { "Mcp-Session-Id": sid }))).status, 202);
+    return sid;
+  }
+
+  test("a batch of invalid messages and responses under guessed wire ids is answered locally, never forwarded", async () => {
+    const sid = await session(INIT_2025_03);
+    const victim = once(g.port, modernCall("victim", "sample_sensor", { sensor: "load", samples: 8, interval_ms: 100 }), 8000);
+    await new Promise((r) => setTimeout(r, 150));
+    const batch = [];
+    for (let i = 1; i <= 40; ++i) batch.push({ jsonrpc: "2.0", id: `gw-${i}`, x: 1 }, { jsonrpc: "2.0", id: `gw-${i}`, result: {} });
+    const b = await once(g.port, post(batch, { "Mcp-Session-Id": sid }), 5000);
+    assert.equal(b.status, 200);
+    const local = messages(b);
+    assert.equal(local.length, 40);
+    assert.ok(local.every((m) => m.error?.code === -32600), JSON.stringify(local.slice(0, 2)));
+    const v = messages(await victim).at(-1);
+    assert.equal(v.id, "victim");
+    assert.match(v.result.content[0].text, /^Sampled load 8 times/);
+    assert.equal((await once(g.port, request("DELETE", "/mcp", { "Mcp-Session-Id": sid }))).status, 200);
+  });
+
+  test("a cancel for a request that is not the client's own is dropped; a batch [A, cancel A, B] still answers B", async () => {
+    const sid = await session(INIT_2025_03);
+    const victim = once(g.port, modernCall("v2", "sample_sensor", { sensor: "load", samples: 6, interval_ms: 100 }), 8000);
+    await new Promise((r) => setTimeout(r, 150));
+    const cancels = [];
+    for (let i = 1; i <= 60; ++i) cancels.push({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: `gw-${i}` } });
+    cancels.push({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "v2" } });
+    assert.equal((await once(g.port, post(cancels, { "Mcp-Session-Id": sid }))).status, 202);
+    const v = messages(await victim).at(-1);
+    assert.equal(v.id, "v2");
+    assert.ok(v.result, JSON.stringify(v));
+    // Its own request cancelled inside a batch: B's answer comes on this response, then the
+    // keep-alive connection serves the next request with that one's answer only.
+    const c = await connectRaw(g.port);
+    await c.write(post([call("A", "sample_sensor", { sensor: "load", samples: 20, interval_ms: 100 }),
+                        { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "A" } },
+                        call("B", "sample_sensor", { sensor: "load", samples: 3, interval_ms: 100 })], { "Mcp-Session-Id": sid }));
+    const [first] = await c.responses(1, 5000);
+    const ms = messages(first);
+    assert.deepEqual(ms.filter((m) => "id" in m).map((m) => m.id), ["B"]);
+    await c.write(post(call("C", "read_sensor", { sensor: "load" }), { "Mcp-Session-Id": sid }));
+    const rs = await c.responses(2, 5000);
+    assert.equal(json(rs[1]).id, "C");
+    c.end();
+    assert.equal((await once(g.port, request("DELETE", "/mcp", { "Mcp-Session-Id": sid }))).status, 200);
+  });
+
+  test("a session's notifications never reach a 2026-07-28 client, even after the session ended", async () => {
+    const sid = await session();
+    const sub = await once(g.port, post({ jsonrpc: "2.0", id: 2, method: "resources/subscribe", params: { uri: "sensor://uptime" } }, { "Mcp-Session-Id": sid }));
+    assert.equal(sub.status, 200);
+    assert.equal((await once(g.port, request("DELETE", "/mcp", { "Mcp-Session-Id": sid }))).status, 200);
+    const r = await once(g.port, modernCall("m", "sample_sensor", { sensor: "load", samples: 25, interval_ms: 100 }), 8000);
+    assert.doesNotMatch(r.body.toString(), /resources\/updated/);
+    assert.equal(messages(r).at(-1).id, "m");
+  });
+
+  test("string ids, an id key written with escapes, and an initialize inside the session (same session id)", async () => {
+    const sid = await session();
+    const esc = await once(g.port, post('{"jsonrpc":"2.0","\\u0069d":"esc","method":"ping"}', { "Mcp-Session-Id": sid }));
+    assert.equal(esc.status, 200);
+    assert.deepEqual(json(esc), { jsonrpc: "2.0", id: "esc", result: {} });
+    const quoted = await once(g.port, post({ jsonrpc: "2.0", id: 'a"b\\c', method: "ping" }, { "Mcp-Session-Id": sid }));
+    assert.equal(json(quoted).id, 'a"b\\c');
+    const again = await once(g.port, post(INIT, { "Mcp-Session-Id": sid }));
+    assert.equal(again.status, 200);
+    assert.equal(again.headers["mcp-session-id"], sid);
+    assert.equal(json(again).result.protocolVersion, "2025-11-25");
+    const r = await once(g.port, post(call(3, "read_sensor", { sensor: "load" }), { "Mcp-Session-Id": sid }));
+    assert.equal(r.status, 200);
+    // A raw line break inside a string is not JSON (as for the engine).
+    const raw = await once(g.port, post('{"jsonrpc":"2.0","id":4,"method":"ping","params":{"x":"a\nb"}}', { "Mcp-Session-Id": sid }));
+    assert.equal(raw.status, 400);
+    assert.equal(json(raw).error.code, -32700);
+    assert.equal((await once(g.port, request("DELETE", "/mcp", { "Mcp-Session-Id": sid }))).status, 200);
+  });
+
+  test("a base64 Mcp-Name is compared by what it stands for", async () => {
+    const ok = await once(g.port, post(call(1, "read_sensor", { sensor: "load" }, { _meta: modernMeta }),
+      { ...modernHeaders("tools/call"), "Mcp-Name": `=?base64?${Buffer.from("read_sensor").toString("base64")}?=` }), 5000);
+    assert.equal(ok.status, 200);
+    assert.match(messages(ok).at(-1).result.content[0].text, /^load: /);
+    const bad = await once(g.port, post(call(2, "read_sensor", { sensor: "load" }, { _meta: modernMeta }),
+      { ...modernHeaders("tools/call"), "Mcp-Name": `=?base64?${Buffer.from("set_led").toString("base64")}?=` }));
+    assert.equal(bad.status, 400);
+    assert.equal(json(bad).error.code, -32020);
+  });
+
+  test("GET, DELETE and OPTIONS pass the Host and Origin checks too", async () => {
+    const sid = await session();
+    assert.equal((await once(g.port, request("GET", "/mcp", { Accept: "text/event-stream", "Mcp-Session-Id": sid, Host: "evil.example" }))).status, 403);
+    assert.equal((await once(g.port, request("DELETE", "/mcp", { "Mcp-Session-Id": sid, Origin: "http://evil.example" }))).status, 403);
+    assert.equal((await once(g.port, request("OPTIONS", "/mcp", { Origin: "http://evil.example", "Access-Control-Request-Method": "POST" }))).status, 403);
+    assert.equal((await once(g.port, request("DELETE", "/mcp", { "Mcp-Session-Id": sid }))).status, 200);
+  });
+
+  test("requests sent while the board connection is re-established are answered by the new board, once", async () => {
+    g.board.reset();
+    await new Promise((r) => setTimeout(r, 60));
+    const r = await once(g.port, modernCall("during", "read_sensor", { sensor: "uptime" }), 10000);
+    const m = messages(r).at(-1);
+    assert.equal(m.id, "during");
+    assert.ok(m.result, JSON.stringify(m));
+  });
+});
+
+describe("gateway: a board that misbehaves", () => {
+  test("a request the board never answers gets -32603 after --request-timeout-ms; an id:null error goes to the one request in flight", async () => {
+    const board = await startLineBoard(process.execPath, ["-e", `
+      const rl = require("node:readline").createInterface({ input: process.stdin });
+      rl.on("line", (l) => {
+        let m; try { m = JSON.parse(l); } catch { return; }
+        if (m.id === undefined || m.method === undefined || m.method === "hang") return;
+        if (m.method === "torn") return process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } }) + "\\n");
+        process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: m.id, result: m.method === "initialize" ? { protocolVersion: "2025-11-25", capabilities: {}, serverInfo: { name: "b", version: "1" } } : {} }) + "\\n");
+      });`]);
+    const gw = await startGateway(board.port, ["--request-timeout-ms", "700", "--session-idle-ms", "60000"]);
+    try {
+      const sid = await newSession(gw.port);
+      const t0 = Date.now();
+      const hung = await once(gw.port, post({ jsonrpc: "2.0", id: 5, method: "hang" }, { "Mcp-Session-Id": sid }), 4000);
+      assert.equal(json(hung).error.code, -32603);
+      assert.ok(Date.now() - t0 < 3000);
+      const torn = await once(gw.port, post({ jsonrpc: "2.0", id: 6, method: "torn" }, { "Mcp-Session-Id": sid }), 4000);
+      assert.deepEqual(json(torn).id, 6);
+      assert.equal(json(torn).error.code, -32700);
+      // Nothing stays in flight: the session is not kept busy (Retry-After counts down).
+      const busy = await once(gw.port, post(INIT));
+      assert.equal(busy.status, 503);
+      assert.ok(Number(busy.headers["retry-after"]) <= 60);
+    } finally {
+      await stopNetworkServer({ proc: gw.proc, board });
+    }
+  });
+
+  test("after a banner reset the gateway asks the board again which revisions it speaks", async () => {
+    // Speaks 2026-07-28 until "reboot", which prints the banner and comes back without it.
+    const board = await startLineBoard(process.execPath, ["-e", `
+      let modern = true;
+      const rl = require("node:readline").createInterface({ input: process.stdin });
+      rl.on("line", (l) => {
+        let m; try { m = JSON.parse(l); } catch { return; }
+        if (m.id === undefined || m.method === undefined) return;
+        if (m.method === "reboot") { modern = false; return process.stdout.write("boot\\nMCP on this UART\\n"); }
+        const answer = m.method === "server/discover" ? (modern ? { result: { supportedVersions: ["2026-07-28"] } } : { error: { code: -32601, message: "Method not found" } })
+          : m.method === "initialize" ? { result: { protocolVersion: m.params.protocolVersion, capabilities: {}, serverInfo: { name: "b", version: "1" } } }
+          : { result: {} };
+        process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: m.id, ...answer }) + "\\n");
+      });`]);
+    const gw = await startGateway(board.port, []);
+    try {
+      const sid = await newSession(gw.port);
+      const before_ = await once(gw.port, post({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: modernMeta } }, modernHeaders("tools/list")));
+      assert.equal(before_.status, 200);
+      const lost = await once(gw.port, post({ jsonrpc: "2.0", id: 2, method: "reboot" }, { "Mcp-Session-Id": sid }), 4000);
+      assert.equal(json(lost).error.code, -32603);
+      await new Promise((r) => setTimeout(r, 300));
+      const after_ = await once(gw.port, post({ jsonrpc: "2.0", id: 3, method: "tools/list", params: { _meta: modernMeta } }, modernHeaders("tools/list")));
+      assert.equal(after_.status, 400);
+      assert.match(after_.body.toString(), /unsupported MCP-Protocol-Version/);
+    } finally {
+      await stopNetworkServer({ proc: gw.proc, board });
+    }
+  });
+
+  test("a board that stops reading: other requests are served, new ones 503, and SIGTERM stops the gateway", async () => {
+    const net = await import("node:net");
+    const socks = new Set();
+    const server = net.createServer((s) => { socks.add(s); s.pause(); s.on("error", () => {}); });
+    await new Promise((r) => server.listen(0, "127.0.0.1", r));
+    const gw = await startGateway(server.address().port, ["--banner", "", "--max-body", "4000000"]);
+    try {
+      const big = JSON.stringify({ ...call(1, "read_sensor", { pad: "x".repeat(3000000) }), params: { name: "read_sensor", arguments: { pad: "x".repeat(3000000) }, _meta: modernMeta } });
+      const pending = [];
+      let refused = null;
+      for (let i = 0; i < 8 && !refused; ++i) {
+        const c = await connectRaw(gw.port);
+        pending.push(c);
+        await c.write(request("POST", "/mcp", { ...POST_HEADERS, ...modernHeaders("tools/call", "read_sensor") }, big));
+        const got = await c.until(({ buf }) => buf.length > 0, 300).then(() => true, () => false);
+        if (got) refused = parseResponses(c.buffer).responses[0];
+      }
+      assert.ok(refused, "no 503 for a board that takes nothing");
+      assert.equal(refused.status, 503);
+      assert.equal(refused.headers["retry-after"], "1");
+      assert.equal((await once(gw.port, request("GET", "/other"), 2000)).status, 404);
+      for (const c of pending) c.end();
+      const exited = new Promise((r) => gw.proc.once("exit", r));
+      gw.proc.kill("SIGTERM");
+      const t = await Promise.race([exited.then(() => "exited"), new Promise((r) => setTimeout(() => r("stuck"), 3000))]);
+      assert.equal(t, "exited");
+    } finally {
+      if (gw.proc.exitCode === null && gw.proc.signalCode === null) gw.proc.kill("SIGKILL");
+      for (const s of socks) s.destroy();
+      await new Promise((r) => server.close(r));
+    }
+  });
+
+  test("bad numbers are refused; a preflight is answered before the bearer token is asked for", async () => {
+    const { spawnSync } = await import("node:child_process");
+    const bridge = process.env.EMCP_BRIDGE ?? new URL("../../build/native/bin/emcp-bridge", import.meta.url).pathname;
+    assert.equal(spawnSync(bridge, ["--tcp", "127.0.0.1:1", "--http", "abc"], { timeout: 5000 }).status, 2);
+    assert.equal(spawnSync(bridge, ["--tcp", "127.0.0.1:1", "--http", "0", "--request-timeout-ms", "x"], { timeout: 5000 }).status, 2);
+    const g = await start(["--bearer-token", "tok", "--allow-origin", "page.example"]);
+    try {
+      const pre = await once(g.port, request("OPTIONS", "/mcp", { Origin: "http://page.example", "Access-Control-Request-Method": "POST",
+                                                                "Access-Control-Request-Headers": "authorization, content-type" }));
+      assert.equal(pre.status, 204);
+      assert.equal(pre.headers["access-control-allow-origin"], "http://page.example");
+      assert.equal((await once(g.port, request("GET", "/mcp", { Accept: "text/event-stream" }))).status, 401);
+    } finally {
+      await g.stop();
+    }
+  });
+});

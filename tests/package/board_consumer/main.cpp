@@ -1,0 +1,16 @@
+// The consumer's server as firmware: the same three tools (../consumer/tools.h) on the board's
+// UART, with the project's emcp_config.h.
+#include "board/board.h"
+#include "board/serve.h"
+#include "emcp/mcp/server.h"
+#include "emcp/transport/stdio.h"
+#include "tools.h"
+
+emcp::mcp::Server g_server(kInfo, board::platform());
+emcp::transport::StaticStdioTransport<2048, 64> g_link(g_server, &board::uart_flush, nullptr);
+
+int main() {
+  board::init();
+  g_server.set_tools(kTools);
+  board::serve_uart(g_server, g_link, "consumer", board::Loop{});
+}

@@ -1,0 +1,379 @@
+// tools/bridge/board_link.cpp - the board's UART or TCP side of emcp-bridge (board_link.h).
+#include "board_link.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "emcp/json/reader.h"
+#include "emcp/jsonrpc/decoder.h"
+#include "emcp/util/arena.h"
+
+namespace bridge {
+
+namespace {
+
+// The link's own pings: their ids start so (a JSON string), their answers never reach a
+// client. At most kMaxProbes per connection, kProbeIntervalMs apart, each after a quiet time.
+constexpr const char kProbeId[] = "emcp-bridge-probe-";
+constexpr int kMaxProbes = 5;
+constexpr uint64_t kProbeIntervalMs = 1000;
+// The longest line from the board kept (a board's lines are bounded by its own buffers).
+constexpr size_t kMaxLine = 1u << 20;
+
+speed_t baud_constant(int baud) {
+  switch (baud) {
+    case 9600: return B9600;
+    case 19200: return B19200;
+    case 38400: return B38400;
+    case 57600: return B57600;
+    case 115200: return B115200;
+    case 230400: return B230400;
+    case 460800: return B460800;
+    case 921600: return B921600;
+    case 1000000: return B1000000;
+    default: return 0;
+  }
+}
+
+int open_serial(const LinkOptions& o) {
+  const int fd = open(o.serial.c_str(), O_RDWR | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return -1;
+  termios t{};
+  if (tcgetattr(fd, &t) == 0) {
+    cfmakeraw(&t);
+    t.c_cflag |= CLOCAL | CREAD;
+    t.c_cflag &= ~static_cast<tcflag_t>(CRTSCTS);
+    t.c_cc[VMIN] = 1;
+    t.c_cc[VTIME] = 0;
+    const speed_t sp = baud_constant(o.baud);
+    cfsetispeed(&t, sp);
+    cfsetospeed(&t, sp);
+    tcsetattr(fd, TCSANOW, &t);  // a pty (tests) may refuse some of it: that is fine
+  }
+  return fd;
+}
+
+int open_tcp(const LinkOptions& o) {
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* res = nullptr;
+  if (getaddrinfo(o.host.c_str(), std::to_string(o.port).c_str(), &hints, &res) != 0) return -1;
+  int fd = -1;
+  for (addrinfo* a = res; a != nullptr; a = a->ai_next) {
+    fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) continue;
+    if (connect(fd, a->ai_addr, a->ai_addrlen) == 0) break;
+    close(fd);
+    fd = -1;
+  }
+  freeaddrinfo(res);
+  if (fd >= 0) {
+    const int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+  }
+  return fd;
+}
+
+emcp::json::StaticReader<> g_reader;
+emcp::StaticArena<(4u << 20)> g_arena;  // a board line is at most kMaxLine (1 MiB)
+emcp::jsonrpc::Decoder g_decoder(g_reader, g_arena);
+
+std::string id_text(const emcp::jsonrpc::Id& id) {
+  if (id.type == emcp::jsonrpc::Id::Type::kInt) return std::to_string(id.num);
+  if (id.type == emcp::jsonrpc::Id::Type::kString) {
+    std::string s = "\"";
+    for (char c : id.str) {
+      if (c == '"' || c == '\\') s += '\\';
+      s += c;
+    }
+    return s + "\"";
+  }
+  return "";
+}
+
+bool is_probe_id(const std::string& id) {
+  const std::string prefix = std::string("\"") + kProbeId;
+  return id.compare(0, prefix.size(), prefix) == 0;
+}
+
+}  // namespace
+
+uint64_t now_ms() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000u + static_cast<uint64_t>(ts.tv_nsec) / 1000000u;
+}
+
+void log(bool quiet, const std::string& s) {
+  if (quiet) return;
+  std::string line = "[emcp-bridge] " + s + "\n";
+  (void)!write(2, line.data(), line.size());
+}
+
+bool write_all(int fd, const std::string& s) {
+  size_t off = 0;
+  while (off < s.size()) {
+    const ssize_t k = write(fd, s.data() + off, s.size() - off);
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0 && errno == EAGAIN) {
+      pollfd p{fd, POLLOUT, 0};
+      poll(&p, 1, 1000);
+      continue;
+    }
+    if (k <= 0) return false;
+    off += static_cast<size_t>(k);
+  }
+  return true;
+}
+
+bool baud_supported(int baud) { return baud_constant(baud) != 0; }
+
+Parsed parse(const std::string& line) {
+  Parsed p;
+  g_decoder.begin();
+  g_decoder.feed(line.data(), line.size());
+  const emcp::jsonrpc::Decoded& d = g_decoder.finish();
+  if (d.first == nullptr) return p;
+  if (d.batch) {
+    p.batch = true;
+    p.valid = true;
+    return p;
+  }
+  const emcp::jsonrpc::Message& m = *d.first;
+  using K = emcp::jsonrpc::Kind;
+  p.valid = m.kind != K::kInvalid || m.id.present();
+  p.request = m.kind == K::kRequest;
+  p.notification = m.kind == K::kNotification;
+  p.response = m.kind == K::kResponse || m.kind == K::kErrorResponse || (m.kind == K::kInvalid && m.id.present());
+  p.id = id_text(m.id);
+  p.method = std::string(m.method.data(), m.method.size());
+  return p;
+}
+
+bool looks_like_json(const std::string& line) {
+  for (char c : line) {
+    if (c == ' ' || c == '\t' || c == '\r') continue;
+    return c == '{' || c == '[';
+  }
+  return false;
+}
+
+BoardLink::~BoardLink() {
+  if (fd_ >= 0) close(fd_);
+}
+
+bool BoardLink::connect_dev() {
+  fd_ = o_.serial.empty() ? open_tcp(o_) : open_serial(o_);
+  if (fd_ < 0) return false;
+  ready_ = o_.banner.empty();
+  banner_seen_ = false;
+  probes_ = 0;
+  probe_out_ = false;
+  last_rx_ = now_ms();
+  deadline_ = last_rx_ + static_cast<uint64_t>(o_.wait_ms);
+  from_dev_.clear();
+  out_.clear();
+  return true;
+}
+
+bool BoardLink::start() {
+  const uint64_t give_up = now_ms() + static_cast<uint64_t>(o_.wait_ms);
+  while (!connect_dev()) {
+    if (now_ms() > give_up) {
+      failure_ = "cannot reach the board: " + std::string(strerror(errno));
+      log(o_.quiet, failure_);
+      return false;
+    }
+    usleep(100000);
+  }
+  log(o_.quiet, o_.serial.empty() ? "connected to " + o_.host + ":" + std::to_string(o_.port) : "opened " + o_.serial);
+  if (ready_) become_ready("--banner \"\": not waiting");
+  return true;
+}
+
+// A ping of the link's own; the newline first ends whatever partial line a previous client
+// left in the board's buffer (a blank line is not answered).
+void BoardLink::send_probe() {
+  ++probes_;
+  probe_out_ = true;
+  last_probe_ = now_ms();
+  if (probes_ == 1) log(o_.quiet, "no banner yet; pinging the board (it may have booted before the bridge)");
+  const std::string id = std::string(kProbeId) + std::to_string(probes_);
+  out_ += "\n{\"jsonrpc\":\"2.0\",\"id\":\"" + id + "\",\"method\":\"ping\"}\n";
+  (void)flush();
+}
+
+bool BoardLink::flush() {
+  while (fd_ >= 0 && !out_.empty()) {
+    const ssize_t k = write(fd_, out_.data(), out_.size());
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;  // POLLOUT later
+    if (k <= 0) return lose();
+    out_.erase(0, static_cast<size_t>(k));
+  }
+  return true;
+}
+
+bool BoardLink::tick() {
+  if (dead_) return false;
+  const uint64_t now = now_ms();
+  if (dialing_) {
+    // The connection was lost: dial again every 100 ms (never blocking the caller's loop).
+    if (now - last_dial_ < 100) return true;
+    last_dial_ = now;
+    if (!connect_dev()) {
+      if (now > dial_until_) {
+        failure_ = "cannot reach the board again";
+        log(o_.quiet, failure_);
+        return false;
+      }
+      return true;
+    }
+    dialing_ = false;
+    redialed_ = true;
+    log(o_.quiet, "reconnected to the board");
+    if (ready_) become_ready("reconnected, --banner \"\"");  // not waiting for anything
+    return true;
+  }
+  if (!ready_ && now > deadline_) {
+    failure_ = "no banner from the board within " + std::to_string(o_.wait_ms) + " ms";
+    if (probes_ > 0) failure_ += " and no answer to " + std::to_string(probes_) + " ping(s)";
+    if (redialed_) failure_ += " after reconnecting";
+    log(o_.quiet, failure_);
+    return false;
+  }
+  if (ready_ || o_.ping_after_ms <= 0 || probes_ >= kMaxProbes) return true;
+  if (now - last_rx_ < static_cast<uint64_t>(o_.ping_after_ms)) return true;
+  if (probes_ > 0 && now - last_probe_ < kProbeIntervalMs) return true;
+  send_probe();
+  return true;
+}
+
+// The board answers: report a reset after a lost connection, then send what waited, in order.
+// Nothing of a client's is queued across a reset: what was queued for the lost connection was
+// dropped with it, and callers hold their input while resetting().
+void BoardLink::become_ready(const char* how) {
+  ready_ = true;
+  probe_out_ = false;
+  redialed_ = false;
+  log(o_.quiet, std::string("board ready (") + how + ")");
+  if (give_back_) {
+    give_back_ = false;
+    ++resets_;
+    log(o_.quiet, "board reset (reconnected)");
+    l_.on_board_reset("reconnected");
+  }
+  for (const std::string& w : waiting_) out_ += w + "\n";
+  waiting_.clear();
+  waiting_bytes_ = 0;
+  (void)flush();  // a failure shows on the next read or write
+  l_.on_board_ready();
+}
+
+void BoardLink::send(const std::string& line) {
+  if (!ready_ || fd_ < 0) {
+    waiting_.push_back(line);
+    waiting_bytes_ += line.size() + 1;
+    return;
+  }
+  out_ += line;
+  out_ += '\n';
+  (void)flush();
+}
+
+void BoardLink::on_line(std::string line) {
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  if (!looks_like_json(line)) {
+    if (!o_.banner.empty() && line.find(o_.banner) != std::string::npos) {
+      log(o_.quiet, "board: " + line);
+      if (ready_) {
+        ++resets_;
+        log(o_.quiet, "board reset (banner)");
+        l_.on_board_reset("banner");
+        l_.on_board_ready();  // a new firmware: ask again what it speaks
+        return;
+      }
+      banner_seen_ = true;
+      // A ping went out before the banner: it may have been lost, or torn, and what the
+      // board makes of its remains must not reach a client. One more ping now (the UART
+      // is on), and its answer (or an earlier one's) is ready.
+      if (probe_out_) send_probe();
+      else become_ready("banner");
+      return;
+    }
+    if (!line.empty()) log(o_.quiet, "board: " + line);
+    return;
+  }
+  const Parsed p = parse(line);
+  if (p.response && is_probe_id(p.id)) {
+    // The first answer makes the board ready; later ones (more pings went out) are dropped.
+    if (!ready_)
+      become_ready(banner_seen_ ? "banner, then the answer to a ping" : "it answered a ping: it was running already");
+    return;
+  }
+  if (!ready_) {
+    // Nothing of a client's has gone to this board yet: this is for someone else.
+    log(o_.quiet, "dropped before the board was ready: " + line.substr(0, 200));
+    return;
+  }
+  l_.on_board_line(line);
+}
+
+// The connection to the board was lost: tick() dials again (within --wait-ms); then the board
+// must be ready as on the first connection, and if it was ready before, the reset is reported.
+// What was queued for the lost connection is dropped.
+bool BoardLink::lose() {
+  if (redialed_ && !ready_) {
+    failure_ = "connection to the board lost again";
+    log(o_.quiet, failure_);
+    dead_ = true;
+    return false;
+  }
+  if (ready_) give_back_ = true;
+  if (fd_ >= 0) close(fd_);
+  fd_ = -1;
+  out_.clear();
+  from_dev_.clear();
+  ready_ = false;
+  dialing_ = true;
+  last_dial_ = 0;
+  dial_until_ = now_ms() + static_cast<uint64_t>(o_.wait_ms);
+  log(o_.quiet, "connection to the board lost; reconnecting");
+  return true;
+}
+
+bool BoardLink::on_readable() {
+  if (dead_) return false;
+  if (fd_ < 0) return true;
+  char buf[8192];
+  const ssize_t k = read(fd_, buf, sizeof buf);
+  if (k < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) return true;
+  if (k <= 0) return lose();  // QEMU restarted, the cable came out
+  last_rx_ = now_ms();
+  from_dev_.append(buf, static_cast<size_t>(k));
+  if (from_dev_.size() > kMaxLine && from_dev_.find('\n') == std::string::npos) {
+    log(o_.quiet, "dropped " + std::to_string(from_dev_.size()) + " bytes from the board without a line end");
+    from_dev_.clear();
+  }
+  size_t nl;
+  while (fd_ >= 0 && (nl = from_dev_.find('\n')) != std::string::npos) {
+    std::string line = from_dev_.substr(0, nl);
+    from_dev_.erase(0, nl + 1);
+    on_line(line);
+  }
+  return true;
+}
+
+}  // namespace bridge
