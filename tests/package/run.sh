@@ -21,7 +21,9 @@ rm -rf "$work"
 case "$mode" in
   add_subdirectory) how="-DEMCP_ROOT=$root" ;;
   find_package)
-    cmake -S "$root" -B "$work/emcp-build" -G Ninja -DCMAKE_INSTALL_PREFIX="$work/prefix" >/dev/null
+    # Installing needs no tests and no examples (nor what they need: the shared test data).
+    cmake -S "$root" -B "$work/emcp-build" -G Ninja -DCMAKE_INSTALL_PREFIX="$work/prefix" \
+      -DEMCP_BUILD_TESTS=OFF -DEMCP_BUILD_EXAMPLES=OFF >/dev/null
     cmake --install "$work/emcp-build" >/dev/null
     # What a user's machine has: the installed package, not the tree it came from.
     rm -rf "$work/emcp-build"
