@@ -31,6 +31,28 @@ case "$mode" in
     how="-DCMAKE_PREFIX_PATH=$work/prefix" ;;
   *) echo "usage: $0 add_subdirectory|find_package EMCP_ROOT WORK_DIR [NODE]" >&2; exit 2 ;;
 esac
+# The host project: built, and its answers over stdio checked.
+check_host_consumer() {
+  cmake -S "$root/tests/package/consumer" -B "$work/consumer" -G Ninja "$how" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$work/consumer" >/dev/null
+  server="$work/consumer/consumer"
+  out=$(printf '%s\n' \
+    '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \
+    '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+    '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' \
+    '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"hello","arguments":{"name":"the test"}}}' \
+    | "$server")
+  page=$(printf '%s\n' "$out" | grep '"id":2,')
+  case "$page" in
+    *'"name":"hello"'*'"name":"second"'*'"nextCursor"'*) ;;
+    *) echo "tools/list is not a page of 2 with a cursor: $page" >&2; exit 1 ;;
+  esac
+  case "$page" in *'"name":"third"'*) echo "the page holds 3 tools: the project's EMCP_PAGE_SIZE did not reach the core" >&2; exit 1 ;; esac
+  printf '%s\n' "$out" | grep -q '"id":3,"result":{"content":\[{"type":"text","text":"Hello from the test!"}\]}' ||
+    { echo "no answer to the tool call: $out" >&2; exit 1; }
+  echo "consumer ($mode): pages of 2, tool call answered"
+}
+
 if [ -n "${EMCP_PACKAGE_BOARD:-}" ]; then
   [ "$mode" = find_package ] || { echo "a board project is tested with find_package only" >&2; exit 2; }
   cmake -S "$root/tests/package/board_consumer" -B "$work/consumer" -G Ninja "$how" -DCMAKE_BUILD_TYPE=MinSizeRel \
@@ -38,32 +60,12 @@ if [ -n "${EMCP_PACKAGE_BOARD:-}" ]; then
     -DEMCP_BOARD="$EMCP_PACKAGE_BOARD" >/dev/null
   cmake --build "$work/consumer" >/dev/null
   echo "consumer firmware for $EMCP_PACKAGE_BOARD built against the installed package"
-  if [ -n "$node" ]; then
-    cd "$root/tests/mcp"
-    EMCP_TRANSPORT=qemu EMCP_FIRMWARE="$work/consumer/consumer.elf" \
-      "$node" --test --test-reporter=spec package_consumer.test.mjs
-  fi
-  exit 0
+  export EMCP_TRANSPORT=qemu EMCP_FIRMWARE="$work/consumer/consumer.elf"
+else
+  check_host_consumer
+  export EMCP_CONSUMER="$work/consumer/consumer"
 fi
-cmake -S "$root/tests/package/consumer" -B "$work/consumer" -G Ninja "$how" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$work/consumer" >/dev/null
-server="$work/consumer/consumer"
-out=$(printf '%s\n' \
-  '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \
-  '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
-  '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' \
-  '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"hello","arguments":{"name":"the test"}}}' \
-  | "$server")
-page=$(printf '%s\n' "$out" | grep '"id":2,')
-case "$page" in
-  *'"name":"hello"'*'"name":"second"'*'"nextCursor"'*) ;;
-  *) echo "tools/list is not a page of 2 with a cursor: $page" >&2; exit 1 ;;
-esac
-case "$page" in *'"name":"third"'*) echo "the page holds 3 tools: the project's EMCP_PAGE_SIZE did not reach the core" >&2; exit 1 ;; esac
-printf '%s\n' "$out" | grep -q '"id":3,"result":{"content":\[{"type":"text","text":"Hello from the test!"}\]}' ||
-  { echo "no answer to the tool call: $out" >&2; exit 1; }
-echo "consumer ($mode): pages of 2, tool call answered"
 if [ -n "$node" ]; then
   cd "$root/tests/mcp"
-  EMCP_CONSUMER="$server" "$node" --test --test-reporter=spec package_consumer.test.mjs
+  "$node" --test --test-reporter=spec package_consumer.test.mjs
 fi
