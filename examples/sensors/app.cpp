@@ -16,6 +16,15 @@
 #ifndef EMCP_SENSORS_NETWORK
 #define EMCP_SENSORS_NETWORK 0
 #endif
+// EMCP_SENSORS_HTTP_STATS (default: on Linux and in network images): the "http" object of
+// device_stats (the engine's counters), which the program fills in while it serves HTTP.
+#ifndef EMCP_SENSORS_HTTP_STATS
+#if defined(__linux__) || EMCP_SENSORS_NETWORK
+#define EMCP_SENSORS_HTTP_STATS 1
+#else
+#define EMCP_SENSORS_HTTP_STATS 0
+#endif
+#endif
 #ifndef EMCP_SENSORS_CLIENT_TOOLS
 #define EMCP_SENSORS_CLIENT_TOOLS 1
 #endif
@@ -366,6 +375,29 @@ void echo(ToolCall& call) { call.text(call.str("text")); }
 // device_stats: memory and traffic figures of the running server (soak tests watch them).
 void (*g_stats_source)(PlatformStats*) = nullptr;
 
+#if EMCP_SENSORS_HTTP_STATS
+// The HTTP engine's slots and counters (emcp::transport::HttpStats, in its order after the
+// four slot figures; docs/http.md says what each counts).
+constexpr Param kHttpStats[] = {
+    Param::integer("connections_in_use").required(),
+    Param::integer("connections").required(),
+    Param::integer("sessions_in_use").required(),
+    Param::integer("sessions").required(),
+    Param::integer("refused_busy", "New connections refused: no slot could be reclaimed (503)").required(),
+    Param::integer("reclaimed_slow", "Slow heads or stalled bodies that gave their slot (408)").required(),
+    Param::integer("reclaimed_idle", "Idle keep-alive connections that gave their slot").required(),
+    Param::integer("displaced", "Connections of a peer over its share that gave their slot").required(),
+    Param::integer("timeout_head").required(),
+    Param::integer("timeout_body").required(),
+    Param::integer("timeout_idle").required(),
+    Param::integer("timeout_send").required(),
+    Param::integer("session_refused_rate", "New sessions refused: the peer opened them too fast (429)").required(),
+    Param::integer("session_refused_full", "New sessions refused: no session slot could be freed (503)").required(),
+    Param::integer("session_evicted").required(),
+    Param::integer("session_expired").required(),
+};
+#endif
+
 struct StatsNow {
   PlatformStats st;
   uint64_t uptime_ms;
@@ -392,6 +424,24 @@ void write_stats(emcp::json::Writer& w, const void* ctx) {
     st.write_network(w);
     w.end_object();
   }
+#if EMCP_SENSORS_HTTP_STATS
+  if (st.http != nullptr) {
+    const PlatformStats::Http& h = *st.http;
+    const emcp::transport::HttpStats& c = h.stats;
+    w.key("http");
+    w.begin_object();
+    w.member_int("connections_in_use", static_cast<int64_t>(h.connections_in_use));
+    w.member_int("connections", static_cast<int64_t>(h.connections));
+    w.member_int("sessions_in_use", static_cast<int64_t>(h.sessions_in_use));
+    w.member_int("sessions", static_cast<int64_t>(h.sessions));
+    const uint32_t counters[] = {c.refused_busy,         c.reclaimed_slow,       c.reclaimed_idle,  c.displaced,
+                                 c.timeout_head,         c.timeout_body,         c.timeout_idle,    c.timeout_send,
+                                 c.session_refused_rate, c.session_refused_full, c.session_evicted, c.session_expired};
+    for (size_t i = 0; i < sizeof counters / sizeof counters[0]; ++i)
+      w.member_int(kHttpStats[4 + i].name, counters[i]);
+    w.end_object();
+  }
+#endif
   w.end_object();
 }
 
@@ -450,6 +500,9 @@ constexpr Param kStatsOutput[] = {
     Param::integer("notifications_dropped").required(),
 #if EMCP_SENSORS_NETWORK
     Param::object("network", kNetworkStats, "HTTP over the board's network (network images only)"),
+#endif
+#if EMCP_SENSORS_HTTP_STATS
+    Param::object("http", kHttpStats, "The HTTP engine's slots, refusals, reclaims, timeouts and evictions (over HTTP only)"),
 #endif
 };
 

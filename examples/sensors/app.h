@@ -8,6 +8,7 @@
 
 #include "emcp/json/writer.h"
 #include "emcp/mcp/server.h"
+#include "emcp/transport/http_server.h"
 
 namespace app {
 
@@ -48,6 +49,14 @@ struct PlatformStats {
   /// kNetworkStats in app.cpp declares them), from what the stats source read when it was
   /// called (the object is written twice and must not change); nullptr: no network.
   void (*write_network)(emcp::json::Writer& w) = nullptr;
+  /// The HTTP engine's slots and what it refused, reclaimed, timed out and evicted
+  /// (docs/http.md, "Under attack"), written as device_stats' "http" object; nullptr: not
+  /// served over HTTP.
+  struct Http {
+    uint64_t connections_in_use = 0, connections = 0, sessions_in_use = 0, sessions = 0;
+    emcp::transport::HttpStats stats;
+  };
+  const Http* http = nullptr;
 };
 void set_stats_source(void (*fn)(PlatformStats* out));
 

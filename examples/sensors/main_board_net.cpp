@@ -130,6 +130,7 @@ struct NetFigures {
   int64_t heap_used, heap_max, heap_size, rx_dropped;
 };
 NetFigures g_net;
+app::PlatformStats::Http g_http_figures;
 
 void read_network() {
   const emcp::lwip::LwipHttpStats& ls = g_listener.stats();
@@ -202,6 +203,9 @@ void board_stats(app::PlatformStats* out) {
   out->input_dropped = board::uart_dropped();
   read_network();
   out->write_network = &write_network;
+  g_http_figures = app::PlatformStats::Http{g_http.connections_in_use(), kConnections, g_http.sessions_in_use(), kSessions,
+                                            g_http.stats()};
+  out->http = &g_http_figures;
 }
 
 }  // namespace

@@ -22,12 +22,14 @@ namespace {
 
 void usage() {
   serve::say({"usage: emcp-sensors [--simulate] [--page-size N] [--http PORT [--ws] [--bind ADDR] [--allow-host NAME]...\n"
-              "                    [--timeout-ms N] [--tls-cert FILE --tls-key FILE]]\n"
+              "                    [--timeout-ms N] [--keepalive-ms N] [--tls-cert FILE --tls-key FILE]]\n"
               "  MCP server over stdio (one JSON-RPC message per line), or over HTTP with --http.\n"
               "  --simulate         use the deterministic sensor model instead of /sys and /proc\n"
               "  --page-size N      entries per page of tools/list, resources/list, ... (default 16)\n",
               serve::kHttpUsage});
 }
+
+app::PlatformStats::Http g_http_figures;  // read once per device_stats call
 
 void linux_stats(app::PlatformStats* out) {
   const serve::Figures f = serve::figures();
@@ -35,6 +37,10 @@ void linux_stats(app::PlatformStats* out) {
   out->messages = f.messages;
   out->arena_high_water = f.arena_high_water;
   out->arena_size = f.arena_size;
+  if (f.http != nullptr) {
+    g_http_figures = app::PlatformStats::Http{f.connections_in_use, f.connections, f.sessions_in_use, f.sessions, *f.http};
+    out->http = &g_http_figures;
+  }
 }
 
 }  // namespace

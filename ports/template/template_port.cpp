@@ -98,7 +98,7 @@ void Net::close(void* ctx, uint16_t conn) {
 
 void Net::run_once() {
   if (!http_.valid()) return;
-  // PORT: for each connection the stack accepted: int c = http_.open(); when c < 0, send
+  // PORT: for each connection the stack accepted: int c = http_.open(peer address); when c < 0, send
   //   http_.refusal() and close it.
   // PORT: for each open connection, in this order:
   //   failed or reset          -> http_.closed(c), free the slot;

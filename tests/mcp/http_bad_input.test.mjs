@@ -230,16 +230,44 @@ test("more connections than slots: the extra ones get 503, the rest keep working
   await stillServing();
 });
 
-test("slots all taken by idle connections: the longest idle one makes room", async () => {
+test("slots all taken by keep-alive connections idle between requests: the longest idle one makes room", async () => {
   const idle = [];
-  for (let i = 0; i < SLOTS; ++i) idle.push(await connectRaw(port));
-  await new Promise((r) => setTimeout(r, 150));
-  const r = await once(port, post(INIT));
-  assert.equal(r.status, 200, "the newcomer is served");
-  await idle[0].until(({ closed }) => closed, 3000);  // the first opened was idle the longest
-  assert.ok(idle.slice(1).every((c) => !c.closed), "only one was closed");
-  for (const c of idle) c.end();
-  await new Promise((r_) => setTimeout(r_, 150));
+  try {
+    for (let i = 0; i < SLOTS; ++i) {
+      const c = await connectRaw(port);
+      await c.write(request("GET", "/nope"));
+      assert.equal((await c.responses(1))[0].status, 404);
+      idle.push(c);
+    }
+    const r = await once(port, post(INIT));
+    assert.equal(r.status, 200, "the newcomer is served at once");
+    await idle[0].until(({ closed }) => closed, 3000);  // the first was idle the longest
+    assert.ok(idle.slice(1).every((c) => !c.closed), "only one was closed");
+  } finally {
+    for (const c of idle) c.end();
+    await new Promise((r_) => setTimeout(r_, 150));
+  }
+});
+
+test("slots all taken by silent connections: 503 within the reclaim grace, then the oldest gives way", async () => {
+  // docs/http.md, "Under attack": a connection that has not sent its head yet keeps its slot
+  // for reclaim_grace_ms (1 s) after its accept; then it is slow, and gives way with 408.
+  const silent = [];
+  try {
+    for (let i = 0; i < SLOTS; ++i) silent.push(await connectRaw(port));
+    await new Promise((r) => setTimeout(r, 100));
+    const early = await once(port, post(INIT));
+    assert.equal(early.status, 503, "every slot is younger than the grace");
+    assert.equal(early.headers["retry-after"], "1");
+    await new Promise((r) => setTimeout(r, 1100));
+    const r = await once(port, post(INIT));
+    assert.equal(r.status, 200, "the newcomer is served once the silent ones are beyond the grace");
+    await silent[0].until(({ closed }) => closed, 3000);
+    assert.match(silent[0].buffer.toString(), /^HTTP\/1\.1 408 /, "the oldest silent one was told why");
+  } finally {
+    for (const c of silent) c.end();
+    await new Promise((r_) => setTimeout(r_, 150));
+  }
 });
 
 // ---- MCP 2026-07-28 (stateless) ----------------------------------------------------------------

@@ -167,7 +167,7 @@ struct Event {
 };
 
 // Splits an event stream (HTML "text/event-stream") into events; comments are skipped.
-std::vector<Event> events(const std::string& stream) {
+[[maybe_unused]] std::vector<Event> events(const std::string& stream) {
   std::vector<Event> out;
   Event cur;
   bool any = false;
@@ -279,10 +279,11 @@ class HttpEngine : public ::testing::Test {
   // The calls into the server and the engine, each inside a NoHeapScope (their string
   // arguments are built before it opens).
 
-  // A new connection; what the fake port kept of an earlier one in the slot is forgotten.
-  int open_conn() {
+  // A new connection (from `peer`; none: not known); what the fake port kept of an earlier one
+  // in the slot is forgotten.
+  int open_conn(const emcp::transport::PeerAddress& peer = emcp::transport::PeerAddress()) {
     emcp_test::NoHeapScope no_heap;
-    const int c = http_.open();
+    const int c = http_.open(peer);
     if (c >= 0) {
       port_.out[static_cast<uint16_t>(c)].clear();
       port_.closed[static_cast<uint16_t>(c)] = false;
@@ -359,9 +360,10 @@ class HttpEngine : public ::testing::Test {
     return rs;
   }
 
-  // A session at `version`, initialized; returns its id.
-  std::string session(const char* version = "2025-11-25") {
-    const int c = open_conn();
+  // A session at `version`, initialized (from `peer`); returns its id.
+  std::string session(const char* version = "2025-11-25",
+                      const emcp::transport::PeerAddress& peer = emcp::transport::PeerAddress()) {
+    const int c = open_conn(peer);
     feed(c, post(init_body(version)));
     auto rs = responses(c);
     EXPECT_EQ(rs.size(), 1u);

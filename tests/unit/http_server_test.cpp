@@ -160,23 +160,27 @@ TEST_F(HttpEngine, SlotsFullAndTimeouts) {
   for (int& x : c) x = open_conn();
   feed(c[0], "POST /mcp HTTP/1.1\r\nHost: localhost\r\n");  // head never finishes
   feed(c[1], post(init_body()).substr(0, 200));             // body stalls
-  // Every slot taken, but c[2] and c[3] idle: the longest idle makes room.
+  // c[2] sends nothing; c[3] had its answer: idle between requests.
   g_now += 10;
-  feed(c[3], "GET /nope HTTP/1.1\r\nHost: localhost\r\n\r\n");  // answered: idle again, more recently
+  feed(c[3], "GET /nope HTTP/1.1\r\nHost: localhost\r\n\r\n");
   EXPECT_EQ(responses(c[3])[0].status, 404);
   const int d = open_conn();
-  EXPECT_EQ(d, c[2]) << "the longest idle keep-alive connection gave its slot";
-  c[2] = d;
-  feed(c[2], "POST /mcp HTTP/1.1\r\n");  // busy now
-  feed(c[3], "POST /mcp HTTP/1.1\r\n");
-  EXPECT_EQ(open_conn(), -1) << "no idle connection to close: refused";
+  EXPECT_EQ(d, c[3]) << "the idle keep-alive connection gave its slot; the young ones keep theirs";
+  EXPECT_EQ(http_.stats().reclaimed_idle, 1u);
+  c[3] = d;
+  EXPECT_EQ(open_conn(), -1) << "every other one is younger than reclaim_grace_ms: refused";
+  EXPECT_EQ(http_.stats().refused_busy, 1u);
+  g_now += options_.reclaim_grace_ms;
+  const int e = open_conn();
+  EXPECT_EQ(e, c[0]) << "the head arriving longest, beyond the grace, gave its slot";
+  EXPECT_EQ(http_.stats().reclaimed_slow, 1u);
   g_now += 11000;
   poll();
-  EXPECT_EQ(responses(c[0])[0].status, 408);
   EXPECT_EQ(responses(c[1])[0].status, 408);
-  EXPECT_TRUE(port_.closed[static_cast<uint16_t>(c[0])]);
-  g_now += 61000;
-  poll();  // idle keep-alive connections end
+  EXPECT_EQ(responses(c[2])[0].status, 408) << "silent since the accept";
+  EXPECT_TRUE(port_.closed[static_cast<uint16_t>(c[1])]);
+  EXPECT_EQ(http_.stats().timeout_body, 1u);
+  EXPECT_EQ(http_.stats().timeout_head, 3u) << "c[2], and c[3] and e, which sent nothing either";
   EXPECT_EQ(connections_in_use(), 0u);
 }
 

@@ -43,8 +43,8 @@ HttpConnection::HttpConnection(json::Reader& reader, Arena& arena, char* out, si
 }
 
 HttpServer::HttpServer(mcp::Server& server, const HttpOptions& options, const HttpPort& port,
-                       Span<HttpConnection> connections, Span<HttpSession> sessions)
-    : server_(server), options_(options), port_(port), conns_(connections), sessions_(sessions) {
+                       Span<HttpConnection> connections, Span<HttpSession> sessions, Span<PeerRate> peers)
+    : server_(server), options_(options), port_(port), conns_(connections), sessions_(sessions), peers_(peers) {
   EMCP_ASSERT(connections.size() < 0x7FFF && sessions.size() < 0x7FFF);
   // Session ids come from the platform's random source (emcp/platform.h); the port must write.
   EMCP_ASSERT(server.platform().random != nullptr && port.write != nullptr);
@@ -72,7 +72,7 @@ StrView HttpServer::busy_response() {
 
 namespace {
 const ConnectionHandler::Ops kEngineOps = {
-    [](void* ctx) { return static_cast<HttpServer*>(ctx)->open(); },
+    [](void* ctx, const PeerAddress& peer) { return static_cast<HttpServer*>(ctx)->open(peer); },
     [](void* ctx, uint16_t conn, const void* data, size_t n) {
       return static_cast<HttpServer*>(ctx)->receive(conn, data, n);
     },
@@ -110,19 +110,15 @@ size_t HttpServer::arena_high_water() const {
 
 // ---- Connections --------------------------------------------------------------------------------
 
-int HttpServer::open() {
-  // Every slot busy: the keep-alive connection idle the longest makes room (no request of its
-  // is in flight; its client opens a new one when it needs it). Only when none is idle is the
-  // newcomer refused (busy_response()).
+int HttpServer::open(const PeerAddress& peer) {
+  // Every slot busy: a slow, idle or over-share connection makes room (http_fair.cpp); only
+  // when none may is the newcomer refused (busy_response()).
   bool any_free = false;
-  Conn* idlest = nullptr;
-  for (Conn& c : conns_) {
-    any_free = any_free || c.phase_ == Phase::kFree;
-    if (c.phase_ == Phase::kIdle && c.pend_len_ == 0 && (idlest == nullptr || c.last_ms_ < idlest->last_ms_)) idlest = &c;
-  }
-  if (!any_free && idlest != nullptr) {
-    log("http: all connections busy; closing the longest idle one");
-    drop(*idlest, true);
+  for (const Conn& c : conns_) any_free = any_free || c.phase_ == Phase::kFree;
+  if (!any_free && !make_room(peer, server_.now())) {
+    ++stats_.refused_busy;
+    log("http: all connections busy and none may give way: 503");
+    return -1;
   }
   for (Conn& c : conns_) {
     if (c.phase_ != Phase::kFree) continue;
@@ -134,7 +130,7 @@ int HttpServer::open() {
     c.route_ = Route::kNone;
     c.body_ = Body::kNone;
     c.head_sent_ = c.head_pending_ = c.feeding_ = c.handling_ = c.dead_ = c.sse_ = c.tee_ = c.ended_ = false;
-    c.force_sse_ = c.defer_ = c.replaying_ = false;
+    c.force_sse_ = c.defer_ = c.replaying_ = c.cors_ = c.preflight_ = false;
     c.pend_off_ = c.pend_len_ = 0;
     c.input_hash_ = 0;
     c.ws_first_ = true;
@@ -143,7 +139,9 @@ int HttpServer::open() {
     c.session_ = -1;
     c.stream_ = -1;
     c.status_ = 200;
-    c.last_ms_ = c.started_ms_ = server_.now();
+    c.last_ms_ = c.started_ms_ = c.opened_ms_ = server_.now();
+    c.fresh_ = true;
+    c.peer_ = peer;
     return c.index_;
   }
   return -1;
@@ -239,8 +237,6 @@ void HttpServer::log(const char* text) const {
 // output waits for them (drain_pending) and nothing overwrites them. writable() and poll()
 // move them on. Bytes in the middle of a message (the sink is full and the handler still
 // writes) cannot wait there: the engine waits for the window instead, at most send_timeout_ms.
-
-// Offers out_[pend_off_, +pend_len_) to the port; with `wait`, until all is taken (or the
 
 // Offers out_[pend_off_, +pend_len_) to the port; with `wait`, until all is taken (or the
 // connection failed or timed out: then it is dead). True when nothing is pending any more.
@@ -570,7 +566,8 @@ size_t HttpServer::receive(uint16_t conn, const void* data, size_t n) {
     if (c.phase_ == Phase::kIdle) {
       if (left == 0) break;
       c.phase_ = Phase::kRequest;
-      c.started_ms_ = c.last_ms_;
+      c.started_ms_ = c.fresh_ ? c.opened_ms_ : c.last_ms_;  // the first head: from the accept
+      c.fresh_ = false;
     }
     size_t used = 0;
     const http::RequestParser::Event e = c.parser_.push(p, left, &used);
@@ -786,6 +783,14 @@ bool HttpServer::permitted(Conn& c, const jsonrpc::Decoded& d) {
 
 // ---- Time ---------------------------------------------------------------------------------------
 
+// 408 and close: a request (or the first one) that did not arrive in time.
+void HttpServer::time_out(Conn& c, const char* text) {
+  c.keep_alive_ = false;
+  c.session_ = -1;
+  c.extra_header_ = nullptr;
+  answer(c, 408, text);
+}
+
 void HttpServer::poll() {
   server_.poll();
   const uint64_t now = server_.now();
@@ -797,6 +802,7 @@ void HttpServer::poll() {
       (void)drain_pending(c, false);
       if (c.pend_len_ != 0 && now - c.last_ms_ > options_.send_timeout_ms) {
         log("http: connection dropped: its peer stopped reading (send_timeout_ms)");
+        ++stats_.timeout_send;
         c.dead_ = true;
       }
       if (!c.dead_ && c.pend_len_ != 0) continue;
@@ -815,13 +821,20 @@ void HttpServer::poll() {
       const bool slow_head = !in_body && now - c.started_ms_ > options_.head_timeout_ms;
       const bool slow_body = in_body && now - c.last_ms_ > options_.body_timeout_ms;
       if (slow_head || slow_body) {
-        c.keep_alive_ = false;
-        c.session_ = -1;
-        c.extra_header_ = nullptr;
-        answer(c, 408, slow_head ? "Request Timeout: request head too slow" : "Request Timeout: body too slow");
+        ++(slow_head ? stats_.timeout_head : stats_.timeout_body);
+        time_out(c, slow_head ? "Request Timeout: request head too slow" : "Request Timeout: body too slow");
+      }
+    } else if (c.phase_ == Phase::kIdle && c.fresh_) {
+      // Nothing yet since the accept: the first head's deadline runs from there.
+      if (now - c.opened_ms_ > options_.head_timeout_ms) {
+        ++stats_.timeout_head;
+        time_out(c, "Request Timeout: no request");
       }
     } else if (c.phase_ == Phase::kIdle) {
-      if (now - c.last_ms_ > options_.keepalive_ms) drop(c, true);
+      if (now - c.last_ms_ > options_.keepalive_ms) {
+        ++stats_.timeout_idle;
+        drop(c, true);
+      }
     } else if (options_.heartbeat_ms != 0 && now - c.last_ms_ > options_.heartbeat_ms) {
       if (c.phase_ == Phase::kWebSocket) {
         const char ping[2] = {static_cast<char>(0x89), 0};

@@ -28,7 +28,7 @@ bool HttpServer::session_gone(const Conn& c) const {
   return s.kind_ == HttpSession::Kind::kFree || s.generation_ != c.session_gen_;
 }
 
-HttpSession* HttpServer::new_session(HttpSession::Kind kind) {
+HttpSession* HttpServer::new_session(HttpSession::Kind kind, const PeerAddress& peer, bool* rate_limited) {
   HttpSession* slot = nullptr;
   for (HttpSession& s : sessions_)
     if (s.kind_ == HttpSession::Kind::kFree) {
@@ -36,18 +36,11 @@ HttpSession* HttpServer::new_session(HttpSession::Kind kind) {
       break;
     }
   if (slot == nullptr) {
-    // Evict the least recently used Streamable HTTP session that has no live connection:
-    // a client that went away without DELETE (it gets 404 and initializes again).
-    for (HttpSession& s : sessions_) {
-      if (s.kind_ != HttpSession::Kind::kStreamable) continue;
-      bool live = false;
-      for (const HttpSession::Stream& S : s.streams_) live = live || (S.used && S.conn >= 0);
-      // A request of the session still arriving (or being handled) counts as live too.
-      for (const Conn& c : conns_) live = live || (c.phase_ != Phase::kFree && c.session_ == static_cast<int16_t>(s.index_));
-      if (live) continue;
-      if (slot == nullptr || s.last_ms_ < slot->last_ms_) slot = &s;
-    }
+    // A session that may give way (http_fair.cpp): its client gets 404 and initializes again.
+    slot = evictable_session(peer, server_.now(), rate_limited);
     if (slot == nullptr) return nullptr;
+    ++stats_.session_evicted;
+    log("http: all sessions taken; the least recently used one that may give way ends");
     free_session(*slot);
   }
   uint8_t raw[16];
@@ -59,6 +52,7 @@ HttpSession* HttpServer::new_session(HttpSession::Kind kind) {
   slot->id_len_ = 32;
   slot->id_[32] = '\0';
   slot->kind_ = kind;
+  slot->peer_ = peer;
   ++slot->generation_;
   slot->last_ms_ = server_.now();
   slot->next_stream_ = 0;
@@ -70,11 +64,19 @@ HttpSession* HttpServer::new_session(HttpSession::Kind kind) {
   return slot;
 }
 
-// A new session for connection c (503 when there is no slot). Legacy and WebSocket sessions
-// live on c: their only stream is c.
+// A new session for connection c (503 when there is no slot it may take, 429 when only another
+// peer's is left and its peer's bucket is empty). Legacy and WebSocket sessions live on c: their only stream is c.
 HttpSession* HttpServer::open_session(Conn& c, HttpSession::Kind kind) {
-  HttpSession* s = new_session(kind);
+  bool rate_limited = false;
+  HttpSession* s = new_session(kind, c.peer_, &rate_limited);
+  if (s == nullptr && rate_limited) {
+    ++stats_.session_refused_rate;
+    c.extra_header_ = "Retry-After: 1\r\n";
+    answer(c, 429, "Too Many Requests: this address takes other clients' sessions too fast");
+    return nullptr;
+  }
   if (s == nullptr) {
+    ++stats_.session_refused_full;
     c.extra_header_ = "Retry-After: 5\r\n";
     answer(c, 503, "Service Unavailable: no free session slot");
     return nullptr;

@@ -417,7 +417,10 @@ void HttpServer::poll_sessions(uint64_t now) {
       }
       if (S.awaiting == 0) finish_stream(s, i);
     }
-    if (!live && now - s.last_ms_ > options_.session_idle_ms) free_session(s);
+    if (!live && now - s.last_ms_ > options_.session_idle_ms) {
+      ++stats_.session_expired;
+      free_session(s);
+    }
   }
 }
 

@@ -1,5 +1,7 @@
 #include "emcp/lwip/http_listener.h"
 
+#include <string.h>
+
 #include "lwip/altcp.h"
 #include "lwip/altcp_tcp.h"
 #include "lwip/err.h"
@@ -94,6 +96,24 @@ void close_listener(altcp_pcb* listener) {
   }
 #endif
   (void)altcp_close(listener);
+}
+
+// The peer's address as the engine compares them (IPv4 as ::ffff:a.b.c.d); all zero when lwIP
+// has none for it. A getter of the pcb's fields, called from the loop.
+transport::PeerAddress peer_of(altcp_pcb* pcb) {
+  const ip_addr_t* ip = altcp_get_ip(pcb, 0);
+  if (ip == nullptr) return transport::PeerAddress();
+#if LWIP_IPV6
+  if (IP_IS_V6(ip)) return transport::PeerAddress::ipv6(reinterpret_cast<const uint8_t*>(ip_2_ip6(ip)->addr));
+#endif
+#if LWIP_IPV4
+  const u32_t a = ip4_addr_get_u32(ip_2_ip4(ip));  // network byte order in memory
+  uint8_t b[4];
+  memcpy(b, &a, sizeof b);
+  return transport::PeerAddress::ipv4(b);
+#else
+  return transport::PeerAddress();
+#endif
 }
 
 // Can `pcb` take more output now: room in its send buffer and in its segment queue.
@@ -277,7 +297,7 @@ void LwipHttpListener::open_accepted(LwipConn& s) {
     release(s, false);
     return;
   }
-  const int conn = server_.open();
+  const int conn = server_.open(peer_of(s.pcb));
   bool taken = false;
   for (const LwipConn& o : slots_) taken = taken || (o.state == LwipConn::State::kOpen && o.conn == conn);
   if (conn < 0 || taken) {

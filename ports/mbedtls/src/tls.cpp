@@ -195,7 +195,7 @@ transport::HttpPort TlsLayer::port_interface() {
 }
 
 const transport::ConnectionHandler::Ops TlsLayer::kOps = {
-    [](void* ctx) { return static_cast<TlsLayer*>(ctx)->open(); },
+    [](void* ctx, const transport::PeerAddress& peer) { return static_cast<TlsLayer*>(ctx)->open(peer); },
     [](void* ctx, uint16_t conn, const void* data, size_t n) {
       return static_cast<TlsLayer*>(ctx)->receive(conn, data, n);
     },
@@ -228,9 +228,9 @@ void TlsLayer::release(TlsConn& t) {
 
 // ---- The listener's side (ConnectionHandler) ----
 
-int TlsLayer::open() {
+int TlsLayer::open(const transport::PeerAddress& peer) {
   if (!context_.ready()) return -1;
-  const int conn = inner_.open();
+  const int conn = inner_.open(peer);
   if (conn < 0) return -1;
   if (static_cast<size_t>(conn) >= conns_.size() || conns_[static_cast<size_t>(conn)].used) {
     inner_.closed(static_cast<uint16_t>(conn));

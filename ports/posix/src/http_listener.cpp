@@ -48,6 +48,17 @@ Status send_all(int fd, const char* data, size_t n, uint32_t timeout_ms) {
   return Status::kOk;
 }
 
+// The peer's address as the engine compares them (IPv4 as ::ffff:a.b.c.d).
+transport::PeerAddress peer_address(const sockaddr_storage& from) {
+  if (from.ss_family == AF_INET) {
+    const auto* v4 = reinterpret_cast<const sockaddr_in*>(&from);
+    return transport::PeerAddress::ipv4(reinterpret_cast<const uint8_t*>(&v4->sin_addr.s_addr));
+  }
+  if (from.ss_family == AF_INET6)
+    return transport::PeerAddress::ipv6(reinterpret_cast<const sockaddr_in6*>(&from)->sin6_addr.s6_addr);
+  return transport::PeerAddress();
+}
+
 }  // namespace
 
 HttpListener::HttpListener(Span<ListenerConn> slots, Span<struct pollfd> fds, Span<uint16_t> who)
@@ -197,11 +208,13 @@ void HttpListener::drop(uint16_t i) {
 
 void HttpListener::accept_all() {
   for (;;) {
-    const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    sockaddr_storage from{};
+    socklen_t from_len = sizeof from;
+    const int fd = ::accept4(listen_fd_, reinterpret_cast<sockaddr*>(&from), &from_len, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) return;  // EAGAIN (all taken) or an error of that one connection
     const int one = 1;
     (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    const int idx = server_.open();
+    const int idx = server_.open(peer_address(from));
     if (idx < 0 || static_cast<size_t>(idx) >= slots_.size() || slots_[static_cast<size_t>(idx)].fd >= 0) {
       if (idx >= 0) server_.closed(static_cast<uint16_t>(idx));
       const StrView busy = server_.refusal();

@@ -65,11 +65,12 @@ export function parseResponses(buf, { final = false } = {}) {
   return { responses, rest: buf.subarray(off) };
 }
 
-/// Opens a connection to 127.0.0.1:port. Returns helpers to write, wait for responses or for
-/// the close, and to end.
-export function connectRaw(port) {
+/// Opens a connection to 127.0.0.1:port (`options`: more of net.connect's, such as
+/// localAddress: another loopback address is another peer). Returns helpers to write, wait for
+/// responses or for the close, and to end.
+export function connectRaw(port, options = {}) {
   return new Promise((resolve, reject) => {
-    const sock = net.connect({ host: "127.0.0.1", port });
+    const sock = net.connect({ ...options, host: "127.0.0.1", port });
     let buf = Buffer.alloc(0);
     let closed = false;
     const waiters = new Set();

@@ -33,6 +33,10 @@ struct HttpService {
   emcp::transport::ConnectionHandler front;
   emcp::lwip::LwipHttpListener* listener = nullptr;
   emcp::transport::HttpOptions* options = nullptr;   ///< its allowed hosts are filled in here
+  /// Set as options->keepalive_ms: a board has few connection slots, so a connection idle
+  /// between requests gives its slot back sooner than the engine's 60 s default (0: leave the
+  /// options as they are).
+  uint32_t keepalive_ms = 5000;
   uint16_t port = 80;
   emcp::Span<const char* const> extra_hosts;         ///< more Host/Origin names to allow
 };

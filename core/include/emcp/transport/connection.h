@@ -31,11 +31,41 @@
 EMCP_NS_BEGIN
 namespace transport {
 
+/// The address of a connection's peer, as the port reports it on open(): 16 bytes, IPv6, with
+/// IPv4 as an IPv4-mapped address (::ffff:a.b.c.d), so both compare the same way. All zero: not
+/// known (the per-peer rules of the HTTP engine do not apply to it; docs/http.md).
+struct PeerAddress {
+  uint8_t bytes[16] = {};
+
+  static PeerAddress ipv4(const uint8_t a[4]) {
+    PeerAddress p;
+    p.bytes[10] = p.bytes[11] = 0xFF;
+    for (int i = 0; i < 4; ++i) p.bytes[12 + i] = a[i];
+    return p;
+  }
+  static PeerAddress ipv6(const uint8_t a[16]) {
+    PeerAddress p;
+    for (int i = 0; i < 16; ++i) p.bytes[i] = a[i];
+    return p;
+  }
+  bool known() const {
+    for (uint8_t b : bytes)
+      if (b != 0) return true;
+    return false;
+  }
+  bool operator==(const PeerAddress& o) const {
+    for (int i = 0; i < 16; ++i)
+      if (bytes[i] != o.bytes[i]) return false;
+    return true;
+  }
+  bool operator!=(const PeerAddress& o) const { return !(*this == o); }
+};
+
 class ConnectionHandler {
  public:
   /// The functions behind a handler; `ctx` is the object they serve.
   struct Ops {
-    int (*open)(void* ctx);
+    int (*open)(void* ctx, const PeerAddress& peer);
     size_t (*receive)(void* ctx, uint16_t conn, const void* data, size_t n);
     bool (*wants_input)(void* ctx, uint16_t conn);
     void (*writable)(void* ctx, uint16_t conn);
@@ -49,9 +79,9 @@ class ConnectionHandler {
   constexpr ConnectionHandler(const Ops* ops, void* ctx) : ops_(ops), ctx_(ctx) {}
   bool valid() const { return ops_ != nullptr; }
 
-  /// A new connection: its slot number (the listener's and the port's `conn` from now on), or
-  /// -1 when it cannot be served (send refusal() and close).
-  int open() const { return ops_->open(ctx_); }
+  /// A new connection from `peer`: its slot number (the listener's and the port's `conn` from
+  /// now on), or -1 when it cannot be served (send refusal() and close).
+  int open(const PeerAddress& peer = PeerAddress()) const { return ops_->open(ctx_, peer); }
   /// Bytes from connection `conn`; returns how many were consumed. Offer the rest again once
   /// wants_input() says so.
   size_t receive(uint16_t conn, const void* data, size_t n) const { return ops_->receive(ctx_, conn, data, n); }

@@ -34,11 +34,13 @@
 //   404  unknown path, unknown or ended session
 //   405  method not allowed on the path (with Allow)
 //   406  Accept without application/json and text/event-stream (POST) / text/event-stream (GET)
-//   408  request head or body too slow (HttpOptions timeouts)
+//   408  request head or body too slow (HttpOptions timeouts), or slow when a newcomer needed
+//        its slot (docs/http.md, "Under attack")
 //   409  a second GET stream for a session that has one
 //   411/413/414/431/501/505  see emcp/transport/http.h
 //   415  POST without Content-Type: application/json
-//   503  no free session slot (all sessions have live connections)
+//   429  a peer taking other peers' session slots faster than HttpOptions::session_burst allows
+//   503  no connection slot, or no session slot, that could be freed (with Retry-After)
 //
 // Content-Length vs chunked: an answer that fits the connection's output buffer goes out with
 // Content-Length; a longer one streams with chunked transfer coding. A second rendering pass to
@@ -122,15 +124,64 @@ struct HttpOptions {
   const auth::AuthHooks* auth = nullptr;  ///< ResourceServer::hooks()
   ws::Sha1Fn sha1 = nullptr;               ///< required for WebSocket (ports/mbedtls)
   uint32_t max_body = EMCP_MAX_MESSAGE_LEN;  ///< longest request body / WebSocket message
-  uint32_t head_timeout_ms = 10000;        ///< from a request's first byte to its last header
+  /// From a request's first byte to its last header; for a connection's first request, from
+  /// the accept (a connection that sends nothing is answered 408 and closed then).
+  uint32_t head_timeout_ms = 10000;
   uint32_t body_timeout_ms = 10000;        ///< longest pause inside a body
-  uint32_t keepalive_ms = 60000;           ///< idle keep-alive connection
+  uint32_t keepalive_ms = 60000;           ///< idle keep-alive connection (the boards: 5 s)
   /// Longest wait for a connection to take output: a handler's answer waiting for the window
   /// (HttpPort::wait_writable), or an answer left in the buffer that the peer does not read.
   uint32_t send_timeout_ms = 5000;
   uint32_t session_idle_ms = 30u * 60u * 1000u;  ///< session without connections or requests
+  // ---- Fairness when slots are short (docs/http.md, "Under attack")
+  /// When every connection slot is taken, a request head still arriving this long after it
+  /// began (or after the accept), or a body paused this long, gives its slot to a newcomer (408).
+  uint32_t reclaim_grace_ms = 1000;
+  /// A peer's share of the connection slots (0: half of them, rounded up): beyond it, its
+  /// connections give way to those of a peer below its share when no slot is free.
+  uint16_t max_conns_per_peer = 0;
+  /// A peer's share of the session slots (0: half of them, rounded up): beyond it, its sessions
+  /// may be evicted for other peers' new ones even while active or streaming.
+  uint16_t max_sessions_per_peer = 0;
+  /// New sessions that take another peer's (unused) session slot, per peer: this many at once
+  /// (0: half the session slots, rounded up), then one per session_refill_ms; beyond that, 429
+  /// with Retry-After. Taking a free slot, or one of the peer's own sessions, costs nothing.
+  uint16_t session_burst = 0;
+  uint32_t session_refill_ms = 1000;
+  /// A session with a request of its client this recent is not evicted for another peer's
+  /// new session (unless its peer is over its share).
+  uint32_t session_active_ms = 60000;
+  /// An open event stream or WebSocket keeps its session from eviction only while its client
+  /// sent a request within this long.
+  uint32_t stream_hold_ms = 60000;
   uint32_t heartbeat_ms = 15000;           ///< SSE comment on a quiet stream (0: none)
   uint32_t retry_ms = 2000;                ///< SSE `retry` field of the priming event
+};
+
+/// What the engine refused, reclaimed, timed out and evicted since construction (an operator
+/// sees an attack in them; docs/http.md, "Under attack", says what each counts).
+struct HttpStats {
+  uint32_t refused_busy = 0;          ///< new connection refused: no slot could be reclaimed (503)
+  uint32_t reclaimed_slow = 0;        ///< a slow head or stalled body gave its slot (408)
+  uint32_t reclaimed_idle = 0;        ///< an idle keep-alive connection gave its slot
+  uint32_t displaced = 0;             ///< a connection of a peer over its share gave its slot
+  uint32_t timeout_head = 0;          ///< 408: head not complete in head_timeout_ms
+  uint32_t timeout_body = 0;          ///< 408: body paused longer than body_timeout_ms
+  uint32_t timeout_idle = 0;          ///< keep-alive connection closed after keepalive_ms
+  uint32_t timeout_send = 0;          ///< peer stopped reading for send_timeout_ms
+  uint32_t session_refused_rate = 0;  ///< 429: the peer's new-session bucket was empty
+  uint32_t session_refused_full = 0;  ///< 503: no session slot could be freed
+  uint32_t session_evicted = 0;       ///< a session ended to make room for a new one
+  uint32_t session_expired = 0;       ///< a session ended after session_idle_ms
+};
+
+/// A peer's bucket for taking other peers' session slots (HttpOptions::session_burst);
+/// StaticHttpServer holds one per connection slot.
+struct PeerRate {
+  PeerAddress peer;           ///< all zero: the entry is unused
+  uint16_t tokens = 0;
+  uint64_t refilled_ms = 0;  ///< when the last token was added
+  uint64_t used_ms = 0;      ///< the last session asked for (the least recent entry is reused)
 };
 
 /// Connection slot: the HTTP parser and what decodes one request. Declare them through
@@ -199,6 +250,7 @@ class HttpConnection {
   bool modern_ = false;        // the request is of the 2026-07-28 era (served on rpc_)
   bool bad_version_ = false;   // its MCP-Protocol-Version names no revision known here
   bool msg_response_ = false;  // rpc_: the message being written is the request's answer
+  bool fresh_ = false;         // no request yet: the first head's deadline counts from the accept
   bool cors_ = false;          // the answer carries the CORS headers for the request's Origin
   bool preflight_ = false;     // ... of a preflight (OPTIONS)
   int8_t stream_ = -1;         // its stream slot in the session
@@ -208,8 +260,10 @@ class HttpConnection {
   const char* content_type_ = nullptr;
   const char* extra_header_ = nullptr;  // whole header lines for the response head
   const char* error_text_ = nullptr;    // kDiscard: the refusal to answer with
-  uint64_t started_ms_ = 0;    // the request's first byte
+  uint64_t started_ms_ = 0;    // the request's first byte (the first request's: the accept)
   uint64_t last_ms_ = 0;       // last input or output
+  uint64_t opened_ms_ = 0;     // the accept
+  PeerAddress peer_;           // who connected (all zero: not known)
   // A 2026-07-28 request is served without a session: on this connection's own mcp::Session,
   // whose channel is the request's response (HttpServer::rpc_open / rpc_close).
   static json::Sink* rpc_open(void* ctx, const mcp::OutMessage& m);
@@ -257,6 +311,7 @@ class HttpSession {
   uint32_t generation_ = 0;    // changes whenever the slot is taken or freed
   uint64_t last_ms_ = 0;
   uint32_t principal_ = 0;     // who opened it (HttpOptions::auth): only they may use it
+  PeerAddress peer_;           // the address it was opened from (shares and eviction)
   Stream streams_[EMCP_HTTP_STREAMS];
   // The message being written (between open and close).
   int8_t msg_stream_ = -1;
@@ -272,8 +327,9 @@ class HttpServer {
  public:
   /// `options` is read while serving (not copied): it must outlive the server, and may be
   /// filled in after construction, before the first open().
+  /// `peers`: the peers' buckets (HttpOptions::session_burst); empty: no per-peer rate.
   HttpServer(mcp::Server& server, const HttpOptions& options, const HttpPort& port,
-             Span<HttpConnection> connections, Span<HttpSession> sessions);
+             Span<HttpConnection> connections, Span<HttpSession> sessions, Span<PeerRate> peers = Span<PeerRate>());
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
@@ -283,10 +339,11 @@ class HttpServer {
   ConnectionHandler handler();
 
   // ---- The port's calls (through handler(), or directly)
-  /// A new connection: its slot number, or -1 when every slot is busy (send busy_response()
-  /// and close). When all are taken, the keep-alive connection idle the longest is closed to
-  /// make room (HttpPort::close is called for it from here).
-  int open();
+  /// A new connection from `peer` (all zero: not known): its slot number, or -1 when no slot
+  /// could be had (send busy_response() and close). When all are taken, a slow, idle or
+  /// over-share connection gives way first (docs/http.md, "Under attack"; HttpPort::close is
+  /// called for it from here).
+  int open(const PeerAddress& peer = PeerAddress());
   /// Bytes from connection `conn`. Returns how many were consumed: fewer than `n` when the
   /// connection cannot take a new request yet (an answer still streams); offer the rest again
   /// once wants_input() says so.
@@ -311,6 +368,8 @@ class HttpServer {
   size_t sessions_in_use() const;
   /// Largest arena use of any connection since construction.
   size_t arena_high_water() const;
+  /// Refusals, reclaims, timeouts and evictions since construction.
+  const HttpStats& stats() const { return stats_; }
   const HttpOptions& options() const { return options_; }
   mcp::Server& mcp() { return server_; }
 
@@ -343,6 +402,7 @@ class HttpServer {
   void leave_session(Conn& c);
   void log(const char* text) const;
   void close_when_out(Conn& c);
+  void time_out(Conn& c, const char* text);
   void on_head(Conn& c);
   void on_request_done(Conn& c);
   /// With HttpOptions::auth: true when the token grants every message of `d` its scopes;
@@ -357,7 +417,17 @@ class HttpServer {
   /// another principal is told it does not exist).
   HttpSession* session_by_id(StrView id, HttpSession::Kind kind, const Conn& c);
   bool session_gone(const Conn& c) const;
-  HttpSession* new_session(HttpSession::Kind kind);
+  HttpSession* new_session(HttpSession::Kind kind, const PeerAddress& peer, bool* rate_limited);
+  HttpSession* evictable_session(const PeerAddress& peer, uint64_t now, bool* rate_limited);
+  bool take_session_token(const PeerAddress& peer, uint64_t now);
+  // ---- Fair shares of the slots (http_fair.cpp)
+  /// Every connection slot is taken: frees the one that gives way to a newcomer from `peer`
+  /// (docs/http.md, "Under attack"). False when none may.
+  bool make_room(const PeerAddress& peer, uint64_t now);
+  size_t conns_of(const PeerAddress& peer) const;
+  size_t sessions_of(const PeerAddress& peer) const;
+  bool over_conn_share(const PeerAddress& peer) const;
+  bool over_session_share(const PeerAddress& peer) const;
   HttpSession* open_session(Conn& c, HttpSession::Kind kind);
   void free_session(HttpSession& s);
 
@@ -402,6 +472,8 @@ class HttpServer {
   HttpPort port_;
   Span<HttpConnection> conns_;
   Span<HttpSession> sessions_;
+  Span<PeerRate> peers_;
+  HttpStats stats_;
 };
 
 namespace detail {
@@ -414,6 +486,7 @@ struct HttpStorage {
   char replay[Sessions == 0 ? 1 : Sessions][ReplaySize == 0 || Sessions == 0 ? 1 : ReplaySize];
   alignas(HttpConnection) unsigned char conn_mem[Conns * sizeof(HttpConnection)];
   alignas(HttpSession) unsigned char session_mem[Sessions == 0 ? 1 : Sessions * sizeof(HttpSession)];
+  PeerRate peers[Sessions == 0 ? 1 : Conns];  // the new-session buckets (none without sessions)
 
   HttpConnection* conns() { return static_cast<HttpConnection*>(static_cast<void*>(conn_mem)); }
   HttpSession* sessions() { return static_cast<HttpSession*>(static_cast<void*>(session_mem)); }
@@ -445,7 +518,8 @@ class StaticHttpServer : private detail::HttpStorage<Conns, Sessions, ArenaSize,
   StaticHttpServer(mcp::Server& server, const HttpOptions& options, const HttpPort& port)
       : Storage(),
         HttpServer(server, options, port, Span<HttpConnection>(Storage::conns(), Conns),
-                   Span<HttpSession>(Storage::sessions(), Sessions)) {}
+                   Span<HttpSession>(Storage::sessions(), Sessions),
+                   Span<PeerRate>(Storage::peers, Sessions == 0 ? 0 : Conns)) {}
 };
 
 }  // namespace transport

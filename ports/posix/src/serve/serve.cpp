@@ -70,8 +70,9 @@ const char kHttpUsage[] =
     "  --ws               also serve WebSocket on /ws (subprotocol mcp)\n"
     "  --bind ADDR        address to listen on (default 127.0.0.1; IPv6 literals work)\n"
     "  --allow-host NAME  a Host/Origin name to accept besides localhost (repeatable, * for any)\n"
-    "  --timeout-ms N     longest wait for a request's head, between body bytes, and for a TLS\n"
-    "                     handshake (default 10000)\n"
+    "  --timeout-ms N     longest wait for a request's head (the first one: from the accept),\n"
+    "                     between body bytes, and for a TLS handshake (default 10000)\n"
+    "  --keepalive-ms N   close a connection idle between requests after N ms (default 60000)\n"
     "  --tls-cert FILE    HTTPS and WSS: the server's certificate chain (PEM) ...\n"
     "  --tls-key FILE     ... and its private key (PEM)\n"
     "  --auth-token TOKEN require a bearer token; this one grants every scope (repeatable)\n"
@@ -100,7 +101,7 @@ int parse_http_option(int argc, char** argv, int* i, HttpConfig* config) {
     config->websocket = true;
     return 1;
   }
-  static const char* const kWithValue[] = {"--http",     "--bind",       "--allow-host", "--timeout-ms",
+  static const char* const kWithValue[] = {"--http",     "--bind",       "--allow-host", "--timeout-ms", "--keepalive-ms",
                                            "--tls-cert", "--tls-key",    "--auth-token", "--jwt-key",
                                            "--jwt-secret", "--issuer",   "--audience"};
   bool known = false;
@@ -117,11 +118,11 @@ int parse_http_option(int argc, char** argv, int* i, HttpConfig* config) {
     if (g_allowed_count == sizeof g_allowed / sizeof g_allowed[0]) return needs("to be given at most 8 times");
     g_allowed[g_allowed_count++] = value;
     config->allowed_hosts = emcp::Span<const char* const>(g_allowed, g_allowed_count);
-  } else if (strcmp(arg, "--timeout-ms") == 0) {
+  } else if (strcmp(arg, "--timeout-ms") == 0 || strcmp(arg, "--keepalive-ms") == 0) {
     char* end = nullptr;
     const long n = strtol(value, &end, 10);
     if (end == value || *end != '\0' || n < 100 || n > 600000) return needs("a number of milliseconds 100..600000");
-    config->timeout_ms = static_cast<uint32_t>(n);
+    (strcmp(arg, "--timeout-ms") == 0 ? config->timeout_ms : config->keepalive_ms) = static_cast<uint32_t>(n);
   } else if (strcmp(arg, "--tls-cert") == 0) {
     config->tls_cert = value;
   } else if (strcmp(arg, "--tls-key") == 0) {
@@ -144,10 +145,10 @@ int parse_http_option(int argc, char** argv, int* i, HttpConfig* config) {
 }
 
 bool check_http_options(const HttpConfig& config) {
-  const bool any = config.websocket || config.allowed_hosts.size() != 0 || config.timeout_ms != 0 ||
+  const bool any = config.websocket || config.allowed_hosts.size() != 0 || config.timeout_ms != 0 || config.keepalive_ms != 0 ||
                    config.tls_cert != nullptr || config.tls_key != nullptr || strcmp(config.address, "127.0.0.1") != 0;
   if (!config.enabled && any) {
-    say({config.program, ": --ws, --bind, --allow-host, --timeout-ms, --tls-cert and --tls-key need --http PORT\n"});
+    say({config.program, ": --ws, --bind, --allow-host, --timeout-ms, --keepalive-ms, --tls-cert and --tls-key need --http PORT\n"});
     return false;
   }
   if ((config.tls_cert == nullptr) != (config.tls_key == nullptr)) {
@@ -327,6 +328,11 @@ Figures figures() {
     f.arena_high_water = g_stdio->arena().high_water();
   } else if (g_engine != nullptr) {
     f.arena_high_water = g_engine->arena_high_water();
+    f.http = &g_engine->stats();
+    f.connections_in_use = g_engine->connections_in_use();
+    f.connections = kConnections;
+    f.sessions_in_use = g_engine->sessions_in_use();
+    f.sessions = kSessions;
   }
   return f;
 }
@@ -375,6 +381,7 @@ int http(emcp::mcp::Server& server, const HttpConfig& config, const Loop& loop) 
   g_options.allowed_origins = g_options.allowed_hosts;
   g_options.sha1 = config.websocket ? &emcp::mbedtls::sha1 : nullptr;
   if (config.timeout_ms != 0) g_options.head_timeout_ms = g_options.body_timeout_ms = config.timeout_ms;
+  if (config.keepalive_ms != 0) g_options.keepalive_ms = config.keepalive_ms;
   if (g_net.listen(config.address, config.port) != emcp::Status::kOk) {
     char p[24];
     say({config.program, ": cannot listen on ", config.address, " port ", num(config.port, p), ": ",
@@ -409,6 +416,14 @@ int http(emcp::mcp::Server& server, const HttpConfig& config, const Loop& loop) 
     if (loop.tick) loop.tick();
   }
   char a[24], b[24], c[24], d[24], e[24];
+  const emcp::transport::HttpStats& st = engine.stats();
+  char f[24], g[24], h[24], k[24], l[24], m[24], q[24];
+  say({config.program, ": refused ", num(st.refused_busy, a), " connections; reclaimed ", num(st.reclaimed_slow, b),
+       " slow, ", num(st.reclaimed_idle, c), " idle, ", num(st.displaced, d), " over their peer's share; timed out ",
+       num(st.timeout_head, e), " heads, ", num(st.timeout_body, f), " bodies, ", num(st.timeout_idle, g), " idle, ",
+       num(st.timeout_send, h), " sends; sessions refused ", num(st.session_refused_rate, k), " for rate, ",
+       num(st.session_refused_full, l), " for slots, ", num(st.session_evicted, m), " evicted, ",
+       num(st.session_expired, q), " expired\n"});
   say({config.program, ": stopped after ", num(g_net.accepted(), a), " connections (",
        num(g_net.refused(), b), " refused when full), arena high-water ",
        num(engine.arena_high_water(), c), " bytes; in use at stop: ", num(engine.connections_in_use(), d),

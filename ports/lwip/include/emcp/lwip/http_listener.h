@@ -7,7 +7,8 @@
 //     data and offers it again), a FIN, an acknowledgement, an error. It calls neither the
 //     engine nor lwIP (beyond setting the new connection's callbacks, which only stores them);
 //   - run_once(), from the application's loop, delivers what was recorded: opens connections
-//     in the engine (503 and close when it has no slot), offers received bytes (altcp_recved
+//     in the engine with the pcb's remote address (its per-peer shares; 503 and close when it
+//     has no slot), offers received bytes (altcp_recved
 //     only for what the engine consumed: a busy engine closes the TCP window instead of
 //     dropping bytes), tells it about writable connections and ends, and runs its poll().
 // The engine's output goes through altcp_write (copied into lwIP's segments) and altcp_output,

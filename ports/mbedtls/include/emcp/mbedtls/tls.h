@@ -186,7 +186,7 @@ class TlsLayer {
   static int bio_send(void* ctx, const unsigned char* buf, size_t len);
   static int bio_recv(void* ctx, unsigned char* buf, size_t len);
 
-  int open();
+  int open(const transport::PeerAddress& peer);
   size_t receive(uint16_t conn, const void* data, size_t n);
   bool wants_input(uint16_t conn) const;
   void writable(uint16_t conn);

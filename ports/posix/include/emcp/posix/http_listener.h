@@ -3,7 +3,9 @@
 //
 // The listener accepts connections (TCP_NODELAY, non-blocking), hands their bytes to the
 // engine and sends what the engine writes. It owns no protocol logic. Bounded everything:
-//   - connections beyond the engine's slots are answered 503 and closed;
+//   - each accepted connection is opened in the engine with its peer's address (the engine's
+//     per-peer shares, docs/http.md "Under attack"); one the engine has no slot for is
+//     answered 503 and closed;
 //   - writes never block: the socket takes what it can, the engine keeps the rest and is told
 //     when the socket is writable again (POLLOUT); a handler's output that must wait for the
 //     window waits in poll() on that socket, at most HttpOptions::send_timeout_ms;

@@ -12,6 +12,7 @@
 #include <initializer_list>
 
 #include "emcp/mcp/server.h"
+#include "emcp/transport/http_server.h"
 #include "emcp/util/span.h"
 
 EMCP_NS_BEGIN
@@ -31,6 +32,7 @@ struct HttpConfig {
   uint16_t port = 0;                    ///< 0: any free port (printed on stderr)
   bool websocket = false;
   uint32_t timeout_ms = 0;              ///< request head/body timeouts (0: the defaults, 10 s)
+  uint32_t keepalive_ms = 0;            ///< idle keep-alive connections (0: the default, 60 s)
   /// Extra Host/Origin names besides the localhost names ("*": any).
   emcp::Span<const char* const> allowed_hosts;
   /// HTTPS/WSS instead of HTTP/WS (both or neither): the server's certificate chain and its
@@ -73,11 +75,14 @@ int stdio(emcp::mcp::Server& server, const char* program, const Loop& loop);
 int http(emcp::mcp::Server& server, const HttpConfig& config, const Loop& loop);
 
 /// Figures of the transport being served (for diagnostics tools): messages handled (stdio
-/// only), the most arena any message used, and the arena's size.
+/// only), the most arena any message used, and the arena's size; over HTTP, the engine's slots
+/// and counters.
 struct Figures {
   uint64_t messages = 0;
   uint64_t arena_high_water = 0;
   uint64_t arena_size = 0;
+  const emcp::transport::HttpStats* http = nullptr;  ///< nullptr: not serving HTTP
+  uint64_t connections_in_use = 0, connections = 0, sessions_in_use = 0, sessions = 0;
 };
 Figures figures();
 
