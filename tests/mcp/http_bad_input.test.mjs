@@ -257,13 +257,22 @@ test("slots all taken by silent connections: 503 within the reclaim grace, then 
     for (let i = 0; i < SLOTS; ++i) silent.push(await connectRaw(port));
     await new Promise((r) => setTimeout(r, 100));
     const early = await once(port, post(INIT));
-    assert.equal(early.status, 503, "every slot is younger than the grace");
-    assert.equal(early.headers["retry-after"], "1");
+    await new Promise((r) => setTimeout(r, 200));  // a refusal at the accept has arrived by now
+    const refusedAtAccept = silent.filter((c) => /^HTTP\/1\.1 503 /.test(c.buffer.toString()));
+    if (early.status === 200) {
+      // On a board a silent connection may still wait in lwIP's accept queue when the newcomer
+      // arrives: then the newcomer had a slot and that one is the one refused.
+      assert.equal(refusedAtAccept.length, 1, `served only if a silent connection came in after it (${early.status})`);
+    } else {
+      assert.equal(early.status, 503, "every slot is younger than the grace");
+      assert.equal(early.headers["retry-after"], "1");
+    }
     await new Promise((r) => setTimeout(r, 1100));
     const r = await once(port, post(INIT));
     assert.equal(r.status, 200, "the newcomer is served once the silent ones are beyond the grace");
-    await silent[0].until(({ closed }) => closed, 3000);
-    assert.match(silent[0].buffer.toString(), /^HTTP\/1\.1 408 /, "the oldest silent one was told why");
+    const open = silent.filter((c) => !refusedAtAccept.includes(c));
+    await open[0].until(({ closed }) => closed, 3000);
+    assert.match(open[0].buffer.toString(), /^HTTP\/1\.1 408 /, "the oldest silent one was told why");
   } finally {
     for (const c of silent) c.end();
     await new Promise((r_) => setTimeout(r_, 150));

@@ -244,6 +244,12 @@ TEST_F(HttpFair, ASessionWithARequestInFlightIsNeverEvicted) {
   EXPECT_EQ(initialize(peer(3)), 200) << "b goes, a has a request waiting";
   EXPECT_EQ(status_of_echo(b), 404);
   EXPECT_FALSE(port_.closed[static_cast<uint16_t>(wa)]);
+  // Its connection gone, the call still waits for its deferred answer (to go to its stream, to
+  // be resumed): still in flight.
+  closed(wa);
+  g_now += 1000;
+  EXPECT_EQ(initialize(peer(4)), 200) << "peer 3's session, unused, goes";
+  EXPECT_EQ(initialize(peer(5)), 503) << "a's call is still in flight; peer 4's session is active";
 }
 
 }  // namespace

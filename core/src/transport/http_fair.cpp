@@ -39,8 +39,8 @@ bool HttpServer::over_session_share(const PeerAddress& peer) const {
 // The candidates, best first: (0) a slow connection of a peer over its share, (1) any slow
 // one, (2) an idle one of a peer over its share, (3) any idle one, (4) when the newcomer's peer
 // is below its share, any connection of another peer over its share. Slow: a head still
-// arriving reclaim_grace_ms after it began (the first: after the accept), a body paused that
-// long, or output its peer has not taken for that long. Within a rank the oldest goes first.
+// arriving reclaim_grace_ms after it began (the first: after the accept), or a body paused that
+// long. Within a rank the oldest goes first.
 bool HttpServer::make_room(const PeerAddress& peer, uint64_t now) {
   const uint32_t grace = options_.reclaim_grace_ms;
   const bool below = peer.known() && conns_of(peer) < share_of(options_.max_conns_per_peer, conns_.size());
@@ -54,7 +54,7 @@ bool HttpServer::make_room(const PeerAddress& peer, uint64_t now) {
     int rank = 5;
     uint64_t since = 0;
     if (c.pend_len_ != 0) {
-      if (now - c.last_ms_ > grace) rank = over ? 0 : 1, since = c.last_ms_;
+      // Output its peer has not taken yet: not slow by this rule (send_timeout_ms ends it).
     } else if (c.phase_ == Phase::kIdle && c.fresh_) {
       if (now - c.opened_ms_ > grace) rank = over ? 0 : 1, since = c.opened_ms_;
     } else if (reading && !c.parser_.in_body()) {
@@ -76,7 +76,7 @@ bool HttpServer::make_room(const PeerAddress& peer, uint64_t now) {
   if (best_rank <= 1) {
     ++stats_.reclaimed_slow;
     log("http: all connections busy; a slow one gives way (408)");
-    if (c.pend_len_ == 0) time_out(c, "Request Timeout: too slow while others wait");
+    time_out(c, "Request Timeout: too slow while others wait");
   } else if (best_rank <= 3) {
     ++stats_.reclaimed_idle;
     log("http: all connections busy; an idle one gives way");
@@ -144,9 +144,14 @@ HttpSession* HttpServer::evictable_session(const PeerAddress& peer, uint64_t now
   auto older = [](HttpSession* best, HttpSession& s) { return best == nullptr || s.last_ms_ < best->last_ms_; };
   for (HttpSession& s : sessions_) {
     if (s.kind_ == HttpSession::Kind::kFree) continue;
-    bool request = false, stream = false;
+    // A call of the session still waiting for its deferred answer is a request in flight, even
+    // once its connection has gone (its answer goes to the stream it can resume) or, for
+    // HTTP+SSE and WebSocket, when it answers on the session's own stream.
+    jsonrpc::Id pending[1];
+    bool request = server_.deferred_ids(s.session_, pending, 1) != 0, stream = false;
     for (const Conn& c : conns_) {
-      if (c.phase_ == Phase::kFree || c.session_ != static_cast<int16_t>(s.index_)) continue;
+      if (c.phase_ == Phase::kFree || c.session_ != static_cast<int16_t>(s.index_) || c.session_gen_ != s.generation_)
+        continue;
       const bool streaming = (c.phase_ == Phase::kStream && (c.route_ == Route::kGet || c.route_ == Route::kLegacySse)) ||
                              c.phase_ == Phase::kWebSocket;
       (streaming ? stream : request) = true;

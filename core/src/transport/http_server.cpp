@@ -533,6 +533,7 @@ void HttpServer::end_request(Conn& c) {
   c.route_ = Route::kNone;
   c.body_ = Body::kNone;
   c.head_sent_ = c.head_pending_ = c.feeding_ = c.sse_ = c.tee_ = c.ended_ = c.force_sse_ = false;
+  c.cors_ = c.preflight_ = false;  // the next request's Origin decides (a 408 before its head: none)
   c.input_hash_ = 0;
   c.session_ = -1;
   c.stream_ = -1;

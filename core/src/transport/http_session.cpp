@@ -82,6 +82,7 @@ HttpSession* HttpServer::open_session(Conn& c, HttpSession::Kind kind) {
     return nullptr;
   }
   c.session_ = static_cast<int16_t>(s->index_);
+  c.session_gen_ = s->generation_;
   s->principal_ = c.grant_.principal;
   if (kind != HttpSession::Kind::kStreamable) {
     HttpSession::Stream& S = s->streams_[0];
