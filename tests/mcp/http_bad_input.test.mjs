@@ -220,11 +220,22 @@ test("more connections than slots: the extra ones get 503, the rest keep working
     await c.write("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n");
     held.push(c);
   }
-  await new Promise((r) => setTimeout(r, 150));  // accepted by now
+  await new Promise((r) => setTimeout(r, 150));  // accepted by now (on a board, most likely)
   const extra = await connectRaw(port);
-  await extra.until(({ closed }) => closed);
-  assert.match(extra.buffer.toString(), /^HTTP\/1\.1 503 /);
-  assert.match(extra.buffer.toString(), /Retry-After: 1/);
+  await extra.write(post(INIT));
+  await extra.until(({ buf, closed }) => closed || /\r\n\r\n/.test(buf.toString()), 5000);
+  await new Promise((r) => setTimeout(r, 200));  // a refusal at the accept has arrived by now
+  const refusedAtAccept = held.filter((c) => /^HTTP\/1\.1 503 /.test(c.buffer.toString()));
+  if (/^HTTP\/1\.1 200 /.test(extra.buffer.toString())) {
+    // On a board a held connection may still wait in lwIP's accept queue (or a slot of the
+    // previous test's connections be freed late): the newcomer had a slot, and one held
+    // connection is the one refused.
+    assert.equal(refusedAtAccept.length, 1, "served only if a held connection came in after it");
+  } else {
+    assert.match(extra.buffer.toString(), /^HTTP\/1\.1 503 /);
+    assert.match(extra.buffer.toString(), /Retry-After: 1/);
+  }
+  extra.end();
   for (const c of held) c.end();
   await new Promise((r) => setTimeout(r, 150));
   await stillServing();
