@@ -112,10 +112,19 @@ if (PART === "limits") {
     }
     await new Promise((r) => setTimeout(r, 200));
     const extra = await connectRaw(port).catch(() => null);
+    let live = held;
     if (extra) {
       await extra.write(request("POST", "/mcp", POST_HEADERS, INIT));
       const { buf, closed } = await extra.until(({ buf: b, closed: c }) => c || b.length > 0, 5000);
-      if (buf.length > 0) {
+      await new Promise((r) => setTimeout(r, 200));
+      // Under load the newcomer may reach the board more than the reclaim grace (1 s) after the
+      // held bodies paused, or overtake one still in lwIP's accept queue: then it is served and
+      // exactly that one held connection ended (408 or 503; docs/http.md "Under attack").
+      const gaveWay = held.filter((c) => /^HTTP\/1\.1 (408|503) /.test(c.buffer.toString("latin1")));
+      if (/^HTTP\/1\.1 200 /.test(buf.toString("latin1"))) {
+        assert.equal(gaveWay.length, 1, "served only if a held connection gave way");
+        live = held.filter((c) => !gaveWay.includes(c));
+      } else if (buf.length > 0) {
         assert.match(buf.toString("latin1"), /^HTTP\/1\.1 503 /, "refused with 503");
         assert.match(buf.toString("latin1"), /Retry-After: /i);
       } else {
@@ -124,8 +133,9 @@ if (PART === "limits") {
       extra.end();
     }
     // The held requests finish and are answered.
-    for (const c of held) await c.write(INIT);
-    for (const c of held) {
+    for (const c of live) await c.write(INIT);
+    for (const c of held) if (!live.includes(c)) c.end();
+    for (const c of live) {
       const [r] = await c.responses(1, 10000);
       assert.equal(r.status, 200);
       c.end();
@@ -135,7 +145,7 @@ if (PART === "limits") {
     const st = await stats(t);
     await t.end();
     assert.equal(st.network.connections_in_use, 1, JSON.stringify(st.network));
-    assert.ok(st.network.refused >= 1, "the refusal is counted");
+    assert.ok(st.network.refused >= 1 || st.http.reclaimed_slow >= 1, "the refusal (or the reclaim) is counted");
   });
 
   test("a client that stops reading is dropped after the send timeout; the others are served", async () => {

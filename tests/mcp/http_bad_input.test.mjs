@@ -225,12 +225,12 @@ test("more connections than slots: the extra ones get 503, the rest keep working
   await extra.write(post(INIT));
   await extra.until(({ buf, closed }) => closed || /\r\n\r\n/.test(buf.toString()), 5000);
   await new Promise((r) => setTimeout(r, 200));  // a refusal at the accept has arrived by now
-  const refusedAtAccept = held.filter((c) => /^HTTP\/1\.1 503 /.test(c.buffer.toString()));
+  const gaveWay = held.filter((c) => /^HTTP\/1\.1 (503|408) /.test(c.buffer.toString()));
   if (/^HTTP\/1\.1 200 /.test(extra.buffer.toString())) {
-    // On a board a held connection may still wait in lwIP's accept queue (or a slot of the
-    // previous test's connections be freed late): the newcomer had a slot, and one held
-    // connection is the one refused.
-    assert.equal(refusedAtAccept.length, 1, "served only if a held connection came in after it");
+    // On a board under load the newcomer may overtake a held connection still in lwIP's accept
+    // queue (that one is refused, 503), or reach the board more than the reclaim grace after
+    // the held heads began (one gives way, 408): either way exactly one held connection ended.
+    assert.equal(gaveWay.length, 1, "served only if a held connection came in after it or gave way");
   } else {
     assert.match(extra.buffer.toString(), /^HTTP\/1\.1 503 /);
     assert.match(extra.buffer.toString(), /Retry-After: 1/);
@@ -269,11 +269,11 @@ test("slots all taken by silent connections: 503 within the reclaim grace, then 
     await new Promise((r) => setTimeout(r, 100));
     const early = await once(port, post(INIT));
     await new Promise((r) => setTimeout(r, 200));  // a refusal at the accept has arrived by now
-    const refusedAtAccept = silent.filter((c) => /^HTTP\/1\.1 503 /.test(c.buffer.toString()));
+    const refusedAtAccept = silent.filter((c) => /^HTTP\/1\.1 (503|408) /.test(c.buffer.toString()));
     if (early.status === 200) {
-      // On a board a silent connection may still wait in lwIP's accept queue when the newcomer
-      // arrives: then the newcomer had a slot and that one is the one refused.
-      assert.equal(refusedAtAccept.length, 1, `served only if a silent connection came in after it (${early.status})`);
+      // On a board under load the newcomer may overtake a silent connection still in lwIP's
+      // accept queue (refused, 503), or reach the board beyond the grace (one gives way, 408).
+      assert.equal(refusedAtAccept.length, 1, `served only if a silent connection came in after it or gave way (${early.status})`);
     } else {
       assert.equal(early.status, 503, "every slot is younger than the grace");
       assert.equal(early.headers["retry-after"], "1");
@@ -281,9 +281,11 @@ test("slots all taken by silent connections: 503 within the reclaim grace, then 
     await new Promise((r) => setTimeout(r, 1100));
     const r = await once(port, post(INIT));
     assert.equal(r.status, 200, "the newcomer is served once the silent ones are beyond the grace");
-    const open = silent.filter((c) => !refusedAtAccept.includes(c));
-    await open[0].until(({ closed }) => closed, 3000);
-    assert.match(open[0].buffer.toString(), /^HTTP\/1\.1 408 /, "the oldest silent one was told why");
+    if (early.status !== 200) {  // (otherwise the first newcomer's slot, free again, was taken)
+      const open = silent.filter((c) => !refusedAtAccept.includes(c));
+      await open[0].until(({ closed }) => closed, 3000);
+      assert.match(open[0].buffer.toString(), /^HTTP\/1\.1 408 /, "the oldest silent one was told why");
+    }
   } finally {
     for (const c of silent) c.end();
     await new Promise((r_) => setTimeout(r_, 150));
