@@ -15,7 +15,7 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import net from "node:net";
 import { startNetworkServer, stopNetworkServer } from "./lib/harness.mjs";
-import { connectRaw, INIT, POST_HEADERS, request, rpcCall } from "./lib/rawhttp.mjs";
+import { answeredWith, connectRaw, INIT, POST_HEADERS, request, rpcCall } from "./lib/rawhttp.mjs";
 
 const PART = process.env.EMCP_BOARD_HTTP_PART ?? "limits";
 const SEND_TIMEOUT_MS = 5000;  // HttpOptions::send_timeout_ms (the firmware's default)
@@ -120,7 +120,7 @@ if (PART === "limits") {
       // Under load the newcomer may reach the board more than the reclaim grace (1 s) after the
       // held bodies paused, or overtake one still in lwIP's accept queue: then it is served and
       // exactly that one held connection ended (408 or 503; docs/http.md "Under attack").
-      const gaveWay = held.filter((c) => /^HTTP\/1\.1 (408|503) /.test(c.buffer.toString("latin1")));
+      const gaveWay = answeredWith(held, 408, 503);
       if (/^HTTP\/1\.1 200 /.test(buf.toString("latin1"))) {
         assert.equal(gaveWay.length, 1, "served only if a held connection gave way");
         live = held.filter((c) => !gaveWay.includes(c));

@@ -12,7 +12,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { startNetworkServer, stopNetworkServer, ON_BOARD } from "./lib/harness.mjs";
-import { connectRaw, once, request, newSession, INIT, POST_HEADERS } from "./lib/rawhttp.mjs";
+import { answeredWith, connectRaw, once, request, newSession, INIT, POST_HEADERS } from "./lib/rawhttp.mjs";
 import { check } from "./lib/schema.mjs";
 
 const SERVER = process.env.EMCP_SENSORS ?? new URL("../../build/native/bin/emcp-sensors", import.meta.url).pathname;
@@ -225,7 +225,7 @@ test("more connections than slots: the extra ones get 503, the rest keep working
   await extra.write(post(INIT));
   await extra.until(({ buf, closed }) => closed || /\r\n\r\n/.test(buf.toString()), 5000);
   await new Promise((r) => setTimeout(r, 200));  // a refusal at the accept has arrived by now
-  const gaveWay = held.filter((c) => /^HTTP\/1\.1 (503|408) /.test(c.buffer.toString()));
+  const gaveWay = answeredWith(held, 408, 503);
   if (/^HTTP\/1\.1 200 /.test(extra.buffer.toString())) {
     // On a board under load the newcomer may overtake a held connection still in lwIP's accept
     // queue (that one is refused, 503), or reach the board more than the reclaim grace after
@@ -269,7 +269,7 @@ test("slots all taken by silent connections: 503 within the reclaim grace, then 
     await new Promise((r) => setTimeout(r, 100));
     const early = await once(port, post(INIT));
     await new Promise((r) => setTimeout(r, 200));  // a refusal at the accept has arrived by now
-    const refusedAtAccept = silent.filter((c) => /^HTTP\/1\.1 (503|408) /.test(c.buffer.toString()));
+    const refusedAtAccept = answeredWith(silent, 408, 503);
     if (early.status === 200) {
       // On a board under load the newcomer may overtake a silent connection still in lwIP's
       // accept queue (refused, 503), or reach the board beyond the grace (one gives way, 408).

@@ -76,7 +76,7 @@ bool HttpServer::make_room(const PeerAddress& peer, uint64_t now) {
   if (best_rank <= 1) {
     ++stats_.reclaimed_slow;
     log("http: all connections busy; a slow one gives way (408)");
-    time_out(c, "Request Timeout: too slow while others wait");
+    close_with(c, 408, "Request Timeout: too slow while others wait");
   } else if (best_rank <= 3) {
     ++stats_.reclaimed_idle;
     log("http: all connections busy; an idle one gives way");
@@ -85,10 +85,8 @@ bool HttpServer::make_room(const PeerAddress& peer, uint64_t now) {
     log("http: all connections busy; one of a peer over its share gives way");
     const bool arriving = c.phase_ == Phase::kRequest || c.phase_ == Phase::kDiscard || c.phase_ == Phase::kIdle;
     if (c.pend_len_ == 0 && arriving) {  // told why, and when to come back
-      c.keep_alive_ = false;
-      c.session_ = -1;
-      c.extra_header_ = "Retry-After: 1\r\n";
-      answer(c, 503, "Service Unavailable: this address holds more than its share of connections");
+      close_with(c, 503, "Service Unavailable: this address holds more than its share of connections",
+                 "Retry-After: 1\r\n");
     } else if (EMCP_LEGACY_ERA && c.phase_ == Phase::kWebSocket && c.pend_len_ == 0) {
       ws_close(c, ws::kCloseGoingAway);
     }
@@ -102,7 +100,8 @@ bool HttpServer::make_room(const PeerAddress& peer, uint64_t now) {
 // Takes a token of `peer`'s bucket (taking another peer's session slot); false when it is empty.
 bool HttpServer::take_session_token(const PeerAddress& peer, uint64_t now) {
   if (peers_.size() == 0 || !peer.known()) return true;
-  const uint32_t burst = static_cast<uint32_t>(share_of(options_.session_burst, sessions_.size()));
+  // At most 0x7FFF session slots (the constructor's check): the burst fits the bucket.
+  const uint16_t burst = static_cast<uint16_t>(share_of(options_.session_burst, sessions_.size()));
   PeerRate* e = nullptr;
   for (PeerRate& r : peers_)
     if (r.peer == peer) e = &r;
@@ -110,14 +109,14 @@ bool HttpServer::take_session_token(const PeerAddress& peer, uint64_t now) {
     for (PeerRate& r : peers_)
       if (e == nullptr || !r.peer.known() || (e->peer.known() && r.used_ms < e->used_ms)) e = &r;
     e->peer = peer;
-    e->tokens = static_cast<uint16_t>(burst > 0xFFFF ? 0xFFFF : burst);
+    e->tokens = burst;
     e->refilled_ms = now;
   }
   e->used_ms = now;
   if (options_.session_refill_ms != 0 && now > e->refilled_ms) {
     const uint64_t n = (now - e->refilled_ms) / options_.session_refill_ms;
     if (e->tokens + n >= burst) {
-      e->tokens = static_cast<uint16_t>(burst > 0xFFFF ? 0xFFFF : burst);
+      e->tokens = burst;
       e->refilled_ms = now;
     } else {
       e->tokens = static_cast<uint16_t>(e->tokens + n);

@@ -784,12 +784,13 @@ bool HttpServer::permitted(Conn& c, const jsonrpc::Decoded& d) {
 
 // ---- Time ---------------------------------------------------------------------------------------
 
-// 408 and close: a request (or the first one) that did not arrive in time.
-void HttpServer::time_out(Conn& c, const char* text) {
+// Answers `status` and closes: a request (or the first one) that did not arrive in time (408),
+// or one that gives its slot to a newcomer (http_fair.cpp). `extra`: header lines.
+void HttpServer::close_with(Conn& c, int status, const char* text, const char* extra) {
   c.keep_alive_ = false;
   c.session_ = -1;
-  c.extra_header_ = nullptr;
-  answer(c, 408, text);
+  c.extra_header_ = extra;
+  answer(c, status, text);
 }
 
 void HttpServer::poll() {
@@ -823,13 +824,13 @@ void HttpServer::poll() {
       const bool slow_body = in_body && now - c.last_ms_ > options_.body_timeout_ms;
       if (slow_head || slow_body) {
         ++(slow_head ? stats_.timeout_head : stats_.timeout_body);
-        time_out(c, slow_head ? "Request Timeout: request head too slow" : "Request Timeout: body too slow");
+        close_with(c, 408, slow_head ? "Request Timeout: request head too slow" : "Request Timeout: body too slow");
       }
     } else if (c.phase_ == Phase::kIdle && c.fresh_) {
       // Nothing yet since the accept: the first head's deadline runs from there.
       if (now - c.opened_ms_ > options_.head_timeout_ms) {
         ++stats_.timeout_head;
-        time_out(c, "Request Timeout: no request");
+        close_with(c, 408, "Request Timeout: no request");
       }
     } else if (c.phase_ == Phase::kIdle) {
       if (now - c.last_ms_ > options_.keepalive_ms) {

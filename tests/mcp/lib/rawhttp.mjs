@@ -112,6 +112,13 @@ export function connectRaw(port, options = {}) {
   });
 }
 
+/// The connections of `conns` (connectRaw's) whose first answer has one of `statuses`, e.g. the
+/// ones that gave their slot to a newcomer: answeredWith(held, 408, 503).
+export function answeredWith(conns, ...statuses) {
+  const re = new RegExp(`^HTTP/1\\.1 (${statuses.join("|")}) `);
+  return conns.filter((c) => re.test(c.buffer.toString("latin1")));
+}
+
 export const INIT = JSON.stringify({
   jsonrpc: "2.0", id: 1, method: "initialize",
   params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },

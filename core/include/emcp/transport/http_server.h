@@ -402,7 +402,7 @@ class HttpServer {
   void leave_session(Conn& c);
   void log(const char* text) const;
   void close_when_out(Conn& c);
-  void time_out(Conn& c, const char* text);
+  void close_with(Conn& c, int status, const char* text, const char* extra = nullptr);
   void on_head(Conn& c);
   void on_request_done(Conn& c);
   /// With HttpOptions::auth: true when the token grants every message of `d` its scopes;
