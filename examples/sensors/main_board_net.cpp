@@ -201,6 +201,7 @@ void board_stats(app::PlatformStats* out) {
   out->stack_high_water = board::stack_high_water();
   out->stack_size = board::stack_size();
   out->input_dropped = board::uart_dropped();
+  out->input_held = board::uart_held();
   read_network();
   out->write_network = &write_network;
   g_http_figures = app::PlatformStats::Http{g_http.connections_in_use(), kConnections, g_http.sessions_in_use(), kSessions,

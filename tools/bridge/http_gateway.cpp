@@ -408,6 +408,7 @@ class Gateway final : public BoardLink::Listener {
   void on_board_line(const std::string& line) override;
   void on_board_reset(const char* why) override;
   void on_board_ready() override;
+  void on_board_lost_input(const std::vector<std::string>& ids) override;
 
  private:
   enum class SessionState { kNone, kOpening, kOpen };
@@ -1330,6 +1331,26 @@ void Gateway::on_board_reset(const char* why) {
   end_session(why, message);
   reset_due_ = false;  // a new firmware has no old session
   board_modern_ = Modern::kUnknown;
+}
+
+// The board lost input: the requests that were on the way fail now, and are cancelled in case
+// one reached it after all (its answer, if it comes, finds nobody waiting).
+void Gateway::on_board_lost_input(const std::vector<std::string>& ids) {
+  for (const std::string& wire : ids) {
+    auto it = pending_.find(wire);
+    if (it == pending_.end()) continue;
+    const Pending pd = it->second;
+    pending_.erase(it);
+    link_.send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":" + wire +
+               ",\"reason\":\"the board lost input\"}}");
+    if (pd.opening && session_ == SessionState::kOpening) session_ = SessionState::kNone;
+    if (conn_live(pd))
+      deliver(pd.conn,
+              rpc_error(pd.orig_id, -32603,
+                        "The board lost input on its UART (its receive buffer overflowed); this request may not have "
+                        "reached it. Send it again."),
+              true, -32603);
+  }
 }
 
 void Gateway::on_board_ready() {
