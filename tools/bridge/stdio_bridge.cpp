@@ -99,10 +99,11 @@ struct StdioBridge final : BoardLink::Listener {
 }  // namespace
 
 int run_stdio(const LinkOptions& o, bool reinit) {
+  catch_stop_signals();
   StdioBridge b(o, reinit);
   if (!b.link.start()) return 1;
   char buf[8192];
-  for (;;) {
+  while (!stop_requested()) {
     if (!b.link.tick()) return 1;
     // While a lost connection is being replaced, the client's input waits in the pipe: what it
     // sends then must not be failed with what was in flight. So it does while the board does
@@ -112,6 +113,7 @@ int run_stdio(const LinkOptions& o, bool reinit) {
                      {b.link.fd(), static_cast<short>(POLLIN | (b.link.wants_write() ? POLLOUT : 0)), 0}};
     const int r = poll(fds, 2, 100);
     if (r < 0 && errno != EINTR) return 1;
+    if (r < 0) continue;
     if (fds[1].revents & POLLOUT) {
       if (!b.link.flush()) return 1;
     }
@@ -132,7 +134,8 @@ int run_stdio(const LinkOptions& o, bool reinit) {
       }
     }
   }
-  log(o.quiet, "client closed; " + std::to_string(b.link.resets()) + " board reset(s) seen");
+  log(o.quiet, std::string(stop_requested() ? "stopped by a signal; " : "client closed; ") +
+                   std::to_string(b.link.resets()) + " board reset(s) seen");
   return 0;
 }
 
