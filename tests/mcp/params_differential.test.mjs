@@ -25,6 +25,7 @@ import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import Ajv2020 from "ajv/dist/2020.js";
 import { check } from "./lib/schema.mjs";
+import { stderrTail, stopServer, watchServer } from "./lib/server_exit.mjs";
 
 const REVISION = "2025-11-25";
 const build = (name) => new URL(`../../build/native/bin/${name}`, import.meta.url).pathname;
@@ -349,14 +350,13 @@ class Peer {
   constructor({ command, args, name }) {
     this.name = name;
     this.proc = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"] });
+    this.watch = watchServer(this.proc, name);
     this.pending = new Map();    // id -> { method, resolve, reject, timer, token }
     this.methods = new Map();    // id -> method (for the schema check of late answers)
     this.cancelled = new Set();  // ids cancelled after their progress: a late answer is fine
     this.problems = [];          // server messages that are wrong, or not expected
     this.serverRequests = new Map();  // method -> count
     this.nextId = 1;
-    this.stderr = "";
-    this.proc.stderr.on("data", (d) => { this.stderr = (this.stderr + d).slice(-4000); });
     this.proc.stdin.on("error", () => {});  // a server that died: its exit reports it
     this.exited = new Promise((resolve) => {
       const ended = (why) => {
@@ -364,7 +364,7 @@ class Peer {
         this.exit = why;
         for (const p of this.pending.values()) {
           clearTimeout(p.timer);
-          p.reject(new Error(`${this.name} ended (${why}) during ${p.method}; stderr: ${this.stderr}`));
+          p.reject(new Error(`${this.name} ended (${why}) during ${p.method}; stderr: ${stderrTail(this.watch.stderr())}`));
         }
         this.pending.clear();
         resolve();
@@ -447,14 +447,10 @@ class Peer {
     });
   }
 
+  /// Ends the input and waits for the server; what is wrong with how it ended (server_exit.mjs:
+  /// exit status 0, no sanitizer report), or null.
   async close() {
-    if (!this.exit) {
-      this.proc.stdin.end();
-      const timer = setTimeout(() => this.proc.kill("SIGKILL"), 3000);
-      await this.exited;
-      clearTimeout(timer);
-    }
-    return this.exit;
+    return stopServer(this.watch, "end of input").then(() => null, (e) => e.message);
   }
 }
 
@@ -530,6 +526,7 @@ const totals = { cases: 0, byServer: {} };
 for (const server of SERVERS) {
   test(`${server.name}: emcp's argument validation agrees with ajv (JSON Schema 2020-12) on every published inputSchema`, { timeout: 120_000 }, async (t) => {
     const peer = new Peer(server);
+    let ending = null;       // how the server ended, if not cleanly
     const judge = makeJudge();
     const rows = [];         // { tool, label, text, emcp, ajv, raw }
     const perTool = [];
@@ -567,7 +564,7 @@ for (const server of SERVERS) {
       const { response } = await peer.request("ping", {});
       assert.deepEqual(response.result, {}, "ping after the corpus");
     } finally {
-      await peer.close();
+      ending = await peer.close();
     }
 
     if (process.env.EMCP_DIFF_VERBOSE) for (const r of rows) console.log(explain(r));
@@ -592,7 +589,7 @@ for (const server of SERVERS) {
     }
     const failures = [
       ...peer.problems.map((p) => `server message: ${p}`),
-      ...(peer.exit === "exit code 0, signal null" ? [] : [`${server.name} did not end cleanly at the end of its input: ${peer.exit}; stderr: ${peer.stderr}`]),
+      ...(ending === null ? [] : [ending]),
       ...unexpected.map((r) => `no verdict: ${explain(r)}`),
       ...disagreements.map((r) => `disagreement: ${explain(r)}`),
     ];
