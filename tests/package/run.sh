@@ -67,5 +67,8 @@ else
 fi
 if [ -n "$node" ]; then
   cd "$root/tests/mcp"
-  "$node" --test --test-reporter=spec package_consumer.test.mjs
+  # EMCP_NODE_REPORT: where the TAP report whose todo/skipped counts scripts/test checks goes
+  # (emcp_node_test in cmake/EmcpTools.cmake says why).
+  "$node" --test --test-reporter=spec --test-reporter-destination=stdout \
+    --test-reporter=tap --test-reporter-destination="${EMCP_NODE_REPORT:-/dev/null}" package_consumer.test.mjs
 fi
