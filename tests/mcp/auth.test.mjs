@@ -36,8 +36,11 @@ const SUITE_MS = 60000;                                 // each describe() at mo
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "emcp-auth-"));
 const cleanups = [];
 after(async () => {
-  for (const f of cleanups.reverse()) await f().catch(() => {});
+  // Every cleanup runs; a server that did not end cleanly (stopNetworkServer) fails the file.
+  const problems = [];
+  for (const f of cleanups.reverse()) await f().catch((e) => problems.push(e.message));
   fs.rmSync(tmp, { recursive: true, force: true });
+  assert.deepEqual(problems, [], "the servers and authorization servers ended cleanly");
 });
 
 /// Writes `text` to a file of the temporary folder; returns its path.

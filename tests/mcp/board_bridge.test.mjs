@@ -17,6 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import net from "node:net";
 import { freePort, qemuProgram } from "./lib/harness.mjs";
+import { stopServer, watchServer } from "./lib/server_exit.mjs";
 
 const MACHINE = process.env.EMCP_QEMU_MACHINE;
 const FIRMWARE = process.env.EMCP_FIRMWARE;
@@ -40,11 +41,11 @@ function qemu(port, monitor) {
 function client(args) {
   const p = spawn(BRIDGE, args, { stdio: ["pipe", "pipe", "pipe"] });
   procs.push(p);
+  const watch = watchServer(p, "emcp-bridge");
   const waiting = new Map();
   const notes = [];
   const all = [];  // every message, in order
-  let stderr = "";
-  p.stderr.on("data", (d) => { stderr += d; });
+  const stderr = () => watch.stderr();
   createInterface({ input: p.stdout }).on("line", (l) => {
     const m = JSON.parse(l);
     all.push(m);
@@ -56,18 +57,18 @@ function client(args) {
     proc: p,
     notes,
     all,
-    stderr: () => stderr,
+    stderr,
     call(msg, ms = 20000) {
       return new Promise((resolve, reject) => {
-        const t = setTimeout(() => reject(new Error(`no answer to ${msg.id}; bridge said: ${stderr}`)), ms);
+        const t = setTimeout(() => reject(new Error(`no answer to ${msg.id}; bridge said: ${stderr()}`)), ms);
         waiting.set(msg.id, (m) => { clearTimeout(t); resolve(m); });
         p.stdin.write(JSON.stringify(msg) + "\n");
       });
     },
     send(msg) { p.stdin.write(JSON.stringify(msg) + "\n"); },
+    /// Ends the input: the bridge must end cleanly (server_exit.mjs; throws otherwise).
     async end() {
-      p.stdin.end();
-      if (p.exitCode === null) await new Promise((r) => p.once("exit", r));
+      await stopServer(watch, "end of input");
       return p.exitCode;
     },
   };

@@ -11,15 +11,17 @@ import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { readFileSync } from "node:fs";
 import { startQemu, stopQemu } from "./lib/harness.mjs";
+import { stopServer, watchServer } from "./lib/server_exit.mjs";
 
 const SOAK = Number(process.env.EMCP_SOAK_REQUESTS ?? 10000);
-let qemu, bridge;
+let qemu, bridge, bridgeWatch;
 const waiting = new Map();  // id -> resolve
 const unmatched = [];       // lines that answered no request of ours (errors for the noise)
 
 before(async () => {
   qemu = await startQemu(process.env.EMCP_QEMU_MACHINE, process.env.EMCP_FIRMWARE);
-  bridge = spawn(process.env.EMCP_BRIDGE, ["--tcp", `127.0.0.1:${qemu.port}`, "--quiet"], { stdio: ["pipe", "pipe", "ignore"] });
+  bridge = spawn(process.env.EMCP_BRIDGE, ["--tcp", `127.0.0.1:${qemu.port}`, "--quiet"], { stdio: ["pipe", "pipe", "pipe"] });
+  bridgeWatch = watchServer(bridge, "emcp-bridge");
   createInterface({ input: bridge.stdout }).on("line", (line) => {
     let m;
     try { m = JSON.parse(line); } catch { unmatched.push(line); return; }
@@ -37,11 +39,11 @@ before(async () => {
 });
 
 after(async () => {
-  bridge.stdin.end();
-  const t = setTimeout(() => bridge.kill("SIGKILL"), 3000);
-  await new Promise((r) => (bridge.exitCode === null ? bridge.once("exit", r) : r()));
-  clearTimeout(t);
-  await stopQemu(qemu);
+  try {
+    if (bridgeWatch) await stopServer(bridgeWatch, "end of input");  // exit status 0, no sanitizer report
+  } finally {
+    await stopQemu(qemu);
+  }
 });
 
 function send(text) { bridge.stdin.write(text); }

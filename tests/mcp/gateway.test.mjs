@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { startGateway, startLineBoard, stopNetworkServer } from "./lib/harness.mjs";
+import { stopServer, watchServer } from "./lib/server_exit.mjs";
 import { connectRaw, INIT, once, parseResponses, POST_HEADERS, request, newSession } from "./lib/rawhttp.mjs";
 
 const SERVER = process.env.EMCP_SENSORS ?? new URL("../../build/native/bin/emcp-sensors", import.meta.url).pathname;
@@ -19,7 +20,7 @@ const MODERN = "2026-07-28";
 async function start(extra = []) {
   const board = await startLineBoard(SERVER, ["--simulate"]);
   const gw = await startGateway(board.port, extra);
-  return { board, gw, port: gw.port, stop: () => stopNetworkServer({ proc: gw.proc, board }) };
+  return { board, gw, port: gw.port, stop: () => stopNetworkServer({ ...gw, board }) };
 }
 
 const post = (body, headers = {}) => request("POST", "/mcp", { ...POST_HEADERS, ...headers }, typeof body === "string" ? body : JSON.stringify(body));
@@ -278,7 +279,7 @@ describe("gateway: a board without MCP 2026-07-28", () => {
     board = await startLineBoard(process.execPath, ["-e", LEGACY_BOARD]);
     gw = await startGateway(board.port, ["--quiet"]);
   });
-  after(async () => { await stopNetworkServer({ proc: gw.proc, board }); });
+  after(async () => { await stopNetworkServer({ ...gw, board }); });
 
   test("its 2026-07-28 requests are refused as the engine without that era does (400); sessions work", async () => {
     const sid = await newSession(gw.port);  // also waits until the board answered discover
@@ -412,6 +413,31 @@ describe("gateway: one client cannot reach another's requests", () => {
   });
 });
 
+describe("emcp-bridge on stdio ends cleanly", () => {
+  // Without --http the bridge is a stdio server: the end of its input or SIGTERM ends it with
+  // status 0 (server_exit.mjs), and the board's connection with it (the line board's server
+  // then ends at the end of its input).
+  for (const by of ["end of input", "SIGTERM"]) {
+    test(`at ${by}`, async () => {
+      const { spawn } = await import("node:child_process");
+      const { createInterface } = await import("node:readline");
+      const bridge = process.env.EMCP_BRIDGE ?? new URL("../../build/native/bin/emcp-bridge", import.meta.url).pathname;
+      const board = await startLineBoard(SERVER, ["--simulate"]);
+      const proc = spawn(bridge, ["--tcp", `127.0.0.1:${board.port}`, "--ping-after-ms", "200"], { stdio: ["pipe", "pipe", "pipe"] });
+      const watch = watchServer(proc, "emcp-bridge (stdio)");
+      try {
+        const answer = new Promise((resolve) => createInterface({ input: proc.stdout }).once("line", resolve));
+        proc.stdin.write(`${INIT}\n`);
+        assert.equal(JSON.parse(await answer).result.serverInfo.name, "emcp-sensors");
+      } finally {
+        await stopServer(watch, by);
+        await board.close();
+      }
+      assert.match(watch.stderr(), by === "SIGTERM" ? /stopped by a signal/ : /client closed/);
+    });
+  }
+});
+
 describe("gateway: a board that misbehaves", () => {
   test("a request the board never answers gets -32603 after --request-timeout-ms; an id:null error goes to the one request in flight", async () => {
     const board = await startLineBoard(process.execPath, ["-e", `
@@ -437,7 +463,7 @@ describe("gateway: a board that misbehaves", () => {
       assert.equal(busy.status, 503);
       assert.ok(Number(busy.headers["retry-after"]) <= 60);
     } finally {
-      await stopNetworkServer({ proc: gw.proc, board });
+      await stopNetworkServer({ ...gw, board });
     }
   });
 
@@ -467,7 +493,7 @@ describe("gateway: a board that misbehaves", () => {
       assert.equal(after_.status, 400);
       assert.match(after_.body.toString(), /unsupported MCP-Protocol-Version/);
     } finally {
-      await stopNetworkServer({ proc: gw.proc, board });
+      await stopNetworkServer({ ...gw, board });
     }
   });
 
@@ -493,10 +519,8 @@ describe("gateway: a board that misbehaves", () => {
       assert.equal(refused.headers["retry-after"], "1");
       assert.equal((await once(gw.port, request("GET", "/other"), 2000)).status, 404);
       for (const c of pending) c.end();
-      const exited = new Promise((r) => gw.proc.once("exit", r));
-      gw.proc.kill("SIGTERM");
-      const t = await Promise.race([exited.then(() => "exited"), new Promise((r) => setTimeout(() => r("stuck"), 3000))]);
-      assert.equal(t, "exited");
+      // Ends with status 0 (server_exit.mjs's bound), the board still not reading.
+      await stopNetworkServer(gw);
     } finally {
       if (gw.proc.exitCode === null && gw.proc.signalCode === null) gw.proc.kill("SIGKILL");
       for (const s of socks) s.destroy();

@@ -79,9 +79,12 @@ check_host_consumer() {
   echo "consumer ($mode, build type $type): pages of 2, tool call answered"
 }
 # The official SDK client against the server just built.
+# EMCP_NODE_REPORT: where the TAP report whose todo/skipped counts scripts/test checks goes
+# (emcp_node_test in cmake/EmcpTools.cmake says why); each build type's run writes it anew.
 run_sdk_client() {
   [ -n "$node" ] || return 0
-  (cd "$root/tests/mcp" && "$node" --test --test-reporter=spec package_consumer.test.mjs)
+  (cd "$root/tests/mcp" && "$node" --test --test-reporter=spec --test-reporter-destination=stdout \
+    --test-reporter=tap --test-reporter-destination="${EMCP_NODE_REPORT:-/dev/null}" package_consumer.test.mjs)
 }
 
 if [ -n "${EMCP_PACKAGE_BOARD:-}" ]; then

@@ -8,6 +8,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -134,6 +135,20 @@ size_t banner_window(const std::string& line) {
 }
 
 }  // namespace
+
+namespace {
+volatile sig_atomic_t g_stop = 0;
+}  // namespace
+
+void catch_stop_signals() {
+  struct sigaction sa {};
+  sa.sa_handler = [](int) { g_stop = 1; };
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+}
+
+bool stop_requested() { return g_stop != 0; }
 
 uint64_t now_ms() {
   timespec ts;

@@ -64,6 +64,10 @@ void log(bool quiet, const std::string& text);
 bool write_all(int fd, const std::string& s);
 /// A supported --baud value.
 bool baud_supported(int baud);
+/// SIGINT and SIGTERM end the bridge cleanly (exit status 0): they only set the flag
+/// stop_requested() reads, and interrupt a poll() (no SA_RESTART). SIGPIPE is ignored.
+void catch_stop_signals();
+bool stop_requested();
 
 /// What the bridge keeps of one JSON-RPC line: its kind, id (as JSON text) and method. Read
 /// with the core's JSON-RPC decoder.

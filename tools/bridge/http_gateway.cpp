@@ -71,7 +71,6 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
@@ -108,8 +107,6 @@ constexpr size_t kMaxQueue = 1u << 20;  // bytes waiting for the board: 503 beyo
 constexpr size_t kMaxBoardRequests = 64;  // the board's requests to the session's client kept
 constexpr const char kResetId[] = "emcp-gw-reset-";
 constexpr uint32_t kMaxRetryAfterS = 60;
-
-volatile sig_atomic_t g_stop = 0;
 
 // ---- JSON text: the spans of values, to rewrite ids and tokens in place -------------------------
 
@@ -1450,7 +1447,7 @@ int Gateway::run() {
   if (!setup()) return 1;
   if (!link_.start()) return 1;
   std::vector<pollfd> fds;
-  while (!g_stop) {
+  while (!stop_requested()) {
     if (!link_.tick()) return 1;
     fds.clear();
     const bool accepting = now_ms() >= accept_pause_until_;
@@ -1496,11 +1493,7 @@ int Gateway::run() {
 }  // namespace
 
 int run_gateway(const LinkOptions& link, const GatewayOptions& o) {
-  struct sigaction sa{};
-  sa.sa_handler = [](int) { g_stop = 1; };
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-  signal(SIGPIPE, SIG_IGN);
+  catch_stop_signals();
   static Gateway g(link, o);  // large: static storage
   return g.run();
 }

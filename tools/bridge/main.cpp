@@ -31,8 +31,8 @@
 //   --no-reinit, the bridge initializes the new session on the client's behalf: it replays the
 //   client's initialize, notifications/initialized, logging/setLevel and resource
 //   subscriptions, and drops their answers. The client keeps its session.
-// - Ends when the client closes stdin (stdio), or on SIGINT/SIGTERM (--http). Exit status 1 when
-//   the board cannot be reached.
+// - Ends when the client closes stdin (stdio), and on SIGINT/SIGTERM (both modes), with exit
+//   status 0. Exit status 1 when the board cannot be reached.
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

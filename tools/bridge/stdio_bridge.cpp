@@ -124,12 +124,13 @@ struct StdioBridge final : BoardLink::Listener {
 }  // namespace
 
 int run_stdio(const LinkOptions& o, bool reinit) {
+  catch_stop_signals();
   StdioBridge b(o, reinit);
   if (!b.link.start()) return 1;
   char buf[8192];
   bool eof = false;           // the client closed its input: what it sent is still answered
   uint64_t drain_until = 0;   // ... for --wait-ms at most
-  for (;;) {
+  while (!stop_requested()) {
     if (!b.link.tick()) return 1;
     if (eof && ((b.pending.empty() && b.link.queued() == 0) || now_ms() > drain_until)) break;
     // While a lost connection is being replaced, the client's input waits in the pipe: what it
@@ -140,6 +141,7 @@ int run_stdio(const LinkOptions& o, bool reinit) {
                      {b.link.fd(), static_cast<short>(POLLIN | (b.link.wants_write() ? POLLOUT : 0)), 0}};
     const int r = poll(fds, 2, 100);
     if (r < 0 && errno != EINTR) return 1;
+    if (r < 0) continue;
     if (fds[1].revents & POLLOUT) {
       if (!b.link.flush()) return 1;
     }
@@ -164,10 +166,11 @@ int run_stdio(const LinkOptions& o, bool reinit) {
       }
     }
   }
-  if (!b.pending.empty())
+  if (!b.pending.empty() && !stop_requested())
     log(o.quiet, std::to_string(b.pending.size()) + " request(s) still unanswered " + std::to_string(o.wait_ms) +
                      " ms after the client closed its input");
-  log(o.quiet, "client closed; " + std::to_string(b.link.resets()) + " board reset(s) seen; at most " +
+  log(o.quiet, std::string(stop_requested() ? "stopped by a signal; " : "client closed; ") +
+                   std::to_string(b.link.resets()) + " board reset(s) seen; at most " +
                    std::to_string(b.link.in_flight_peak()) + " of the " + std::to_string(b.link.window()) +
                    " B window on the way, " + std::to_string(b.link.syncs()) + " sync ping(s)");
   return 0;

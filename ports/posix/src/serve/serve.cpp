@@ -35,6 +35,15 @@ constexpr size_t kSessions = EMCP_LEGACY_ERA ? 8 : 0;  // a server of MCP 2026-0
 volatile sig_atomic_t g_stop = 0;
 void on_signal(int) { g_stop = 1; }
 
+// SIGINT and SIGTERM end the serving loop; the server then reports and returns 0. No
+// SA_RESTART: the signal interrupts the loop's poll().
+void catch_stop_signals() {
+  struct sigaction sa = {};
+  sa.sa_handler = &on_signal;
+  (void)sigaction(SIGINT, &sa, nullptr);
+  (void)sigaction(SIGTERM, &sa, nullptr);
+}
+
 StrView num(uint64_t v, char* buf) { return StrView(buf, emcp::json::format_uint64(v, buf)); }
 
 
@@ -340,8 +349,9 @@ Figures figures() {
 int stdio(emcp::mcp::Server& server, const char* program, const Loop& loop) {
   Stdio& transport = *new (g_stdio_mem) Stdio(server, &emcp::posix::fd_flush, &g_stdout);
   g_stdio = &transport;
+  catch_stop_signals();
   uint8_t buf[1024];
-  for (;;) {
+  while (g_stop == 0) {
     pollfd pfd = {0, POLLIN, 0};
     const int ready = poll(&pfd, 1, static_cast<int>(wait_ms(loop, 1000)));
     if (ready > 0) {
@@ -361,7 +371,8 @@ int stdio(emcp::mcp::Server& server, const char* program, const Loop& loop) {
     server.poll();
   }
   char a[24], b[24], c[24];
-  say({program, ": end of input after ", num(transport.messages(), a), " messages (",
+  say({program, g_stop != 0 ? ": stopped by a signal after " : ": end of input after ", num(transport.messages(), a),
+       " messages (",
        num(transport.too_long(), b), " over-long lines), arena high-water ",
        num(transport.arena().high_water(), c), " bytes\n"});
   return 0;
@@ -397,10 +408,7 @@ int http(emcp::mcp::Server& server, const HttpConfig& config, const Loop& loop) 
   } else {
     g_net.attach(engine.handler());
   }
-  struct sigaction sa = {};
-  sa.sa_handler = &on_signal;
-  (void)sigaction(SIGINT, &sa, nullptr);
-  (void)sigaction(SIGTERM, &sa, nullptr);
+  catch_stop_signals();
   char p[24];
   const bool v6 = strchr(config.address, ':') != nullptr;
   say({config.program, ": serving MCP on ", tls ? "https://" : "http://", v6 ? "[" : "", config.address,

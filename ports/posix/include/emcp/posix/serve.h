@@ -68,10 +68,11 @@ bool check_http_options(const HttpConfig& config);
 /// The usage lines of those options (each ends with a newline).
 extern const char kHttpUsage[];
 
-/// Serves stdin/stdout until the end of stdin. Returns the process exit code.
+/// Serves stdin/stdout until the end of stdin or SIGINT/SIGTERM. Returns the process exit code
+/// (0 for either end).
 int stdio(emcp::mcp::Server& server, const char* program, const Loop& loop);
 
-/// Serves HTTP until SIGINT/SIGTERM. Returns the process exit code.
+/// Serves HTTP until SIGINT/SIGTERM. Returns the process exit code (0 after a signal).
 int http(emcp::mcp::Server& server, const HttpConfig& config, const Loop& loop);
 
 /// Figures of the transport being served (for diagnostics tools): messages handled (stdio
