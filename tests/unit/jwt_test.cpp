@@ -674,6 +674,10 @@ TEST(JwtCore, EveryResultHasItsOwnText) {
   for (int i = 0; i < int(JwtResult::kCount_); ++i) {
     const std::string text = emcp::auth::jwt_result_text(JwtResult(i));
     EXPECT_FALSE(text.empty()) << i;
+    // It goes into a WWW-Authenticate error_description (RFC 6750 3: no '"' or '\\'), which
+    // the resource server's challenge buffer holds up to 64 bytes of.
+    EXPECT_LE(text.size(), 64u) << text;
+    EXPECT_EQ(text.find_first_of("\"\\"), std::string::npos) << text;
     for (const std::string& other : seen) EXPECT_NE(text, other) << i;
     seen.push_back(text);
   }
