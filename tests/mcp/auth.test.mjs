@@ -138,6 +138,7 @@ const WHY = {
   claimType: "token claim of the wrong type",
   alg: "token algorithm not accepted",
   crit: "token has critical extensions",
+  typ: "token typ is not at+jwt",
   signature: "token signature invalid",
   missing: "token lacks exp, iss or aud",
   expired: "token expired",
@@ -568,6 +569,7 @@ describe("auth bad input: --auth-token and --jwt-key (ES256) together", { timeou
       const [h, , s] = parts(jwt({ scope: "sensors:read" }));
       return bearer(`${h}.${b64url(claimsText())}.${s}`);
     }, 401, "invalid_token", WHY.signature],
+    ["typ \"JWT\": not looked at without --require-at-jwt, accepted", () => bearer(jwt({}, { header: { typ: "JWT" } })), 200],
     ["empty signature part", () => { const [h, p] = parts(jwt()); return bearer(`${h}.${p}.`); }, 401, "invalid_token", WHY.signature],
     ["truncated: two parts", () => { const [h, p] = parts(jwt()); return bearer(`${h}.${p}`); }, 401, "invalid_token", WHY.parts],
     // Where a cut lands decides whether the rest is still canonical base64url: whyCut() says.
@@ -1022,6 +1024,47 @@ describe("RS256 and HS256 keys", { timeout: SUITE_MS }, () => {
     // A JWT key without --issuer is a usage error.
     await assert.rejects(startNetworkServer(SERVER, ["--simulate", "--jwt-key", writeTmp("es.pem", es.publicKeyPem)], []),
       (e) => /server exited \(2\)/.test(e.message) && /--issuer/.test(e.message));
+  });
+});
+
+// ---- explicit typing (RFC 9068 2.1 and 4, RFC 8725 3.11) -----------------------------------------
+
+describe("--require-at-jwt: the header's typ must be at+jwt", { timeout: SUITE_MS }, () => {
+  test("at+jwt in any case, with or without application/, passes; JWT, none, another type are refused before the signature", async () => {
+    const as = await startAs({ alg: "ES256" });
+    const server = await startSensors(["--jwt-key", writeTmp("typed.pem", as.publicKeyPem), "--issuer", as.issuer,
+                                       "--require-at-jwt"]);
+    const claims = { aud: server.resource, scope: ALL };
+    const typed = (typ) => as.mint({ claims, header: { typ } });
+    const rows = [
+      ["typ at+jwt (the test authorization server's)", as.mint({ claims }), 200],
+      ["typ application/at+jwt", typed("application/at+jwt"), 200],
+      ["typ AT+JWT", typed("AT+JWT"), 200],
+      ["typ Application/At+Jwt", typed("Application/At+Jwt"), 200],
+      ["typ JWT", typed("JWT"), 401, WHY.typ],
+      ["no typ", typed(undefined), 401, WHY.typ],
+      ["typ jwt", typed("jwt"), 401, WHY.typ],
+      ["typ application/jwt", typed("application/jwt"), 401, WHY.typ],
+      ["typ at+jwt with a parameter", typed("at+jwt; v=1"), 401, WHY.typ],
+      ["typ a number", typed(1), 401, WHY.typ],
+      ["typ JWT and a bad signature: decided from the header", flipSignatureBit(typed("JWT")), 401, WHY.typ],
+      ["typ at+jwt and a bad signature", flipSignatureBit(as.mint({ claims })), 401, WHY.signature],
+      ["typ at+jwt, expired", as.mint({ claims: { ...claims, iat: Math.floor(Date.now() / 1000) - 7200, exp: Math.floor(Date.now() / 1000) - 3600 } }), 401, WHY.expired],
+    ];
+    for (const [name, token, status, description] of rows) {
+      const r = await post(server.port, `Bearer ${token}`, INIT);
+      assertRefusal(r, status, status === 200 ? {} : { error: "invalid_token", description, metadataUrl: server.metadataUrl });
+      if (status === 200) assert.match(r.body.toString(), /"protocolVersion"/, name);
+    }
+    // A token from the authorization code flow (PKCE, resource indicator) is typed: it works.
+    const { access_token: token } = await as.obtainToken({ resource: server.resource, scope: "sensors:read" });
+    assert.equal(decodeJwt(token).header.typ, "at+jwt");
+    assert.equal((await post(server.port, `Bearer ${token}`, INIT)).status, 200);
+  });
+
+  test("--require-at-jwt without a JWT key is a usage error", async () => {
+    await assert.rejects(startNetworkServer(SERVER, ["--simulate", "--auth-token", STATIC, "--require-at-jwt"], []),
+      (e) => /server exited \(2\)/.test(e.message) && /--require-at-jwt needs --jwt-key or --jwt-secret/.test(e.message));
   });
 });
 

@@ -4,8 +4,9 @@
 // semihosting. The test authorization server (lib/oauth_server.mjs) issues the JWTs with keys
 // made now; the full table runs on Linux (auth.test.mjs), this is the board's share of it: the
 // metadata, the challenges, malformed Authorization headers (400 invalid_request), tokens that
-// pass and tokens that must not (expired, another audience, alg none, a bad signature), each
-// with the error_description of the check that refused it, a scope the token lacks, a token in the query string, and a token
+// pass and tokens that must not (expired, another audience, alg none, a bad signature, typed
+// "JWT": the board is provisioned with --require-at-jwt), each with the error_description of
+// the check that refused it, a scope the token lacks, a token in the query string, and a token
 // from the authorization code flow (PKCE, resource indicator) calling a tool.
 //
 // EMCP_RUN_BOARD (the board), EMCP_TLS_DIR and NODE_EXTRA_CA_CERTS (the test PKI).
@@ -27,7 +28,7 @@ before(async () => {
   as = await startAuthServer({ alg: "ES256" });
   const pub = path.join(tmp, "jwt.pem");
   fs.writeFileSync(pub, as.publicKeyPem);
-  server = await startNetworkServer(null, ["--auth-token", STATIC, "--jwt-key", pub, "--issuer", as.issuer]);
+  server = await startNetworkServer(null, ["--auth-token", STATIC, "--jwt-key", pub, "--issuer", as.issuer, "--require-at-jwt"]);
   port = server.port;
   resource = `https://127.0.0.1:${port}/mcp`;
   metadataUrl = `https://127.0.0.1:${port}/.well-known/oauth-protected-resource/mcp`;
@@ -114,6 +115,7 @@ test("no token: 401 naming the metadata; a malformed header: 400; a bad token: 4
     // answers (a character of the text may only touch unused bits: then it is the encoding's).
     [flipSignatureBit(jwt()), "token signature invalid"],
     [flipSignatureBit(jwt(), 511), "token signature invalid"],
+    [jwt({}, { header: { typ: "JWT" } }), "token typ is not at+jwt"],           // --require-at-jwt
     ["unknown-static-token-0123456789", "token is not three base64url parts"],
   ]) {
     const r = await post(bad, INIT);

@@ -627,6 +627,45 @@ TEST(JwtCore, RefusesCriticalExtensions) {
             JwtResult::kOk);
 }
 
+// RFC 9068 2.1 and 4: a JWT access token says "typ": "at+jwt" (RFC 8725 3.11: explicit
+// typing, so that another JWT of the same issuer and key cannot pass for one); the media type
+// may be written in full ("application/at+jwt", RFC 7515 4.1.9), in any case (RFC 6838 4.2).
+// Checked only with JwtConfig::require_at_jwt.
+TEST(JwtCore, RequiresTheAccessTokenTypeWhenAsked) {
+  Core c;
+  const auto typed = [](const std::string& members) { return fake_token("{\"alg\":\"HS256\"" + members + "}", claims()); };
+  const char* const accepted[] = {
+      ",\"typ\":\"at+jwt\"", ",\"typ\":\"AT+JWT\"", ",\"typ\":\"At+Jwt\"", ",\"typ\":\"application/at+jwt\"",
+      ",\"typ\":\"Application/AT+JWT\"", ",\"typ\":\"at\\u002bjwt\"", ",\"typ\":\"application\\/at+jwt\"",
+      ",\"typ\":\"at+jwt\",\"kid\":\"k1\""};
+  const char* const refused[] = {
+      "", ",\"typ\":\"JWT\"", ",\"typ\":\"jwt\"", ",\"typ\":\"application/jwt\"", ",\"typ\":\"at+jwt \"",
+      ",\"typ\":\" at+jwt\"", ",\"typ\":\"at+jwt; charset=utf-8\"", ",\"typ\":\"at+jwt\\u0000\"", ",\"typ\":\"at-jwt\"",
+      ",\"typ\":\"text/at+jwt\"", ",\"typ\":\"application/\"", ",\"typ\":\"xapplication/at+jwt\"",
+      ",\"typ\":\"application/at+jwt+x\"", ",\"typ\":\"\"", ",\"typ\":1", ",\"typ\":null", ",\"typ\":true",
+      ",\"typ\":[\"at+jwt\"]", ",\"typ\":{\"typ\":\"at+jwt\"}", ",\"cty\":\"at+jwt\""};
+  // Off (the default): "typ" is not looked at, whatever it holds.
+  for (const char* m : accepted) EXPECT_EQ(c.check(typed(m)), JwtResult::kOk) << m;
+  for (const char* m : refused) EXPECT_EQ(c.check(typed(m)), JwtResult::kOk) << m;
+  c.cfg.require_at_jwt = true;
+  for (const char* m : accepted) EXPECT_EQ(c.check(typed(m)), JwtResult::kOk) << m;
+  c.fake.calls = 0;
+  for (const char* m : refused) {
+    const JwtResult r = c.check(typed(m));
+    EXPECT_EQ(r, JwtResult::kWrongType) << m;
+    EXPECT_FALSE(emcp::auth::jwt_malformed(r));
+  }
+  EXPECT_EQ(c.fake.calls, 0);  // decided from the header, before the signature
+  // Twice is a duplicate, even when both say at+jwt; the earlier header checks come first.
+  EXPECT_EQ(c.check(typed(",\"typ\":\"at+jwt\",\"typ\":\"at+jwt\"")), JwtResult::kDuplicateKey);
+  EXPECT_EQ(c.check(fake_token("{\"alg\":\"none\",\"typ\":\"JWT\"}", claims())), JwtResult::kAlgMismatch);
+  EXPECT_EQ(c.check(fake_token("{\"alg\":\"HS256\",\"crit\":[\"x\"],\"typ\":\"JWT\"}", claims())), JwtResult::kCritHeader);
+  // A good type does not stand in for the signature or the claims.
+  EXPECT_EQ(c.check(fake_token("{\"alg\":\"HS256\",\"typ\":\"at+jwt\"}", claims(), "forged")), JwtResult::kBadSignature);
+  EXPECT_EQ(c.check(fake_token("{\"alg\":\"HS256\",\"typ\":\"at+jwt\"}", claims("", int64_t(kNow) - 3600))),
+            JwtResult::kExpired);
+}
+
 TEST(JwtCore, ATokenLongerThanTheScratchIsTooLarge) {
   Core c;
   const std::string t = fake_token(header("HS256"), claims("\"pad\":\"" + std::string(600, 'x') + "\""));
@@ -927,6 +966,37 @@ TEST_F(JwtOpenssl, KeysOfTheWrongKindAreRefused) {
   const uint8_t secret[32] = {1};
   EXPECT_EQ(k.load_hmac_secret(secret, sizeof secret), Status::kOk);
   EXPECT_EQ(k.alg(), JwtAlg::kHS256);
+}
+
+// The access token type (RFC 9068) on tokens openssl encoded and signed: with
+// JwtConfig::require_at_jwt only "at+jwt" (any case, "application/" or not) passes; without it
+// the same tokens all verify. The type is part of the signed header: changing it breaks the
+// signature.
+TEST_F(JwtOpenssl, TheAccessTokenTypeIsCheckedWhenAsked) {
+  for (JwtAlg alg : {JwtAlg::kES256, JwtAlg::kHS256}) {
+    const std::string name = emcp::auth::jwt_alg_name(alg);
+    Verifier v(alg);
+    const auto sign = [&](const std::string& typ_member) {
+      return keys().sign(alg, "{\"alg\":\"" + name + "\"" + typ_member + "}", claims("\"sub\":\"alice\""));
+    };
+    const Token at = sign(",\"typ\":\"at+jwt\"");
+    const Token full = sign(",\"typ\":\"application/at+jwt\"");
+    const Token upper = sign(",\"typ\":\"AT+JWT\"");
+    const Token jwt = sign(",\"typ\":\"JWT\"");
+    const Token none = sign("");
+    for (const Token* t : {&at, &full, &upper, &jwt, &none}) EXPECT_EQ(v.check(t->text), JwtResult::kOk) << name << " " << t->text;
+    v.cfg.require_at_jwt = true;
+    EXPECT_EQ(v.check(at.text), JwtResult::kOk) << name;
+    EXPECT_EQ(sv(v.claims.sub), "alice");
+    EXPECT_EQ(v.check(full.text), JwtResult::kOk) << name;
+    EXPECT_EQ(v.check(upper.text), JwtResult::kOk) << name;
+    EXPECT_EQ(v.check(jwt.text), JwtResult::kWrongType) << name;
+    EXPECT_EQ(v.check(none.text), JwtResult::kWrongType) << name;
+    // "JWT" rewritten to "at+jwt" under the signature made over "JWT".
+    const std::string retyped = b64url("{\"alg\":\"" + name + "\",\"typ\":\"at+jwt\"}") +
+                                jwt.text.substr(jwt.text.find('.'));
+    EXPECT_EQ(v.check(retyped), JwtResult::kBadSignature) << name;
+  }
 }
 
 }  // namespace
