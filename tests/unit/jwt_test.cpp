@@ -17,6 +17,9 @@
 #include <string_view>
 #include <vector>
 
+#include <mbedtls/bignum.h>
+#include <mbedtls/ecp.h>
+
 #include "emcp/auth/jwt.h"
 #include "emcp/mbedtls/jwt_key.h"
 #include "heap_guard.h"
@@ -997,6 +1000,158 @@ TEST_F(JwtOpenssl, TheAccessTokenTypeIsCheckedWhenAsked) {
                                 jwt.text.substr(jwt.text.find('.'));
     EXPECT_EQ(v.check(retyped), JwtResult::kBadSignature) << name;
   }
+}
+
+// ---- ECDSA: r and s outside [1, n-1] -----------------------------------------------------------
+//
+// An ES256 signature (r, s) is valid only with 1 <= r, s <= n - 1, n the order of P-256 (FIPS
+// 186-5 6.4.2, SEC 1 4.1.4 step 1); a verifier that reduced r or s mod n, or let 0 through,
+// would accept forgeries (r + n, s), (0, 0)... A random signature's r and s are close to 2^256,
+// so r + n does not fit 32 bytes: the test instead makes a signature with small r and s, and
+// the public key that makes it valid: with R = (x, y) a point of small x, r = x, and
+// Q = r^-1 (s R - e G), u1 G + u2 Q = e/s G + r/s Q = R. Mbed TLS's point arithmetic builds Q;
+// openssl judges every row on its own (`openssl dgst -verify`, DER signatures), and emcp's
+// verdict (JwtKey through verify_jwt) must be openssl's and the row's.
+
+// A 32-byte big-endian value as an mbedtls_mpi and back.
+struct Mpi {
+  mbedtls_mpi v;
+  Mpi() { mbedtls_mpi_init(&v); }
+  ~Mpi() { mbedtls_mpi_free(&v); }
+  Mpi(const Mpi&) = delete;
+  Mpi& operator=(const Mpi&) = delete;
+  std::string bytes32() const {
+    std::string out(32, '\0');
+    EXPECT_EQ(mbedtls_mpi_write_binary(&v, reinterpret_cast<unsigned char*>(&out[0]), 32), 0);
+    return out;
+  }
+};
+
+// A DER INTEGER of the unsigned big-endian `v` (minimal: no leading zero byte unless the top
+// bit is set; zero is one 0 byte), as openssl wants it.
+std::string der_uint(const std::string& v) {
+  size_t skip = 0;
+  while (skip + 1 < v.size() && v[skip] == '\0') ++skip;
+  std::string body = v.substr(skip);
+  if (uint8_t(body[0]) & 0x80) body.insert(body.begin(), '\0');
+  return std::string(1, '\x02') + char(body.size()) + body;
+}
+std::string der_signature(const std::string& r, const std::string& s) {
+  const std::string body = der_uint(r) + der_uint(s);
+  return std::string(1, '\x30') + char(body.size()) + body;
+}
+
+TEST_F(JwtOpenssl, Es256SignaturesOutsideTheGroupOrderAreRefused) {
+  // The token's signing input, encoded here; its hash by openssl.
+  const std::string input = b64url(header("ES256")) + "." + b64url(claims("\"sub\":\"alice\""));
+  write_file(keys().path("ecdsa_input.txt"), input);
+  std::string digest;
+  ASSERT_TRUE(keys().sh("openssl dgst -sha256 -binary -out ecdsa_hash.bin ecdsa_input.txt"));
+  digest = read_file(keys().path("ecdsa_hash.bin"));
+  ASSERT_EQ(digest.size(), 32u);
+
+  mbedtls_ecp_group grp;
+  mbedtls_ecp_group_init(&grp);
+  ASSERT_EQ(mbedtls_ecp_group_load(&grp, MBEDTLS_ECP_DP_SECP256R1), 0);
+  mbedtls_ecp_point R, Q;
+  mbedtls_ecp_point_init(&R);
+  mbedtls_ecp_point_init(&Q);
+  Mpi x, rhs, t, y, exp, r, s, e, rinv, u1, u2, n_minus_s, r_plus_n, s_plus_n, all_ones;
+  // R: the first x >= 2 with x^3 - 3x + b a square mod p (p = 3 mod 4: y = rhs^((p+1)/4)).
+  // y^2 = x^3 + a x + b with a = -3 (Mbed TLS keeps A empty for P-256).
+  ASSERT_EQ(mbedtls_mpi_add_int(&exp.v, &grp.P, 1), 0);
+  ASSERT_EQ(mbedtls_mpi_shift_r(&exp.v, 2), 0);
+  bool found = false;
+  for (int xi = 2; xi < 200 && !found; ++xi) {
+    ASSERT_EQ(mbedtls_mpi_lset(&x.v, xi), 0);
+    ASSERT_EQ(mbedtls_mpi_lset(&rhs.v, int64_t(xi) * xi * xi - 3 * xi), 0);
+    ASSERT_EQ(mbedtls_mpi_add_mpi(&rhs.v, &rhs.v, &grp.B), 0);
+    ASSERT_EQ(mbedtls_mpi_mod_mpi(&rhs.v, &rhs.v, &grp.P), 0);
+    ASSERT_EQ(mbedtls_mpi_exp_mod(&y.v, &rhs.v, &exp.v, &grp.P, nullptr), 0);
+    ASSERT_EQ(mbedtls_mpi_mul_mpi(&t.v, &y.v, &y.v), 0);
+    ASSERT_EQ(mbedtls_mpi_mod_mpi(&t.v, &t.v, &grp.P), 0);
+    found = mbedtls_mpi_cmp_mpi(&t.v, &rhs.v) == 0;
+  }
+  ASSERT_TRUE(found);
+  ASSERT_EQ(mbedtls_mpi_copy(&R.X, &x.v), 0);
+  ASSERT_EQ(mbedtls_mpi_copy(&R.Y, &y.v), 0);
+  ASSERT_EQ(mbedtls_mpi_lset(&R.Z, 1), 0);
+  ASSERT_EQ(mbedtls_ecp_check_pubkey(&grp, &R), 0) << "R is on the curve";
+  // r = x (small, below n), s small; e the hash.
+  ASSERT_EQ(mbedtls_mpi_copy(&r.v, &x.v), 0);
+  ASSERT_EQ(mbedtls_mpi_lset(&s.v, 0x1234567), 0);
+  ASSERT_EQ(mbedtls_mpi_read_binary(&e.v, reinterpret_cast<const unsigned char*>(digest.data()), 32), 0);
+  ASSERT_EQ(mbedtls_mpi_mod_mpi(&e.v, &e.v, &grp.N), 0);
+  // Q = (-e/r) G + (s/r) R.
+  ASSERT_EQ(mbedtls_mpi_inv_mod(&rinv.v, &r.v, &grp.N), 0);
+  ASSERT_EQ(mbedtls_mpi_mul_mpi(&u1.v, &e.v, &rinv.v), 0);
+  ASSERT_EQ(mbedtls_mpi_mod_mpi(&u1.v, &u1.v, &grp.N), 0);
+  ASSERT_EQ(mbedtls_mpi_sub_mpi(&u1.v, &grp.N, &u1.v), 0);
+  ASSERT_EQ(mbedtls_mpi_mul_mpi(&u2.v, &s.v, &rinv.v), 0);
+  ASSERT_EQ(mbedtls_mpi_mod_mpi(&u2.v, &u2.v, &grp.N), 0);
+  ASSERT_EQ(mbedtls_ecp_muladd(&grp, &Q, &u1.v, &grp.G, &u2.v, &R), 0);
+  ASSERT_EQ(mbedtls_ecp_check_pubkey(&grp, &Q), 0);
+  Mpi qx, qy;
+  ASSERT_EQ(mbedtls_mpi_copy(&qx.v, &Q.X), 0);
+  ASSERT_EQ(mbedtls_mpi_copy(&qy.v, &Q.Y), 0);
+  // The public key as SubjectPublicKeyInfo (id-ecPublicKey, prime256v1, uncompressed point),
+  // and openssl's PEM of it (openssl checks the point).
+  static const unsigned char kSpkiPrefix[] = {0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02,
+                                              0x01, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07, 0x03,
+                                              0x42, 0x00, 0x04};
+  const std::string spki = std::string(reinterpret_cast<const char*>(kSpkiPrefix), sizeof kSpkiPrefix) +
+                           qx.bytes32() + qy.bytes32();
+  write_file(keys().path("ecdsa_q.der"), spki);
+  ASSERT_TRUE(keys().sh("openssl pkey -pubin -inform DER -in ecdsa_q.der -out ecdsa_q.pem"));
+  Verifier v(JwtAlg::kES256);
+  ASSERT_EQ(v.key.load_public_key(JwtAlg::kES256, reinterpret_cast<const uint8_t*>(spki.data()), spki.size()), Status::kOk);
+  v.key.bind(&v.cfg);
+
+  // The rows' values.
+  ASSERT_EQ(mbedtls_mpi_sub_mpi(&n_minus_s.v, &grp.N, &s.v), 0);
+  ASSERT_EQ(mbedtls_mpi_add_mpi(&r_plus_n.v, &r.v, &grp.N), 0);
+  ASSERT_EQ(mbedtls_mpi_add_mpi(&s_plus_n.v, &s.v, &grp.N), 0);
+  ASSERT_LE(mbedtls_mpi_bitlen(&r_plus_n.v), 256u) << "r + n fits 32 bytes";
+  ASSERT_LE(mbedtls_mpi_bitlen(&s_plus_n.v), 256u) << "s + n fits 32 bytes";
+  Mpi n;
+  ASSERT_EQ(mbedtls_mpi_copy(&n.v, &grp.N), 0);
+  const std::string R32 = r.bytes32(), S32 = s.bytes32(), N32 = n.bytes32(), Z32(32, '\0'), F32(32, '\xff');
+  const std::string RN32 = r_plus_n.bytes32(), SN32 = s_plus_n.bytes32(), NS32 = n_minus_s.bytes32();
+  struct Row {
+    const char* what;
+    std::string r, s;
+    bool valid;
+  };
+  const Row rows[] = {
+      {"(r, s): the signature the key was made for", R32, S32, true},
+      {"(r, n - s): its twin, also valid ECDSA (JWS asks for no low s)", R32, NS32, true},
+      {"(r + n, s)", RN32, S32, false},
+      {"(r, s + n)", R32, SN32, false},
+      {"(r + n, s + n)", RN32, SN32, false},
+      {"(n, s)", N32, S32, false},
+      {"(r, n)", R32, N32, false},
+      {"(n, n)", N32, N32, false},
+      {"(0, s)", Z32, S32, false},
+      {"(r, 0)", R32, Z32, false},
+      {"(0, 0)", Z32, Z32, false},
+      {"(2^256 - 1, s)", F32, S32, false},
+      {"(r, 2^256 - 1)", R32, F32, false},
+  };
+  int k = 0;
+  for (const Row& row : rows) {
+    const std::string file = "ecdsa_sig" + std::to_string(k++) + ".der";
+    write_file(keys().path(file.c_str()), der_signature(row.r, row.s));
+    bool openssl_ok = false;
+    (void)run("cd '" + keys().dir() + "' && openssl dgst -sha256 -verify ecdsa_q.pem -signature " + file +
+                  " ecdsa_input.txt >/dev/null 2>&1",
+              &openssl_ok);
+    EXPECT_EQ(openssl_ok, row.valid) << "openssl on " << row.what;
+    const JwtResult ours = v.check(input + "." + b64url(row.r + row.s));
+    EXPECT_EQ(ours, row.valid ? JwtResult::kOk : JwtResult::kBadSignature) << row.what;
+  }
+  mbedtls_ecp_point_free(&R);
+  mbedtls_ecp_point_free(&Q);
+  mbedtls_ecp_group_free(&grp);
 }
 
 }  // namespace
