@@ -229,6 +229,34 @@ describe("gateway: bearer token", () => {
     assert.equal((await once(g.port, request("DELETE", "/mcp", { "Mcp-Session-Id": sid }))).status, 401);
     assert.equal((await once(g.port, request("DELETE", "/mcp", { "Mcp-Session-Id": sid, Authorization: "Bearer s3cret-token" }))).status, 200);
   });
+
+  // The gateway admits requests with the engine's code (emcp/transport/http_security.h): the
+  // same answers as emcp-sensors (RFC 6750 3.1; MCP authorization "Error Handling": 400 for a
+  // malformed authorization request), each with its whole challenge.
+  test("each Authorization header gets its status and its exact challenge", async () => {
+    const md = `resource_metadata="http://127.0.0.1:${g.port}/.well-known/oauth-protected-resource/mcp"`;
+    const bad = (why) => `Bearer error="invalid_request", error_description="${why}", ${md}`;
+    const rows = [
+      ["no header", {}, 401, `Bearer ${md}`],
+      ["another scheme", { Authorization: "Basic czNjcmV0LXRva2Vu" }, 401, `Bearer ${md}`],
+      ["\"Bearer\" alone", { Authorization: "Bearer" }, 400, bad("no token after Bearer")],
+      ["two tokens", { Authorization: "Bearer s3cret-token s3cret-token" }, 400, bad("more than one token after Bearer")],
+      ["a character outside b64token", { Authorization: "Bearer s3cret-token!" }, 400, bad("the token is not an RFC 6750 b64token")],
+      ["a tab after the scheme", { Authorization: "Bearer\ts3cret-token" }, 400, bad("the Authorization header is not a scheme and its credentials")],
+      ["the header twice", { Authorization: "Bearer s3cret-token", authorization: "Bearer s3cret-token" }, 400,
+       bad("more than one Authorization header")],
+      ["an unknown token", { Authorization: "Bearer s3cret-tokens" }, 401, `Bearer error="invalid_token", error_description="unknown token", ${md}`],
+      ["the token, scheme in lower case", { Authorization: "bearer s3cret-token" }, 200, undefined],
+    ];
+    for (const [name, headers, status, want] of rows) {
+      const r = await once(g.port, post(INIT, headers));
+      assert.equal(r.status, status, `${name}: ${r.body}`);
+      assert.equal(r.headers["www-authenticate"], want, name);
+      if (status === 200)
+        assert.equal((await once(g.port, request("DELETE", "/mcp", { "Mcp-Session-Id": r.headers["mcp-session-id"],
+                                                                     Authorization: "Bearer s3cret-token" }))).status, 200);
+    }
+  });
 });
 
 describe("gateway: connection limit", () => {

@@ -121,8 +121,10 @@ export function tlsArgs() {
 /// others of `args` are the Linux server's own.
 function boardArgs(args) {
   const out = [];
-  for (let i = 0; i < args.length; ++i)
+  for (let i = 0; i < args.length; ++i) {
     if (["--auth-token", "--jwt-key", "--issuer", "--audience"].includes(args[i]) && i + 1 < args.length) out.push(args[i], args[++i]);
+    else if (args[i] === "--require-at-jwt") out.push(args[i]);
+  }
   return out;
 }
 

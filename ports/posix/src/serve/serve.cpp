@@ -89,6 +89,8 @@ const char kHttpUsage[] =
     "                     (PEM: EC P-256 for ES256, RSA for RS256) ...\n"
     "  --jwt-secret FILE  ... or HMAC-signed (HS256) with the secret in FILE (at least 32 bytes)\n"
     "  --issuer URL       the tokens' issuer (iss), named as the authorization server\n"
+    "  --require-at-jwt   refuse JWTs whose header typ is not at+jwt (RFC 9068; off: many\n"
+    "                     authorization servers type access tokens JWT or not at all)\n"
     "  --audience URI     this server's canonical URI, the tokens' audience (default\n"
     "                     http(s)://ADDR:PORT/mcp)\n";
 
@@ -108,6 +110,10 @@ int parse_http_option(int argc, char** argv, int* i, HttpConfig* config) {
   };
   if (strcmp(arg, "--ws") == 0) {
     config->websocket = true;
+    return 1;
+  }
+  if (strcmp(arg, "--require-at-jwt") == 0) {
+    config->require_at_jwt = true;
     return 1;
   }
   static const char* const kWithValue[] = {"--http",     "--bind",       "--allow-host", "--timeout-ms", "--keepalive-ms",
@@ -171,6 +177,10 @@ bool check_http_options(const HttpConfig& config) {
   }
   if ((config.jwt_key != nullptr && config.jwt_secret != nullptr) || (jwt != (config.issuer != nullptr))) {
     say({config.program, ": JWT access tokens need one of --jwt-key and --jwt-secret, and --issuer\n"});
+    return false;
+  }
+  if (config.require_at_jwt && !jwt) {
+    say({config.program, ": --require-at-jwt needs --jwt-key or --jwt-secret\n"});
     return false;
   }
   if (config.audience != nullptr && config.auth_tokens.size() == 0 && !jwt) {
@@ -289,6 +299,7 @@ bool start_auth(const HttpConfig& config, const emcp::mcp::Server& server, bool 
     }
     g_jwt.issuer = config.issuer;
     g_jwt.audience = g_auth_config.resource;
+    g_jwt.require_at_jwt = config.require_at_jwt;
     g_jwt_key.bind(&g_jwt);
     g_issuers[0] = config.issuer;
     g_auth_config.authorization_servers = emcp::Span<const char* const>(g_issuers, 1);

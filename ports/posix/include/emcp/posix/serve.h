@@ -48,6 +48,8 @@ struct HttpConfig {
   const char* jwt_key = nullptr;
   const char* jwt_secret = nullptr;
   const char* issuer = nullptr;
+  /// Refuse JWTs whose header "typ" is not "at+jwt" (--require-at-jwt; JwtConfig::require_at_jwt).
+  bool require_at_jwt = false;
   /// The server's canonical URI: the tokens' audience and the metadata's resource (default
   /// http(s)://ADDR:PORT/mcp from the bound address).
   const char* audience = nullptr;
@@ -63,7 +65,7 @@ struct HttpConfig {
 int parse_http_option(int argc, char** argv, int* i, HttpConfig* config);
 /// After the command line: false (with the reason on stderr) when options that need --http
 /// were given without it, only one of --tls-cert and --tls-key, or JWT options without a
-/// key and an issuer.
+/// key and an issuer (--require-at-jwt included).
 bool check_http_options(const HttpConfig& config);
 /// The usage lines of those options (each ends with a newline).
 extern const char kHttpUsage[];
