@@ -110,9 +110,9 @@ const TLS_NAME = process.env.EMCP_TLS_NAME || "server";
 export const TLS = TLS_DIR !== null;
 export const HTTP_SCHEME = TLS ? "https" : "http";
 export const WS_SCHEME = TLS ? "wss" : "ws";
-/// The server's options for TLS (none without EMCP_TLS_DIR).
-export function tlsArgs() {
-  return TLS ? ["--tls-cert", `${TLS_DIR}/${TLS_NAME}.pem`, "--tls-key", `${TLS_DIR}/${TLS_NAME}.key`] : [];
+/// The server's options for TLS (none without EMCP_TLS_DIR), with the certificate `name`.
+export function tlsArgs(name = TLS_NAME) {
+  return TLS ? ["--tls-cert", `${TLS_DIR}/${name}.pem`, "--tls-key", `${TLS_DIR}/${name}.key`] : [];
 }
 
 /// The options scripts/run-board takes too (authorization, provisioned into the board): the
@@ -126,11 +126,12 @@ function boardArgs(args) {
 
 /// Starts `command args --http 0 --ws` (or, with EMCP_RUN_BOARD, the board) and resolves with
 /// { proc, port } once it listens on a loopback port (it prints the port on stderr). Its stdin
-/// stays open: scripts/run-board stops the board at the end of its input.
-export function startNetworkServer(command, args = [], extra = ["--ws"]) {
+/// stays open: scripts/run-board stops the board at the end of its input. With TLS, `tlsName`
+/// is the certificate of the test PKI it serves (EMCP_TLS_NAME by default).
+export function startNetworkServer(command, args = [], extra = ["--ws"], tlsName = TLS_NAME) {
   return new Promise((resolve, reject) => {
-    const [cmd, argv] = RUN_BOARD ? [RUN_BOARD[0], [...RUN_BOARD.slice(1), "--http", "0", ...tlsArgs(), ...boardArgs(args)]]
-                                  : [command, [...args, "--http", "0", ...extra, ...tlsArgs()]];
+    const [cmd, argv] = RUN_BOARD ? [RUN_BOARD[0], [...RUN_BOARD.slice(1), "--http", "0", ...tlsArgs(tlsName), ...boardArgs(args)]]
+                                  : [command, [...args, "--http", "0", ...extra, ...tlsArgs(tlsName)]];
     const proc = spawn(cmd, argv, { stdio: ["pipe", "ignore", "pipe"] });
     let err = "";
     const timer = setTimeout(() => { proc.kill("SIGKILL"); reject(new Error(`server did not start: ${err}`)); },
