@@ -81,6 +81,15 @@ async function stillServing(to = port) {
   }
 }
 
+/// Waits until pred() holds, for at most `ms`.
+async function until(pred, ms = 5000) {
+  const end = Date.now() + ms;
+  while (!pred()) {
+    if (Date.now() > end) throw new Error(`timed out after ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 /// A raw TCP connection: write bytes, collect what comes back, know when it closed.
 function raw() {
   return new Promise((resolve, reject) => {
@@ -89,13 +98,7 @@ function raw() {
       s.on("data", (d) => { c.buf = Buffer.concat([c.buf, d]); });
       s.on("close", () => { c.closed = true; });
       s.on("error", () => { c.closed = true; });
-      c.until = async (pred, ms = 5000) => {
-        const end = Date.now() + ms;
-        while (!pred(c)) {
-          if (Date.now() > end) throw new Error(`timed out after ${ms} ms`);
-          await new Promise((r) => setTimeout(r, 10));
-        }
-      };
+      c.until = (pred, ms) => until(() => pred(c), ms);
       resolve(c);
     });
     s.on("error", reject);
@@ -133,13 +136,7 @@ function tapped(to = port) {
   sock.on("end", () => { seen.serverEnded = true; if (!duplex.destroyed) duplex.push(null); });
   sock.on("close", () => { seen.closed = true; });
   sock.on("error", () => {});
-  seen.until = async (pred, ms = 5000) => {
-    const end = Date.now() + ms;
-    while (!pred(seen)) {
-      if (Date.now() > end) throw new Error(`timed out after ${ms} ms`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  };
+  seen.until = (pred, ms) => until(() => pred(seen), ms);
   return { duplex, seen };
 }
 
