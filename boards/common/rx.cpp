@@ -6,29 +6,58 @@
 #include "board/ring.h"
 
 namespace {
-board::Ring<1024> g_rx;
-volatile uint32_t g_dropped = 0;
+board::Ring<EMCP_BOARD_RX_RING> g_rx;
+volatile uint32_t g_dropped = 0;  // bytes the ring lost, and overruns
+volatile uint32_t g_holds = 0;    // times the interrupt held the UART back
+volatile bool g_held = false;     // it holds it now
+
+// The loop made room: the board takes the bytes its UART held.
+void release_if_room() {
+  if (g_held && g_rx.room()) {
+    g_held = false;
+    board::rx_release();
+  }
+}
 }  // namespace
 
 namespace board {
+
+bool rx_room() { return EMCP_BOARD_RX_HOLD == 0 || g_rx.room(); }
 
 void rx_byte(uint8_t b) {
   if (!g_rx.push(b)) g_dropped = g_dropped + 1;
 }
 
-void rx_lost() { g_dropped = g_dropped + 1; }
+void rx_lost() {
+  g_rx.lose();
+  g_dropped = g_dropped + 1;
+}
 
-bool rx_full() { return g_rx.full(); }
+void rx_hold() {
+  g_held = true;
+  g_holds = g_holds + 1;
+}
 
-size_t uart_read(uint8_t* buf, size_t cap) { return g_rx.pop(buf, cap); }
+size_t uart_read(uint8_t* buf, size_t cap) {
+  const size_t n = g_rx.pop(buf, cap);
+  release_if_room();
+  return n;
+}
+
+bool uart_take_loss() {
+  const bool lost = g_rx.take_loss();
+  release_if_room();
+  return lost;
+}
 
 uint32_t uart_dropped() { return g_dropped; }
+uint32_t uart_held() { return g_holds; }
 
 // Interrupts off while checking, so a byte arriving between the check and WFI still wakes it
 // (WFI ends on a pending interrupt even while they are masked; it is taken once unmasked).
 void idle() {
   arch::interrupts_off();
-  if (g_rx.empty()) arch::wait_for_interrupt();
+  if (g_rx.empty() && !g_rx.loss_waiting()) arch::wait_for_interrupt();
   arch::interrupts_on();
 }
 

@@ -1,6 +1,7 @@
 #include "board/serve.h"
 
 #include "board/board.h"
+#include "board/rx.h"
 
 namespace board {
 
@@ -12,6 +13,7 @@ void say(const char* s) {
   while (s[n] != '\0') ++n;
   uart_write(s, n);
 }
+
 }  // namespace
 
 emcp::Status uart_flush(void*, const char* data, size_t n) {
@@ -28,7 +30,7 @@ void serve(emcp::mcp::Server& server, emcp::transport::StdioTransport& link, con
   say(program);
   say(" on ");
   say(name());
-  say(": MCP on this UART, one JSON-RPC message per line");
+  say(": MCP on this UART, one JSON-RPC message per line; receive buffer " EMCP_BOARD_RX_RING_TEXT " B");
   if (service != nullptr && service->banner != nullptr) say(service->banner);
   say("\n");
   uint8_t buf[128];
@@ -36,6 +38,10 @@ void serve(emcp::mcp::Server& server, emcp::transport::StdioTransport& link, con
     const size_t n = uart_read(buf, sizeof buf);
     if (n != 0) {
       (void)link.feed(buf, n);
+      continue;
+    }
+    if (uart_take_loss()) {  // bytes went missing after those just fed
+      link.input_lost();
       continue;
     }
     if (service != nullptr && service->step != nullptr) service->step(service->ctx);

@@ -92,11 +92,11 @@ void schedule_tick() {
 }  // namespace
 
 // PLIC (machine external interrupt): every pending source claimed and completed; UART0's
-// received bytes go into the ring while it has room. When it is full the bytes wait in the
-// UART's FIFO, the receive interrupt off until the tick finds room again: QEMU then holds
-// further input back (the bridge's socket waits), where taking them would lose them. The
-// FE310's UART has no overrun flag: a byte that finds its 8-byte FIFO full is lost without a
-// trace (board::rx_lost() is never called here).
+// received bytes go into the ring while it has room. Without room the bytes wait in the UART's
+// FIFO, its receive interrupt off until rx_release(): QEMU then holds further input back (the
+// bridge's socket waits), where taking them would lose them. The FE310's UART has no overrun
+// flag: a byte that finds its 8-byte FIFO full is lost without a trace (board::rx_lost() is
+// never called here).
 extern "C" void MachineExternal_Handler() {
   for (;;) {
     const uint32_t id = reg(kPlicClaim);
@@ -104,8 +104,9 @@ extern "C" void MachineExternal_Handler() {
     if (id == kIrqUart0) {
       Fe310Uart& u = uart0();
       for (;;) {
-        if (board::rx_full()) {
+        if (!board::rx_room()) {
           u.ie = 0;
+          board::rx_hold();
           break;
         }
         const uint32_t d = u.rxdata;
@@ -118,12 +119,10 @@ extern "C" void MachineExternal_Handler() {
 }
 
 // CLINT timer: one millisecond, the next compare one millisecond on (a late interrupt finds
-// the compare passed and comes again at once: no millisecond is lost); the UART's receive
-// interrupt on again once the ring has room.
+// the compare passed and comes again at once: no millisecond is lost).
 extern "C" void MachineTimer_Handler() {
   schedule_tick();
   g_board_ms = g_board_ms + 1;
-  if (uart0().ie == 0 && !board::rx_full()) uart0().ie = kRxWatermark;
 }
 
 namespace board {
@@ -157,6 +156,10 @@ void init() {
   // mie: MTIE (7), MEIE (11). mstatus.MIE is on since the first instructions.
   __asm__ volatile("csrs mie, %0" ::"r"((1u << 7) | (1u << 11)));
 }
+
+// The UART's request is a level (bytes above the watermark, enabled): it is raised again at
+// once when bytes wait.
+void rx_release() { uart0().ie = kRxWatermark; }
 
 void uart_write(const char* data, size_t n) {
   Fe310Uart& u = uart0();

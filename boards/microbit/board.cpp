@@ -5,6 +5,7 @@
 // (Thumb-1, no hardware divide, unaligned accesses fault).
 #include <stdint.h>
 
+#include "board/arch.h"
 #include "board/board.h"
 #include "board/rx.h"
 
@@ -40,11 +41,14 @@ struct Nrf51Uart {
   volatile uint32_t txd;                // 0x51C
   uint32_t reserved7;
   volatile uint32_t baudrate;           // 0x524
+  uint32_t reserved8[17];
+  volatile uint32_t config;             // 0x56C: bit 0 HWFC (RTS/CTS flow control)
 };
 static_assert(__builtin_offsetof(Nrf51Uart, events_rxdrdy) == 0x108, "UART layout");
 static_assert(__builtin_offsetof(Nrf51Uart, intenset) == 0x304, "UART layout");
 static_assert(__builtin_offsetof(Nrf51Uart, errorsrc) == 0x480, "UART layout");
 static_assert(__builtin_offsetof(Nrf51Uart, baudrate) == 0x524, "UART layout");
+static_assert(__builtin_offsetof(Nrf51Uart, config) == 0x56C, "UART layout");
 Nrf51Uart& uart0() { return *reinterpret_cast<Nrf51Uart*>(0x40002000u); }
 
 struct Nrf51Timer {
@@ -72,7 +76,6 @@ static_assert(__builtin_offsetof(Nrf51Timer, mode) == 0x504, "TIMER layout");
 static_assert(__builtin_offsetof(Nrf51Timer, cc0) == 0x540, "TIMER layout");
 Nrf51Timer& timer0() { return *reinterpret_cast<Nrf51Timer*>(0x40008000u); }
 
-volatile uint32_t& nvic_iser() { return *reinterpret_cast<volatile uint32_t*>(0xE000E100u); }
 volatile uint32_t& reg(uintptr_t address) { return *reinterpret_cast<volatile uint32_t*>(address); }
 
 // CLOCK: the 16 MHz crystal (the baud rate and the millisecond tick are only as good as it; the
@@ -85,11 +88,19 @@ constexpr uint32_t kIrqUart0 = 2, kIrqTimer0 = 8;
 
 }  // namespace
 
-// UART0 (IRQ 2): every received byte goes into the ring. The event is cleared before RXD is
-// read: reading RXD raises it again when another byte is already waiting.
+// UART0 (IRQ 2): every received byte goes into the ring while it has room; without room the
+// line is turned off at the NVIC and the bytes stay in the UART's FIFO (6 bytes; with RTS/CTS
+// wired and CONFIG.HWFC on, the sender waits; QEMU takes no more from the host), until
+// rx_release(). The event is cleared before RXD is read: reading RXD raises it again when
+// another byte is already waiting.
 extern "C" void IRQ2_Handler() {
   Nrf51Uart& u = uart0();
   while (u.events_rxdrdy) {
+    if (!board::rx_room()) {
+      board::arch::nvic_disable(kIrqUart0);
+      board::rx_hold();
+      break;
+    }
     u.events_rxdrdy = 0;
     board::rx_byte(static_cast<uint8_t>(u.rxd));
   }
@@ -130,6 +141,17 @@ void init() {
   u.pseltxd = kPinTx;       // the micro:bit's USB serial: P0.24 out, P0.25 in
   u.pselrxd = kPinRx;
   u.baudrate = 0x01D7E000;  // 115200
+#if defined(EMCP_MICROBIT_RTS_PIN) && defined(EMCP_MICROBIT_CTS_PIN)
+  // Hardware flow control on two edge-connector pins (the micro:bit's USB interface chip wires
+  // none): RTS goes inactive while the RX FIFO cannot take more, that is while the receive
+  // interrupt holds bytes back (board/rx.h), and the host waits.
+  reg(kGpioOutset) = 1u << EMCP_MICROBIT_RTS_PIN;
+  reg(kGpioPinCnf + 4 * EMCP_MICROBIT_RTS_PIN) = 1u | (1u << 1);
+  reg(kGpioPinCnf + 4 * EMCP_MICROBIT_CTS_PIN) = 0;
+  u.pselrts = EMCP_MICROBIT_RTS_PIN;
+  u.pselcts = EMCP_MICROBIT_CTS_PIN;
+  u.config = 1;  // HWFC
+#endif
   u.enable = 4;
   u.events_rxdrdy = 0;
   u.events_txdrdy = 0;
@@ -144,7 +166,13 @@ void init() {
   t.shorts = 1;             // COMPARE0 -> CLEAR
   t.intenset = 1u << 16;    // COMPARE0
   t.tasks_start = 1;
-  nvic_iser() = (1u << kIrqUart0) | (1u << kIrqTimer0);
+  arch::nvic_enable(kIrqUart0);
+  arch::nvic_enable(kIrqTimer0);
+}
+
+void rx_release() {
+  arch::nvic_enable(kIrqUart0);
+  arch::nvic_pend(kIrqUart0);
 }
 
 void uart_write(const char* data, size_t n) {

@@ -2,6 +2,7 @@
 // CMSDK APB UART0 at 0x40004000 (RX interrupt 0), SysTick from the processor clock.
 #include <stdint.h>
 
+#include "board/arch.h"
 #include "board/board.h"
 #include "board/rx.h"
 
@@ -22,19 +23,28 @@ struct SysTickRegs {
   volatile uint32_t ctrl, load, val, calib;
 };
 SysTickRegs& systick() { return *reinterpret_cast<SysTickRegs*>(0xE000E010u); }
-volatile uint32_t& nvic_iser0() { return *reinterpret_cast<volatile uint32_t*>(0xE000E100u); }
+constexpr uint32_t kIrqUart0Rx = 0;
 
 
 }  // namespace
 
-// UART0 receive (IRQ 0): every byte the UART holds goes into the ring.
+// UART0 receive (IRQ 0): the bytes the UART holds go into the ring while it has room; without
+// room the line is turned off at the NVIC and the byte stays in the UART (QEMU then takes no
+// more from the host), until rx_release().
 extern "C" void IRQ0_Handler() {
   CmsdkUart& u = uart0();
   // Clear the interrupt first, then drain: a byte that arrives after the clear raises it
   // again. (Clearing after draining would lose the interrupt of a byte that came in between,
   // and with it the receiver: the UART holds that byte and takes no more.)
   u.intstatus = 2u;
-  while (u.state & 2u) board::rx_byte(static_cast<uint8_t>(u.data));
+  while (u.state & 2u) {
+    if (!board::rx_room()) {
+      board::arch::nvic_disable(kIrqUart0Rx);
+      board::rx_hold();
+      break;
+    }
+    board::rx_byte(static_cast<uint8_t>(u.data));
+  }
   if (u.state & 8u) {  // RX overrun: a byte was lost before we read it
     u.state = 8u;
     board::rx_lost();
@@ -51,10 +61,17 @@ void init() {
   u.ctrl = 1u | 2u | 8u;         // TX, RX, RX interrupt
   (void)u.data;                  // QEMU: a first read makes it poll the host side at once
   u.intstatus = 0xFu;
-  nvic_iser0() = 1u << 0;        // UART0 RX
+  board::arch::nvic_enable(kIrqUart0Rx);
   systick().load = kSysClk / 1000 - 1;
   systick().val = 0;
   systick().ctrl = 7u;           // processor clock, interrupt, enable
+}
+
+// The interrupt cleared its request before it stopped reading: pend it so that it drains what
+// the UART held.
+void rx_release() {
+  arch::nvic_enable(kIrqUart0Rx);
+  arch::nvic_pend(kIrqUart0Rx);
 }
 
 void uart_write(const char* data, size_t n) {

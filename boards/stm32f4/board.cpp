@@ -4,6 +4,7 @@
 // fixed 168 MHz, and RCC/GPIO writes are ignored) and on Discovery/Nucleo boards.
 #include <stdint.h>
 
+#include "board/arch.h"
 #include "board/board.h"
 #include "board/rx.h"
 
@@ -30,8 +31,12 @@ struct Usart {
   volatile uint32_t dr;
   volatile uint32_t brr;
   volatile uint32_t cr1;  // bit 13 UE, bit 5 RXNEIE, bit 3 TE, bit 2 RE
+  volatile uint32_t cr2;
+  volatile uint32_t cr3;  // bit 9 CTSE, bit 8 RTSE
 };
 Usart& usart1() { return *reinterpret_cast<Usart*>(0x40011000u); }
+constexpr uint32_t kRxne = 1u << 5, kOre = 1u << 3;
+constexpr uint32_t kIrqUsart1 = 37;
 
 
 // 168 MHz from the internal 16 MHz oscillator: PLL M=16, N=336, P=2; APB1 /4, APB2 /2; five
@@ -50,15 +55,24 @@ void clock_init() {
 
 }  // namespace
 
-// USART1 (IRQ 37): every received byte goes into the ring. Reading DR clears RXNE.
+// USART1 (IRQ 37): every received byte goes into the ring while it has room; without room the
+// line is turned off at the NVIC (QEMU 7.2 keeps its request up while RXNE is set, whatever
+// RXNEIE says) and the byte stays in DR, until rx_release(). Reading SR, then DR, clears RXNE
+// and ORE. On an overrun DR still holds the byte before the lost ones: it is kept, then the
+// loss is placed after it.
 extern "C" void IRQ37_Handler() {
   Usart& u = usart1();
   for (;;) {
     const uint32_t sr = u.sr;
-    if (sr & (1u << 3)) board::rx_lost();  // overrun (cleared by the DR read below)
-    if ((sr & ((1u << 5) | (1u << 3))) == 0) break;
+    if ((sr & (kRxne | kOre)) == 0) break;
+    if ((sr & kRxne) && !board::rx_room()) {
+      board::arch::nvic_disable(kIrqUsart1);
+      board::rx_hold();
+      break;
+    }
     const uint8_t b = static_cast<uint8_t>(u.dr);
-    if (sr & (1u << 5)) board::rx_byte(b);
+    if (sr & kRxne) board::rx_byte(b);
+    if (sr & kOre) board::rx_lost();
   }
 }
 
@@ -75,8 +89,16 @@ void init() {
   reg(kGpioA + 0x24) = (reg(kGpioA + 0x24) & ~(0xFFu << 4)) | (0x77u << 4);
   Usart& u = usart1();
   u.brr = (kApb2Clk + 115200 / 2) / 115200;
+#if EMCP_STM32F4_RTSCTS
+  // Hardware flow control: PA11 (CTS) and PA12 (RTS), alternate function 7. RTS goes inactive
+  // while the receive register is full, that is while the receive interrupt holds a byte back
+  // (board/rx.h), and the host waits; CTS holds our transmitter while the host cannot take more.
+  reg(kGpioA + 0x00) = (reg(kGpioA + 0x00) & ~(0xFu << 22)) | (0xAu << 22);
+  reg(kGpioA + 0x24) = (reg(kGpioA + 0x24) & ~(0xFFu << 12)) | (0x77u << 12);
+  u.cr3 = (1u << 9) | (1u << 8);
+#endif
   u.cr1 = (1u << 13) | (1u << 5) | (1u << 3) | (1u << 2);  // UE, RXNEIE, TE, RE
-  reg(0xE000E100u + 4 * (37 / 32)) = 1u << (37 % 32);       // NVIC: USART1
+  arch::nvic_enable(kIrqUsart1);
   struct SysTickRegs {
     volatile uint32_t ctrl, load, val, calib;
   };
@@ -84,6 +106,11 @@ void init() {
   st.load = kSysClk / 1000 - 1;
   st.val = 0;
   st.ctrl = 7u;  // processor clock, interrupt, enable
+}
+
+void rx_release() {
+  arch::nvic_enable(kIrqUsart1);
+  arch::nvic_pend(kIrqUsart1);
 }
 
 void uart_write(const char* data, size_t n) {

@@ -417,6 +417,7 @@ void write_stats(emcp::json::Writer& w, const void* ctx) {
   w.member_int("stack_high_water", static_cast<int64_t>(st.stack_high_water));
   w.member_int("stack_size", static_cast<int64_t>(st.stack_size));
   w.member_int("input_dropped", static_cast<int64_t>(st.input_dropped));
+  w.member_int("input_held", static_cast<int64_t>(st.input_held));
   w.member_int("notifications_dropped", now.notifications_dropped);
   if (st.write_network != nullptr) {
     w.key("network");
@@ -497,6 +498,7 @@ constexpr Param kStatsOutput[] = {
     Param::integer("stack_high_water").required(),
     Param::integer("stack_size").required(),
     Param::integer("input_dropped").required(),
+    Param::integer("input_held").required(),
     Param::integer("notifications_dropped").required(),
 #if EMCP_SENSORS_NETWORK
     Param::object("network", kNetworkStats, "HTTP over the board's network (network images only)"),

@@ -45,6 +45,7 @@ struct PlatformStats {
   uint64_t stack_high_water = 0;  ///< most bytes of the main stack ever used (boards: painted)
   uint64_t stack_size = 0;
   uint64_t input_dropped = 0;     ///< received bytes lost (UART ring full or overrun)
+  uint64_t input_held = 0;        ///< times the UART ring was full and the UART held bytes back
   /// A network's figures, written as device_stats' "network" object (its members as
   /// kNetworkStats in app.cpp declares them), from what the stats source read when it was
   /// called (the object is written twice and must not change); nullptr: no network.

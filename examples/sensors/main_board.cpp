@@ -18,6 +18,7 @@ void board_stats(app::PlatformStats* out) {
   out->stack_high_water = board::stack_high_water();
   out->stack_size = board::stack_size();
   out->input_dropped = board::uart_dropped();
+  out->input_held = board::uart_held();
 }
 }  // namespace
 

@@ -81,6 +81,7 @@ const char* set_up_auth() {
   }
   const char* key = board::credential_entry(Entry::kJwtKey);
   const char* issuer = board::credential_entry(Entry::kIssuer);
+  const char* type = board::credential_entry(Entry::kJwtType);
   const char* clock = board::credential_entry(Entry::kClock);
   if (clock != nullptr && emcp::StrView(clock) == emcp::StrView("semihosting"))
     board::set_unix_time(board::semihosting_time());
@@ -90,12 +91,14 @@ const char* set_up_auth() {
   g_auth_config.static_tokens = emcp::Span<const emcp::auth::StaticToken>(g_tokens, n);
   if (key == nullptr) return nullptr;
   if (issuer == nullptr) return "a JWT key without its issuer";
+  if (type != nullptr && emcp::StrView(type) != emcp::StrView("at+jwt")) return "a JWT type other than at+jwt";
   if (g_jwt_key.load_public_key_pem(emcp::auth::JwtAlg::kES256, key) != emcp::Status::kOk &&
       g_jwt_key.load_public_key_pem(emcp::auth::JwtAlg::kRS256, key) != emcp::Status::kOk)
     return "the JWT key is no EC P-256 or RSA public key";
   if (board::unix_time_s() == 0) return "JWTs need a wall clock (none set)";
   g_jwt.issuer = issuer;
   g_jwt.audience = g_auth_config.resource;
+  g_jwt.require_at_jwt = type != nullptr;
   g_jwt_key.bind(&g_jwt);
   g_issuers[0] = issuer;
   g_auth_config.authorization_servers = emcp::Span<const char* const>(g_issuers, 1);
@@ -201,6 +204,7 @@ void board_stats(app::PlatformStats* out) {
   out->stack_high_water = board::stack_high_water();
   out->stack_size = board::stack_size();
   out->input_dropped = board::uart_dropped();
+  out->input_held = board::uart_held();
   read_network();
   out->write_network = &write_network;
   g_http_figures = app::PlatformStats::Http{g_http.connections_in_use(), kConnections, g_http.sessions_in_use(), kSessions,

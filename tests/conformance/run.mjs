@@ -7,7 +7,8 @@
 //   node run.mjs [OPTIONS] COMMAND ARGS...                (ARGS must make it serve HTTP; e.g.
 //        scripts/run-board mps2-an385 everything --http 0)
 // The server prints http://127.0.0.1:PORT/mcp on stderr once it serves; its stdin stays open
-// (scripts/run-board stops the board at the end of its input).
+// (scripts/run-board stops the board at the end of its input). It is stopped with SIGTERM and
+// must then exit with status 0, with no sanitizer report on stderr: the run fails otherwise.
 //
 // OPTIONS (before the server):
 //   --run NAME[,NAME...]  the runs (default 0.1):
@@ -41,6 +42,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync }
 import { tmpdir } from "node:os";
 import { basename, join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
+import { stopServer, watchServer } from "../mcp/lib/server_exit.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const CLI = {
@@ -164,37 +166,23 @@ const RUNS_02 = ["2025-11-25", "2026-07-28", "all-2026-07-28"];
 
 // ---------------------------------------------------------------------------- the server
 
-// Starts the server and resolves once it printed its URL. stop() ends it (stdin closed, then
-// SIGTERM) and returns a message if the server had exited before (a crash during the run).
+// Starts the server and resolves once it printed its URL. stop() ends it with SIGTERM and
+// returns what is wrong with how it ended, or null: it must exit with status 0 and leave no
+// sanitizer report on stderr (../mcp/lib/server_exit.mjs), and not have ended during the run.
 function startServer(command, args) {
   return new Promise((resolve, reject) => {
     const proc = spawn(command, args, { stdio: ["pipe", "ignore", "pipe"] });
-    let err = "", url = null, exited = null;
-    const exit = new Promise((done) => proc.on("exit", (code, signal) => {
-      exited = signal ? `signal ${signal}` : `code ${code}`;
-      done();
-    }));
-    const timer = setTimeout(() => { proc.kill("SIGKILL"); reject(new Error(`no URL within ${startMs} ms: ${err}`)); }, startMs);
+    const watch = watchServer(proc, basename(command));
+    let url = null;
+    const timer = setTimeout(() => { proc.kill("SIGKILL"); reject(new Error(`no URL within ${startMs} ms: ${watch.stderr()}`)); }, startMs);
     proc.on("error", (e) => { clearTimeout(timer); reject(e); });
-    exit.then(() => { clearTimeout(timer); reject(new Error(`server exited (${exited}): ${err}`)); });
-    proc.stderr.on("data", (d) => {
-      err = (err + d).slice(-4000);
-      const m = /http:\/\/127\.0\.0\.1:\d+\/mcp/.exec(err);
+    proc.on("exit", (code, signal) => { clearTimeout(timer); reject(new Error(`server exited (${signal ?? `code ${code}`}): ${watch.stderr()}`)); });
+    proc.stderr.on("data", () => {
+      const m = /http:\/\/127\.0\.0\.1:\d+\/mcp/.exec(watch.stderr());
       if (!m || url) return;
       url = m[0];
       clearTimeout(timer);
-      resolve({
-        url,
-        async stop() {
-          const before = exited;
-          proc.stdin.end();
-          proc.kill("SIGTERM");
-          const kill = setTimeout(() => proc.kill("SIGKILL"), 5000);
-          await exit;
-          clearTimeout(kill);
-          return before && `the server exited during the run (${before}); its stderr ends:\n${err.slice(-1500)}`;
-        },
-      });
+      resolve({ url, stop: () => stopServer(watch, "SIGTERM").then(() => null, (e) => e.message) });
     });
   });
 }
@@ -250,8 +238,8 @@ async function execute(run, plan, dir, opts, problems) {
       }
     }
   } finally {
-    const crashed = await server.stop();
-    if (crashed) problems.push(crashed);
+    const ending = await server.stop();
+    if (ending) problems.push(ending);
   }
   return { ran, thrown, codes };
 }

@@ -15,6 +15,8 @@
 //  3. The real key gives the accepting callback's result, or kBadSignature where that result
 //     was not decided from the header alone.
 //  4. On kOk the claim views lie inside the scratch and exp is not in the past beyond the skew.
+//  5. With JwtConfig::require_at_jwt the result is the same, or kWrongType where the result was
+//     not decided by the earlier header checks.
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,6 +122,12 @@ void check(const uint8_t* data, size_t size) {
                            big == JwtResult::kBadBase64url || big == JwtResult::kAlgMismatch ||
                            big == JwtResult::kCritHeader;
   if (r != big && (header_only || r != JwtResult::kBadSignature)) abort();
+
+  // Explicit typing: only adds kWrongType, after the other header checks.
+  JwtConfig typed = any;
+  typed.require_at_jwt = true;
+  const JwtResult t = emcp::auth::verify_jwt(token, typed, kNow, g_big, &claims);
+  if (t != big && (header_only || t != JwtResult::kWrongType)) abort();
 }
 
 }  // namespace

@@ -24,7 +24,7 @@ import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { OAuthMetadataSchema, OAuthProtectedResourceMetadataSchema } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { startNetworkServer, stopNetworkServer } from "./lib/harness.mjs";
 import { connectRaw, once, request, INIT, POST_HEADERS } from "./lib/rawhttp.mjs";
-import { startAuthServer, makeKey, signJwt, signature, b64url, decodeJwt } from "./lib/oauth_server.mjs";
+import { startAuthServer, makeKey, signJwt, signature, b64url, decodeJwt, flipSignatureBit, canonicalBase64url } from "./lib/oauth_server.mjs";
 
 const SERVER = process.env.EMCP_SENSORS ?? new URL("../../build/native/bin/emcp-sensors", import.meta.url).pathname;
 const STATIC = "static-test-token-0123456789abcdef";   // --auth-token (grants every scope)
@@ -36,8 +36,11 @@ const SUITE_MS = 60000;                                 // each describe() at mo
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "emcp-auth-"));
 const cleanups = [];
 after(async () => {
-  for (const f of cleanups.reverse()) await f().catch(() => {});
+  // Every cleanup runs; a server that did not end cleanly (stopNetworkServer) fails the file.
+  const problems = [];
+  for (const f of cleanups.reverse()) await f().catch((e) => problems.push(e.message));
   fs.rmSync(tmp, { recursive: true, force: true });
+  assert.deepEqual(problems, [], "the servers and authorization servers ended cleanly");
 });
 
 /// Writes `text` to a file of the temporary folder; returns its path.
@@ -120,9 +123,47 @@ function answer(r, id) {
   return a;
 }
 
+/// The error_description of each refusal (emcp's texts: the check that refused the request).
+/// RFC 6750 3.1 and the MCP authorization text fix the status and the error code; the
+/// description says which check answered, so that each row of a table is known to reach the
+/// check it is about (a "bad signature" that is refused as an encoding proves nothing).
+const WHY = {
+  query: "token in the query string",
+  twice: "more than one Authorization header",
+  noToken: "no token after Bearer",
+  twoTokens: "more than one token after Bearer",
+  b64token: "the token is not an RFC 6750 b64token",
+  syntax: "the Authorization header is not a scheme and its credentials",
+  parts: "token is not three base64url parts",
+  base64url: "token part is not base64url",
+  json: "token header or claims are not a JSON object",
+  duplicate: "token has a duplicate header or claim name",
+  claimType: "token claim of the wrong type",
+  alg: "token algorithm not accepted",
+  crit: "token has critical extensions",
+  typ: "token typ is not at+jwt",
+  signature: "token signature invalid",
+  missing: "token lacks exp, iss or aud",
+  expired: "token expired",
+  early: "token not yet valid",
+  issuer: "token from another issuer",
+  audience: "token for another audience",
+};
+
+/// What a cut token is refused for, judged here (RFC 7515 7.1, RFC 4648 5): not three parts
+/// or an empty header or claims part; a part that is not canonical base64url; else the
+/// signature (a shorter one never verifies).
+function whyCut(authorization) {
+  const parts = authorization.replace(/^Bearer /, "").split(".");
+  if (parts.length !== 3 || parts[0] === "" || parts[1] === "") return WHY.parts;
+  if (!parts.every(canonicalBase64url)) return WHY.base64url;
+  return WHY.signature;
+}
+
 /// Asserts a refusal: `status`, and for 401/403/400 a Bearer challenge naming the metadata with
-/// `error` (null: no error parameter; undefined: not checked) and `scope` (when given).
-function assertRefusal(r, status, { error, scope, metadataUrl } = {}) {
+/// `error` (null: no error parameter; undefined: not checked), `scope` and `description` (the
+/// error_description; when given, or null for none).
+function assertRefusal(r, status, { error, scope, description, metadataUrl } = {}) {
   assert.equal(r.status, status, `status (body: ${r.body})`);
   if (status === 401 || status === 403 || (status === 400 && error !== undefined)) {
     const c = challenge(r.headers["www-authenticate"]);
@@ -130,6 +171,8 @@ function assertRefusal(r, status, { error, scope, metadataUrl } = {}) {
     if (error === null) assert.equal(c.error, undefined, "no error parameter");
     else if (error !== undefined) assert.equal(c.error, error, "error parameter");
     if (scope !== undefined) assert.equal(c.scope, scope, "scope parameter");
+    if (error === null || description === null) assert.equal(c.error_description, undefined, "no error_description");
+    else if (description !== undefined) assert.equal(c.error_description, description, "error_description");
     return c;
   }
   return null;
@@ -456,109 +499,119 @@ describe("auth bad input: --auth-token and --jwt-key (ES256) together", { timeou
     assert.match(b.body.toString(), /"protocolVersion":"2025-11-25"/);
   }
 
-  // [name, () => Authorization header value (null: none), expected status, error (null: none;
-  //  undefined: not checked), scope (checked when given)]
+  // [name, () => Authorization header value (null: none), expected status, error (null: none),
+  //  detail: for 400 and 401 invalid_token the error_description (WHY, or a function of the
+  //  header value), for 403 and a missing header the challenge's scope]. RFC 6750 3.1 and the
+  //  MCP authorization text ("Error Handling"): no credentials, or another scheme's (the request
+  //  "lacks any authentication information"), 401 without an error code; a malformed request,
+  //  400 invalid_request; a token that is not valid, 401 invalid_token.
   const HEAD_CASES = [
     ["no token", () => null, 401, null, "sensors:read"],
-    ["\"Bearer\" alone", () => "Bearer", 401, "invalid_token"],
-    ["\"Bearer \" and spaces only", () => "Bearer    ", 401, "invalid_token"],
-    // RFC 6750 3.1: a request with another scheme "lacks any authentication information" and
-    // SHOULD get no error code; emcp answers invalid_token (see the report). Either passes.
-    ["Basic credentials", () => `Basic ${Buffer.from("user:pass").toString("base64")}`, 401, undefined],
-    ["the static token under another scheme", () => `Token ${STATIC}`, 401, undefined],
-    ["\"Bearer a b\" (two tokens)", () => "Bearer a b", 401, "invalid_token"],
-    ["the static token then another word", () => `Bearer ${STATIC} x`, 401, "invalid_token"],
-    ["a character outside token68", () => `Bearer ${STATIC}!`, 401, "invalid_token"],
-    ["'=' inside the token", () => `Bearer ${STATIC.slice(0, 10)}=${STATIC.slice(10)}`, 401, "invalid_token"],
-    ["unknown static token", () => "Bearer unknown-token-0123456789abcdef", 401, "invalid_token"],
-    ["the static token and one more character", () => `Bearer ${STATIC}0`, 401, "invalid_token"],
-    ["the static token less its last character", () => `Bearer ${STATIC.slice(0, -1)}`, 401, "invalid_token"],
-    ["the static token in another case", () => `Bearer ${STATIC.toUpperCase()}`, 401, "invalid_token"],
-    ["expired JWT (exp an hour ago)", () => bearer(jwt({ iat: now() - 7200, exp: now() - 3600 })), 401, "invalid_token"],
+    ["Basic credentials", () => `Basic ${Buffer.from("user:pass").toString("base64")}`, 401, null, "sensors:read"],
+    ["the static token under another scheme", () => `Token ${STATIC}`, 401, null, "sensors:read"],
+    ["\"Bearer\" alone", () => "Bearer", 400, "invalid_request", WHY.noToken],
+    ["\"Bearer \" and spaces only", () => "Bearer    ", 400, "invalid_request", WHY.noToken],
+    ["\"Bearer a b\" (two tokens)", () => "Bearer a b", 400, "invalid_request", WHY.twoTokens],
+    ["the static token then another word", () => `Bearer ${STATIC} x`, 400, "invalid_request", WHY.twoTokens],
+    ["a character outside token68", () => `Bearer ${STATIC}!`, 400, "invalid_request", WHY.b64token],
+    ["'=' inside the token", () => `Bearer ${STATIC.slice(0, 10)}=${STATIC.slice(10)}`, 400, "invalid_request", WHY.b64token],
+    ["a tab instead of the space", () => `Bearer\t${STATIC}`, 400, "invalid_request", WHY.syntax],
+    ["unknown static token", () => "Bearer unknown-token-0123456789abcdef", 401, "invalid_token", WHY.parts],
+    ["the static token and one more character", () => `Bearer ${STATIC}0`, 401, "invalid_token", WHY.parts],
+    ["the static token less its last character", () => `Bearer ${STATIC.slice(0, -1)}`, 401, "invalid_token", WHY.parts],
+    ["the static token in another case", () => `Bearer ${STATIC.toUpperCase()}`, 401, "invalid_token", WHY.parts],
+    ["the static token with '=' padding", () => `Bearer ${STATIC}==`, 401, "invalid_token", WHY.parts],
+    ["expired JWT (exp an hour ago)", () => bearer(jwt({ iat: now() - 7200, exp: now() - 3600 })), 401, "invalid_token", WHY.expired],
     ["JWT expired 30 s ago: within the 60 s skew, accepted", () => bearer(jwt({ iat: now() - 600, exp: now() - 30 })), 200],
-    ["JWT expired 90 s ago: beyond the skew", () => bearer(jwt({ iat: now() - 600, exp: now() - 90 })), 401, "invalid_token"],
+    ["JWT expired 90 s ago: beyond the skew", () => bearer(jwt({ iat: now() - 600, exp: now() - 90 })), 401, "invalid_token", WHY.expired],
     ["nbf 30 s ahead: within the skew, accepted", () => bearer(jwt({ nbf: now() + 30 })), 200],
     ["exp written as a float with an integral value: accepted", () => bearer(raw('{"alg":"ES256"}', claimsText().replace(/"exp":(\d+)/, '"exp":$1.0'))), 200],
-    ["exp with a fraction", () => bearer(jwt({ exp: now() + 300.5 })), 401, "invalid_token"],
-    ["exp beyond int64", () => bearer(raw('{"alg":"ES256"}', claimsText().replace(/"exp":(\d+)/, '"exp":1e19'))), 401, "invalid_token"],
-    ["exp null", () => bearer(jwt({ exp: null })), 401, "invalid_token"],
-    ["a JWT not yet valid (nbf in an hour)", () => bearer(jwt({ nbf: now() + 3600 })), 401, "invalid_token"],
-    ["a JWT issued in the future (iat in an hour)", () => bearer(jwt({ iat: now() + 3600, exp: now() + 7200 })), 401, "invalid_token"],
-    ["no exp claim", () => bearer(jwt({ exp: undefined })), 401, "invalid_token"],
-    ["exp as a string", () => bearer(jwt({ exp: String(now() + 300) })), 401, "invalid_token"],
-    ["wrong aud", () => bearer(jwt({ aud: "http://127.0.0.1:1/mcp" })), 401, "invalid_token"],
-    ["aud with a trailing slash", () => bearer(jwt({ aud: `${server.resource}/` })), 401, "invalid_token"],
-    ["aud of another scheme (https)", () => bearer(jwt({ aud: server.resource.replace("http:", "https:") })), 401, "invalid_token"],
+    ["exp with a fraction", () => bearer(jwt({ exp: now() + 300.5 })), 401, "invalid_token", WHY.claimType],
+    ["exp beyond int64", () => bearer(raw('{"alg":"ES256"}', claimsText().replace(/"exp":(\d+)/, '"exp":1e19'))), 401, "invalid_token", WHY.claimType],
+    ["exp null", () => bearer(jwt({ exp: null })), 401, "invalid_token", WHY.claimType],
+    ["a JWT not yet valid (nbf in an hour)", () => bearer(jwt({ nbf: now() + 3600 })), 401, "invalid_token", WHY.early],
+    ["a JWT issued in the future (iat in an hour)", () => bearer(jwt({ iat: now() + 3600, exp: now() + 7200 })), 401, "invalid_token", WHY.early],
+    ["no exp claim", () => bearer(jwt({ exp: undefined })), 401, "invalid_token", WHY.missing],
+    ["exp as a string", () => bearer(jwt({ exp: String(now() + 300) })), 401, "invalid_token", WHY.claimType],
+    ["wrong aud", () => bearer(jwt({ aud: "http://127.0.0.1:1/mcp" })), 401, "invalid_token", WHY.audience],
+    ["aud with a trailing slash", () => bearer(jwt({ aud: `${server.resource}/` })), 401, "invalid_token", WHY.audience],
+    ["aud of another scheme (https)", () => bearer(jwt({ aud: server.resource.replace("http:", "https:") })), 401, "invalid_token", WHY.audience],
     ["aud an array naming this server: accepted", () => bearer(jwt({ aud: ["urn:other", server.resource] })), 200],
-    ["aud an array without this server", () => bearer(jwt({ aud: ["urn:other", "http://127.0.0.1:1/mcp"] })), 401, "invalid_token"],
-    ["no aud claim", () => bearer(jwt({ aud: undefined })), 401, "invalid_token"],
-    ["wrong iss", () => bearer(jwt({ iss: "http://127.0.0.1:1" })), 401, "invalid_token"],
-    ["iss with a trailing slash", () => bearer(jwt({ iss: `${as.issuer}/` })), 401, "invalid_token"],
-    ["no iss claim", () => bearer(jwt({ iss: undefined })), 401, "invalid_token"],
-    ["alg none, empty signature", () => bearer(jwt({}, { alg: "none" })), 401, "invalid_token"],
+    ["aud an array without this server", () => bearer(jwt({ aud: ["urn:other", "http://127.0.0.1:1/mcp"] })), 401, "invalid_token", WHY.audience],
+    ["no aud claim", () => bearer(jwt({ aud: undefined })), 401, "invalid_token", WHY.missing],
+    ["wrong iss", () => bearer(jwt({ iss: "http://127.0.0.1:1" })), 401, "invalid_token", WHY.issuer],
+    ["iss with a trailing slash", () => bearer(jwt({ iss: `${as.issuer}/` })), 401, "invalid_token", WHY.issuer],
+    ["no iss claim", () => bearer(jwt({ iss: undefined })), 401, "invalid_token", WHY.missing],
+    ["alg none, empty signature", () => bearer(jwt({}, { alg: "none" })), 401, "invalid_token", WHY.alg],
     ["alg none, the ES256 signature kept", () => {
       const good = parts(jwt());
       return bearer(`${b64url(JSON.stringify({ alg: "none", typ: "JWT" }))}.${good[1]}.${good[2]}`);
-    }, 401, "invalid_token"],
-    ["alg \"None\"", () => bearer(jwt({}, { alg: "none", header: { alg: "None" } })), 401, "invalid_token"],
-    ["no alg in the header", () => bearer(jwt({}, { header: { alg: undefined } })), 401, "invalid_token"],
+    }, 401, "invalid_token", WHY.alg],
+    ["alg \"None\"", () => bearer(jwt({}, { alg: "none", header: { alg: "None" } })), 401, "invalid_token", WHY.alg],
+    ["no alg in the header", () => bearer(jwt({}, { header: { alg: undefined } })), 401, "invalid_token", WHY.alg],
     ["HS256 signed with the ES256 public key PEM as HMAC secret", () =>
-      bearer(jwt({}, { alg: "HS256", key: Buffer.from(as.publicKeyPem) })), 401, "invalid_token"],
+      bearer(jwt({}, { alg: "HS256", key: Buffer.from(as.publicKeyPem) })), 401, "invalid_token", WHY.alg],
     ["HS256 signed with the public key DER as HMAC secret", () =>
-      bearer(jwt({}, { alg: "HS256", key: as.key.publicKey.export({ type: "spki", format: "der" }) })), 401, "invalid_token"],
-    ["RS256 by another RSA key", () => bearer(jwt({}, { alg: "RS256", key: otherRsa.privateKey })), 401, "invalid_token"],
+      bearer(jwt({}, { alg: "HS256", key: as.key.publicKey.export({ type: "spki", format: "der" }) })), 401, "invalid_token", WHY.alg],
+    ["RS256 by another RSA key", () => bearer(jwt({}, { alg: "RS256", key: otherRsa.privateKey })), 401, "invalid_token", WHY.alg],
     ["RS256 header on the ES256 signature", () => {
       const good = parts(jwt());
       const h = b64url(JSON.stringify({ alg: "RS256", typ: "JWT" }));
       return bearer(`${h}.${good[1]}.${good[2]}`);
-    }, 401, "invalid_token"],
+    }, 401, "invalid_token", WHY.alg],
     ["ES256 signature DER-encoded instead of R||S", () => {
       const [h, p] = parts(jwt());
       const der = crypto.sign("sha256", Buffer.from(`${h}.${p}`), as.key.privateKey);
       return bearer(`${h}.${p}.${b64url(der)}`);
-    }, 401, "invalid_token"],
-    ["signature by another EC key", () => bearer(jwt({}, { key: otherEc.privateKey })), 401, "invalid_token"],
-    ["bad signature (one bit flipped)", () => {
-      const [h, p, s] = parts(jwt());
-      const sig = Buffer.from(s, "base64url");
-      sig[10] ^= 1;
-      return bearer(`${h}.${p}.${b64url(sig)}`);
-    }, 401, "invalid_token"],
-    ["signature of zeros", () => { const [h, p] = parts(jwt()); return bearer(`${h}.${p}.${b64url(Buffer.alloc(64))}`); }, 401, "invalid_token"],
+    }, 401, "invalid_token", WHY.signature],
+    ["signature by another EC key", () => bearer(jwt({}, { key: otherEc.privateKey })), 401, "invalid_token", WHY.signature],
+    ["bad signature (one bit of the decoded signature flipped)", () => bearer(flipSignatureBit(jwt())), 401, "invalid_token", WHY.signature],
+    ["bad signature (the last bit of s flipped)", () => bearer(flipSignatureBit(jwt(), 63 * 8)), 401, "invalid_token", WHY.signature],
+    ["signature of zeros", () => { const [h, p] = parts(jwt()); return bearer(`${h}.${p}.${b64url(Buffer.alloc(64))}`); }, 401, "invalid_token", WHY.signature],
     ["claims widened after signing", () => {
       const [h, , s] = parts(jwt({ scope: "sensors:read" }));
       return bearer(`${h}.${b64url(claimsText())}.${s}`);
-    }, 401, "invalid_token"],
-    ["empty signature part", () => { const [h, p] = parts(jwt()); return bearer(`${h}.${p}.`); }, 401, "invalid_token"],
-    ["truncated: two parts", () => { const [h, p] = parts(jwt()); return bearer(`${h}.${p}`); }, 401, "invalid_token"],
-    ["truncated: the signature cut by 8 characters", () => bearer(jwt().slice(0, -8)), 401, "invalid_token"],
-    ["truncated: the signature cut by 1 character", () => bearer(jwt().slice(0, -1)), 401, "invalid_token"],
-    ["truncated: half the token", () => { const t = jwt(); return bearer(t.slice(0, t.length >> 1)); }, 401, "invalid_token"],
-    ["four parts", () => bearer(`${jwt()}.${b64url("x")}`), 401, "invalid_token"],
+    }, 401, "invalid_token", WHY.signature],
+    ["typ \"JWT\": not looked at without --require-at-jwt, accepted", () => bearer(jwt({}, { header: { typ: "JWT" } })), 200],
+    ["empty signature part", () => { const [h, p] = parts(jwt()); return bearer(`${h}.${p}.`); }, 401, "invalid_token", WHY.signature],
+    ["truncated: two parts", () => { const [h, p] = parts(jwt()); return bearer(`${h}.${p}`); }, 401, "invalid_token", WHY.parts],
+    // Where a cut lands decides whether the rest is still canonical base64url: whyCut() says.
+    ["truncated: the signature cut by 8 characters", () => bearer(jwt().slice(0, -8)), 401, "invalid_token", whyCut],
+    ["truncated: the signature cut by 1 character", () => bearer(jwt().slice(0, -1)), 401, "invalid_token", WHY.base64url],
+    ["truncated: half the token", () => { const t = jwt(); return bearer(t.slice(0, t.length >> 1)); }, 401, "invalid_token", whyCut],
+    ["four parts", () => bearer(`${jwt()}.${b64url("x")}`), 401, "invalid_token", WHY.parts],
+    // RFC 6750's b64token has '=' at its end only: padding inside the token is malformed.
     ["non-base64url: '=' padding in the claims", () => {
       const [h, p, s] = parts(jwt());
       const padded = Buffer.from(p, "base64url").toString("base64");   // standard, padded
       return bearer(`${h}.${padded.endsWith("=") ? padded : `${p}=`}.${s}`);
-    }, 401, "invalid_token"],
+    }, 400, "invalid_request", WHY.b64token],
+    ["non-base64url: '=' padding after the signature", () => bearer(`${jwt()}=`), 401, "invalid_token", WHY.base64url],
     ["non-base64url: '+' and '/' of standard base64", () => {
       const [h, p, s] = parts(jwt());
       return bearer(`${h}.${p}.+/${s.slice(2)}`);
-    }, 401, "invalid_token"],
+    }, 401, "invalid_token", WHY.base64url],
     ["non-base64url: non-zero unused bits", () => {
       // A 64-byte signature is 86 characters, the last carrying 4 unused bits: set one.
       const [h, p, s] = parts(jwt());
       const i = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".indexOf(s.at(-1));
       const last = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"[i | 1];
       return bearer(`${h}.${p}.${s.slice(0, -1)}${last}`);
-    }, 401, "invalid_token"],
-    ["non-base64url: a part of length 4k+1", () => { const [h, p, s] = parts(jwt()); return bearer(`${h}.${p}A.${s}`); }, 401, "invalid_token"],
-    ["header not JSON", () => bearer(raw("{alg:ES256}", claimsText())), 401, "invalid_token"],
-    ["claims not JSON", () => bearer(raw('{"alg":"ES256"}', claimsText().slice(0, -1))), 401, "invalid_token"],
-    ["claims a JSON array", () => bearer(raw('{"alg":"ES256"}', `[${claimsText()}]`)), 401, "invalid_token"],
-    ["exp twice in the claims", () => bearer(raw('{"alg":"ES256"}', claimsText(`,"exp":${now() + 9999}`))), 401, "invalid_token"],
-    ["alg twice in the header", () => bearer(raw('{"alg":"ES256","alg":"ES256"}', claimsText())), 401, "invalid_token"],
-    ["crit header parameter", () => bearer(raw('{"alg":"ES256","crit":["exp"]}', claimsText())), 401, "invalid_token"],
-    ["scope not a string", () => bearer(jwt({ scope: ["sensors:read", "device:control"] })), 401, "invalid_token"],
+    }, 401, "invalid_token", WHY.base64url],
+    ["non-base64url: a part of length 4k+1", () => {
+      // As many 'A's as make the claims part 4k+1 characters long (one 'A' does only when it was 4k).
+      const [h, p, s] = parts(jwt());
+      const claims = p + "A".repeat((5 - (p.length % 4)) % 4 || 4);
+      assert.equal(claims.length % 4, 1);
+      return bearer(`${h}.${claims}.${s}`);
+    }, 401, "invalid_token", WHY.base64url],
+    ["header not JSON", () => bearer(raw("{alg:ES256}", claimsText())), 401, "invalid_token", WHY.json],
+    ["claims not JSON", () => bearer(raw('{"alg":"ES256"}', claimsText().slice(0, -1))), 401, "invalid_token", WHY.json],
+    ["claims a JSON array", () => bearer(raw('{"alg":"ES256"}', `[${claimsText()}]`)), 401, "invalid_token", WHY.json],
+    ["exp twice in the claims", () => bearer(raw('{"alg":"ES256"}', claimsText(`,"exp":${now() + 9999}`))), 401, "invalid_token", WHY.duplicate],
+    ["alg twice in the header", () => bearer(raw('{"alg":"ES256","alg":"ES256"}', claimsText())), 401, "invalid_token", WHY.duplicate],
+    ["crit header parameter", () => bearer(raw('{"alg":"ES256","crit":["exp"]}', claimsText())), 401, "invalid_token", WHY.crit],
+    ["scope not a string", () => bearer(jwt({ scope: ["sensors:read", "device:control"] })), 401, "invalid_token", WHY.claimType],
     ["valid JWT without any scope: 403 at the head", () => bearer(jwt({ scope: undefined })), 403, "insufficient_scope", "sensors:read"],
     ["valid JWT with device:control only: 403 at the head", () => bearer(jwt({ scope: "device:control" })), 403, "insufficient_scope", "sensors:read"],
     ["valid JWT with unknown scopes only: 403 at the head", () => bearer(jwt({ scope: "admin sensors:write" })), 403, "insufficient_scope", "sensors:read"],
@@ -566,23 +619,31 @@ describe("auth bad input: --auth-token and --jwt-key (ES256) together", { timeou
     ["valid JWT with sensors:read: accepted", () => bearer(jwt({ scope: "sensors:read" })), 200],
     ["valid JWT with scopes among others: accepted", () => bearer(jwt({ scope: "openid  sensors:read profile" })), 200],
     ["lower-case scheme \"bearer\": accepted (RFC 7235 schemes are case-insensitive)", () => `bearer ${STATIC}`, 200],
+    ["spaces between the scheme and the token: accepted (1*SP)", () => `Bearer   ${STATIC}`, 200],
   ];
 
-  for (const [name, make, status, error, scope] of HEAD_CASES) {
+  for (const [name, make, status, error, detail] of HEAD_CASES) {
     test(`initialize with ${name}: ${status}${error ? ` ${error}` : ""}`, async () => {
-      const r = await post(port, make(), INIT);
-      assertRefusal(r, status, { error, scope, metadataUrl: status === 200 ? undefined : server.metadataUrl });
+      const value = make();
+      const r = await post(port, value, INIT);
+      const described = status === 400 || (status === 401 && error !== null);
+      if (described) assert.ok(detail, "every 400 and invalid_token row names its error_description");
+      const description = described ? (typeof detail === "function" ? detail(value) : detail) : undefined;
+      const scope = described ? undefined : detail;
+      assertRefusal(r, status, { error, scope, description, metadataUrl: status === 200 ? undefined : server.metadataUrl });
       if (status === 200) assert.match(r.body.toString(), /"protocolVersion"/);
       await stillServing();
     });
   }
 
-  test("two Authorization headers (good then bad, bad then good, twice the good one): refused", async () => {
-    for (const [a, b] of [[STATIC, "unknown-token-0123456789"], ["unknown-token-0123456789", STATIC], [STATIC, STATIC]]) {
-      const bytes = Buffer.from(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${a}\r\nAuthorization: Bearer ${b}\r\n` +
+  test("two Authorization headers (good then bad, bad then good, twice the good one, one empty): 400 invalid_request", async () => {
+    for (const [a, b] of [[STATIC, "unknown-token-0123456789"], ["unknown-token-0123456789", STATIC], [STATIC, STATIC],
+                          [STATIC, ""], ["", STATIC]]) {
+      const second = (v) => (v === "" ? "" : ` Bearer ${v}`);
+      const bytes = Buffer.from(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization:${second(a)}\r\nAuthorization:${second(b)}\r\n` +
         `Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${INIT.length}\r\n\r\n${INIT}`);
       const r = await once(port, bytes);
-      assertRefusal(r, 401, { error: "invalid_token", metadataUrl: server.metadataUrl });
+      assertRefusal(r, 400, { error: "invalid_request", description: WHY.twice, metadataUrl: server.metadataUrl });
     }
     await stillServing();
   });
@@ -590,7 +651,7 @@ describe("auth bad input: --auth-token and --jwt-key (ES256) together", { timeou
   test(`oversize: an Authorization header of ${MAX_AUTH + 1} bytes gets 431 (${MAX_AUTH} bytes: 401)`, async () => {
     const at = (n) => `Bearer ${"a".repeat(n - 7)}`;
     assert.equal((await post(port, at(MAX_AUTH + 1), INIT)).status, 431);
-    assertRefusal(await post(port, at(MAX_AUTH), INIT), 401, { error: "invalid_token" });
+    assertRefusal(await post(port, at(MAX_AUTH), INIT), 401, { error: "invalid_token", description: WHY.parts });
     await stillServing();
   });
 
@@ -628,7 +689,7 @@ describe("auth bad input: --auth-token and --jwt-key (ES256) together", { timeou
     test(`token in the query string: ${name}: ${status}${status === 400 ? " invalid_request" : ""}`, async () => {
       const [p, auth] = make();
       const r = await post(port, auth, INIT, { path: p });
-      if (status === 400) assertRefusal(r, 400, { error: "invalid_request", metadataUrl: server.metadataUrl });
+      if (status === 400) assertRefusal(r, 400, { error: "invalid_request", description: WHY.query, metadataUrl: server.metadataUrl });
       else assert.equal(r.status, status);
       await stillServing();
     });
@@ -639,7 +700,7 @@ describe("auth bad input: --auth-token and --jwt-key (ES256) together", { timeou
   });
   test("token in the query string of GET /sse and of the WebSocket upgrade: 400", async () => {
     assertRefusal(await get(port, `/sse?access_token=${STATIC}`, { Accept: "text/event-stream", Authorization: bearer(STATIC) }), 400,
-      { error: "invalid_request" });
+      { error: "invalid_request", description: WHY.query });
     const r = await wsOpen(`/ws?access_token=${STATIC}`, bearer(STATIC));
     assert.equal(r.status, 400);
     await stillServing();
@@ -719,7 +780,7 @@ describe("auth bad input: --auth-token and --jwt-key (ES256) together", { timeou
     assert.equal((await post(port, auth, rpc(2, "ping"), { sid })).status, 200);
     const end = Date.now() + 5000;
     while (Math.floor(Date.now() / 1000) <= exp + 61 && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
-    assertRefusal(await post(port, auth, rpc(3, "ping"), { sid }), 401, { error: "invalid_token" });
+    assertRefusal(await post(port, auth, rpc(3, "ping"), { sid }), 401, { error: "invalid_token", description: WHY.expired });
     // A fresh token carries on with the same session.
     assert.equal((await post(port, bearer(jwt()), rpc(4, "ping"), { sid })).status, 200);
   });
@@ -966,6 +1027,47 @@ describe("RS256 and HS256 keys", { timeout: SUITE_MS }, () => {
     // A JWT key without --issuer is a usage error.
     await assert.rejects(startNetworkServer(SERVER, ["--simulate", "--jwt-key", writeTmp("es.pem", es.publicKeyPem)], []),
       (e) => /server exited \(2\)/.test(e.message) && /--issuer/.test(e.message));
+  });
+});
+
+// ---- explicit typing (RFC 9068 2.1 and 4, RFC 8725 3.11) -----------------------------------------
+
+describe("--require-at-jwt: the header's typ must be at+jwt", { timeout: SUITE_MS }, () => {
+  test("at+jwt in any case, with or without application/, passes; JWT, none, another type are refused before the signature", async () => {
+    const as = await startAs({ alg: "ES256" });
+    const server = await startSensors(["--jwt-key", writeTmp("typed.pem", as.publicKeyPem), "--issuer", as.issuer,
+                                       "--require-at-jwt"]);
+    const claims = { aud: server.resource, scope: ALL };
+    const typed = (typ) => as.mint({ claims, header: { typ } });
+    const rows = [
+      ["typ at+jwt (the test authorization server's)", as.mint({ claims }), 200],
+      ["typ application/at+jwt", typed("application/at+jwt"), 200],
+      ["typ AT+JWT", typed("AT+JWT"), 200],
+      ["typ Application/At+Jwt", typed("Application/At+Jwt"), 200],
+      ["typ JWT", typed("JWT"), 401, WHY.typ],
+      ["no typ", typed(undefined), 401, WHY.typ],
+      ["typ jwt", typed("jwt"), 401, WHY.typ],
+      ["typ application/jwt", typed("application/jwt"), 401, WHY.typ],
+      ["typ at+jwt with a parameter", typed("at+jwt; v=1"), 401, WHY.typ],
+      ["typ a number", typed(1), 401, WHY.typ],
+      ["typ JWT and a bad signature: decided from the header", flipSignatureBit(typed("JWT")), 401, WHY.typ],
+      ["typ at+jwt and a bad signature", flipSignatureBit(as.mint({ claims })), 401, WHY.signature],
+      ["typ at+jwt, expired", as.mint({ claims: { ...claims, iat: Math.floor(Date.now() / 1000) - 7200, exp: Math.floor(Date.now() / 1000) - 3600 } }), 401, WHY.expired],
+    ];
+    for (const [name, token, status, description] of rows) {
+      const r = await post(server.port, `Bearer ${token}`, INIT);
+      assertRefusal(r, status, status === 200 ? {} : { error: "invalid_token", description, metadataUrl: server.metadataUrl });
+      if (status === 200) assert.match(r.body.toString(), /"protocolVersion"/, name);
+    }
+    // A token from the authorization code flow (PKCE, resource indicator) is typed: it works.
+    const { access_token: token } = await as.obtainToken({ resource: server.resource, scope: "sensors:read" });
+    assert.equal(decodeJwt(token).header.typ, "at+jwt");
+    assert.equal((await post(server.port, `Bearer ${token}`, INIT)).status, 200);
+  });
+
+  test("--require-at-jwt without a JWT key is a usage error", async () => {
+    await assert.rejects(startNetworkServer(SERVER, ["--simulate", "--auth-token", STATIC, "--require-at-jwt"], []),
+      (e) => /server exited \(2\)/.test(e.message) && /--require-at-jwt needs --jwt-key or --jwt-secret/.test(e.message));
   });
 });
 

@@ -11,12 +11,12 @@
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { createInterface } from "node:readline";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import net from "node:net";
 import { freePort, qemuProgram } from "./lib/harness.mjs";
+import { bridgeClient } from "./lib/bridge_client.mjs";
 
 const MACHINE = process.env.EMCP_QEMU_MACHINE;
 const FIRMWARE = process.env.EMCP_FIRMWARE;
@@ -36,42 +36,8 @@ function qemu(port, monitor) {
   return p;
 }
 
-/// A line client on the bridge's stdio: answers by id, notifications kept.
-function client(args) {
-  const p = spawn(BRIDGE, args, { stdio: ["pipe", "pipe", "pipe"] });
-  procs.push(p);
-  const waiting = new Map();
-  const notes = [];
-  const all = [];  // every message, in order
-  let stderr = "";
-  p.stderr.on("data", (d) => { stderr += d; });
-  createInterface({ input: p.stdout }).on("line", (l) => {
-    const m = JSON.parse(l);
-    all.push(m);
-    if (!("id" in m)) { notes.push(m); return; }
-    const w = waiting.get(m.id);
-    if (w) { waiting.delete(m.id); w(m); }
-  });
-  return {
-    proc: p,
-    notes,
-    all,
-    stderr: () => stderr,
-    call(msg, ms = 20000) {
-      return new Promise((resolve, reject) => {
-        const t = setTimeout(() => reject(new Error(`no answer to ${msg.id}; bridge said: ${stderr}`)), ms);
-        waiting.set(msg.id, (m) => { clearTimeout(t); resolve(m); });
-        p.stdin.write(JSON.stringify(msg) + "\n");
-      });
-    },
-    send(msg) { p.stdin.write(JSON.stringify(msg) + "\n"); },
-    async end() {
-      p.stdin.end();
-      if (p.exitCode === null) await new Promise((r) => p.once("exit", r));
-      return p.exitCode;
-    },
-  };
-}
+/// A line client on the bridge's stdio (lib/bridge_client.mjs).
+const client = (args) => bridgeClient(BRIDGE, args, procs);
 
 const init = (id) => ({ jsonrpc: "2.0", id, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bridge-test", version: "1" } } });
 

@@ -1,11 +1,14 @@
 // Every line the server must write in the wire fixtures (tests/fixtures/mcp/*.jsonl, which the
 // unit test McpFixtures.EveryFixtureMatches compares byte for byte with the server's output)
-// is valid against the official JSON schema of the revision negotiated in that fixture.
+// is valid against the official JSON schema of the revision negotiated in that fixture. The
+// folder must hold the fixtures (one per revision the schemas cover, at least): no fixture is a
+// failure, not a pass of zero tests. EMCP_FIXTURES_DIR reads another folder (the canary
+// mcp_fixtures_schema_detects_no_fixtures points it at an empty one).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { check, MODERN_REVISIONS } from "./lib/schema.mjs";
+import { check, MODERN_REVISIONS, REVISIONS } from "./lib/schema.mjs";
 
 // A request of the modern era (2026-07-28) names its revision or capabilities in _meta (or is
 // one of that era's own methods): its answer is checked against that revision's schema, even
@@ -17,9 +20,15 @@ function modernRequest(m) {
     m.method === "server/discover" || m.method === "subscriptions/listen";
 }
 
-const dir = new URL("../fixtures/mcp", import.meta.url).pathname;
+const dir = process.env.EMCP_FIXTURES_DIR ?? new URL("../fixtures/mcp", import.meta.url).pathname;
+const files = readdirSync(dir).filter((f) => f.endsWith(".jsonl")).sort();
 
-for (const file of readdirSync(dir).filter((f) => f.endsWith(".jsonl")).sort()) {
+test("the fixtures are there: one per revision at least", () => {
+  const missing = [...REVISIONS, ...MODERN_REVISIONS].map((r) => `rev-${r}.jsonl`).filter((f) => !files.includes(f));
+  assert.deepEqual(missing, [], `${dir} holds ${files.length} fixture(s) (*.jsonl); missing`);
+});
+
+for (const file of files) {
   test(file, () => {
     let revision = "2025-11-25";  // what a client that has not initialized speaks
     const methods = new Map();     // request id -> method, for the client's requests

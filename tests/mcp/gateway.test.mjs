@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { startGateway, startLineBoard, stopNetworkServer } from "./lib/harness.mjs";
+import { stopServer, watchServer } from "./lib/server_exit.mjs";
 import { connectRaw, INIT, once, parseResponses, POST_HEADERS, request, newSession } from "./lib/rawhttp.mjs";
 
 const SERVER = process.env.EMCP_SENSORS ?? new URL("../../build/native/bin/emcp-sensors", import.meta.url).pathname;
@@ -19,7 +20,7 @@ const MODERN = "2026-07-28";
 async function start(extra = []) {
   const board = await startLineBoard(SERVER, ["--simulate"]);
   const gw = await startGateway(board.port, extra);
-  return { board, gw, port: gw.port, stop: () => stopNetworkServer({ proc: gw.proc, board }) };
+  return { board, gw, port: gw.port, stop: () => stopNetworkServer({ ...gw, board }) };
 }
 
 const post = (body, headers = {}) => request("POST", "/mcp", { ...POST_HEADERS, ...headers }, typeof body === "string" ? body : JSON.stringify(body));
@@ -228,6 +229,34 @@ describe("gateway: bearer token", () => {
     assert.equal((await once(g.port, request("DELETE", "/mcp", { "Mcp-Session-Id": sid }))).status, 401);
     assert.equal((await once(g.port, request("DELETE", "/mcp", { "Mcp-Session-Id": sid, Authorization: "Bearer s3cret-token" }))).status, 200);
   });
+
+  // The gateway admits requests with the engine's code (emcp/transport/http_security.h): the
+  // same answers as emcp-sensors (RFC 6750 3.1; MCP authorization "Error Handling": 400 for a
+  // malformed authorization request), each with its whole challenge.
+  test("each Authorization header gets its status and its exact challenge", async () => {
+    const md = `resource_metadata="http://127.0.0.1:${g.port}/.well-known/oauth-protected-resource/mcp"`;
+    const bad = (why) => `Bearer error="invalid_request", error_description="${why}", ${md}`;
+    const rows = [
+      ["no header", {}, 401, `Bearer ${md}`],
+      ["another scheme", { Authorization: "Basic czNjcmV0LXRva2Vu" }, 401, `Bearer ${md}`],
+      ["\"Bearer\" alone", { Authorization: "Bearer" }, 400, bad("no token after Bearer")],
+      ["two tokens", { Authorization: "Bearer s3cret-token s3cret-token" }, 400, bad("more than one token after Bearer")],
+      ["a character outside b64token", { Authorization: "Bearer s3cret-token!" }, 400, bad("the token is not an RFC 6750 b64token")],
+      ["a tab after the scheme", { Authorization: "Bearer\ts3cret-token" }, 400, bad("the Authorization header is not a scheme and its credentials")],
+      ["the header twice", { Authorization: "Bearer s3cret-token", authorization: "Bearer s3cret-token" }, 400,
+       bad("more than one Authorization header")],
+      ["an unknown token", { Authorization: "Bearer s3cret-tokens" }, 401, `Bearer error="invalid_token", error_description="unknown token", ${md}`],
+      ["the token, scheme in lower case", { Authorization: "bearer s3cret-token" }, 200, undefined],
+    ];
+    for (const [name, headers, status, want] of rows) {
+      const r = await once(g.port, post(INIT, headers));
+      assert.equal(r.status, status, `${name}: ${r.body}`);
+      assert.equal(r.headers["www-authenticate"], want, name);
+      if (status === 200)
+        assert.equal((await once(g.port, request("DELETE", "/mcp", { "Mcp-Session-Id": r.headers["mcp-session-id"],
+                                                                     Authorization: "Bearer s3cret-token" }))).status, 200);
+    }
+  });
 });
 
 describe("gateway: connection limit", () => {
@@ -278,7 +307,7 @@ describe("gateway: a board without MCP 2026-07-28", () => {
     board = await startLineBoard(process.execPath, ["-e", LEGACY_BOARD]);
     gw = await startGateway(board.port, ["--quiet"]);
   });
-  after(async () => { await stopNetworkServer({ proc: gw.proc, board }); });
+  after(async () => { await stopNetworkServer({ ...gw, board }); });
 
   test("its 2026-07-28 requests are refused as the engine without that era does (400); sessions work", async () => {
     const sid = await newSession(gw.port);  // also waits until the board answered discover
@@ -412,6 +441,31 @@ describe("gateway: one client cannot reach another's requests", () => {
   });
 });
 
+describe("emcp-bridge on stdio ends cleanly", () => {
+  // Without --http the bridge is a stdio server: the end of its input or SIGTERM ends it with
+  // status 0 (server_exit.mjs), and the board's connection with it (the line board's server
+  // then ends at the end of its input).
+  for (const by of ["end of input", "SIGTERM"]) {
+    test(`at ${by}`, async () => {
+      const { spawn } = await import("node:child_process");
+      const { createInterface } = await import("node:readline");
+      const bridge = process.env.EMCP_BRIDGE ?? new URL("../../build/native/bin/emcp-bridge", import.meta.url).pathname;
+      const board = await startLineBoard(SERVER, ["--simulate"]);
+      const proc = spawn(bridge, ["--tcp", `127.0.0.1:${board.port}`, "--ping-after-ms", "200"], { stdio: ["pipe", "pipe", "pipe"] });
+      const watch = watchServer(proc, "emcp-bridge (stdio)");
+      try {
+        const answer = new Promise((resolve) => createInterface({ input: proc.stdout }).once("line", resolve));
+        proc.stdin.write(`${INIT}\n`);
+        assert.equal(JSON.parse(await answer).result.serverInfo.name, "emcp-sensors");
+      } finally {
+        await stopServer(watch, by);
+        await board.close();
+      }
+      assert.match(watch.stderr(), by === "SIGTERM" ? /stopped by a signal/ : /client closed/);
+    });
+  }
+});
+
 describe("gateway: a board that misbehaves", () => {
   test("a request the board never answers gets -32603 after --request-timeout-ms; an id:null error goes to the one request in flight", async () => {
     const board = await startLineBoard(process.execPath, ["-e", `
@@ -437,7 +491,7 @@ describe("gateway: a board that misbehaves", () => {
       assert.equal(busy.status, 503);
       assert.ok(Number(busy.headers["retry-after"]) <= 60);
     } finally {
-      await stopNetworkServer({ proc: gw.proc, board });
+      await stopNetworkServer({ ...gw, board });
     }
   });
 
@@ -467,7 +521,7 @@ describe("gateway: a board that misbehaves", () => {
       assert.equal(after_.status, 400);
       assert.match(after_.body.toString(), /unsupported MCP-Protocol-Version/);
     } finally {
-      await stopNetworkServer({ proc: gw.proc, board });
+      await stopNetworkServer({ ...gw, board });
     }
   });
 
@@ -493,10 +547,8 @@ describe("gateway: a board that misbehaves", () => {
       assert.equal(refused.headers["retry-after"], "1");
       assert.equal((await once(gw.port, request("GET", "/other"), 2000)).status, 404);
       for (const c of pending) c.end();
-      const exited = new Promise((r) => gw.proc.once("exit", r));
-      gw.proc.kill("SIGTERM");
-      const t = await Promise.race([exited.then(() => "exited"), new Promise((r) => setTimeout(() => r("stuck"), 3000))]);
-      assert.equal(t, "exited");
+      // Ends with status 0 (server_exit.mjs's bound), the board still not reading.
+      await stopNetworkServer(gw);
     } finally {
       if (gw.proc.exitCode === null && gw.proc.signalCode === null) gw.proc.kill("SIGKILL");
       for (const s of socks) s.destroy();

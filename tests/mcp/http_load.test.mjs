@@ -9,7 +9,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import http from "node:http";
-import { startNetworkServer } from "./lib/harness.mjs";
+import { startNetworkServer, stopNetworkServer } from "./lib/harness.mjs";
 import { rpcCall as call } from "./lib/rawhttp.mjs";
 
 const SERVER = process.env.EMCP_SENSORS ?? new URL("../../build/native/bin/emcp-sensors", import.meta.url).pathname;
@@ -74,9 +74,7 @@ test(`${CLIENTS} clients, ${REQUESTS} requests: no failure, all slots free after
     console.log(`# ${done} answers (${streams} as event streams) in ${seconds.toFixed(2)} s: ${(done / seconds).toFixed(0)} req/s over ${CLIENTS} connections`);
   } finally {
     await new Promise((r) => setTimeout(r, 300));  // the server sees the closes
-    const exited = new Promise((r) => server.proc.once("exit", r));
-    server.proc.kill("SIGTERM");
-    await exited;
+    await stopNetworkServer(server);  // SIGTERM: exit status 0, no sanitizer report
   }
   assert.deepEqual(failures.slice(0, 5), []);
   assert.equal(done, REQUESTS);

@@ -23,6 +23,7 @@ import { Client, StreamableHTTPClientTransport, ProtocolError } from "@modelcont
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { startNetworkServer, stopNetworkServer, startQemu, stopQemu, waitFor, HTTP_SCHEME } from "./lib/harness.mjs";
 import { check } from "./lib/schema.mjs";
+import { stopServer, watchServer } from "./lib/server_exit.mjs";
 
 const build = (name) => new URL(`../../build/native/bin/${name}`, import.meta.url).pathname;
 const SENSORS = process.env.EMCP_SENSORS ?? build("emcp-sensors");
@@ -172,8 +173,6 @@ async function connectV2({ command, args = [], port, mode = { pin: REVISION }, c
   }
   if (STDIO && port === undefined) {
     transport = new StdioClientTransport({ command, args, stderr: "pipe" });
-    rec.stderr = "";
-    transport.stderr.on("data", (d) => { rec.stderr += d; });
   } else {
     transport = new StreamableHTTPClientTransport(new URL(`${HTTP_SCHEME}://127.0.0.1:${port}/mcp`), { fetch: rec.fetch });
   }
@@ -188,17 +187,28 @@ async function connectV2({ command, args = [], port, mode = { pin: REVISION }, c
     if (qemu) await stopQemu(qemu);
     throw e;
   }
+  if (transport instanceof StdioClientTransport) {
+    // The session's process (the server, or emcp-bridge in front of the board), which the SDK
+    // keeps as `_process`: its stderr (the transport's stream, which keeps what came before a
+    // reader) is read from its start, and its end judged (server_exit.mjs).
+    assert.ok(transport._process, "the SDK's stdio transport keeps its child process as _process");
+    rec.watch = watchServer(transport._process, QEMU ? "emcp-bridge" : command, transport.stderr);
+    Object.defineProperty(rec, "stderr", { get: () => rec.watch.stderr() });
+  }
   return { client, transport, rec, qemu };
 }
 
-/// Ends a client (and with it a stdio server process, or emcp-bridge and the board's QEMU), at
-/// most a few seconds.
+/// Ends a client (and with it a stdio server process, or emcp-bridge and the board's QEMU); the
+/// stdio process must end cleanly at the end of its input (server_exit.mjs). The client's own
+/// close is given a few seconds.
 async function closeClient(conn) {
   if (!conn) return;
-  const pid = conn.transport.pid;
-  await Promise.race([conn.client.close().catch(() => {}), new Promise((r) => setTimeout(r, 5000).unref())]);
-  if (pid) try { process.kill(pid, "SIGKILL"); } catch { /* already gone */ }
-  if (conn.qemu) await stopQemu(conn.qemu);
+  try {
+    if (conn.rec.watch) await stopServer(conn.rec.watch, "end of input");
+    await Promise.race([conn.client.close().catch(() => {}), new Promise((r) => setTimeout(r, 5000).unref())]);
+  } finally {
+    if (conn.qemu) await stopQemu(conn.qemu);
+  }
 }
 
 const T = { timeout: QEMU ? 60000 : 20000 };  // every test: bounded (QEMU is slower)

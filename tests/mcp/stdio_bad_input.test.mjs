@@ -15,6 +15,7 @@ import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { check } from "./lib/schema.mjs";
 import { startQemu, stopQemu } from "./lib/harness.mjs";
+import { stopServer, watchServer } from "./lib/server_exit.mjs";
 
 const SERVER = process.env.EMCP_SENSORS ?? new URL("../../build/native/bin/emcp-sensors", import.meta.url).pathname;
 const QEMU = process.env.EMCP_TRANSPORT === "qemu";
@@ -30,7 +31,8 @@ class LineClient {
     return c;
   }
   constructor(command, args) {
-    this.proc = spawn(command, args, { stdio: ["pipe", "pipe", "ignore"] });
+    this.proc = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"] });
+    this.watch = watchServer(this.proc, command);
     this.lines = [];
     this.waiters = [];
     createInterface({ input: this.proc.stdout }).on("line", (l) => {
@@ -50,10 +52,14 @@ class LineClient {
       this.waiters.push((l) => { clearTimeout(t); resolve(l); });
     });
   }
-  async close() {
-    this.proc.stdin.end();
-    if (this.proc.exitCode === null) await new Promise((r) => this.proc.on("exit", r));
-    if (this.qemu) await stopQemu(this.qemu);
+  /// Ends the input (or sends `by`, "SIGTERM"); the server (or the bridge) must end cleanly
+  /// (server_exit.mjs).
+  async close(by = "end of input") {
+    try {
+      await stopServer(this.watch, by);
+    } finally {
+      if (this.qemu) await stopQemu(this.qemu);
+    }
   }
 }
 
@@ -221,6 +227,16 @@ test("re-initialize starts the session afresh", async () => {
     assert.equal(JSON.parse(await c.next()).id, 3);
   } finally {
     await c.close();
+  }
+});
+
+test("SIGTERM in the middle of a session ends the server (on a board: the bridge) with status 0", async () => {
+  const c = await LineClient.open(["--simulate"]);
+  try {
+    c.send(init("2025-11-25"));
+    assert.equal(JSON.parse(await c.next()).result.protocolVersion, "2025-11-25");
+  } finally {
+    await c.close("SIGTERM");
   }
 });
 

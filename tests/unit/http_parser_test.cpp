@@ -156,6 +156,34 @@ TEST(HttpParser, HeaderValuesAreTrimmedAndNamesCaseInsensitive) {
   EXPECT_TRUE(q.expect_continue);
 }
 
+// A header that comes twice is marked (the resource server answers 400 to two Authorization
+// headers, RFC 6750 3.1); once is not repeated; Accept's values are joined into one list.
+TEST(HttpParser, RepeatedHeadersAreMarked) {
+  const auto& once = single("GET / HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer a\r\nAccept: text/plain\r\n\r\n").last;
+  EXPECT_TRUE(once.authorization.present);
+  EXPECT_FALSE(once.authorization.repeated);
+  EXPECT_FALSE(once.accept.repeated);
+  EXPECT_FALSE(once.host.repeated);
+  const auto& twice = single("GET / HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer a\r\nAccept: text/plain\r\n"
+                             "authorization: Bearer a\r\nAccept: text/html\r\n\r\n").last;
+  EXPECT_TRUE(twice.authorization.present);
+  EXPECT_TRUE(twice.authorization.repeated);
+  EXPECT_TRUE(twice.accept.repeated);
+  EXPECT_TRUE(twice.accept.view() == "text/plain, text/html");
+  EXPECT_FALSE(twice.host.repeated);
+  // An empty second header still counts.
+  const auto& empty = single("GET / HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer a\r\nAuthorization:\r\n\r\n").last;
+  EXPECT_TRUE(empty.authorization.repeated);
+  // Cleared by the next request on the connection.
+  EXPECT_EQ(events_of("GET / HTTP/1.1\r\nHost: h\r\nAuthorization: x\r\nAuthorization: y\r\n\r\n"
+                      "GET / HTTP/1.1\r\nHost: h\r\nAuthorization: z\r\n\r\n"),
+            (V{"head", "done:", "head", "done:"}));
+  const auto& next = single("GET / HTTP/1.1\r\nHost: h\r\nAuthorization: x\r\nAuthorization: y\r\n\r\n"
+                            "GET / HTTP/1.1\r\nHost: h\r\nAuthorization: z\r\n\r\n").last;
+  EXPECT_TRUE(next.authorization.view() == "z");
+  EXPECT_FALSE(next.authorization.repeated);
+}
+
 TEST(HttpParser, EveryLimitHasItsStatus) {
   struct Case {
     std::string text;

@@ -273,7 +273,8 @@ TEST_F(HttpEngine, BearerTokensMetadataAndStatuses) {
   EXPECT_EQ(rs[0].status, 401);
   EXPECT_EQ(rs[0].headers["www-authenticate"],
             "Bearer resource_metadata=\"https://device.test:8443/.well-known/oauth-protected-resource/mcp\", scope=\"mcp\"");
-  // A wrong token, a malformed header: 401 invalid_token.
+  // A wrong token: 401 invalid_token; another scheme: 401 without an error code (each header
+  // in the table below).
   feed(c, post(init_body(), "Authorization: Bearer bad-token\r\n"));
   rs = responses(c);
   EXPECT_EQ(rs[0].status, 401);
@@ -303,7 +304,82 @@ TEST_F(HttpEngine, BearerTokensMetadataAndStatuses) {
   feed(c, post(init_body(), "Authorization: Bearer good-token\r\n"));
   EXPECT_EQ(responses(c)[0].status, 200);
   EXPECT_EQ(sessions_in_use(), 1u);
-  EXPECT_EQ(auth.refused_401(), 5u);
+  EXPECT_EQ(auth.refused_401(), 4u);
+  EXPECT_EQ(auth.refused_400(), 1u);
+  options_.auth = nullptr;
+}
+
+// Each Authorization header with its exact status and challenge, as RFC 6750 3.1 and the MCP
+// authorization text ("Error Handling": 400 for a malformed authorization request) say: no
+// credentials, or another scheme's, 401 without an error code; credentials that are not one
+// bearer token (RFC 9110 11.6.2 credentials, RFC 6750 2.1 b64token) or a header given twice,
+// 400 invalid_request; a well-formed token that is not known, 401 invalid_token.
+TEST_F(HttpEngine, EachAuthorizationHeaderGetsItsStatusAndChallenge) {
+  const emcp::auth::ResourceServerConfig cfg = auth_config();
+  emcp::auth::ResourceServer auth(cfg, server_);
+  ASSERT_EQ(auth.status(), emcp::Status::kOk);
+  options_.auth = auth.hooks();
+  const std::string md = "resource_metadata=\"https://device.test:8443/.well-known/oauth-protected-resource/mcp\"";
+  const std::string none = "Bearer " + md + ", scope=\"mcp\"";
+  const auto bad = [&](const char* why) {
+    return std::string("Bearer error=\"invalid_request\", error_description=\"") + why + "\", " + md;
+  };
+  const std::string unknown = "Bearer error=\"invalid_token\", error_description=\"unknown token\", " + md;
+  const std::string syntax = bad("the Authorization header is not a scheme and its credentials");
+  const std::string b64token = bad("the token is not an RFC 6750 b64token");
+  struct Case {
+    const char* what;
+    std::string headers;
+    int status;
+    std::string challenge;  // the whole WWW-Authenticate value ("": none)
+  };
+  const Case cases[] = {
+      {"no Authorization header", "", 401, none},
+      {"another scheme", "Authorization: Basic Z29vZC10b2tlbg==\r\n", 401, none},
+      {"another scheme without credentials", "Authorization: Negotiate\r\n", 401, none},
+      {"another scheme with auth-params", "Authorization: Digest username=\"a\", realm=\"b\"\r\n", 401, none},
+      {"\"Bearer\" alone", "Authorization: Bearer\r\n", 400, bad("no token after Bearer")},
+      {"\"Bearer\" and spaces", "Authorization: Bearer    \r\n", 400, bad("no token after Bearer")},
+      {"\"bearer\" alone", "Authorization: bearer\r\n", 400, bad("no token after Bearer")},
+      {"two tokens", "Authorization: Bearer a b\r\n", 400, bad("more than one token after Bearer")},
+      {"the good token, then a word", "Authorization: Bearer good-token x\r\n", 400, bad("more than one token after Bearer")},
+      {"a character outside b64token", "Authorization: Bearer good-token!\r\n", 400, b64token},
+      {"a non-ASCII byte", "Authorization: Bearer good-tok\xc3\xa9n\r\n", 400, b64token},
+      {"a tab inside the token", "Authorization: Bearer good\ttoken\r\n", 400, b64token},
+      {"'=' inside the token", "Authorization: Bearer good=token\r\n", 400, b64token},
+      {"'=' only", "Authorization: Bearer ==\r\n", 400, b64token},
+      {"a tab after the scheme", "Authorization: Bearer\tgood-token\r\n", 400, syntax},
+      {"a comma after the scheme", "Authorization: Bearer,good-token\r\n", 400, syntax},
+      {"an empty header", "Authorization:\r\n", 400, syntax},
+      {"no scheme", "Authorization: =good-token\r\n", 400, syntax},
+      {"two headers, the good token twice", "Authorization: Bearer good-token\r\nAuthorization: Bearer good-token\r\n", 400,
+       bad("more than one Authorization header")},
+      {"two headers, the second empty", "Authorization: Bearer good-token\r\nAuthorization:\r\n", 400,
+       bad("more than one Authorization header")},
+      {"an unknown token", "Authorization: Bearer bad-token\r\n", 401, unknown},
+      {"the good token with padding", "Authorization: Bearer good-token=\r\n", 401, unknown},
+      {"the good token in upper case", "Authorization: Bearer GOOD-TOKEN\r\n", 401, unknown},
+      {"the scheme in lower case", "Authorization: bearer good-token\r\n", 200, ""},
+      {"several spaces before the token", "Authorization: BEARER   good-token  \r\n", 200, ""},
+  };
+  const int c = open_conn();
+  uint32_t want[3] = {0, 0, 0};  // 400, 401, 403
+  for (const Case& k : cases) {
+    feed(c, post(init_body(), k.headers));
+    auto rs = responses(c);
+    ASSERT_EQ(rs.size(), 1u) << k.what;
+    EXPECT_EQ(rs[0].status, k.status) << k.what;
+    EXPECT_EQ(rs[0].headers.count("www-authenticate"), k.challenge.empty() ? 0u : 1u) << k.what;
+    if (!k.challenge.empty()) {
+      EXPECT_EQ(rs[0].headers["www-authenticate"], k.challenge) << k.what;
+    }
+    if (k.status == 400) ++want[0];
+    if (k.status == 401) ++want[1];
+  }
+  EXPECT_EQ(auth.refused_400(), want[0]);
+  EXPECT_EQ(auth.refused_401(), want[1]);
+  EXPECT_EQ(auth.refused_403(), want[2]);
+  EXPECT_EQ(sessions_in_use(), 2u);
   options_.auth = nullptr;
 }
 

@@ -17,6 +17,9 @@
 #include <string_view>
 #include <vector>
 
+#include <mbedtls/bignum.h>
+#include <mbedtls/ecp.h>
+
 #include "emcp/auth/jwt.h"
 #include "emcp/mbedtls/jwt_key.h"
 #include "heap_guard.h"
@@ -627,6 +630,45 @@ TEST(JwtCore, RefusesCriticalExtensions) {
             JwtResult::kOk);
 }
 
+// RFC 9068 2.1 and 4: a JWT access token says "typ": "at+jwt" (RFC 8725 3.11: explicit
+// typing, so that another JWT of the same issuer and key cannot pass for one); the media type
+// may be written in full ("application/at+jwt", RFC 7515 4.1.9), in any case (RFC 6838 4.2).
+// Checked only with JwtConfig::require_at_jwt.
+TEST(JwtCore, RequiresTheAccessTokenTypeWhenAsked) {
+  Core c;
+  const auto typed = [](const std::string& members) { return fake_token("{\"alg\":\"HS256\"" + members + "}", claims()); };
+  const char* const accepted[] = {
+      ",\"typ\":\"at+jwt\"", ",\"typ\":\"AT+JWT\"", ",\"typ\":\"At+Jwt\"", ",\"typ\":\"application/at+jwt\"",
+      ",\"typ\":\"Application/AT+JWT\"", ",\"typ\":\"at\\u002bjwt\"", ",\"typ\":\"application\\/at+jwt\"",
+      ",\"typ\":\"at+jwt\",\"kid\":\"k1\""};
+  const char* const refused[] = {
+      "", ",\"typ\":\"JWT\"", ",\"typ\":\"jwt\"", ",\"typ\":\"application/jwt\"", ",\"typ\":\"at+jwt \"",
+      ",\"typ\":\" at+jwt\"", ",\"typ\":\"at+jwt; charset=utf-8\"", ",\"typ\":\"at+jwt\\u0000\"", ",\"typ\":\"at-jwt\"",
+      ",\"typ\":\"text/at+jwt\"", ",\"typ\":\"application/\"", ",\"typ\":\"xapplication/at+jwt\"",
+      ",\"typ\":\"application/at+jwt+x\"", ",\"typ\":\"\"", ",\"typ\":1", ",\"typ\":null", ",\"typ\":true",
+      ",\"typ\":[\"at+jwt\"]", ",\"typ\":{\"typ\":\"at+jwt\"}", ",\"cty\":\"at+jwt\""};
+  // Off (the default): "typ" is not looked at, whatever it holds.
+  for (const char* m : accepted) EXPECT_EQ(c.check(typed(m)), JwtResult::kOk) << m;
+  for (const char* m : refused) EXPECT_EQ(c.check(typed(m)), JwtResult::kOk) << m;
+  c.cfg.require_at_jwt = true;
+  for (const char* m : accepted) EXPECT_EQ(c.check(typed(m)), JwtResult::kOk) << m;
+  c.fake.calls = 0;
+  for (const char* m : refused) {
+    const JwtResult r = c.check(typed(m));
+    EXPECT_EQ(r, JwtResult::kWrongType) << m;
+    EXPECT_FALSE(emcp::auth::jwt_malformed(r));
+  }
+  EXPECT_EQ(c.fake.calls, 0);  // decided from the header, before the signature
+  // Twice is a duplicate, even when both say at+jwt; the earlier header checks come first.
+  EXPECT_EQ(c.check(typed(",\"typ\":\"at+jwt\",\"typ\":\"at+jwt\"")), JwtResult::kDuplicateKey);
+  EXPECT_EQ(c.check(fake_token("{\"alg\":\"none\",\"typ\":\"JWT\"}", claims())), JwtResult::kAlgMismatch);
+  EXPECT_EQ(c.check(fake_token("{\"alg\":\"HS256\",\"crit\":[\"x\"],\"typ\":\"JWT\"}", claims())), JwtResult::kCritHeader);
+  // A good type does not stand in for the signature or the claims.
+  EXPECT_EQ(c.check(fake_token("{\"alg\":\"HS256\",\"typ\":\"at+jwt\"}", claims(), "forged")), JwtResult::kBadSignature);
+  EXPECT_EQ(c.check(fake_token("{\"alg\":\"HS256\",\"typ\":\"at+jwt\"}", claims("", int64_t(kNow) - 3600))),
+            JwtResult::kExpired);
+}
+
 TEST(JwtCore, ATokenLongerThanTheScratchIsTooLarge) {
   Core c;
   const std::string t = fake_token(header("HS256"), claims("\"pad\":\"" + std::string(600, 'x') + "\""));
@@ -674,6 +716,10 @@ TEST(JwtCore, EveryResultHasItsOwnText) {
   for (int i = 0; i < int(JwtResult::kCount_); ++i) {
     const std::string text = emcp::auth::jwt_result_text(JwtResult(i));
     EXPECT_FALSE(text.empty()) << i;
+    // It goes into a WWW-Authenticate error_description (RFC 6750 3: no '"' or '\\'), which
+    // the resource server's challenge buffer holds up to 64 bytes of.
+    EXPECT_LE(text.size(), 64u) << text;
+    EXPECT_EQ(text.find_first_of("\"\\"), std::string::npos) << text;
     for (const std::string& other : seen) EXPECT_NE(text, other) << i;
     seen.push_back(text);
   }
@@ -923,6 +969,189 @@ TEST_F(JwtOpenssl, KeysOfTheWrongKindAreRefused) {
   const uint8_t secret[32] = {1};
   EXPECT_EQ(k.load_hmac_secret(secret, sizeof secret), Status::kOk);
   EXPECT_EQ(k.alg(), JwtAlg::kHS256);
+}
+
+// The access token type (RFC 9068) on tokens openssl encoded and signed: with
+// JwtConfig::require_at_jwt only "at+jwt" (any case, "application/" or not) passes; without it
+// the same tokens all verify. The type is part of the signed header: changing it breaks the
+// signature.
+TEST_F(JwtOpenssl, TheAccessTokenTypeIsCheckedWhenAsked) {
+  for (JwtAlg alg : {JwtAlg::kES256, JwtAlg::kHS256}) {
+    const std::string name = emcp::auth::jwt_alg_name(alg);
+    Verifier v(alg);
+    const auto sign = [&](const std::string& typ_member) {
+      return keys().sign(alg, "{\"alg\":\"" + name + "\"" + typ_member + "}", claims("\"sub\":\"alice\""));
+    };
+    const Token at = sign(",\"typ\":\"at+jwt\"");
+    const Token full = sign(",\"typ\":\"application/at+jwt\"");
+    const Token upper = sign(",\"typ\":\"AT+JWT\"");
+    const Token jwt = sign(",\"typ\":\"JWT\"");
+    const Token none = sign("");
+    for (const Token* t : {&at, &full, &upper, &jwt, &none}) EXPECT_EQ(v.check(t->text), JwtResult::kOk) << name << " " << t->text;
+    v.cfg.require_at_jwt = true;
+    EXPECT_EQ(v.check(at.text), JwtResult::kOk) << name;
+    EXPECT_EQ(sv(v.claims.sub), "alice");
+    EXPECT_EQ(v.check(full.text), JwtResult::kOk) << name;
+    EXPECT_EQ(v.check(upper.text), JwtResult::kOk) << name;
+    EXPECT_EQ(v.check(jwt.text), JwtResult::kWrongType) << name;
+    EXPECT_EQ(v.check(none.text), JwtResult::kWrongType) << name;
+    // "JWT" rewritten to "at+jwt" under the signature made over "JWT".
+    const std::string retyped = b64url("{\"alg\":\"" + name + "\",\"typ\":\"at+jwt\"}") +
+                                jwt.text.substr(jwt.text.find('.'));
+    EXPECT_EQ(v.check(retyped), JwtResult::kBadSignature) << name;
+  }
+}
+
+// ---- ECDSA: r and s outside [1, n-1] -----------------------------------------------------------
+//
+// An ES256 signature (r, s) is valid only with 1 <= r, s <= n - 1, n the order of P-256 (FIPS
+// 186-5 6.4.2, SEC 1 4.1.4 step 1); a verifier that reduced r or s mod n, or let 0 through,
+// would accept forgeries (r + n, s), (0, 0)... A random signature's r and s are close to 2^256,
+// so r + n does not fit 32 bytes: the test instead makes a signature with small r and s, and
+// the public key that makes it valid: with R = (x, y) a point of small x, r = x, and
+// Q = r^-1 (s R - e G), u1 G + u2 Q = e/s G + r/s Q = R. Mbed TLS's point arithmetic builds Q;
+// openssl judges every row on its own (`openssl dgst -verify`, DER signatures), and emcp's
+// verdict (JwtKey through verify_jwt) must be openssl's and the row's.
+
+// A 32-byte big-endian value as an mbedtls_mpi and back.
+struct Mpi {
+  mbedtls_mpi v;
+  Mpi() { mbedtls_mpi_init(&v); }
+  ~Mpi() { mbedtls_mpi_free(&v); }
+  Mpi(const Mpi&) = delete;
+  Mpi& operator=(const Mpi&) = delete;
+  std::string bytes32() const {
+    std::string out(32, '\0');
+    EXPECT_EQ(mbedtls_mpi_write_binary(&v, reinterpret_cast<unsigned char*>(&out[0]), 32), 0);
+    return out;
+  }
+};
+
+// A DER INTEGER of the unsigned big-endian `v` (minimal: no leading zero byte unless the top
+// bit is set; zero is one 0 byte), as openssl wants it.
+std::string der_uint(const std::string& v) {
+  size_t skip = 0;
+  while (skip + 1 < v.size() && v[skip] == '\0') ++skip;
+  std::string body = v.substr(skip);
+  if (uint8_t(body[0]) & 0x80) body.insert(body.begin(), '\0');
+  return std::string(1, '\x02') + char(body.size()) + body;
+}
+std::string der_signature(const std::string& r, const std::string& s) {
+  const std::string body = der_uint(r) + der_uint(s);
+  return std::string(1, '\x30') + char(body.size()) + body;
+}
+
+TEST_F(JwtOpenssl, Es256SignaturesOutsideTheGroupOrderAreRefused) {
+  // The token's signing input, encoded here; its hash by openssl.
+  const std::string input = b64url(header("ES256")) + "." + b64url(claims("\"sub\":\"alice\""));
+  write_file(keys().path("ecdsa_input.txt"), input);
+  std::string digest;
+  ASSERT_TRUE(keys().sh("openssl dgst -sha256 -binary -out ecdsa_hash.bin ecdsa_input.txt"));
+  digest = read_file(keys().path("ecdsa_hash.bin"));
+  ASSERT_EQ(digest.size(), 32u);
+
+  mbedtls_ecp_group grp;
+  mbedtls_ecp_group_init(&grp);
+  ASSERT_EQ(mbedtls_ecp_group_load(&grp, MBEDTLS_ECP_DP_SECP256R1), 0);
+  mbedtls_ecp_point R, Q;
+  mbedtls_ecp_point_init(&R);
+  mbedtls_ecp_point_init(&Q);
+  Mpi x, rhs, t, y, exp, r, s, e, rinv, u1, u2, n_minus_s, r_plus_n, s_plus_n, all_ones;
+  // R: the first x >= 2 with x^3 - 3x + b a square mod p (p = 3 mod 4: y = rhs^((p+1)/4)).
+  // y^2 = x^3 + a x + b with a = -3 (Mbed TLS keeps A empty for P-256).
+  ASSERT_EQ(mbedtls_mpi_add_int(&exp.v, &grp.P, 1), 0);
+  ASSERT_EQ(mbedtls_mpi_shift_r(&exp.v, 2), 0);
+  bool found = false;
+  for (int xi = 2; xi < 200 && !found; ++xi) {
+    ASSERT_EQ(mbedtls_mpi_lset(&x.v, xi), 0);
+    ASSERT_EQ(mbedtls_mpi_lset(&rhs.v, int64_t(xi) * xi * xi - 3 * xi), 0);
+    ASSERT_EQ(mbedtls_mpi_add_mpi(&rhs.v, &rhs.v, &grp.B), 0);
+    ASSERT_EQ(mbedtls_mpi_mod_mpi(&rhs.v, &rhs.v, &grp.P), 0);
+    ASSERT_EQ(mbedtls_mpi_exp_mod(&y.v, &rhs.v, &exp.v, &grp.P, nullptr), 0);
+    ASSERT_EQ(mbedtls_mpi_mul_mpi(&t.v, &y.v, &y.v), 0);
+    ASSERT_EQ(mbedtls_mpi_mod_mpi(&t.v, &t.v, &grp.P), 0);
+    found = mbedtls_mpi_cmp_mpi(&t.v, &rhs.v) == 0;
+  }
+  ASSERT_TRUE(found);
+  ASSERT_EQ(mbedtls_mpi_copy(&R.X, &x.v), 0);
+  ASSERT_EQ(mbedtls_mpi_copy(&R.Y, &y.v), 0);
+  ASSERT_EQ(mbedtls_mpi_lset(&R.Z, 1), 0);
+  ASSERT_EQ(mbedtls_ecp_check_pubkey(&grp, &R), 0) << "R is on the curve";
+  // r = x (small, below n), s small; e the hash.
+  ASSERT_EQ(mbedtls_mpi_copy(&r.v, &x.v), 0);
+  ASSERT_EQ(mbedtls_mpi_lset(&s.v, 0x1234567), 0);
+  ASSERT_EQ(mbedtls_mpi_read_binary(&e.v, reinterpret_cast<const unsigned char*>(digest.data()), 32), 0);
+  ASSERT_EQ(mbedtls_mpi_mod_mpi(&e.v, &e.v, &grp.N), 0);
+  // Q = (-e/r) G + (s/r) R.
+  ASSERT_EQ(mbedtls_mpi_inv_mod(&rinv.v, &r.v, &grp.N), 0);
+  ASSERT_EQ(mbedtls_mpi_mul_mpi(&u1.v, &e.v, &rinv.v), 0);
+  ASSERT_EQ(mbedtls_mpi_mod_mpi(&u1.v, &u1.v, &grp.N), 0);
+  ASSERT_EQ(mbedtls_mpi_sub_mpi(&u1.v, &grp.N, &u1.v), 0);
+  ASSERT_EQ(mbedtls_mpi_mul_mpi(&u2.v, &s.v, &rinv.v), 0);
+  ASSERT_EQ(mbedtls_mpi_mod_mpi(&u2.v, &u2.v, &grp.N), 0);
+  ASSERT_EQ(mbedtls_ecp_muladd(&grp, &Q, &u1.v, &grp.G, &u2.v, &R), 0);
+  ASSERT_EQ(mbedtls_ecp_check_pubkey(&grp, &Q), 0);
+  Mpi qx, qy;
+  ASSERT_EQ(mbedtls_mpi_copy(&qx.v, &Q.X), 0);
+  ASSERT_EQ(mbedtls_mpi_copy(&qy.v, &Q.Y), 0);
+  // The public key as SubjectPublicKeyInfo (id-ecPublicKey, prime256v1, uncompressed point),
+  // and openssl's PEM of it (openssl checks the point).
+  static const unsigned char kSpkiPrefix[] = {0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02,
+                                              0x01, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07, 0x03,
+                                              0x42, 0x00, 0x04};
+  const std::string spki = std::string(reinterpret_cast<const char*>(kSpkiPrefix), sizeof kSpkiPrefix) +
+                           qx.bytes32() + qy.bytes32();
+  write_file(keys().path("ecdsa_q.der"), spki);
+  ASSERT_TRUE(keys().sh("openssl pkey -pubin -inform DER -in ecdsa_q.der -out ecdsa_q.pem"));
+  Verifier v(JwtAlg::kES256);
+  ASSERT_EQ(v.key.load_public_key(JwtAlg::kES256, reinterpret_cast<const uint8_t*>(spki.data()), spki.size()), Status::kOk);
+  v.key.bind(&v.cfg);
+
+  // The rows' values.
+  ASSERT_EQ(mbedtls_mpi_sub_mpi(&n_minus_s.v, &grp.N, &s.v), 0);
+  ASSERT_EQ(mbedtls_mpi_add_mpi(&r_plus_n.v, &r.v, &grp.N), 0);
+  ASSERT_EQ(mbedtls_mpi_add_mpi(&s_plus_n.v, &s.v, &grp.N), 0);
+  ASSERT_LE(mbedtls_mpi_bitlen(&r_plus_n.v), 256u) << "r + n fits 32 bytes";
+  ASSERT_LE(mbedtls_mpi_bitlen(&s_plus_n.v), 256u) << "s + n fits 32 bytes";
+  Mpi n;
+  ASSERT_EQ(mbedtls_mpi_copy(&n.v, &grp.N), 0);
+  const std::string R32 = r.bytes32(), S32 = s.bytes32(), N32 = n.bytes32(), Z32(32, '\0'), F32(32, '\xff');
+  const std::string RN32 = r_plus_n.bytes32(), SN32 = s_plus_n.bytes32(), NS32 = n_minus_s.bytes32();
+  struct Row {
+    const char* what;
+    std::string r, s;
+    bool valid;
+  };
+  const Row rows[] = {
+      {"(r, s): the signature the key was made for", R32, S32, true},
+      {"(r, n - s): its twin, also valid ECDSA (JWS asks for no low s)", R32, NS32, true},
+      {"(r + n, s)", RN32, S32, false},
+      {"(r, s + n)", R32, SN32, false},
+      {"(r + n, s + n)", RN32, SN32, false},
+      {"(n, s)", N32, S32, false},
+      {"(r, n)", R32, N32, false},
+      {"(n, n)", N32, N32, false},
+      {"(0, s)", Z32, S32, false},
+      {"(r, 0)", R32, Z32, false},
+      {"(0, 0)", Z32, Z32, false},
+      {"(2^256 - 1, s)", F32, S32, false},
+      {"(r, 2^256 - 1)", R32, F32, false},
+  };
+  int k = 0;
+  for (const Row& row : rows) {
+    const std::string file = "ecdsa_sig" + std::to_string(k++) + ".der";
+    write_file(keys().path(file.c_str()), der_signature(row.r, row.s));
+    bool openssl_ok = false;
+    (void)run("cd '" + keys().dir() + "' && openssl dgst -sha256 -verify ecdsa_q.pem -signature " + file +
+                  " ecdsa_input.txt >/dev/null 2>&1",
+              &openssl_ok);
+    EXPECT_EQ(openssl_ok, row.valid) << "openssl on " << row.what;
+    const JwtResult ours = v.check(input + "." + b64url(row.r + row.s));
+    EXPECT_EQ(ours, row.valid ? JwtResult::kOk : JwtResult::kBadSignature) << row.what;
+  }
+  mbedtls_ecp_point_free(&R);
+  mbedtls_ecp_point_free(&Q);
+  mbedtls_ecp_group_free(&grp);
 }
 
 }  // namespace

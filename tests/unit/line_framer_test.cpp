@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string.h>
+
 #include <string>
 #include <vector>
 
@@ -24,7 +26,8 @@ struct Rig {
 
 // Runs `input` through a framer in pieces of `piece` bytes (0: whole) and describes each event:
 // "R<id>" request, "N" notification, "E<code>" invalid, "e<id>" error response, "L<id>" line
-// too long.
+// too long, "K<id>" a line that lost bytes. A '\x01' in `input` is not fed: it marks a place
+// where bytes went missing (lose()).
 std::vector<std::string> run(const std::string& input, size_t piece, size_t max_line = 64,
                              bool finish = true) {
   static Rig rig;
@@ -32,7 +35,7 @@ std::vector<std::string> run(const std::string& input, size_t piece, size_t max_
   std::vector<std::string> out;
   char events[256];
   size_t nev = 0;
-  auto note = [&](LineFramer::Event ev) {
+  auto note = [&](LineFramer::Event ev, bool gap = false) {
     if (nev >= sizeof events) return;
     if (ev == LineFramer::Event::kMessage) {
       const auto* m = framer.decoded().first;
@@ -45,10 +48,11 @@ std::vector<std::string> run(const std::string& input, size_t piece, size_t max_
                           ? (m->invalid_code == emcp::jsonrpc::ErrorCode::kParseError ? 'p' : 'i')
                           : static_cast<char>('0' + (m->id.type == Id::Type::kInt ? m->id.num % 10 : 0));
     } else if (ev == LineFramer::Event::kTooLong) {
-      events[nev++] = 'L';
-      events[nev++] = framer.too_long_id().type == Id::Type::kInt
-                          ? static_cast<char>('0' + framer.too_long_id().num % 10)
-                          : 'n';
+      const Id id = framer.too_long_id();
+      events[nev++] = gap ? 'K' : 'L';
+      events[nev++] = id.type == Id::Type::kInt ? static_cast<char>('0' + id.num % 10)
+                      : id.type == Id::Type::kNull ? 'n'
+                                                   : '?';
     }
   };
   {
@@ -57,6 +61,14 @@ std::vector<std::string> run(const std::string& input, size_t piece, size_t max_
     while (pos < input.size()) {
       size_t n = piece == 0 ? input.size() - pos : std::min(piece, input.size() - pos);
       const char* p = input.data() + pos;
+      const char* gap = static_cast<const char*>(memchr(p, '\x01', n));
+      if (gap == p) {
+        const LineFramer::Event ev = framer.lose();
+        if (ev != LineFramer::Event::kNeedInput) note(ev, true);
+        ++pos;
+        continue;
+      }
+      if (gap != nullptr) n = static_cast<size_t>(gap - p);
       pos += n;
       while (n != 0) {
         size_t used = 0;
@@ -165,4 +177,45 @@ TEST(LineFramer, TooLongResponsesEndTheRequestTheyAnswer) {
   // Nor when the line is not JSON: reported as too long.
   const std::string broken = "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":nope" + std::string(100, ' ') + "\n";
   EXPECT_EQ(run_all(broken), V{"Ln"});
+}
+
+TEST(LineFramer, ALineThatLostBytesIsReportedNotParsed) {
+  const std::string ok = "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}\n";
+  // Bytes lost after the id: the line is reported with it, whatever the rest still says (here
+  // the loss took its end and the next line's start: what remains would parse as garbage).
+  EXPECT_EQ(run_all("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"par\x01ing\"}\n" + ok),
+            (V{"K7", "R4"}));
+  // Lost before the id was read, or between lines: the damaged line's id is not known.
+  EXPECT_EQ(run_all("{\"jsonrpc\":\"2.0\",\"i\x01" "d\":7,\"method\":\"ping\"}\n" + ok), (V{"Kn", "R4"}));
+  EXPECT_EQ(run_all(ok + "\x01" + "\"id\":3,\"method\":\"ping\"}\n" + ok), (V{"R4", "Kn", "R4"}));
+  // A notification's loss is reported too (its answer has a null id), never taken for one.
+  EXPECT_EQ(run_all("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/\x01led\"}\n" + ok), (V{"Kn", "R4"}));
+  // Two losses before the line ends are one gap: one report.
+  EXPECT_EQ(run_all("{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"a\",\x01\"x\x01y\"}\n" + ok), (V{"K6", "R4"}));
+  // Only a request's id is answered: an id without its method yet may be a response's.
+  EXPECT_EQ(run_all("{\"jsonrpc\":\"2.0\",\"id\":6,\x01\"method\":\"a\"}\n" + ok), (V{"Kn", "R4"}));
+  // A loss inside an over-long line already answered: the line ends as a damaged one (its
+  // newline may have been lost), with no id (its answer was given).
+  const std::string long_line = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"x\",\"params\":\"" + std::string(80, 'a');
+  EXPECT_EQ(run_all(long_line + "\x01" + "bbb\"}\n" + ok), (V{"L7", "Kn", "R4"}));
+  // At the end of the stream a damaged line is still reported.
+  EXPECT_EQ(run_all(ok + "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"a\"\x01"), (V{"R4", "K5"}));
+}
+
+TEST(LineFramer, ALossIsAnsweredWhereItHappens) {
+  static Rig rig;
+  LineFramer framer(rig.decoder, 64);
+  size_t used = 0;
+  const std::string part = "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"a\"";
+  EXPECT_EQ(framer.push(part.data(), part.size(), &used), LineFramer::Event::kNeedInput);
+  EXPECT_EQ(framer.lose(), LineFramer::Event::kTooLong);  // answered now, not at the newline
+  EXPECT_EQ(framer.too_long_id().num, 3);
+  EXPECT_EQ(framer.lose(), LineFramer::Event::kNeedInput);  // the same gap: answered once
+  EXPECT_EQ(framer.push("xx\n", 3, &used), LineFramer::Event::kNeedInput);
+  EXPECT_EQ(used, 3u);
+  EXPECT_EQ(framer.messages(), 0u);
+  EXPECT_EQ(framer.too_long(), 0u);
+  // After the newline a gap is a new one.
+  EXPECT_EQ(framer.lose(), LineFramer::Event::kTooLong);
+  EXPECT_EQ(framer.too_long_id().type, Id::Type::kNull);
 }

@@ -186,6 +186,42 @@ TEST(McpServer, ResponsesTooBigToKeepEndTheirRequestAtOnce) {
   EXPECT_NE(out.take().find("line limit"), std::string_view::npos);
 }
 
+TEST(McpServer, ALineThatLostBytesIsAnsweredAsSuch) {
+  // A UART's receive buffer overflowed inside a line (StdioTransport::input_lost()): the line
+  // is answered with -32600 and data.inputLost, with the request's id when it was read before
+  // the gap; what the gap left of it is never parsed; the next line is served.
+  emcp_test::NoHeapScope no_heap;
+  Answer answer;
+  Initialized rig;
+  Out& out = rig.out;
+  emcp::transport::StdioTransport& t = rig.t;
+  feed(t, R"({"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"ec)");
+  t.input_lost();
+  feed(t, R"(xt":"lost"}}})" "\n" R"({"jsonrpc":"2.0","id":10,"method":"ping"})" "\n");
+  EXPECT_EQ(out.take(),
+            R"x({"jsonrpc":"2.0","id":9,"error":{"code":-32600,"message":"Invalid Request: input lost (receive buffer overflow)","data":{"inputLost":true}}})x" "\n"
+            R"({"jsonrpc":"2.0","id":10,"result":{}})" "\n"sv);
+  // Between lines: the next line is the damaged one, its id unknown (2025-11-25 leaves it out).
+  t.input_lost();
+  feed(t, R"(,"id":11,"method":"ping"})" "\n" R"({"jsonrpc":"2.0","id":12,"method":"ping"})" "\n");
+  EXPECT_EQ(out.take(),
+            R"x({"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: input lost (receive buffer overflow)","data":{"inputLost":true}}})x" "\n"
+            R"({"jsonrpc":"2.0","id":12,"result":{}})" "\n"sv);
+  // A client's response that lost bytes ends the request it answers, and nobody is answered.
+  ASSERT_EQ(rig.server.ping(t.session(), &on_answer, &answer), Status::kOk);
+  g_line.clear();
+  g_line.append(R"({"jsonrpc":"2.0","id":)");
+  g_line.append(request_id(out.take()));
+  g_line.append(R"(,"result":{)");
+  feed(t, g_line.view());
+  t.input_lost();
+  feed(t, "}}\n");
+  EXPECT_EQ(answer.calls, 1);
+  EXPECT_EQ(answer.outcome, Response::Outcome::kError);
+  EXPECT_EQ(answer.message.view(), "response damaged: input lost"sv);
+  EXPECT_EQ(out.take(), ""sv);
+}
+
 namespace {
 int g_roots_changed = 0;
 Session* g_roots_session = nullptr;

@@ -8,6 +8,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -28,6 +29,13 @@ namespace {
 constexpr const char kProbeId[] = "emcp-bridge-probe-";
 constexpr int kMaxProbes = 5;
 constexpr uint64_t kProbeIntervalMs = 1000;
+// The link's sync pings (board_link.h, flow control): their answers never reach a client
+// either. A sync goes out when lines wait for the window and what is on the way holds no
+// request, or its oldest line has waited this long (a deferred call, answered much later).
+constexpr const char kSyncId[] = "emcp-bridge-sync-";
+constexpr uint64_t kSyncAfterMs = 200;
+// Room the window keeps for a sync ping (its line is shorter).
+constexpr size_t kSyncRoom = 64;
 // The longest line from the board kept (a board's lines are bounded by its own buffers).
 constexpr size_t kMaxLine = 1u << 20;
 
@@ -53,7 +61,8 @@ int open_serial(const LinkOptions& o) {
   if (tcgetattr(fd, &t) == 0) {
     cfmakeraw(&t);
     t.c_cflag |= CLOCAL | CREAD;
-    t.c_cflag &= ~static_cast<tcflag_t>(CRTSCTS);
+    if (o.rtscts) t.c_cflag |= CRTSCTS;
+    else t.c_cflag &= ~static_cast<tcflag_t>(CRTSCTS);
     t.c_cc[VMIN] = 1;
     t.c_cc[VTIME] = 0;
     const speed_t sp = baud_constant(o.baud);
@@ -90,25 +99,56 @@ emcp::json::StaticReader<> g_reader;
 emcp::StaticArena<(4u << 20)> g_arena;  // a board line is at most kMaxLine (1 MiB)
 emcp::jsonrpc::Decoder g_decoder(g_reader, g_arena);
 
+std::string quoted(emcp::StrView str) {
+  std::string s = "\"";
+  for (char c : str) {
+    if (c == '"' || c == '\\') s += '\\';
+    s += c;
+  }
+  return s + "\"";
+}
+
 std::string id_text(const emcp::jsonrpc::Id& id) {
   if (id.type == emcp::jsonrpc::Id::Type::kInt) return std::to_string(id.num);
-  if (id.type == emcp::jsonrpc::Id::Type::kString) {
-    std::string s = "\"";
-    for (char c : id.str) {
-      if (c == '"' || c == '\\') s += '\\';
-      s += c;
-    }
-    return s + "\"";
-  }
+  if (id.type == emcp::jsonrpc::Id::Type::kString) return quoted(id.str);
   return "";
 }
 
-bool is_probe_id(const std::string& id) {
-  const std::string prefix = std::string("\"") + kProbeId;
-  return id.compare(0, prefix.size(), prefix) == 0;
+bool has_prefix(const std::string& id, const char* prefix) {
+  const std::string quoted = std::string("\"") + prefix;
+  return id.compare(0, quoted.size(), quoted) == 0;
+}
+bool is_probe_id(const std::string& id) { return has_prefix(id, kProbeId); }
+bool is_sync_id(const std::string& id) { return has_prefix(id, kSyncId); }
+
+std::string ping_line(const std::string& id) { return "{\"jsonrpc\":\"2.0\",\"id\":\"" + id + "\",\"method\":\"ping\"}"; }
+
+// "receive buffer N B" in a banner: N, or 0.
+size_t banner_window(const std::string& line) {
+  static const std::string kKey = "receive buffer ";
+  const size_t at = line.find(kKey);
+  if (at == std::string::npos) return 0;
+  size_t v = 0, i = at + kKey.size();
+  const size_t first = i;
+  for (; i < line.size() && line[i] >= '0' && line[i] <= '9' && v < (1u << 30); ++i) v = v * 10 + static_cast<size_t>(line[i] - '0');
+  return i > first && line.compare(i, 2, " B") == 0 ? v : 0;
 }
 
 }  // namespace
+
+namespace {
+volatile sig_atomic_t g_stop = 0;
+}  // namespace
+
+void catch_stop_signals() {
+  struct sigaction sa {};
+  sa.sa_handler = [](int) { g_stop = 1; };
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+}
+
+bool stop_requested() { return g_stop != 0; }
 
 uint64_t now_ms() {
   timespec ts;
@@ -144,7 +184,18 @@ Parsed parse(const std::string& line) {
   Parsed p;
   g_decoder.begin();
   g_decoder.feed(line.data(), line.size());
-  const emcp::jsonrpc::Decoded& d = g_decoder.finish();
+  const emcp::jsonrpc::Decoded* dp = &g_decoder.finish();
+  // An error without an id (MCP 2025-11-25 leaves an unknown id out) is invalid to the core's
+  // decoder, which serves the other side; read it again with a null id to see its error.
+  if (dp->first != nullptr && !dp->batch && dp->first->kind == emcp::jsonrpc::Kind::kInvalid &&
+      strcmp(dp->first->reason, "error response without id") == 0) {
+    const size_t brace = line.find('{');
+    const std::string with_id = line.substr(0, brace + 1) + "\"id\":null," + line.substr(brace + 1);
+    g_decoder.begin();
+    g_decoder.feed(with_id.data(), with_id.size());
+    dp = &g_decoder.finish();
+  }
+  const emcp::jsonrpc::Decoded& d = *dp;
   if (d.first == nullptr) return p;
   if (d.batch) {
     p.batch = true;
@@ -159,6 +210,15 @@ Parsed parse(const std::string& line) {
   p.response = m.kind == K::kResponse || m.kind == K::kErrorResponse || (m.kind == K::kInvalid && m.id.present());
   p.id = id_text(m.id);
   p.method = std::string(m.method.data(), m.method.size());
+  if (p.notification && p.method == "notifications/cancelled") {
+    const emcp::json::Value r = m.params["requestId"];
+    if (r.as_int().ok()) p.cancels = std::to_string(r.as_int().value());
+    else if (r.as_string().ok()) p.cancels = quoted(r.as_string().value());
+  }
+  if (m.kind == K::kErrorResponse) {
+    const emcp::Result<bool> lost = m.error.data["inputLost"].as_bool();
+    p.input_lost = lost.ok() && lost.value();
+  }
   return p;
 }
 
@@ -185,7 +245,15 @@ bool BoardLink::connect_dev() {
   deadline_ = last_rx_ + static_cast<uint64_t>(o_.wait_ms);
   from_dev_.clear();
   out_.clear();
+  forget_board();
   return true;
+}
+
+// A new connection or a board that restarted: nothing is on the way to it.
+void BoardLink::forget_board() {
+  flight_.clear();
+  in_flight_ = 0;
+  sync_out_ = false;
 }
 
 bool BoardLink::start() {
@@ -211,7 +279,101 @@ void BoardLink::send_probe() {
   last_probe_ = now_ms();
   if (probes_ == 1) log(o_.quiet, "no banner yet; pinging the board (it may have booted before the bridge)");
   const std::string id = std::string(kProbeId) + std::to_string(probes_);
-  out_ += "\n{\"jsonrpc\":\"2.0\",\"id\":\"" + id + "\",\"method\":\"ping\"}\n";
+  write_line(ping_line(id), "\"" + id + "\"", true);
+  (void)flush();
+}
+
+// Into the bytes to write, and on the way from then on.
+void BoardLink::write_line(const std::string& text, const std::string& id, bool lead_newline) {
+  if (lead_newline) out_ += '\n';
+  out_ += text;
+  out_ += '\n';
+  const size_t bytes = text.size() + (lead_newline ? 2 : 1);
+  flight_.push_back(Sent{bytes, id, now_ms()});
+  in_flight_ += bytes;
+  if (in_flight_ > in_flight_peak_) in_flight_peak_ = in_flight_;
+}
+
+// Writes the queued lines the window has room for (less the room a sync ping needs), in order.
+// A line longer than that goes when nothing else is on the way (maybe_sync() covers it).
+void BoardLink::pump() {
+  if (!ready_ || fd_ < 0) return;
+  bool wrote = false;
+  while (!queue_.empty()) {
+    const Line& l = queue_.front();
+    const size_t bytes = l.text.size() + 1;
+    if (in_flight_ != 0 && in_flight_ + bytes + kSyncRoom > window_) break;
+    write_line(l.text, l.id, false);
+    queue_bytes_ -= bytes;
+    queue_.pop_front();
+    wrote = true;
+  }
+  maybe_sync();
+  if (wrote) (void)flush();  // a failure shows on the next read or write
+}
+
+// A sync ping when lines wait and nothing on the way is a request that will be answered soon
+// (none is one, or the oldest has waited kSyncAfterMs: a deferred call, answered much later),
+// in the room the window keeps for it. A line that went alone left no such room: once it has
+// been on its way kSyncAfterMs (read by then, as far as a board can be), a sync follows it
+// when something waits behind it or it will get no answer of its own.
+void BoardLink::maybe_sync() {
+  if (!ready_ || fd_ < 0 || sync_out_ || flight_.empty()) return;
+  const bool waiting = !queue_.empty();
+  const Sent& first = flight_.front();
+  const bool old = now_ms() - first.at >= kSyncAfterMs;
+  if (flight_.size() == 1 && first.bytes + kSyncRoom > window_) {
+    if (old && (waiting || first.id.empty())) send_sync();
+    return;
+  }
+  if (!waiting) return;
+  bool request = false;
+  for (const Sent& f : flight_) request = request || (!f.id.empty() && !f.reported);
+  if (request && !old) return;
+  if (in_flight_ + kSyncRoom > window_) return;  // the room kept for it is taken
+  send_sync();
+}
+
+void BoardLink::send_sync() {
+  sync_out_ = true;
+  const std::string id = std::string(kSyncId) + std::to_string(++syncs_);
+  write_line(ping_line(id), "\"" + id + "\"", false);
+  (void)flush();
+}
+
+// The board answered request `id`: it has read every line up to that one.
+void BoardLink::acknowledge(const std::string& id) {
+  size_t n = 0;
+  while (n < flight_.size() && flight_[n].id != id) ++n;
+  if (n == flight_.size()) return;  // not on the way (covered by a later answer already)
+  for (size_t i = 0; i <= n; ++i) {
+    in_flight_ -= flight_.front().bytes;
+    if (is_sync_id(flight_.front().id)) sync_out_ = false;
+    flight_.pop_front();
+  }
+  pump();
+}
+
+// The board says it lost input: the requests on the way may be lost with it.
+void BoardLink::lost_input() {
+  std::vector<std::string> ids;
+  for (Sent& f : flight_) {
+    if (f.id.empty() || f.reported) continue;
+    f.reported = true;
+    if (!is_probe_id(f.id) && !is_sync_id(f.id)) ids.push_back(f.id);
+  }
+  log(o_.quiet, "the board lost input; " + std::to_string(ids.size()) +
+                    " request(s) on the way are answered with an error (its receive buffer overflowed: a --window "
+                    "larger than its buffer, or a UART fault)");
+  l_.on_board_lost_input(ids);
+  // The board skips the damaged line up to its newline; when the gap took that newline too, the
+  // next line sent would be skipped as its rest. A newline of its own ends it first (a blank
+  // line is nothing to a board that is not skipping).
+  out_ += '\n';
+  flight_.push_back(Sent{1, std::string(), now_ms()});
+  in_flight_ += 1;
+  // What is still counted may be on its way or lost: a sync ping tells.
+  if (!sync_out_ && in_flight_ + kSyncRoom <= window_) send_sync();
   (void)flush();
 }
 
@@ -254,6 +416,7 @@ bool BoardLink::tick() {
     log(o_.quiet, failure_);
     return false;
   }
+  if (ready_) maybe_sync();
   if (ready_ || o_.ping_after_ms <= 0 || probes_ >= kMaxProbes) return true;
   if (now - last_rx_ < static_cast<uint64_t>(o_.ping_after_ms)) return true;
   if (probes_ > 0 && now - last_probe_ < kProbeIntervalMs) return true;
@@ -275,22 +438,15 @@ void BoardLink::become_ready(const char* how) {
     log(o_.quiet, "board reset (reconnected)");
     l_.on_board_reset("reconnected");
   }
-  for (const std::string& w : waiting_) out_ += w + "\n";
-  waiting_.clear();
-  waiting_bytes_ = 0;
-  (void)flush();  // a failure shows on the next read or write
+  pump();
   l_.on_board_ready();
 }
 
 void BoardLink::send(const std::string& line) {
-  if (!ready_ || fd_ < 0) {
-    waiting_.push_back(line);
-    waiting_bytes_ += line.size() + 1;
-    return;
-  }
-  out_ += line;
-  out_ += '\n';
-  (void)flush();
+  const Parsed p = parse(line);
+  queue_.push_back(Line{line, p.request ? p.id : std::string()});
+  queue_bytes_ += line.size() + 1;
+  pump();
 }
 
 void BoardLink::on_line(std::string line) {
@@ -298,9 +454,18 @@ void BoardLink::on_line(std::string line) {
   if (!looks_like_json(line)) {
     if (!o_.banner.empty() && line.find(o_.banner) != std::string::npos) {
       log(o_.quiet, "board: " + line);
+      // A (new) firmware: nothing is on the way to it, and it says how much it holds.
+      forget_board();
+      const size_t said = banner_window(line);
+      if (o_.window == 0 && said != 0 && said != window_) {
+        window_ = said;
+        log(o_.quiet, "window: " + std::to_string(window_) + " B (the board's receive buffer)");
+      }
       if (ready_) {
         ++resets_;
         log(o_.quiet, "board reset (banner)");
+        queue_.clear();  // for the firmware that went: failed by on_board_reset()
+        queue_bytes_ = 0;
         l_.on_board_reset("banner");
         l_.on_board_ready();  // a new firmware: ask again what it speaks
         return;
@@ -317,18 +482,21 @@ void BoardLink::on_line(std::string line) {
     return;
   }
   const Parsed p = parse(line);
+  if (p.response && !p.id.empty()) acknowledge(p.id);
   if (p.response && is_probe_id(p.id)) {
     // The first answer makes the board ready; later ones (more pings went out) are dropped.
     if (!ready_)
       become_ready(banner_seen_ ? "banner, then the answer to a ping" : "it answered a ping: it was running already");
     return;
   }
+  if (p.response && is_sync_id(p.id)) return;
   if (!ready_) {
     // Nothing of a client's has gone to this board yet: this is for someone else.
     log(o_.quiet, "dropped before the board was ready: " + line.substr(0, 200));
     return;
   }
   l_.on_board_line(line);
+  if (p.input_lost) lost_input();
 }
 
 // The connection to the board was lost: tick() dials again (within --wait-ms); then the board
@@ -341,10 +509,15 @@ bool BoardLink::lose() {
     dead_ = true;
     return false;
   }
-  if (ready_) give_back_ = true;
+  if (ready_) {
+    give_back_ = true;
+    queue_.clear();  // for the connection that went: failed by on_board_reset()
+    queue_bytes_ = 0;
+  }
   if (fd_ >= 0) close(fd_);
   fd_ = -1;
   out_.clear();
+  forget_board();
   from_dev_.clear();
   ready_ = false;
   dialing_ = true;

@@ -71,7 +71,6 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
@@ -108,8 +107,6 @@ constexpr size_t kMaxQueue = 1u << 20;  // bytes waiting for the board: 503 beyo
 constexpr size_t kMaxBoardRequests = 64;  // the board's requests to the session's client kept
 constexpr const char kResetId[] = "emcp-gw-reset-";
 constexpr uint32_t kMaxRetryAfterS = 60;
-
-volatile sig_atomic_t g_stop = 0;
 
 // ---- JSON text: the spans of values, to rewrite ids and tokens in place -------------------------
 
@@ -408,6 +405,7 @@ class Gateway final : public BoardLink::Listener {
   void on_board_line(const std::string& line) override;
   void on_board_reset(const char* why) override;
   void on_board_ready() override;
+  void on_board_lost_input(const std::vector<std::string>& ids) override;
 
  private:
   enum class SessionState { kNone, kOpening, kOpen };
@@ -1332,6 +1330,26 @@ void Gateway::on_board_reset(const char* why) {
   board_modern_ = Modern::kUnknown;
 }
 
+// The board lost input: the requests that were on the way fail now, and are cancelled in case
+// one reached it after all (its answer, if it comes, finds nobody waiting).
+void Gateway::on_board_lost_input(const std::vector<std::string>& ids) {
+  for (const std::string& wire : ids) {
+    auto it = pending_.find(wire);
+    if (it == pending_.end()) continue;
+    const Pending pd = it->second;
+    pending_.erase(it);
+    link_.send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":" + wire +
+               ",\"reason\":\"the board lost input\"}}");
+    if (pd.opening && session_ == SessionState::kOpening) session_ = SessionState::kNone;
+    if (conn_live(pd))
+      deliver(pd.conn,
+              rpc_error(pd.orig_id, -32603,
+                        "The board lost input on its UART (its receive buffer overflowed); this request may not have "
+                        "reached it. Send it again."),
+              true, -32603);
+  }
+}
+
 void Gateway::on_board_ready() {
   link_.send(std::string("{\"jsonrpc\":\"2.0\",\"id\":\"") + kDiscoverId + std::to_string(++discovers_) +
              "\",\"method\":\"server/discover\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"" +
@@ -1429,7 +1447,7 @@ int Gateway::run() {
   if (!setup()) return 1;
   if (!link_.start()) return 1;
   std::vector<pollfd> fds;
-  while (!g_stop) {
+  while (!stop_requested()) {
     if (!link_.tick()) return 1;
     fds.clear();
     const bool accepting = now_ms() >= accept_pause_until_;
@@ -1475,11 +1493,7 @@ int Gateway::run() {
 }  // namespace
 
 int run_gateway(const LinkOptions& link, const GatewayOptions& o) {
-  struct sigaction sa{};
-  sa.sa_handler = [](int) { g_stop = 1; };
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-  signal(SIGPIPE, SIG_IGN);
+  catch_stop_signals();
   static Gateway g(link, o);  // large: static storage
   return g.run();
 }

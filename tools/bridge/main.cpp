@@ -2,8 +2,8 @@
 // a TCP socket (QEMU's serial port); with --http PORT it serves the board to network clients
 // as Streamable HTTP instead (http_gateway.cpp, docs/gateway.md).
 //
-//   emcp-bridge (--serial DEVICE [--baud N] | --tcp HOST:PORT) [--banner TEXT] [--wait-ms N]
-//               [--ping-after-ms N] [--no-reinit] [--quiet]
+//   emcp-bridge (--serial DEVICE [--baud N] [--rtscts] | --tcp HOST:PORT) [--banner TEXT]
+//               [--wait-ms N] [--ping-after-ms N] [--window N] [--no-reinit] [--quiet]
 //               [--http PORT [--listen ADDR] [--allow-host NAME]... [--allow-origin NAME]...
 //                [--cors-origin NAME]... [--no-cors] [--bearer-token TOKEN]... [--resource URL]
 //                [--session-idle-ms N] [--max-connections N] [--max-body N]]
@@ -24,13 +24,15 @@
 //   no answer within --wait-ms: exit status 1.
 // - Lines from the board that are not JSON (boot logs, the banner) go to stderr, never to the
 //   client.
+// - Never more bytes on the way than the board's receive buffer holds (the banner states it;
+//   --window overrides): board_link.h, "Flow control".
 // - When the board resets (its banner again, or the connection drops and comes back), the stdio
 //   client's requests still in flight are answered with an error (-32603), and, unless
 //   --no-reinit, the bridge initializes the new session on the client's behalf: it replays the
 //   client's initialize, notifications/initialized, logging/setLevel and resource
 //   subscriptions, and drops their answers. The client keeps its session.
-// - Ends when the client closes stdin (stdio), or on SIGINT/SIGTERM (--http). Exit status 1 when
-//   the board cannot be reached.
+// - Ends when the client closes stdin (stdio), and on SIGINT/SIGTERM (both modes), with exit
+//   status 0. Exit status 1 when the board cannot be reached.
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,10 +59,11 @@ bool number(const char* text, long long lo, long long hi, long long* out) {
 void usage() {
   fprintf(stderr,
           "usage: emcp-bridge (--serial DEVICE [--baud N] | --tcp HOST:PORT) [--banner TEXT]\n"
-          "                   [--wait-ms N] [--ping-after-ms N] [--no-reinit] [--quiet]\n"
-          "                   [--http PORT [gateway options]]\n"
+          "                   [--wait-ms N] [--ping-after-ms N] [--window N] [--rtscts]\n"
+          "                   [--no-reinit] [--quiet] [--http PORT [gateway options]]\n"
           "  Connects an MCP client on stdin/stdout to an emcp board's UART.\n"
-          "  --serial DEVICE  a serial device (raw, 8N1, no flow control), --baud (default 115200)\n"
+          "  --serial DEVICE  a serial device (raw, 8N1), --baud (default 115200)\n"
+          "  --rtscts         hardware flow control on the serial device (a board that wires RTS/CTS)\n"
           "  --tcp HOST:PORT  a TCP socket (QEMU: -serial tcp:127.0.0.1:PORT,server=on)\n"
           "  --banner TEXT    the board's ready line, printed at boot (default \"MCP on this UART\";\n"
           "                   \"\" to not wait for the board at all)\n"
@@ -68,6 +71,8 @@ void usage() {
           "  --ping-after-ms N  no banner after N quiet ms (a board that booted before the bridge\n"
           "                   connected): ping it, up to 5 times a second apart, and its answer is\n"
           "                   ready; the answer is not passed on (default 1000; 0: banner only)\n"
+          "  --window N       bytes of lines the board has not surely read, at most (default: the\n"
+          "                   receive buffer its banner states; 256 until one does)\n"
           "  --no-reinit      after a board reset, do not initialize the new session for the client\n"
           "  --quiet          no diagnostics on stderr\n"
           "  --http PORT      serve the board to network clients as Streamable HTTP on PORT (0: any\n"
@@ -128,6 +133,8 @@ int main(int argc, char** argv) {
     } else if (a == "--banner" && v) o.banner = argv[++i];
     else if (a == "--wait-ms" && v) o.wait_ms = static_cast<int>(num(i, 0, 86400000));
     else if (a == "--ping-after-ms" && v) o.ping_after_ms = static_cast<int>(num(i, 0, 86400000));
+    else if (a == "--window" && v) o.window = static_cast<size_t>(num(i, 64, 1LL << 30));
+    else if (a == "--rtscts") o.rtscts = true;
     else if (a == "--no-reinit") reinit = false;
     else if (a == "--quiet") o.quiet = true;
     else if (a == "--http" && v) g.port = static_cast<int>(num(i, 0, 65535));

@@ -1,8 +1,9 @@
 // tools/bridge/stdio_bridge.cpp - emcp-bridge's stdio mode: one MCP client on stdin/stdout,
 // its lines passed to the board as they are (board_link.h does the board's side).
 //
-// When the board resets, the client's requests still in flight are answered with an error
-// (-32603), and, unless --no-reinit, the bridge initializes the new session on the client's
+// When the client closes its input, the bridge still sends what it queued and waits (up to
+// --wait-ms) for the answers to the requests on their way. When the board resets, the client's
+// requests still in flight are answered with an error (-32603), and, unless --no-reinit, the bridge initializes the new session on the client's
 // behalf: it replays the client's initialize, notifications/initialized, logging/setLevel and
 // resource subscriptions, and drops their answers. The client keeps its session.
 #include "stdio_bridge.h"
@@ -55,6 +56,22 @@ struct StdioBridge final : BoardLink::Listener {
     log(o.quiet, "session initialized again on the client's behalf");
   }
 
+  // The board lost input: the requests that were on the way are answered now (the board may
+  // never answer them); an answer that still comes for one is dropped.
+  void on_board_lost_input(const std::vector<std::string>& ids) override {
+    for (const std::string& id : ids) {
+      for (size_t i = 0; i < pending.size(); ++i) {
+        if (pending[i] != id) continue;
+        pending.erase(pending.begin() + static_cast<long>(i));
+        swallow.push_back(id);
+        to_client("{\"jsonrpc\":\"2.0\",\"id\":" + id +
+                  ",\"error\":{\"code\":-32603,\"message\":\"The board lost input on its UART (its receive buffer "
+                  "overflowed); this request may not have reached it. Send it again.\"}}");
+        break;
+      }
+    }
+  }
+
   void on_board_line(const std::string& line) override {
     const Parsed p = parse(line);
     if (p.response && !p.id.empty()) {
@@ -91,6 +108,14 @@ struct StdioBridge final : BoardLink::Listener {
       }
     } else if (p.notification && p.method == "notifications/initialized") {
       initialized_line = line;
+    } else if (!p.cancels.empty()) {
+      // A cancelled request may get no answer: the end of input does not wait for it.
+      for (size_t i = 0; i < pending.size(); ++i) {
+        if (pending[i] == p.cancels) {
+          pending.erase(pending.begin() + static_cast<long>(i));
+          break;
+        }
+      }
     }
     link.send(line);
   }
@@ -99,19 +124,24 @@ struct StdioBridge final : BoardLink::Listener {
 }  // namespace
 
 int run_stdio(const LinkOptions& o, bool reinit) {
+  catch_stop_signals();
   StdioBridge b(o, reinit);
   if (!b.link.start()) return 1;
   char buf[8192];
-  for (;;) {
+  bool eof = false;           // the client closed its input: what it sent is still answered
+  uint64_t drain_until = 0;   // ... for --wait-ms at most
+  while (!stop_requested()) {
     if (!b.link.tick()) return 1;
+    if (eof && ((b.pending.empty() && b.link.queued() == 0) || now_ms() > drain_until)) break;
     // While a lost connection is being replaced, the client's input waits in the pipe: what it
     // sends then must not be failed with what was in flight. So it does while the board does
     // not take what was sent (a bounded queue).
-    const bool hold_client = b.link.resetting() || b.link.queued() > kMaxQueued;
+    const bool hold_client = eof || b.link.resetting() || b.link.queued() > kMaxQueued;
     pollfd fds[2] = {{hold_client ? -1 : 0, POLLIN, 0},
                      {b.link.fd(), static_cast<short>(POLLIN | (b.link.wants_write() ? POLLOUT : 0)), 0}};
     const int r = poll(fds, 2, 100);
     if (r < 0 && errno != EINTR) return 1;
+    if (r < 0) continue;
     if (fds[1].revents & POLLOUT) {
       if (!b.link.flush()) return 1;
     }
@@ -121,7 +151,11 @@ int run_stdio(const LinkOptions& o, bool reinit) {
     }
     if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
       const ssize_t k = read(0, buf, sizeof buf);
-      if (k <= 0) break;
+      if (k <= 0) {
+        eof = true;
+        drain_until = now_ms() + static_cast<uint64_t>(o.wait_ms);
+        continue;
+      }
       b.from_client.append(buf, static_cast<size_t>(k));
       size_t nl;
       while ((nl = b.from_client.find('\n')) != std::string::npos) {
@@ -132,7 +166,13 @@ int run_stdio(const LinkOptions& o, bool reinit) {
       }
     }
   }
-  log(o.quiet, "client closed; " + std::to_string(b.link.resets()) + " board reset(s) seen");
+  if (!b.pending.empty() && !stop_requested())
+    log(o.quiet, std::to_string(b.pending.size()) + " request(s) still unanswered " + std::to_string(o.wait_ms) +
+                     " ms after the client closed its input");
+  log(o.quiet, std::string(stop_requested() ? "stopped by a signal; " : "client closed; ") +
+                   std::to_string(b.link.resets()) + " board reset(s) seen; at most " +
+                   std::to_string(b.link.in_flight_peak()) + " of the " + std::to_string(b.link.window()) +
+                   " B window on the way, " + std::to_string(b.link.syncs()) + " sync ping(s)");
   return 0;
 }
 

@@ -16,7 +16,7 @@ region (board/credentials.h) with QEMU's loader, never built into the image; it 
 "serving MCP on https://...".
 
 Authorization (with TLS): --auth-token TOKEN (repeatable) and --jwt-key PUB.pem --issuer URL
-[--audience URI] are provisioned into the same region (board/credentials.h entries); the
+[--require-at-jwt] [--audience URI] are provisioned into the same region (board/credentials.h entries); the
 audience defaults to https://127.0.0.1:PORT/mcp; with a JWT key the board's wall clock comes
 from the host through semihosting (QEMU's semihosting is switched on for it).
 
@@ -60,7 +60,7 @@ def free_port():
 
 
 # board/credentials.h's entry types.
-ENTRY_STATIC_TOKEN, ENTRY_JWT_KEY, ENTRY_ISSUER, ENTRY_AUDIENCE, ENTRY_CLOCK = 1, 2, 3, 4, 5
+ENTRY_STATIC_TOKEN, ENTRY_JWT_KEY, ENTRY_ISSUER, ENTRY_AUDIENCE, ENTRY_CLOCK, ENTRY_JWT_TYPE = 1, 2, 3, 4, 5, 6
 
 
 def credentials_blob(cert_path, key_path, entries=()):
@@ -127,6 +127,7 @@ def main():
                     help="require a bearer token; this one grants every scope (repeatable; with TLS)")
     ap.add_argument("--jwt-key", metavar="FILE", help="JWT access tokens signed with this public key (PEM)")
     ap.add_argument("--issuer", metavar="URL", help="the JWTs' issuer")
+    ap.add_argument("--require-at-jwt", action="store_true", help="refuse JWTs whose header typ is not at+jwt (RFC 9068)")
     ap.add_argument("--audience", metavar="URI", help="the canonical URI (default https://127.0.0.1:PORT/mcp)")
     ap.add_argument("--image", help="an ELF image to run instead of building emcp-APP-BOARD")
     ap.add_argument("--wait", type=float, default=60.0, help="seconds to wait for HTTP (default 60)")
@@ -142,6 +143,9 @@ def main():
         return 2
     if (a.jwt_key is None) != (a.issuer is None):
         say("--jwt-key and --issuer go together")
+        return 2
+    if a.require_at_jwt and a.jwt_key is None:
+        say("--require-at-jwt needs --jwt-key")
         return 2
     if tls and cred_addr is None:
         say(f"{a.board} has no credentials region; TLS needs mps2-an385")
@@ -167,6 +171,8 @@ def main():
         if a.jwt_key:
             with open(a.jwt_key, encoding="ascii") as f:
                 entries += [(ENTRY_JWT_KEY, f.read()), (ENTRY_ISSUER, a.issuer), (ENTRY_CLOCK, "semihosting")]
+            if a.require_at_jwt:
+                entries.append((ENTRY_JWT_TYPE, "at+jwt"))
             cmd += ["-semihosting-config", "enable=on,target=native"]
         if auth:
             entries.append((ENTRY_AUDIENCE, a.audience or f"https://127.0.0.1:{port}/mcp"))

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "board/board.h"
+#include "board/rx.h"
 #include "driver/uart.h"
 #include "esp32_board.h"
 #include "esp_random.h"
@@ -15,22 +16,29 @@
 
 namespace {
 constexpr uart_port_t kUart = UART_NUM_0;
-constexpr int kRxRing = 2048;
+// The driver's ring: the banner states it (EMCP_BOARD_RX_RING, set by the component).
+constexpr int kRxRing = EMCP_BOARD_RX_RING;
 constexpr int kEvents = 16;  // the driver's event queue, drained at every uart_read()
 uint32_t g_stack_size = 0;  // bytes, as given to xTaskCreate (0: unknown)
 QueueHandle_t g_events = nullptr;
 uint32_t g_input_errors = 0;
+uint32_t g_ring_full = 0;   // UART_BUFFER_FULL: the driver held bytes in the FIFO
+bool g_gap = false;         // an error event not yet taken by uart_take_loss()
 void (*g_on_idle)() = nullptr;  // emcp_board_set_idle: the network's wait instead of idle()'s
 
-// Counts the driver's events that mean input was lost or damaged: its hardware FIFO overflowed
-// (the driver then empties it), a framing or parity error. The rest (data arrived; its ring was
-// full, which holds the data back rather than losing it) only need taking off the queue: a full
-// queue would lose the next overflow event.
+// Takes the driver's events off its queue (a full queue would lose the next overflow event).
+// Input lost or damaged: its hardware FIFO overflowed (the driver then empties it), a framing
+// or parity error; each is a gap uart_take_loss() reports. Its ring was full: the driver held
+// the data back in the FIFO rather than losing it (counted).
 void drain_events() {
   uart_event_t ev;
   while (g_events != nullptr && xQueueReceive(g_events, &ev, 0) == pdTRUE) {
-    if (ev.type == UART_FIFO_OVF || ev.type == UART_FRAME_ERR || ev.type == UART_PARITY_ERR)
+    if (ev.type == UART_FIFO_OVF || ev.type == UART_FRAME_ERR || ev.type == UART_PARITY_ERR) {
       ++g_input_errors;
+      g_gap = true;
+    } else if (ev.type == UART_BUFFER_FULL) {
+      ++g_ring_full;
+    }
   }
 }
 }  // namespace
@@ -72,10 +80,21 @@ const emcp::Platform& platform() {
 
 void uart_write(const char* data, size_t n) { uart_write_bytes(kUart, data, n); }
 
+// The driver does not say where in its ring a gap is: it is reported when its event is seen,
+// before the bytes read after that (the line it damaged is answered with an error; bytes the
+// driver took between the gap and the event may land on either side of it).
 size_t uart_read(uint8_t* buf, size_t cap) {
   drain_events();
+  if (g_gap) return 0;
   const int n = uart_read_bytes(kUart, buf, static_cast<uint32_t>(cap), 0);
   return n > 0 ? static_cast<size_t>(n) : 0;
+}
+
+bool uart_take_loss() {
+  drain_events();
+  const bool gap = g_gap;
+  g_gap = false;
+  return gap;
 }
 
 // Not bytes, as on the Cortex-M boards: the driver reports an overflow, not how much it dropped.
@@ -84,6 +103,13 @@ uint32_t uart_dropped() {
   drain_events();
   return g_input_errors;
 }
+
+uint32_t uart_held() {
+  drain_events();
+  return g_ring_full;
+}
+
+
 
 void idle() {
   // With the network (emcp_net), the loop's round already waited in net_poll(), lwIP's core

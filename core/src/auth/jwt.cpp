@@ -136,6 +136,7 @@ enum class Member : uint8_t {
   kOther,
   kAlg,
   kCrit,
+  kTyp,
   kIss,
   kAud,
   kExp,
@@ -149,6 +150,7 @@ enum class Member : uint8_t {
 Member header_member(StrView key) {
   if (key.equals("alg")) return Member::kAlg;
   if (key.equals("crit")) return Member::kCrit;
+  if (key.equals("typ")) return Member::kTyp;
   return Member::kOther;
 }
 
@@ -163,6 +165,20 @@ Member claim_member(StrView key) {
   if (key.equals("client_id")) return Member::kClientId;
   return Member::kOther;
 }
+
+// Equality of `s` with `lower` (lower case, NUL-terminated) when ASCII letters are folded.
+bool equal_folded(StrView s, const char* lower) {
+  size_t i = 0;
+  for (; i < s.size() && lower[i] != '\0'; ++i) {
+    const char c = s[i] >= 'A' && s[i] <= 'Z' ? static_cast<char>(s[i] - 'A' + 'a') : s[i];
+    if (c != lower[i]) return false;
+  }
+  return i == s.size() && lower[i] == '\0';
+}
+
+// A JWT access token's type (RFC 9068 2.1): "at+jwt", or the media type written in full
+// (RFC 7515 4.1.9); media type names are case-insensitive (RFC 6838 4.2).
+bool at_jwt(StrView typ) { return equal_folded(typ, "at+jwt") || equal_folded(typ, "application/at+jwt"); }
 
 // A NumericDate from the number the reader just reported (kInt or kDouble): integral values
 // within int64 only.
@@ -198,6 +214,7 @@ struct Seen {
   // Header.
   bool alg_ok = false;
   bool crit = false;
+  bool typ_ok = false;
   // Claims.
   bool iss = false, iss_ok = false;
   bool aud = false, aud_ok = false;
@@ -223,6 +240,14 @@ JwtResult on_value(PartReader& in, const Context& cx, Member m, Event e) {
     case Member::kCrit:
       s.crit = true;
       break;
+    case Member::kTyp: {
+      if (!cx.config.require_at_jwt || !is_string) break;  // not looked at, or never "at+jwt"
+      StrView v;
+      const JwtResult r = read_string(in, cx.store, e, true, &v);
+      if (r != JwtResult::kOk) return r;
+      s.typ_ok = at_jwt(v);
+      return JwtResult::kOk;
+    }
     case Member::kAlg: {
       if (!is_string) return JwtResult::kBadClaimType;
       StrView v;
@@ -363,6 +388,7 @@ const char* jwt_result_text(JwtResult r) {
     case JwtResult::kBadClaimType: return "token claim of the wrong type";
     case JwtResult::kAlgMismatch: return "token algorithm not accepted";
     case JwtResult::kCritHeader: return "token has critical extensions";
+    case JwtResult::kWrongType: return "token typ is not at+jwt";
     case JwtResult::kBadSignature: return "token signature invalid";
     case JwtResult::kMissingClaim: return "token lacks exp, iss or aud";
     case JwtResult::kExpired: return "token expired";
@@ -419,6 +445,7 @@ JwtResult verify_jwt(StrView token, const JwtConfig& config, uint64_t now_unix_s
   if (r != JwtResult::kOk) return r;
   if (!seen.alg_ok) return JwtResult::kAlgMismatch;
   if (seen.crit) return JwtResult::kCritHeader;
+  if (config.require_at_jwt && !seen.typ_ok) return JwtResult::kWrongType;
 
   // The signature, over the ASCII of header '.' claims, before the claims are read.
   store.clear();

@@ -2,6 +2,7 @@
 
 #include "emcp/json/sink.h"
 #include "emcp/json/writer.h"
+#include "emcp/jsonrpc/error.h"
 
 EMCP_NS_BEGIN
 namespace auth {
@@ -46,28 +47,47 @@ bool equal_constant_time(StrView a, StrView b) {
   return diff == 0;
 }
 
-// "Bearer <token>" (the scheme case-insensitive, RFC 7235), the token68 syntax of RFC 6750.
-bool bearer_token(StrView header, StrView* token) {
-  if (header.size() < 7 || !http::ascii_iequal(header.sub(0, 6), StrView("Bearer")) || header[6] != ' ')
-    return false;
-  size_t i = 7;
+// What an Authorization header holds (RFC 9110 11.6.2: credentials = auth-scheme [ 1*SP
+// ( token68 / #auth-param ) ]).
+enum class Credentials : uint8_t {
+  kBearer,       // "Bearer" (any case), 1*SP, one b64token (RFC 6750 2.1): the token
+  kOtherScheme,  // another scheme: no bearer credentials at all (RFC 6750 3.1: no error code)
+  kMalformed,    // not credentials, or Bearer without exactly one b64token: invalid_request
+};
+
+bool b64token_char(char ch) {
+  return (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-' ||
+         ch == '.' || ch == '_' || ch == '~' || ch == '+' || ch == '/';
+}
+
+// Reads the (trimmed) header value: kBearer with `*token`, or why it is malformed in `*why`.
+Credentials read_credentials(StrView header, StrView* token, const char** why) {
+  size_t i = 0;
+  while (i < header.size() && http::is_tchar(static_cast<uint8_t>(header[i]))) ++i;
+  if (i == 0 || (i < header.size() && header[i] != ' ')) {
+    *why = EMCP_ERRTEXT("the Authorization header is not a scheme and its credentials");
+    return Credentials::kMalformed;
+  }
+  if (!http::ascii_iequal(header.sub(0, i), StrView("Bearer"))) return Credentials::kOtherScheme;
   while (i < header.size() && header[i] == ' ') ++i;
-  size_t end = header.size();
-  while (end > i && header[end - 1] == ' ') --end;
-  if (end == i) return false;
-  bool padding = false;
-  for (size_t k = i; k < end; ++k) {
-    const char ch = header[k];
-    const bool alnum = (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9');
-    if (ch == '=') {
-      padding = true;
-      continue;
-    }
-    if (padding) return false;  // '=' only at the end
-    if (!alnum && ch != '-' && ch != '.' && ch != '_' && ch != '~' && ch != '+' && ch != '/') return false;
+  if (i == header.size()) {
+    *why = EMCP_ERRTEXT("no token after Bearer");
+    return Credentials::kMalformed;
+  }
+  // b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
+  size_t end = i;
+  while (end < header.size() && b64token_char(header[end])) ++end;
+  const size_t chars = end - i;
+  while (end < header.size() && header[end] == '=') ++end;
+  if (end < header.size() || chars == 0) {
+    size_t space = i;
+    while (space < header.size() && header[space] != ' ') ++space;
+    *why = space < header.size() ? EMCP_ERRTEXT("more than one token after Bearer")
+                                 : EMCP_ERRTEXT("the token is not an RFC 6750 b64token");
+    return Credentials::kMalformed;
   }
   *token = header.sub(i, end - i);
-  return true;
+  return Credentials::kBearer;
 }
 
 // True when the query names an access_token parameter (RFC 6750 2.3), given or empty.
@@ -109,7 +129,7 @@ ResourceServer::ResourceServer(const ResourceServerConfig& config, const mcp::Se
 }
 
 void ResourceServer::build() {
-  metadata_url_[0] = metadata_[0] = h401_[0] = h401_invalid_[0] = h400_query_[0] = h403_[0] = '\0';
+  metadata_url_[0] = metadata_[0] = h401_[0] = challenge_[0] = '\0';
   const StrView resource(config_.resource);
   size_t scheme = 0;
   while (scheme + 2 < resource.size() && !(resource[scheme] == ':' && resource[scheme + 1] == '/' && resource[scheme + 2] == '/'))
@@ -156,14 +176,12 @@ void ResourceServer::build() {
   a.add("WWW-Authenticate: Bearer resource_metadata=\"").add(metadata_url_).add("\"");
   if (config_.required_scope != nullptr) a.add(", scope=\"").add(config_.required_scope).add("\"");
   a.add("\r\n");
-  Text b(h401_invalid_, sizeof h401_invalid_);
-  b.add("WWW-Authenticate: Bearer error=\"invalid_token\", resource_metadata=\"").add(metadata_url_).add("\"\r\n");
-  Text c(h400_query_, sizeof h400_query_);
-  c.add("WWW-Authenticate: Bearer error=\"invalid_request\", error_description=\"token in the query string\", "
-        "resource_metadata=\"")
-      .add(metadata_url_)
-      .add("\"\r\n");
-  if (!url.ok() || w.status() != Status::kOk || !a.ok() || !b.ok() || !c.ok()) status_ = Status::kInvalidArgument;
+  if (!url.ok() || w.status() != Status::kOk || !a.ok()) status_ = Status::kInvalidArgument;
+  // Every challenge but a long scope list fits: the longest error, a description of up to 64
+  // bytes (jwt_result_text() and the texts here; tests/unit/jwt_test.cpp checks them), the URL.
+  static_assert(sizeof "WWW-Authenticate: Bearer error=\"invalid_request\", error_description=\"\", resource_metadata=\"\"\r\n" +
+                        64 + sizeof metadata_url_ <= sizeof challenge_,
+                "challenge_ holds every challenge without a scope");
   required_ = config_.required_scope != nullptr ? mask_of(StrView(config_.required_scope), true) : 0;
 }
 
@@ -216,6 +234,27 @@ bool ResourceServer::match_static(StrView token, Grant* grant) const {
   return found;
 }
 
+Refusal ResourceServer::challenge(int status, const char* error, const char* description, const char* text,
+                                  const char* scope, const char* more_scope) {
+  Text h(challenge_, sizeof challenge_);
+  h.add("WWW-Authenticate: Bearer error=\"").add(error).add("\"");
+  if (description != nullptr && description[0] != '\0') h.add(", error_description=\"").add(description).add("\"");
+  if (scope != nullptr) {
+    h.add(", scope=\"").add(scope);
+    if (more_scope != nullptr) h.add(" ").add(more_scope);
+    h.add("\"");
+  }
+  h.add(", resource_metadata=\"").add(metadata_url_).add("\"\r\n");
+  Refusal r;
+  r.status = status;
+  r.header = h.ok() ? challenge_ : nullptr;
+  r.text = text;
+  if (status == 400) ++refused_400_;
+  else if (status == 401) ++refused_401_;
+  else ++refused_403_;
+  return r;
+}
+
 Refusal ResourceServer::authenticate(const http::Request& request, Grant* grant) {
   *grant = Grant();
   Refusal r;
@@ -224,61 +263,52 @@ Refusal ResourceServer::authenticate(const http::Request& request, Grant* grant)
     r.text = "Internal Server Error: authorization misconfigured";
     return r;
   }
-  if (token_in_query(request.query())) {
-    r.status = 400;
-    r.header = h400_query_;
-    r.text = "Bad Request: access tokens go in the Authorization header, never in the URL";
-    ++refused_401_;
-    return r;
-  }
-  StrView token;
+  const char* const kBadRequest = "Bad Request: malformed authorization";
+  if (token_in_query(request.query()))
+    return challenge(400, "invalid_request", EMCP_ERRTEXT("token in the query string"),
+                     "Bad Request: access tokens go in the Authorization header, never in the URL");
   // No credentials at all, or another scheme's (RFC 6750 3.1: then no error code).
-  const StrView header = request.authorization.view();
-  const bool bearer = header.size() >= 6 && http::ascii_iequal(header.sub(0, 6), StrView("Bearer")) &&
-                      (header.size() == 6 || header[6] == ' ');
-  if (!request.authorization.present || !bearer) {
+  const auto no_credentials = [&] {
     r.status = 401;
     r.header = h401_;
     r.text = "Unauthorized: a bearer token is required";
     ++refused_401_;
     return r;
-  }
-  bool valid = bearer_token(header, &token) && token.size() <= sizeof scratch_;
+  };
+  if (!request.authorization.present) return no_credentials();
+  // RFC 6750 3.1 invalid_request: the request "repeats the same parameter ... or is otherwise
+  // malformed" (400); MCP authorization: 400 for a malformed authorization request.
+  if (request.authorization.repeated)
+    return challenge(400, "invalid_request", EMCP_ERRTEXT("more than one Authorization header"), kBadRequest);
+  StrView token;
+  const char* why = nullptr;
+  const Credentials kind = read_credentials(request.authorization.view(), &token, &why);
+  if (kind == Credentials::kMalformed) return challenge(400, "invalid_request", why, kBadRequest);
+  if (kind == Credentials::kOtherScheme) return no_credentials();
+  // Well-formed: from here on a token that is not accepted is invalid_token (401).
+  const char* invalid = EMCP_ERRTEXT("unknown token");
+  bool valid = false;
   Grant g;
-  if (valid && !match_static(token, &g)) {
-    valid = false;
-    if (config_.jwt != nullptr) {
-      JwtClaims claims;
-      const JwtResult jr = verify_jwt(token, *config_.jwt, config_.unix_time_s(),
-                                      Span<uint8_t>(scratch_, sizeof scratch_), &claims);
-      if (jr == JwtResult::kOk) {
-        valid = true;
-        g.scopes = mask_of(claims.scope, false);
-        g.principal = fnv(fnv(fnv(2166136261u, "jwt"), StrView(config_.jwt->issuer)), claims.sub);
-        g.expires = claims.exp;
-      }
+  if (token.size() > sizeof scratch_) {
+    invalid = jwt_result_text(JwtResult::kTooLarge);
+  } else if (match_static(token, &g)) {
+    valid = true;
+  } else if (config_.jwt != nullptr) {
+    JwtClaims claims;
+    const JwtResult jr = verify_jwt(token, *config_.jwt, config_.unix_time_s(),
+                                    Span<uint8_t>(scratch_, sizeof scratch_), &claims);
+    if (jr == JwtResult::kOk) {
+      valid = true;
+      g.scopes = mask_of(claims.scope, false);
+      g.principal = fnv(fnv(fnv(2166136261u, "jwt"), StrView(config_.jwt->issuer)), claims.sub);
+      g.expires = claims.exp;
+    } else {
+      invalid = jwt_result_text(jr);
     }
   }
-  if (!valid) {
-    r.status = 401;
-    r.header = h401_invalid_;
-    r.text = "Unauthorized: the bearer token is not valid";
-    ++refused_401_;
-    return r;
-  }
-  if ((g.scopes & required_) != required_) {
-    Text h(h403_, sizeof h403_);
-    h.add("WWW-Authenticate: Bearer error=\"insufficient_scope\", scope=\"")
-        .add(config_.required_scope)
-        .add("\", resource_metadata=\"")
-        .add(metadata_url_)
-        .add("\"\r\n");
-    r.status = 403;
-    r.header = h.ok() ? h403_ : nullptr;
-    r.text = "Forbidden: insufficient scope";
-    ++refused_403_;
-    return r;
-  }
+  if (!valid) return challenge(401, "invalid_token", invalid, "Unauthorized: the bearer token is not valid");
+  if ((g.scopes & required_) != required_)
+    return challenge(403, "insufficient_scope", nullptr, "Forbidden: insufficient scope", config_.required_scope);
   *grant = g;
   return r;
 }
@@ -286,26 +316,16 @@ Refusal ResourceServer::authenticate(const http::Request& request, Grant* grant)
 Refusal ResourceServer::permit(const Grant& grant, const jsonrpc::Message& message) {
   Refusal r;
   if (grant.expires != 0 && config_.jwt != nullptr && config_.unix_time_s != nullptr &&
-      static_cast<int64_t>(config_.unix_time_s()) > grant.expires + static_cast<int64_t>(config_.jwt->skew_s)) {
-    r.status = 401;
-    r.header = h401_invalid_;
-    r.text = "Unauthorized: the bearer token expired";
-    ++refused_401_;
-    return r;
-  }
+      static_cast<int64_t>(config_.unix_time_s()) > grant.expires + static_cast<int64_t>(config_.jwt->skew_s))
+    return challenge(401, "invalid_token", jwt_result_text(JwtResult::kExpired), "Unauthorized: the bearer token expired");
   const char* scope = server_.scope_of(message);
   if (scope == nullptr) return r;
   const uint32_t need = mask_of(StrView(scope), true);
   if ((grant.scopes & need) == need) return r;
-  Text h(h403_, sizeof h403_);
-  h.add("WWW-Authenticate: Bearer error=\"insufficient_scope\", scope=\"");
-  if (config_.required_scope != nullptr) h.add(config_.required_scope).add(" ");
-  h.add(scope).add("\", resource_metadata=\"").add(metadata_url_).add("\"\r\n");
-  r.status = 403;
-  r.header = h.ok() ? h403_ : nullptr;
-  r.text = "Forbidden: insufficient scope";
-  ++refused_403_;
-  return r;
+  // Every scope the operation needs: the server-wide one and the operation's.
+  return config_.required_scope != nullptr
+             ? challenge(403, "insufficient_scope", nullptr, "Forbidden: insufficient scope", config_.required_scope, scope)
+             : challenge(403, "insufficient_scope", nullptr, "Forbidden: insufficient scope", scope);
 }
 
 Status ResourceServer::check(const char** what) const {

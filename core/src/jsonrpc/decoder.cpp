@@ -371,7 +371,8 @@ bool Decoder::make_lost_response(Decoder& d, Lost lost) {
   // The texts live here, linked only with keep_lost_responses().
   const char* why = lost == Lost::kArena         ? EMCP_ERRTEXT("response too large for the arena (EMCP_ARENA_SIZE)")
                     : lost == Lost::kReaderLimit ? EMCP_ERRTEXT("response beyond a JSON reader limit")
-                                                 : EMCP_ERRTEXT("response longer than the line limit (EMCP_MAX_MESSAGE_LEN)");
+                    : lost == Lost::kLineLimit   ? EMCP_ERRTEXT("response longer than the line limit (EMCP_MAX_MESSAGE_LEN)")
+                                                 : EMCP_ERRTEXT("response damaged: input lost");
   Message& m = d.whole_error(ErrorCode::kInternalError, why, Status::kOk, -1, el.id);
   m.kind = Kind::kErrorResponse;
   m.lost = true;

@@ -63,8 +63,16 @@ void write_notification(json::Writer& w, StrView method) {
 void end_message(json::Writer& w) { w.end_object(); }
 
 void write_error(json::Writer& w, const Id& id, ErrorCode code, StrView message) {
+  write_error_with_raw_data(w, id, code, message, StrView());
+}
+
+void write_error_with_raw_data(json::Writer& w, const Id& id, ErrorCode code, StrView message, StrView data) {
   error_head(w, id, code);
   w.member_str("message", message.empty() ? StrView(error_code_message(code)) : message);
+  if (!data.empty()) {
+    w.key("data");
+    w.raw(data);
+  }
   w.end_object();
   w.end_object();
 }

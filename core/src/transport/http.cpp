@@ -9,19 +9,6 @@ namespace http {
 
 namespace {
 
-// RFC 9110 token characters (method, header names).
-bool is_tchar(uint8_t c) {
-  if (c >= '0' && c <= '9') return true;
-  if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') return true;
-  switch (c) {
-    case '!': case '#': case '$': case '%': case '&': case '\'': case '*': case '+': case '-':
-    case '.': case '^': case '_': case '`': case '|': case '~':
-      return true;
-    default:
-      return false;
-  }
-}
-
 uint8_t lower(uint8_t c) { return (c >= 'A' && c <= 'Z') ? static_cast<uint8_t>(c | 0x20) : c; }
 
 // The headers the parser keeps (index into the switch in store_value / end_header).
@@ -73,6 +60,18 @@ void for_each_token(StrView v, Fn fn) {
 }
 
 }  // namespace
+
+bool is_tchar(uint8_t c) {
+  if (c >= '0' && c <= '9') return true;
+  if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') return true;
+  switch (c) {
+    case '!': case '#': case '$': case '%': case '&': case '\'': case '*': case '+': case '-':
+    case '.': case '^': case '_': case '`': case '|': case '~':
+      return true;
+    default:
+      return false;
+  }
+}
 
 bool ascii_iequal(StrView a, StrView b) {
   if (a.size() != b.size()) return false;
@@ -211,6 +210,12 @@ bool RequestParser::end_header() {
   auto trim = [](auto& buf) {
     while (buf.len > 0 && (buf.data[buf.len - 1] == ' ' || buf.data[buf.len - 1] == '\t')) --buf.len;
   };
+  // A kept header is in: trimmed, present, and marked repeated when it came before.
+  auto keep = [&](auto& buf) {
+    trim(buf);
+    buf.repeated = buf.repeated || buf.present;
+    buf.present = true;
+  };
   const StrView v = [&] {
     size_t n = value_len_;
     while (n > 0 && (value_[n - 1] == ' ' || value_[n - 1] == '\t')) --n;
@@ -254,24 +259,20 @@ bool RequestParser::end_header() {
   }
   if (value_overflow_) return fail(431, "a header value is too long"), false;
   switch (which_) {
-    case kHost: trim(req_.host); req_.host.present = true; break;
-    case kOrigin: trim(req_.origin); req_.origin.present = true; break;
-    case kContentType: trim(req_.content_type); req_.content_type.present = true; break;
-    case kAccept:
-      // Several Accept headers combine; keep them as one list.
-      trim(req_.accept);
-      req_.accept.present = true;
-      break;
-    case kSessionId: trim(req_.session_id); req_.session_id.present = true; break;
-    case kProtocolVersion: trim(req_.protocol_version); req_.protocol_version.present = true; break;
-    case kLastEventId: trim(req_.last_event_id); req_.last_event_id.present = true; break;
-    case kAuthorization: trim(req_.authorization); req_.authorization.present = true; break;
-    case kUpgrade: trim(req_.upgrade); req_.upgrade.present = true; break;
-    case kWsKey: trim(req_.ws_key); req_.ws_key.present = true; break;
-    case kWsVersion: trim(req_.ws_version); req_.ws_version.present = true; break;
-    case kWsProtocol: trim(req_.ws_protocol); req_.ws_protocol.present = true; break;
-    case kMcpMethod: trim(req_.mcp_method); req_.mcp_method.present = true; break;
-    case kMcpName: trim(req_.mcp_name); req_.mcp_name.present = true; break;
+    case kHost: keep(req_.host); break;
+    case kOrigin: keep(req_.origin); break;
+    case kContentType: keep(req_.content_type); break;
+    case kAccept: keep(req_.accept); break;  // several Accept headers combine: kept as one list
+    case kSessionId: keep(req_.session_id); break;
+    case kProtocolVersion: keep(req_.protocol_version); break;
+    case kLastEventId: keep(req_.last_event_id); break;
+    case kAuthorization: keep(req_.authorization); break;
+    case kUpgrade: keep(req_.upgrade); break;
+    case kWsKey: keep(req_.ws_key); break;
+    case kWsVersion: keep(req_.ws_version); break;
+    case kWsProtocol: keep(req_.ws_protocol); break;
+    case kMcpMethod: keep(req_.mcp_method); break;
+    case kMcpName: keep(req_.mcp_name); break;
     case kMcpParam:
       // "name:value\n": trimmed back to the colon at most, then the entry's end.
       while (req_.mcp_params.data[req_.mcp_params.len - 1] == ' ' ||

@@ -35,6 +35,7 @@ LineFramer::Event LineFramer::push(const void* data, size_t n, size_t* used) {
       if (nl == nullptr) break;
       ++p;  // the newline ends the skipped line
       skipping_ = false;
+      damaged_ = false;
       began_ = false;
       line_len_ = 0;
       content_ = false;
@@ -75,10 +76,28 @@ LineFramer::Event LineFramer::push(const void* data, size_t n, size_t* used) {
   return Event::kNeedInput;
 }
 
+LineFramer::Event LineFramer::lose() {
+  if (damaged_) return Event::kNeedInput;  // the line an earlier gap damaged: the same gap
+  // What the line held before the gap: its id, or a response whose id was read (a line
+  // already skipped for its length was answered then: this one's answer has no id).
+  const bool partial = began_ && !skipping_;
+  too_long_id_ = partial ? decoder_.known_id() : jsonrpc::Id::null();
+  damaged_ = true;
+  skipping_ = true;
+  began_ = false;
+  if (partial && decoder_.lost_response(jsonrpc::Decoder::Lost::kInput)) {
+    decoded_ = &decoder_.decoded();
+    ++messages_;
+    return Event::kMessage;
+  }
+  return Event::kTooLong;
+}
+
 LineFramer::Event LineFramer::finish() {
   // Whatever happens, the framer is ready for a new stream afterwards.
   const bool pending = began_ && !skipping_;
   skipping_ = false;
+  damaged_ = false;
   if (pending) return end_line();  // resets the rest of the line state
   began_ = false;
   line_len_ = 0;

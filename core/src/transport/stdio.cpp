@@ -28,16 +28,21 @@ Status StdioTransport::close(void* ctx) {
   return self->out_.flush();
 }
 
-void StdioTransport::dispatch(LineFramer::Event ev) {
+void StdioTransport::dispatch(LineFramer::Event ev, bool lost) {
   if (ev == LineFramer::Event::kMessage) {
     server_.handle(session_, framer_.decoded());
   } else if (ev == LineFramer::Event::kTooLong) {
+    // A line over the limit (answered when the limit is reached) or one that lost bytes
+    // (answered where they went missing): -32600 with its id when it was read; the latter
+    // says so in data.inputLost.
     json::Sink* sink = open(this, mcp::OutMessage{});
     if (sink == nullptr) return;
     json::Writer w(*sink);
-    jsonrpc::write_error(w, mcp::answer_id(session_, framer_.too_long_id()),
-                         jsonrpc::ErrorCode::kInvalidRequest,
-                         "Invalid Request: message longer than the line limit (EMCP_MAX_MESSAGE_LEN)");
+    jsonrpc::write_error_with_raw_data(
+        w, mcp::answer_id(session_, framer_.too_long_id()), jsonrpc::ErrorCode::kInvalidRequest,
+        lost ? StrView(EMCP_ERRTEXT("Invalid Request: input lost (receive buffer overflow)"))
+             : StrView(EMCP_ERRTEXT("Invalid Request: message longer than the line limit (EMCP_MAX_MESSAGE_LEN)")),
+        lost ? StrView("{\"inputLost\":true}") : StrView());
     (void)close(this);
   }
 }
@@ -50,13 +55,13 @@ Status StdioTransport::feed(const void* data, size_t n) {
     p += used;
     n -= used;
     if (ev == LineFramer::Event::kNeedInput) break;
-    dispatch(ev);
+    dispatch(ev, false);
   }
   return out_.status();
 }
 
 Status StdioTransport::finish() {
-  dispatch(framer_.finish());
+  dispatch(framer_.finish(), false);
   server_.detach(session_);
   session_.reset();  // a new stream on this transport starts with initialize again
   return out_.status();

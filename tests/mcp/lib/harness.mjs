@@ -1,6 +1,7 @@
 // Test harness around the official SDK client: spawns a server (over stdio, or listening on a
 // loopback port for Streamable HTTP, HTTP+SSE and WebSocket), forces the protocol revision the
 // client asks for, and records every message the server sends.
+import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import net from "node:net";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -10,6 +11,7 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { WebSocketClientTransport } from "@modelcontextprotocol/sdk/client/websocket.js";
 import { WebSocket } from "ws";
 import { check } from "./schema.mjs";
+import { stopServer, watchServer } from "./server_exit.mjs";
 
 // Node 20 has no WebSocket global; the SDK's client transport expects one.
 globalThis.WebSocket ??= WebSocket;
@@ -119,96 +121,108 @@ export function tlsArgs(name = TLS_NAME) {
 /// others of `args` are the Linux server's own.
 function boardArgs(args) {
   const out = [];
-  for (let i = 0; i < args.length; ++i)
+  for (let i = 0; i < args.length; ++i) {
     if (["--auth-token", "--jwt-key", "--issuer", "--audience"].includes(args[i]) && i + 1 < args.length) out.push(args[i], args[++i]);
+    else if (args[i] === "--require-at-jwt") out.push(args[i]);
+  }
   return out;
 }
 
-/// Starts `command args --http 0 --ws` (or, with EMCP_RUN_BOARD, the board) and resolves with
-/// { proc, port } once it listens on a loopback port (it prints the port on stderr). Its stdin
-/// stays open: scripts/run-board stops the board at the end of its input. With TLS, `tlsName`
-/// is the certificate of the test PKI it serves (EMCP_TLS_NAME by default).
-export function startNetworkServer(command, args = [], extra = ["--ws"], tlsName = TLS_NAME) {
+/// Starts a server (`what`: "server", "gateway") that announces "serving MCP on <url>" on
+/// stderr once it listens (`url` matches the port as its group 1) and resolves with { proc,
+/// port, stderr(), watch } (watch: server_exit.mjs's, which stopNetworkServer() judges); rejects
+/// when it exits first or says nothing within `startMs`.
+function startAnnouncing(what, cmd, argv, url, startMs, stdin = "pipe") {
   return new Promise((resolve, reject) => {
-    const [cmd, argv] = RUN_BOARD ? [RUN_BOARD[0], [...RUN_BOARD.slice(1), "--http", "0", ...tlsArgs(tlsName), ...boardArgs(args)]]
-                                  : [command, [...args, "--http", "0", ...extra, ...tlsArgs(tlsName)]];
-    const proc = spawn(cmd, argv, { stdio: ["pipe", "ignore", "pipe"] });
-    let err = "";
-    const timer = setTimeout(() => { proc.kill("SIGKILL"); reject(new Error(`server did not start: ${err}`)); },
-                             RUN_BOARD ? 60000 : 5000);
-    proc.stderr.on("data", (d) => {
-      err += d;
-      // The scheme it announces must be the one asked for.
-      const m = new RegExp(`serving MCP on ${HTTP_SCHEME}://127\\.0\\.0\\.1:(\\d+)/`).exec(err);
+    const proc = spawn(cmd, argv, { stdio: [stdin, "ignore", "pipe"] });
+    const watch = watchServer(proc, [cmd, ...argv].join(" "));
+    const timer = setTimeout(() => { proc.kill("SIGKILL"); reject(new Error(`${what} did not start: ${watch.stderr()}`)); }, startMs);
+    proc.stderr.on("data", () => {
+      const m = url.exec(watch.stderr());
       if (m) {
         clearTimeout(timer);
-        resolve({ proc, port: Number(m[1]), stderr: () => err });
+        resolve({ proc, port: Number(m[1]), stderr: watch.stderr, watch });
       }
     });
-    proc.on("exit", (code) => { clearTimeout(timer); reject(new Error(`server exited (${code}): ${err}`)); });
+    proc.on("exit", (code) => { clearTimeout(timer); reject(new Error(`${what} exited (${code}): ${watch.stderr()}`)); });
   });
 }
 
-/// Stops a server from startNetworkServer(), and waits for it.
+/// Starts `command args --http 0 --ws` (or, with EMCP_RUN_BOARD, the board) and resolves with
+/// { proc, port, stderr(), watch } once it listens on a loopback port (it prints the port on
+/// stderr). Its stdin stays open: scripts/run-board stops the board at the end of its input.
+/// With TLS, `tlsName` is the certificate of the test PKI it serves (EMCP_TLS_NAME by default).
+export function startNetworkServer(command, args = [], extra = ["--ws"], tlsName = TLS_NAME) {
+  const [cmd, argv] = RUN_BOARD ? [RUN_BOARD[0], [...RUN_BOARD.slice(1), "--http", "0", ...tlsArgs(tlsName), ...boardArgs(args)]]
+                                : [command, [...args, "--http", "0", ...extra, ...tlsArgs(tlsName)]];
+  // The scheme it announces must be the one asked for.
+  return startAnnouncing("server", cmd, argv, new RegExp(`serving MCP on ${HTTP_SCHEME}://127\\.0\\.0\\.1:(\\d+)/`),
+                         RUN_BOARD ? 60000 : 5000);
+}
+
+/// Stops a server from startNetworkServer() or startGateway() with SIGTERM, waits for it and
+/// checks that it ended cleanly (server_exit.mjs: exit status 0, no sanitizer report; throws
+/// otherwise, with its stderr's tail); then closes the gateway's line board (`board`), whose
+/// servers must have ended cleanly too.
 export async function stopNetworkServer(server) {
-  if (server.proc.exitCode === null) {
-    const exited = new Promise((r) => server.proc.once("exit", r));
-    server.proc.kill("SIGTERM");
-    await exited;
-  }
-  await server.board?.close();  // the gateway's line board
+  const problems = [];
+  await stopServer(server.watch, "SIGTERM").catch((e) => problems.push(e.message));
+  await server.board?.close().catch((e) => problems.push(e.message));
+  if (problems.length) throw new Error(problems.join("\n"));
 }
 
 /// The gateway (emcp-bridge --http, docs/gateway.md) and what stands in for a board's UART on
 /// Linux: a loopback TCP server that runs `command args` (a stdio MCP server) for each
 /// connection, its stdin and stdout on the socket. Ending the child ends the connection, and
-/// the bridge's next connection gets a fresh child: a board reset (reset()).
+/// the bridge's next connection gets a fresh child: a board reset (reset(), which kills them:
+/// a board switched off, not judged). A connection that closes is the end of its child's
+/// input: close() waits for every child and throws unless each ended cleanly (server_exit.mjs).
 export async function startLineBoard(command, args = []) {
-  const children = new Set();
+  const children = new Map();  // child -> its watch
   const sockets = new Set();
+  const killed = new Set();    // children reset() switched off
   const server = net.createServer((sock) => {
     sockets.add(sock);
-    const child = spawn(command, args, { stdio: ["pipe", "pipe", "ignore"] });
-    children.add(child);
+    const child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"] });
+    children.set(child, watchServer(child, `the line board's ${command}`));
     sock.on("error", () => {});
     child.stdin.on("error", () => {});
     sock.pipe(child.stdin);
     child.stdout.pipe(sock);
-    child.once("exit", () => { children.delete(child); sock.destroy(); });
-    sock.once("close", () => { sockets.delete(sock); child.kill("SIGKILL"); });
+    child.once("exit", () => sock.destroy());
+    sock.once("close", () => { sockets.delete(sock); child.stdin.end(); });
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
     port: server.address().port,
     /// Every child ended (the bridge reconnects and gets a fresh one).
-    reset() { for (const c of children) c.kill("SIGKILL"); },
+    reset() {
+      for (const c of children.keys()) {
+        if (c.exitCode !== null || c.signalCode !== null) continue;
+        killed.add(c);
+        c.kill("SIGKILL");
+      }
+    },
     async close() {
       for (const s of sockets) s.destroy();
-      for (const c of children) c.kill("SIGKILL");
       await new Promise((resolve) => server.close(resolve));
+      const problems = [];
+      for (const [c, w] of children) {
+        if (killed.has(c)) await w.exited;
+        else await stopServer(w, "end of input").catch((e) => problems.push(e.message));
+      }
+      if (problems.length) throw new Error(problems.join("\n"));
     },
   };
 }
 
 /// emcp-bridge (EMCP_BRIDGE) serving the board on `boardPort` (TCP) as Streamable HTTP on a
-/// free loopback port; resolves with { proc, port, stderr() } once it listens.
+/// free loopback port; resolves with { proc, port, stderr(), watch } once it listens (stopped by
+/// stopNetworkServer(), which judges how it ended).
 export function startGateway(boardPort, extra = []) {
   const bridge = process.env.EMCP_BRIDGE ?? new URL("../../../build/native/bin/emcp-bridge", import.meta.url).pathname;
-  return new Promise((resolve, reject) => {
-    const proc = spawn(bridge, ["--tcp", `127.0.0.1:${boardPort}`, "--http", "0", "--ping-after-ms", "200", ...extra],
-                       { stdio: ["ignore", "ignore", "pipe"] });
-    let err = "";
-    const timer = setTimeout(() => { proc.kill("SIGKILL"); reject(new Error(`gateway did not start: ${err}`)); }, 10000);
-    proc.stderr.on("data", (d) => {
-      err += d;
-      const m = /serving MCP on http:\/\/127\.0\.0\.1:(\d+)\/mcp/.exec(err);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ proc, port: Number(m[1]), stderr: () => err });
-      }
-    });
-    proc.on("exit", (code) => { clearTimeout(timer); reject(new Error(`gateway exited (${code}): ${err}`)); });
-  });
+  return startAnnouncing("gateway", bridge, ["--tcp", `127.0.0.1:${boardPort}`, "--http", "0", "--ping-after-ms", "200", ...extra],
+                         /serving MCP on http:\/\/127\.0\.0\.1:(\d+)\/mcp/, 10000, "ignore");
 }
 
 function clientTransport(kind, port) {
@@ -247,7 +261,7 @@ export async function connect({ command, args = [], revision, capabilities = {},
       board = { port: qemu.port, close: async () => {} };
     }
     const gw = await startGateway(board.port, ["--quiet"]);
-    server = { proc: gw.proc, port: gw.port, board };
+    server = { ...gw, board };
     inner = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${gw.port}/mcp`));
   } else {
     server = await startNetworkServer(command, args);
@@ -256,19 +270,28 @@ export async function connect({ command, args = [], revision, capabilities = {},
   const transport = new RecordingTransport(inner, revision);
   const client = new Client({ name: "emcp-sdk-test", version: "1.0.0" }, { capabilities });
   for (const [schema, handler] of handlers) client.setRequestHandler(schema, handler);
+  // The stdio server (or the stdio bridge in front of the board) the SDK transport spawned: its
+  // end is judged as a network server's (server_exit.mjs). The SDK keeps it as `_process`.
+  let stdio = null;
+  // Everything started is stopped; the first problem is thrown after.
+  const stopAll = async (problem) => {
+    const problems = problem ? [problem] : [];
+    if (stdio) await stopServer(stdio, "end of input").catch((e) => problems.push(e));
+    await client.close().catch((e) => problems.push(e));
+    if (server) await stopNetworkServer(server).catch((e) => problems.push(e));
+    if (qemu) await stopQemu(qemu);
+    if (problems.length) throw problems[0];
+  };
   try {
     await client.connect(transport);
+    if (inner instanceof StdioClientTransport) {
+      assert.ok(inner._process, "the SDK's stdio transport keeps its child process as _process");
+      stdio = watchServer(inner._process, kind === "qemu" ? "emcp-bridge" : command, inner.stderr);
+    }
   } catch (e) {
-    if (server) await stopNetworkServer(server);
-    if (qemu) await stopQemu(qemu);
-    throw e;
+    await stopAll(e);
   }
-  const close = async () => {
-    await client.close();
-    if (server) await stopNetworkServer(server);
-    if (qemu) await stopQemu(qemu);
-  };
-  return { client, transport, close, server, qemu };
+  return { client, transport, close: () => stopAll(null), server, qemu };
 }
 
 /// Ends a connection from connect() and returns the schema problems of every server message it

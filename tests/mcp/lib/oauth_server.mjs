@@ -49,6 +49,25 @@ export function signJwt(header, claims, alg, key) {
   return `${input}.${b64url(signature(alg ?? header.alg, key, input))}`;
 }
 
+/// `token` (a compact JWS) with one bit of its decoded signature flipped (bit `bit`, counted from
+/// the first byte's lowest), re-encoded: a signature of the same length that the key did not
+/// make, always in the one canonical base64url (flipping a bit of the text instead may only
+/// touch the last character's unused bits, which a strict decoder refuses as an encoding).
+export function flipSignatureBit(token, bit = 80) {
+  const [h, p, s] = token.split(".");
+  const sig = Buffer.from(s, "base64url");
+  if (bit >= sig.length * 8) throw new Error(`flipSignatureBit: a ${sig.length}-byte signature has no bit ${bit}`);
+  sig[bit >> 3] ^= 1 << (bit & 7);
+  return `${h}.${p}.${b64url(sig)}`;
+}
+
+/// True when `s` is the one canonical unpadded base64url text of its bytes (RFC 4648 5, RFC 7515
+/// 2): only the url-safe alphabet, a possible length, zero unused bits (Node's decoder accepts
+/// what is not; re-encoding tells).
+export function canonicalBase64url(s) {
+  return /^[A-Za-z0-9_-]*$/.test(s) && s.length % 4 !== 1 && Buffer.from(s, "base64url").toString("base64url") === s;
+}
+
 /// The decoded header and claims of a compact JWS (no verification: the tests' own tokens).
 export function decodeJwt(token) {
   const [h, p] = token.split(".");

@@ -57,6 +57,25 @@ inline void interrupts_on() {
 /// clear, the interrupt enabled in mie).
 inline void wait_for_interrupt() { __asm__ volatile("wfi"); }
 
+#if defined(__arm__)
+/// Cortex-M's NVIC (the same registers from ARMv6-M to ARMv8-M): one bit per interrupt line in
+/// each of its set-enable, clear-enable, set-pending and clear-pending registers.
+inline volatile uint32_t& nvic_word(uintptr_t base, uint32_t irq) {
+  return *reinterpret_cast<volatile uint32_t*>(base + 4u * (irq / 32u));
+}
+inline void nvic_enable(uint32_t irq) { nvic_word(0xE000E100u, irq) = 1u << (irq % 32u); }
+/// Takes effect before the next instruction (a handler turning its own line off returns
+/// without being entered again).
+inline void nvic_disable(uint32_t irq) {
+  nvic_word(0xE000E180u, irq) = 1u << (irq % 32u);
+  __asm__ volatile("dsb\n\tisb" ::: "memory");
+}
+/// Makes the handler run once, whatever the line says (a peripheral whose request was cleared
+/// while its data waited raises none by itself).
+inline void nvic_pend(uint32_t irq) { nvic_word(0xE000E200u, irq) = 1u << (irq % 32u); }
+inline void nvic_unpend(uint32_t irq) { nvic_word(0xE000E280u, irq) = 1u << (irq % 32u); }
+#endif
+
 }  // namespace arch
 }  // namespace board
 

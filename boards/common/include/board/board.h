@@ -27,10 +27,18 @@ const emcp::Platform& platform();
 
 /// Sends `n` bytes, waiting for the transmitter (polled: the UART is the only output).
 void uart_write(const char* data, size_t n);
-/// Takes up to `cap` received bytes from the RX ring (filled by the interrupt); 0 when none.
+/// Takes up to `cap` received bytes from the RX ring (filled by the interrupt); 0 when none,
+/// and 0 at a place where bytes went missing, until uart_take_loss() has taken it.
 size_t uart_read(uint8_t* buf, size_t cap);
-/// Bytes lost because the RX ring was full (the loop did not keep up) or the UART overran.
+/// True once for each gap in the input, when every byte before it has been read: tell the
+/// transport (StdioTransport::input_lost()) before feeding what uart_read() returns next.
+bool uart_take_loss();
+/// Bytes lost because the RX ring had no room (a UART that cannot hold them back) or the UART
+/// overran (board/rx.h).
 uint32_t uart_dropped();
+/// Times the ring was full and the receive interrupt held the UART back (its FIFO, flow control
+/// or emulation kept the bytes): 0 while the host sends no more than the ring holds.
+uint32_t uart_held();
 
 /// Sleeps until an interrupt (a UART byte or the tick) when no received byte is waiting.
 void idle();

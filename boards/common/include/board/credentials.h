@@ -35,6 +35,7 @@ enum class Entry : uint32_t {
   kIssuer = 3,       ///< the issuer those tokens must name
   kAudience = 4,     ///< the server's canonical URI (the tokens' audience)
   kClock = 5,        ///< "semihosting": set the wall clock from the host (QEMU)
+  kJwtType = 6,      ///< "at+jwt": the JWTs' header typ must say so (JwtConfig::require_at_jwt)
 };
 /// The `index`-th entry of `type` (a NUL-terminated text in the region), or nullptr.
 const char* credential_entry(Entry type, unsigned index = 0);

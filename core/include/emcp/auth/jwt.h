@@ -19,8 +19,14 @@
 //     "none", other algorithms and a missing alg are kAlgMismatch. The callback is called with
 //     the pinned algorithm, never with the header's.
 //   - add semantics: a "crit" header parameter is refused (kCritHeader): no JWS extension is
-//     understood. Other header parameters ("typ", "kid", "jwk", "jku", "x5u"...) are ignored;
-//     the key is never taken from the token.
+//     understood. Other header parameters ("kid", "jwk", "jku", "x5u"...) are ignored; the key
+//     is never taken from the token.
+//   - be another kind of JWT (an ID token, a logout token... signed by the same issuer's key):
+//     with JwtConfig::require_at_jwt the header's "typ" must be "at+jwt" or
+//     "application/at+jwt", in any case (RFC 9068 2.1 and 4, RFC 8725 3.11 explicit typing);
+//     absent, of another type or another value: kWrongType. Off by default: many authorization
+//     servers type their access tokens "JWT" or not at all (docs/http.md); "typ" is then
+//     ignored, and the audience check is what keeps other JWTs out.
 //   - be ambiguous: a member name twice at the top level of the header or of the claims is
 //     kDuplicateKey (RFC 7515 4, RFC 7519 4 allow refusing them); members of nested values
 //     are not interpreted and not checked.
@@ -125,6 +131,7 @@ struct JwtConfig {
   const char* issuer = nullptr;   ///< required: the "iss" value, exact match
   const char* audience = nullptr; ///< required: the server's canonical resource URI
   uint32_t skew_s = 60;           ///< clock skew allowed on exp, nbf and iat, in seconds
+  bool require_at_jwt = false;    ///< refuse a header "typ" other than "at+jwt" (RFC 9068)
 };
 
 /// Longest member name the header and the claims may have (longer: kBadJson).
@@ -145,6 +152,7 @@ enum class [[nodiscard]] JwtResult : uint8_t {
                    ///< or a NumericDate that is not an integral value within int64
   kAlgMismatch,    ///< the header's "alg" is missing or is not the pinned algorithm
   kCritHeader,     ///< the header has "crit" (no extension is understood)
+  kWrongType,      ///< JwtConfig::require_at_jwt and the header's "typ" is not at+jwt
   kBadSignature,   ///< the callback refused the signature
   kMissingClaim,   ///< exp, iss or aud is absent
   kExpired,        ///< now > exp + skew
@@ -187,9 +195,10 @@ struct JwtClaims {
 /// Checks in this order, the first failure is returned: config (kBadConfig), empty token
 /// (kNoToken), length (kTooLarge), three parts (kMalformed), base64url of all parts
 /// (kBadBase64url), header JSON (kBadJson, kDuplicateKey, kBadClaimType), alg (kAlgMismatch),
-/// crit (kCritHeader), signature through config.verify (kBadSignature), claims JSON (kBadJson,
-/// kDuplicateKey, kBadClaimType), presence of exp, iss, aud (kMissingClaim), exp (kExpired),
-/// nbf and iat (kNotYetValid), iss (kWrongIssuer), aud (kWrongAudience).
+/// crit (kCritHeader), typ when required (kWrongType), signature through config.verify
+/// (kBadSignature), claims JSON (kBadJson, kDuplicateKey, kBadClaimType), presence of exp,
+/// iss, aud (kMissingClaim), exp (kExpired), nbf and iat (kNotYetValid), iss (kWrongIssuer),
+/// aud (kWrongAudience).
 JwtResult verify_jwt(StrView token, const JwtConfig& config, uint64_t now_unix_s,
                      Span<uint8_t> scratch, JwtClaims* out);
 

@@ -7,10 +7,15 @@
 // The HTTP engine asks it (HttpOptions::auth):
 //   - GET /.well-known/oauth-protected-resource and /.well-known/oauth-protected-resource<path>
 //     (the MCP endpoint's path): the metadata document, without a token;
-//   - every other request: its Authorization header. No token, or one that is not valid: 401
-//     with `WWW-Authenticate: Bearer resource_metadata="..."` (and error="invalid_token" for a
-//     token that was given); an access_token query parameter: 400 (error="invalid_request"),
-//     never used; a valid token without the server-wide scope (Config::required_scope): 403;
+//   - every other request: its Authorization header (RFC 6750 3.1, MCP authorization "Error
+//     Handling"). None, or another scheme's credentials: 401 with `WWW-Authenticate: Bearer
+//     resource_metadata="..."` and no error code. A malformed one ("Bearer" without exactly one
+//     b64token, a character outside it, not `scheme credentials` at all, or the header twice)
+//     and an access_token query parameter (never used): 400 with error="invalid_request". A
+//     well-formed token that is not accepted: 401 with error="invalid_token". Both errors carry
+//     an error_description saying why (the JWT check that failed: jwt_result_text(); none
+//     when EMCP_ERROR_STRINGS is 0). A valid token without the server-wide scope
+//     (Config::required_scope): 403;
 //   - each JSON-RPC message of a POST: the scopes its tool, resource or prompt declares
 //     (mcp::Tool::scope...); one the token does not grant: 403 with `WWW-Authenticate: Bearer
 //     error="insufficient_scope", scope="..."`.
@@ -126,18 +131,24 @@ class ResourceServer {
   Status check(const char** what) const;
 
   /// Counters (diagnostics, tests).
+  uint32_t refused_400() const { return refused_400_; }
   uint32_t refused_401() const { return refused_401_; }
   uint32_t refused_403() const { return refused_403_; }
 
  private:
   bool match_static(StrView token, Grant* grant) const;
   void build();
+  // A refusal with `WWW-Authenticate: Bearer error="<error>"[, error_description=...][,
+  // scope="<scope> <more_scope>"], resource_metadata=...` built in challenge_; counted.
+  Refusal challenge(int status, const char* error, const char* description, const char* text,
+                    const char* scope = nullptr, const char* more_scope = nullptr);
 
   const ResourceServerConfig& config_;
   const mcp::Server& server_;
   AuthHooks hooks_;
   Status status_ = Status::kOk;
   uint32_t required_ = 0;
+  uint32_t refused_400_ = 0;
   uint32_t refused_401_ = 0;
   uint32_t refused_403_ = 0;
   uint16_t metadata_len_ = 0;
@@ -145,9 +156,7 @@ class ResourceServer {
   char metadata_url_[192];       // https://host/.well-known/oauth-protected-resource/path
   char metadata_[768];           // the RFC 9728 document
   char h401_[256];               // WWW-Authenticate, no token
-  char h401_invalid_[288];       // ... a token that is not valid
-  char h400_query_[320];         // ... a token in the query string
-  char h403_[448];               // insufficient_scope (built per refusal)
+  char challenge_[448];          // invalid_request, invalid_token, insufficient_scope (per refusal)
   uint8_t scratch_[EMCP_AUTH_MAX_TOKEN];  // JWT decoding
 };
 

@@ -88,8 +88,9 @@ class Decoder {
   /// sends one does not link that code, and has no request a response could answer.
   static void keep_lost_responses();
   /// Why a response could not be kept.
-  enum class Lost : uint8_t { kArena, kReaderLimit, kLineLimit };
-  /// For a framer that gives up on the input (a line too long: kLineLimit): if it is a single
+  enum class Lost : uint8_t { kArena, kReaderLimit, kLineLimit, kInput };
+  /// For a framer that gives up on the input (a line too long: kLineLimit; bytes of it lost on
+  /// the way in: kInput): if it is a single
   /// response whose id was read intact and keep_lost_responses() was called, makes decoded()
   /// one error response to that id, -32603 with the reason as its message, and returns true.
   /// The framer hands that to the server, so the request it answers ends now, with the reason.

@@ -42,6 +42,9 @@ void end_message(json::Writer& w);
 /// {"jsonrpc":"2.0","id":<id>,"error":{"code":<code>,"message":<message>}}. An empty message
 /// is replaced by the standard one for the code.
 void write_error(json::Writer& w, const Id& id, ErrorCode code, StrView message);
+/// As write_error(), with `"data":<data>` when `data` (JSON text, written as it is) is not
+/// empty.
+void write_error_with_raw_data(json::Writer& w, const Id& id, ErrorCode code, StrView message, StrView data);
 /// As write_error() but leaves the error object open after `"data":`: write the data value,
 /// then call end_error().
 void begin_error_with_data(json::Writer& w, const Id& id, ErrorCode code, StrView message);

@@ -42,12 +42,14 @@ namespace http {
 
 enum class Method : uint8_t { kGet, kPost, kDelete, kHead, kPut, kOptions, kOther };
 
-/// A kept header value. `present` tells whether the header came at all.
+/// A kept header value. `present` tells whether the header came at all, `repeated` whether it
+/// came more than once (the values then follow each other in `data`, Accept's joined by ", ").
 template <size_t N>
 struct HeaderBuf {
   char data[N];
   uint16_t len = 0;
   bool present = false;
+  bool repeated = false;
   StrView view() const { return StrView(data, len); }
 };
 
@@ -90,6 +92,8 @@ struct Request {
   bool content_type_is(StrView type) const;
 };
 
+/// True for the token characters of RFC 9110 5.6.2 (methods, header names, auth-schemes).
+bool is_tchar(uint8_t c);
 /// Case-insensitive equality of ASCII strings (header names, tokens).
 bool ascii_iequal(StrView a, StrView b);
 /// True when the comma-separated header value `list` holds `token` (case-insensitive).

@@ -10,6 +10,12 @@
 // answered. Once the decoder knows a line is invalid JSON it is not fed the
 // rest of the line.
 //
+// Bytes lost on the way in (a UART's receive buffer overflowed) are reported with lose() where
+// they went missing: the line they belonged to is damaged. lose() returns the event to answer
+// it with at once (kTooLong: an error, with the id read before the gap if any, too_long_id();
+// kMessage for a client's response, as for one too long), and the rest of the line is skipped
+// up to its newline, never parsed as something it was not.
+//
 // Context: the loop that owns the decoder. Works for any split of the input: a UART that
 // delivers a byte at a time and a pipe that delivers many lines at once.
 //
@@ -49,10 +55,18 @@ class LineFramer {
   Event push(const void* data, size_t n, size_t* used);
   /// End of stream: a last line without newline is decoded (kMessage), else kNeedInput.
   Event finish();
+  /// Bytes were lost between what was pushed so far and what is pushed next: the line they
+  /// belong to (the current one, or the next when the gap came between lines) is skipped up to
+  /// its newline. Returns what to answer: kTooLong (too_long_id() says the request's id when
+  /// it was read before the gap, else null), kMessage (decoded(): the error response that
+  /// ends the server's request a damaged response answered), or kNeedInput for a gap in a line
+  /// a gap already damaged (the same gap, answered once).
+  Event lose();
 
   /// After kMessage: what the line held; valid until the next push() or finish().
   const jsonrpc::Decoded& decoded() const { return *decoded_; }
-  /// After kTooLong: the id of the request when it was read before the limit, else null.
+  /// After kTooLong: the id of the request when it was read before the limit (or the gap),
+  /// else null.
   jsonrpc::Id too_long_id() const { return too_long_id_; }
   size_t max_line() const { return max_line_; }
   /// Lines handed over (kMessage) and lines over the limit (a too-long response counts in
@@ -68,7 +82,8 @@ class LineFramer {
   size_t line_len_ = 0;
   bool began_ = false;    // decoder_.begin() was called for the current line
   bool content_ = false;  // the current line has a byte other than space, tab, CR
-  bool skipping_ = false; // discarding the rest of an over-long line
+  bool skipping_ = false; // discarding the rest of an over-long or damaged line
+  bool damaged_ = false;  // ... damaged by lost bytes (answered already)
   const jsonrpc::Decoded* decoded_ = nullptr;
   jsonrpc::Id too_long_id_;
   uint64_t messages_ = 0;

@@ -45,6 +45,12 @@ class StdioTransport {
   Status feed(const void* data, size_t n);
   /// End of input: a last line without newline is answered. The session is detached.
   Status finish();
+  /// Input bytes were lost between those fed so far and those fed next (a UART's receive
+  /// buffer overflowed). The line they belong to is answered at once with -32600 and
+  /// `"data":{"inputLost":true}` (with its id when it was read before the gap, else null) and
+  /// skipped up to its newline, never parsed as something it was not. A damaged response ends
+  /// the server's request it answers. More gaps before that newline are the same one.
+  void input_lost() { dispatch(framer_.lose(), true); }
 
   mcp::Session& session() { return session_; }
   Status status() const { return out_.status(); }
@@ -56,7 +62,7 @@ class StdioTransport {
  private:
   static json::Sink* open(void* ctx, const mcp::OutMessage& m);
   static Status close(void* ctx);
-  void dispatch(LineFramer::Event ev);
+  void dispatch(LineFramer::Event ev, bool lost);
 
   mcp::Server& server_;
   Arena& arena_;

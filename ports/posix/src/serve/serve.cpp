@@ -35,6 +35,15 @@ constexpr size_t kSessions = EMCP_LEGACY_ERA ? 8 : 0;  // a server of MCP 2026-0
 volatile sig_atomic_t g_stop = 0;
 void on_signal(int) { g_stop = 1; }
 
+// SIGINT and SIGTERM end the serving loop; the server then reports and returns 0. No
+// SA_RESTART: the signal interrupts the loop's poll().
+void catch_stop_signals() {
+  struct sigaction sa = {};
+  sa.sa_handler = &on_signal;
+  (void)sigaction(SIGINT, &sa, nullptr);
+  (void)sigaction(SIGTERM, &sa, nullptr);
+}
+
 StrView num(uint64_t v, char* buf) { return StrView(buf, emcp::json::format_uint64(v, buf)); }
 
 
@@ -80,6 +89,8 @@ const char kHttpUsage[] =
     "                     (PEM: EC P-256 for ES256, RSA for RS256) ...\n"
     "  --jwt-secret FILE  ... or HMAC-signed (HS256) with the secret in FILE (at least 32 bytes)\n"
     "  --issuer URL       the tokens' issuer (iss), named as the authorization server\n"
+    "  --require-at-jwt   refuse JWTs whose header typ is not at+jwt (RFC 9068; off: many\n"
+    "                     authorization servers type access tokens JWT or not at all)\n"
     "  --audience URI     this server's canonical URI, the tokens' audience (default\n"
     "                     http(s)://ADDR:PORT/mcp)\n";
 
@@ -99,6 +110,10 @@ int parse_http_option(int argc, char** argv, int* i, HttpConfig* config) {
   };
   if (strcmp(arg, "--ws") == 0) {
     config->websocket = true;
+    return 1;
+  }
+  if (strcmp(arg, "--require-at-jwt") == 0) {
+    config->require_at_jwt = true;
     return 1;
   }
   static const char* const kWithValue[] = {"--http",     "--bind",       "--allow-host", "--timeout-ms", "--keepalive-ms",
@@ -162,6 +177,10 @@ bool check_http_options(const HttpConfig& config) {
   }
   if ((config.jwt_key != nullptr && config.jwt_secret != nullptr) || (jwt != (config.issuer != nullptr))) {
     say({config.program, ": JWT access tokens need one of --jwt-key and --jwt-secret, and --issuer\n"});
+    return false;
+  }
+  if (config.require_at_jwt && !jwt) {
+    say({config.program, ": --require-at-jwt needs --jwt-key or --jwt-secret\n"});
     return false;
   }
   if (config.audience != nullptr && config.auth_tokens.size() == 0 && !jwt) {
@@ -280,6 +299,7 @@ bool start_auth(const HttpConfig& config, const emcp::mcp::Server& server, bool 
     }
     g_jwt.issuer = config.issuer;
     g_jwt.audience = g_auth_config.resource;
+    g_jwt.require_at_jwt = config.require_at_jwt;
     g_jwt_key.bind(&g_jwt);
     g_issuers[0] = config.issuer;
     g_auth_config.authorization_servers = emcp::Span<const char* const>(g_issuers, 1);
@@ -340,8 +360,9 @@ Figures figures() {
 int stdio(emcp::mcp::Server& server, const char* program, const Loop& loop) {
   Stdio& transport = *new (g_stdio_mem) Stdio(server, &emcp::posix::fd_flush, &g_stdout);
   g_stdio = &transport;
+  catch_stop_signals();
   uint8_t buf[1024];
-  for (;;) {
+  while (g_stop == 0) {
     pollfd pfd = {0, POLLIN, 0};
     const int ready = poll(&pfd, 1, static_cast<int>(wait_ms(loop, 1000)));
     if (ready > 0) {
@@ -361,7 +382,8 @@ int stdio(emcp::mcp::Server& server, const char* program, const Loop& loop) {
     server.poll();
   }
   char a[24], b[24], c[24];
-  say({program, ": end of input after ", num(transport.messages(), a), " messages (",
+  say({program, g_stop != 0 ? ": stopped by a signal after " : ": end of input after ", num(transport.messages(), a),
+       " messages (",
        num(transport.too_long(), b), " over-long lines), arena high-water ",
        num(transport.arena().high_water(), c), " bytes\n"});
   return 0;
@@ -397,10 +419,7 @@ int http(emcp::mcp::Server& server, const HttpConfig& config, const Loop& loop) 
   } else {
     g_net.attach(engine.handler());
   }
-  struct sigaction sa = {};
-  sa.sa_handler = &on_signal;
-  (void)sigaction(SIGINT, &sa, nullptr);
-  (void)sigaction(SIGTERM, &sa, nullptr);
+  catch_stop_signals();
   char p[24];
   const bool v6 = strchr(config.address, ':') != nullptr;
   say({config.program, ": serving MCP on ", tls ? "https://" : "http://", v6 ? "[" : "", config.address,

@@ -48,6 +48,8 @@ struct HttpConfig {
   const char* jwt_key = nullptr;
   const char* jwt_secret = nullptr;
   const char* issuer = nullptr;
+  /// Refuse JWTs whose header "typ" is not "at+jwt" (--require-at-jwt; JwtConfig::require_at_jwt).
+  bool require_at_jwt = false;
   /// The server's canonical URI: the tokens' audience and the metadata's resource (default
   /// http(s)://ADDR:PORT/mcp from the bound address).
   const char* audience = nullptr;
@@ -63,15 +65,16 @@ struct HttpConfig {
 int parse_http_option(int argc, char** argv, int* i, HttpConfig* config);
 /// After the command line: false (with the reason on stderr) when options that need --http
 /// were given without it, only one of --tls-cert and --tls-key, or JWT options without a
-/// key and an issuer.
+/// key and an issuer (--require-at-jwt included).
 bool check_http_options(const HttpConfig& config);
 /// The usage lines of those options (each ends with a newline).
 extern const char kHttpUsage[];
 
-/// Serves stdin/stdout until the end of stdin. Returns the process exit code.
+/// Serves stdin/stdout until the end of stdin or SIGINT/SIGTERM. Returns the process exit code
+/// (0 for either end).
 int stdio(emcp::mcp::Server& server, const char* program, const Loop& loop);
 
-/// Serves HTTP until SIGINT/SIGTERM. Returns the process exit code.
+/// Serves HTTP until SIGINT/SIGTERM. Returns the process exit code (0 after a signal).
 int http(emcp::mcp::Server& server, const HttpConfig& config, const Loop& loop);
 
 /// Figures of the transport being served (for diagnostics tools): messages handled (stdio
