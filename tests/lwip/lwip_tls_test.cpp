@@ -1053,4 +1053,32 @@ TEST_F(LwipTls, BadRecordOrFatalAlertEndsOnlyThatConnection) {
   EXPECT_EQ(stats().failed, 0u);
 }
 
+// 12. A client that sends many requests and reads none of the answers, then resets: its window
+//     shuts, the answers wait, the layer takes no more input while the engine's output waits,
+//     so the listener's queue fills with the client's records and lwIP keeps the rest (its
+//     window does the rest). The reset lets all of it go: the queued pbufs (lwIP's pools are
+//     checked at the end), the slots, the pcb, the TLS memory; another client is served.
+TEST_F(LwipTls, ResetWithRecordsQueuedInTheListenerFreesThem) {
+  const std::string sid = session(0);
+  TlsClient& c = g_tls[0];
+  c.tcp().set_read(0);
+  std::string many;
+  for (int i = 0; i < 80; ++i) many += echo(100 + i, sid, "unread answer 0123456789012345678901234567890123456789");
+  c.tcp().set_segment(300);  // small segments: more chains than the listener's queue holds
+  send(c, many);
+  const uint32_t deferred = net_.stats().rx_deferred;
+  ASSERT_TRUE(run_until([&] { return net_.stats().rx_deferred != deferred; }))
+      << "the listener's queue filled (" << c.tcp().unsent() << " bytes not sent yet)";
+  EXPECT_EQ(http_.connections_in_use(), 1u);
+  EXPECT_NE(c.tcp().unsent(), 0u) << "lwIP's window held the rest back";
+  c.tcp().abort();
+  ASSERT_TRUE(run_until([&] { return released(); }));
+  EXPECT_FALSE(lwip_world::server_pcb_for(c.tcp().port(), kPort));
+  EXPECT_EQ(server_pool(), context_bytes_);
+  EXPECT_EQ(stats().record_errors, 0u);
+  TlsClient& d = handshake(1);
+  send(d, echo(2, sid, "after the flood"));
+  EXPECT_NE(next_response(d).body.find("after the flood"), std::string::npos);
+}
+
 }  // namespace
