@@ -583,7 +583,7 @@ DESCRIPTIONS = {  # what an image is, when its name does not say it all
     "emcp-sensors-tls": "the sensors example over HTTPS and WSS (TLS 1.2 through the TLS layer over lwIP) "
                         "and its UART: 2 connections, 2 sessions; Mbed TLS's memory is the 24 KiB pool "
                         "`g_tls_pool` (the parsed certificate and P-256 key 2.5 KiB, an established "
-                        "connection 7.7 KiB with 4 KiB input and 2 KiB output records, a handshake 2.9 KiB "
+                        "connection 7.7 KiB with 4 KiB input and 2 KiB output records, a handshake 2.8 KiB "
                         "more: `device_stats` reports them); the certificate and key, and bearer-token "
                         "authorization (static tokens, a JWT key: Authorization headers up to 1 KiB), are "
                         "provisioned in the board's credentials region, not in the image",
