@@ -119,7 +119,7 @@ if(EMCP_BOARD_NET)
   # HTTPS and WSS (TLS 1.2, Mbed TLS from a static pool), 2 connections and 2 sessions: the
   # issue's target is 256 KiB of flash and 96 KiB of static RAM. Its 24 KiB pool holds the
   # parsed certificate and key (2.5 KiB with a P-256 key), 2 established connections (7.7 KiB
-  # each: 4 KiB in and 2 KiB out of record buffers, session, keys) and the 2.9 KiB more one
+  # each: 4 KiB in and 2 KiB out of record buffers, session, keys) and the 2.8 KiB more one
   # handshake takes (device_stats reports the figures). The certificate and key come from the
   # board's credentials region (board/credentials.h), never from the image; so does, when the
   # region carries it, bearer-token authorization (Authorization headers up to 1 KiB: JWTs).
