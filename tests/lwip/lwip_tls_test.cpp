@@ -539,7 +539,7 @@ class LwipTls : public lwip_fixture::LwipFixture {
 // ---- Tests ----------------------------------------------------------------------------------------
 
 // 1. A handshake, then MCP over HTTPS: initialize, the initialized notification, a tool call,
-//    and the large answer (about 21 KB: many records, several TCP windows); while the
+//    and the large answer (many records, more than one TCP window); while the
 //    connection is open it holds pool memory, and gives all of it back when it ends.
 TEST_F(LwipTls, HandshakeAndMcpOverHttps) {
   TlsClient& c = handshake(0);
