@@ -480,7 +480,7 @@ constexpr Param kNetworkStats[] = {
     Param::integer("tls_pool_max"),
     Param::integer("tls_pool_size"),
     Param::integer("tls_pool_failures"),
-    Param::integer("tls_handshake_peak", "Most pool bytes one handshake took beyond what was in use before"),
+    Param::integer("tls_handshake_peak", "Most pool bytes one handshake took beyond what was in use before (one during which no other connection opened or ended)"),
     Param::integer("tls_established_size", "Most pool bytes an established connection keeps"),
     Param::integer("tls_handshakes"),
     Param::integer("tls_resumed"),
