@@ -70,6 +70,16 @@ export async function stopQemu(q) {
 
 /// A transport that wraps another: rewrites the initialize request's protocolVersion and keeps
 /// every incoming message (with the method of the request it answers).
+///
+/// It also hands the SDK the server's messages in the order they arrived. The SDK (1.x,
+/// shared/protocol.js) runs a notification's handler one microtask later but a response's at
+/// once, and retires the request's progress handler with it: when a notifications/progress and
+/// the answer that follows it come in one read (a client that fell behind: the SSE and
+/// WebSocket transports dispatch every message of a chunk synchronously), the progress is
+/// dropped with "Received a progress notification for an unknown token" (typescript-sdk issue
+/// 2580), although the server sent it first. A response therefore goes to the SDK one microtask
+/// later, after the handlers of the notifications before it; what arrives after it still comes
+/// after it. `received` is the wire's order, recorded at once.
 export class RecordingTransport {
   constructor(inner, revision) {
     this.inner = inner;
@@ -77,9 +87,11 @@ export class RecordingTransport {
     this.received = [];      // { message, method }
     this.sentMethods = new Map();  // id -> method
     inner.onmessage = (m) => {
-      const method = "id" in m && !("method" in m) ? this.sentMethods.get(m.id) : undefined;
+      const response = "id" in m && !("method" in m);
+      const method = response ? this.sentMethods.get(m.id) : undefined;
       this.received.push({ message: m, method });
-      this.onmessage?.(m);
+      if (response) queueMicrotask(() => this.onmessage?.(m));
+      else this.onmessage?.(m);
     };
     inner.onclose = () => this.onclose?.();
     inner.onerror = (e) => this.onerror?.(e);
