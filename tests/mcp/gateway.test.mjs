@@ -225,6 +225,27 @@ describe("gateway: board reset and idle expiry", () => {
     const next = await newSession(g.port);
     assert.equal((await once(g.port, request("DELETE", "/mcp", { "Mcp-Session-Id": next }))).status, 200);
   });
+
+  test("a session that ends leaves the board's session started afresh: its calls are cancelled on the board", async () => {
+    const sid = await newSession(g.port);
+    const c = await connectRaw(g.port);
+    const from = g.gw.stderr().length;
+    try {
+      // 100 readings 200 ms apart: 20 s, unless the board cancels it.
+      await c.write(post(call(21, "sample_sensor", { sensor: "load", samples: 100, interval_ms: 200 }, { _meta: { progressToken: 21 } }), { "Mcp-Session-Id": sid }));
+      await c.until(({ buf }) => buf.includes("notifications/progress"), 5000);
+      assert.equal((await once(g.port, request("DELETE", "/mcp", { "Mcp-Session-Id": sid }))).status, 200);
+      await c.until(({ buf }) => buf.includes("-32603"), 5000);
+      assert.match(c.buffer.toString(), /"id":21,"error":\{"code":-32603,"message":"The session ended \(DELETE\)/);
+    } finally {
+      c.end();
+    }
+    // The gateway's initialize of its own cancelled the call on the board, which says so in a
+    // log line that no client is left to take (the gateway drops it and says so on stderr).
+    await waitFor(() => /dropped \(no stream surely for it\): .*sampling cancelled by the client/.test(g.gw.stderr().slice(from)),
+                  10000, "the board's log line of the cancelled call");
+    assert.match(g.gw.stderr().slice(from), /session ended \(DELETE\)[^]*the board's session started afresh/);
+  });
 });
 
 describe("gateway: bearer token", () => {

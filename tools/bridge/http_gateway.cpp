@@ -1296,7 +1296,10 @@ void Gateway::fail_pending(bool session_only_, const std::string& message) {
 }
 
 void Gateway::end_session(const char* why, const std::string& message) {
-  if (session_ != SessionState::kNone) log(std::string("session ended (") + why + ")");
+  if (session_ != SessionState::kNone) {
+    log(std::string("session ended (") + why + ")");
+    reset_due_ = true;  // the board's UART session still has its state (reset_board_session())
+  }
   fail_pending(true, message);
   session_ = SessionState::kNone;
   session_id_[0] = 0;
