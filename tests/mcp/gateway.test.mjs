@@ -486,8 +486,11 @@ describe("gateway: one client cannot reach another's requests", () => {
   });
 
   test("requests sent while the board connection is re-established are answered by the new board, once", async () => {
+    const from = g.gw.stderr().length;
     g.board.reset();
-    await new Promise((r) => setTimeout(r, 60));
+    // Sent once the gateway knows the connection is lost (before, it would go to the old one,
+    // and be failed with it: "only what was written to the lost connection is failed").
+    await waitFor(() => /connection to the board lost; reconnecting/.test(g.gw.stderr().slice(from)), 10000, "the gateway to see the board gone");
     const r = await once(g.port, modernCall("during", "read_sensor", { sensor: "uptime" }), 10000);
     const m = messages(r).at(-1);
     assert.equal(m.id, "during");
