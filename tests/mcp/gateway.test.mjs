@@ -486,15 +486,39 @@ describe("gateway: one client cannot reach another's requests", () => {
   });
 
   test("requests sent while the board connection is re-established are answered by the new board, once", async () => {
+    // Bounds from the gateway's own: it dials the board again within --wait-ms (emcp-bridge's
+    // default, 15 s) and must then find it ready within as long, or it ends; a request it took
+    // is answered within --request-timeout-ms (default 60 s) whatever the board does.
+    const WAIT_MS = 15000;
+    const REQUEST_TIMEOUT_MS = 60000;
+    // The board of the gateway's first connection is on (the test may run first).
+    await waitFor(() => /board ready/.test(g.gw.stderr()), WAIT_MS, "the board ready");
     const from = g.gw.stderr().length;
-    g.board.reset();
-    // Sent once the gateway knows the connection is lost (before, it would go to the old one,
-    // and be failed with it: "only what was written to the lost connection is failed").
-    await waitFor(() => /connection to the board lost; reconnecting/.test(g.gw.stderr().slice(from)), 10000, "the gateway to see the board gone");
-    const r = await once(g.port, modernCall("during", "read_sensor", { sensor: "uptime" }), 10000);
-    const m = messages(r).at(-1);
-    assert.equal(m.id, "during");
-    assert.ok(m.result, JSON.stringify(m));
+    const log = () => g.gw.stderr().slice(from);
+    // The new board stays off until release(): the request surely comes while the connection is
+    // being re-established, however fast the host.
+    g.board.hold();
+    const c = await connectRaw(g.port);
+    try {
+      g.board.reset();
+      // Sent once the gateway knows the connection is lost (before, it would go to the old one,
+      // and be failed with it: "only what was written to the lost connection is failed").
+      await waitFor(() => /connection to the board lost; reconnecting/.test(log()), WAIT_MS, "the gateway to see the board gone");
+      await c.write(modernCall("during", "read_sensor", { sensor: "uptime" }));
+      await waitFor(() => /reconnected to the board/.test(log()), 2 * WAIT_MS, "the gateway to reach the board again");
+      // Connected to a board that is not ready: the request waits, neither failed nor answered.
+      assert.equal(c.buffer.toString(), "");
+      assert.doesNotMatch(log(), /board ready/);
+      g.board.release();
+      const [r] = await c.responses(1, 2 * WAIT_MS + REQUEST_TIMEOUT_MS);
+      const m = messages(r).at(-1);
+      assert.equal(m.id, "during");
+      assert.ok(m.result, JSON.stringify(m));
+      assert.match(log(), /connection to the board lost; reconnecting[^]*reconnected to the board[^]*board ready[^]*board reset \(reconnected\)/);
+    } finally {
+      g.board.release();
+      c.end();
+    }
   });
 });
 

@@ -188,20 +188,28 @@ export async function stopNetworkServer(server) {
 /// the bridge's next connection gets a fresh child: a board reset (reset(), which kills them:
 /// a board switched off, not judged). A connection that closes is the end of its child's
 /// input: close() waits for every child and throws unless each ended cleanly (server_exit.mjs).
+/// hold() keeps the board off for the connections that come next (accepted, their bytes kept
+/// unread, no child: a board that has not booted yet) until release().
 export async function startLineBoard(command, args = []) {
   const children = new Map();  // child -> its watch
   const sockets = new Set();
   const killed = new Set();    // children reset() switched off
-  const server = net.createServer((sock) => {
-    sockets.add(sock);
+  let held = null;             // while hold(): the connections waiting for release()
+  const attach = (sock) => {
     const child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"] });
     children.set(child, watchServer(child, `the line board's ${command}`));
-    sock.on("error", () => {});
     child.stdin.on("error", () => {});
     sock.pipe(child.stdin);
     child.stdout.pipe(sock);
     child.once("exit", () => sock.destroy());
-    sock.once("close", () => { sockets.delete(sock); child.stdin.end(); });
+    sock.once("close", () => child.stdin.end());
+  };
+  const server = net.createServer((sock) => {
+    sockets.add(sock);
+    sock.on("error", () => {});
+    sock.once("close", () => sockets.delete(sock));
+    if (held) held.push(sock);
+    else attach(sock);
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
@@ -214,7 +222,15 @@ export async function startLineBoard(command, args = []) {
         c.kill("SIGKILL");
       }
     },
+    hold() { held ??= []; },
+    /// The held connections still open get their child, and read what waited for it.
+    release() {
+      const waiting = held ?? [];
+      held = null;
+      for (const sock of waiting) if (!sock.destroyed) attach(sock);
+    },
     async close() {
+      held = null;
       for (const s of sockets) s.destroy();
       await new Promise((resolve) => server.close(resolve));
       const problems = [];
