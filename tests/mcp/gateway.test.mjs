@@ -11,7 +11,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { startGateway, startLineBoard, stopNetworkServer, waitFor } from "./lib/harness.mjs";
 import { stopServer, watchServer } from "./lib/server_exit.mjs";
-import { connectRaw, INIT, once, parseResponses, POST_HEADERS, request, newSession } from "./lib/rawhttp.mjs";
+import { connectRaw, INIT, once, POST_HEADERS, request, newSession } from "./lib/rawhttp.mjs";
 
 const SERVER = process.env.EMCP_SENSORS ?? new URL("../../build/native/bin/emcp-sensors", import.meta.url).pathname;
 const MODERN = "2026-07-28";
@@ -620,23 +620,41 @@ describe("gateway: a board that misbehaves", () => {
     const socks = new Set();
     const server = net.createServer((s) => { socks.add(s); s.pause(); s.on("error", () => {}); });
     await new Promise((r) => server.listen(0, "127.0.0.1", r));
-    const gw = await startGateway(server.address().port, ["--banner", "", "--max-body", "4000000"]);
+    // Every request gets an answer whatever the host's speed: refused at once (503), or taken
+    // and, the board answering nothing, failed after --request-timeout-ms (-32603). Each one's
+    // fate is waited for (no time window decides it), so the requests the gateway took are
+    // known, and a 503 is judged against them: a request is refused only once what the board
+    // left unread fills the gateway's queue (1 MiB, docs/gateway.md "Robustness"). Each request
+    // is smaller than that queue: one alone never fills it (a request larger than the queue is
+    // refused for its size, whatever the board does, which would prove nothing here).
+    const TIMEOUT_MS = 1000;
+    const QUEUE = 1 << 20;
+    const gw = await startGateway(server.address().port, ["--banner", "", "--max-body", "4000000", "--request-timeout-ms", String(TIMEOUT_MS)]);
     try {
-      const big = JSON.stringify({ ...call(1, "read_sensor", { pad: "x".repeat(3000000) }), params: { name: "read_sensor", arguments: { pad: "x".repeat(3000000) }, _meta: modernMeta } });
-      const pending = [];
+      const big = JSON.stringify({ ...call(1, "read_sensor", {}), params: { name: "read_sensor", arguments: { pad: "x".repeat(400000) }, _meta: modernMeta } });
+      const conns = [];
       let refused = null;
-      for (let i = 0; i < 8 && !refused; ++i) {
+      let taken = 0;
+      for (let i = 0; i < 64 && !refused; ++i) {
         const c = await connectRaw(gw.port);
-        pending.push(c);
+        conns.push(c);
         await c.write(request("POST", "/mcp", { ...POST_HEADERS, ...modernHeaders("tools/call", "read_sensor") }, big));
-        const got = await c.until(({ buf }) => buf.length > 0, 300).then(() => true, () => false);
-        if (got) refused = parseResponses(c.buffer).responses[0];
+        const [r] = await c.responses(1, TIMEOUT_MS + 15000);
+        if (r.status === 503) refused = r;
+        else {
+          assert.equal(r.status, 200, r.body.toString());
+          assert.equal(messages(r).at(-1).error?.message, `The board did not answer within ${TIMEOUT_MS} ms (--request-timeout-ms)`);
+          ++taken;
+        }
       }
-      assert.ok(refused, "no 503 for a board that takes nothing");
-      assert.equal(refused.status, 503);
+      assert.ok(refused, `no 503 for a board that takes nothing (${taken} requests taken)`);
       assert.equal(refused.headers["retry-after"], "1");
+      assert.match(refused.body.toString(), /the board is not taking what was sent to it/);
+      // Refused only when the queue could not hold it: what was taken, less what the board's
+      // socket absorbed, is more than the queue holds beside one more request.
+      assert.ok(taken * (big.length + 1) > QUEUE - big.length, `refused after ${taken} requests of ${big.length} B`);
       assert.equal((await once(gw.port, request("GET", "/other"), 2000)).status, 404);
-      for (const c of pending) c.end();
+      for (const c of conns) c.end();
       // Ends with status 0 (server_exit.mjs's bound), the board still not reading.
       await stopNetworkServer(gw);
     } finally {
