@@ -625,11 +625,11 @@ describe("gateway: a board that misbehaves", () => {
     // fate is waited for (no time window decides it), so the requests the gateway took are
     // known, and a 503 is judged against them: a request is refused only once what the board
     // left unread fills the gateway's queue (1 MiB, docs/gateway.md "Robustness"). Each request
-    // is smaller than that queue: one alone never fills it (a request larger than the queue is
-    // refused for its size, whatever the board does, which would prove nothing here).
+    // is smaller than that queue: one alone never fills it (--max-body cannot exceed the queue:
+    // a larger request gets 413, which would prove nothing here).
     const TIMEOUT_MS = 1000;
     const QUEUE = 1 << 20;
-    const gw = await startGateway(server.address().port, ["--banner", "", "--max-body", "4000000", "--request-timeout-ms", String(TIMEOUT_MS)]);
+    const gw = await startGateway(server.address().port, ["--banner", "", "--max-body", String(QUEUE), "--request-timeout-ms", String(TIMEOUT_MS)]);
     try {
       const big = JSON.stringify({ ...call(1, "read_sensor", {}), params: { name: "read_sensor", arguments: { pad: "x".repeat(400000) }, _meta: modernMeta } });
       const conns = [];
@@ -669,6 +669,11 @@ describe("gateway: a board that misbehaves", () => {
     const bridge = process.env.EMCP_BRIDGE ?? new URL("../../build/native/bin/emcp-bridge", import.meta.url).pathname;
     assert.equal(spawnSync(bridge, ["--tcp", "127.0.0.1:1", "--http", "abc"], { timeout: 5000 }).status, 2);
     assert.equal(spawnSync(bridge, ["--tcp", "127.0.0.1:1", "--http", "0", "--request-timeout-ms", "x"], { timeout: 5000 }).status, 2);
+    // A body larger than the gateway's queue for the board (1 MiB) could never be queued: such a
+    // --max-body is refused at start-up, and the largest one the queue holds is taken.
+    const tooBig = spawnSync(bridge, ["--tcp", "127.0.0.1:1", "--http", "0", "--max-body", String((1 << 20) + 1)], { timeout: 5000 });
+    assert.equal(tooBig.status, 2);
+    assert.match(tooBig.stderr.toString(), /--max-body: not a number in 1\.\.1048576/);
     const g = await start(["--bearer-token", "tok", "--allow-origin", "page.example"]);
     try {
       const pre = await once(g.port, request("OPTIONS", "/mcp", { Origin: "http://page.example", "Access-Control-Request-Method": "POST",

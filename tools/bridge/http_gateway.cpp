@@ -24,7 +24,7 @@
 //     flight; a client's response only for an open request of the board's to it.
 //   - Routing of what the board sends on its own: route_unrelated() (by what the message says;
 //     ambiguous: dropped rather than misdelivered).
-//   - Limits: bodies over --max-body 413; more than 256 requests in flight, or 1 MiB waiting
+//   - Limits: bodies over --max-body (at most kMaxQueue) 413; more than 256 requests in flight, or 1 MiB waiting
 //     for the board: 503 with Retry-After: 1; --request-timeout-ms per request (-32603 and a
 //     cancel); not JSON, or not JSON-RPC: 400 as the engine.
 // Sessions (2024-11-05 .. 2025-11-25): the board has one UART session, so the gateway has one
