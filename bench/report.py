@@ -2,6 +2,7 @@
 """Writes the benchmark figures of the documents from one run of scripts/bench.
 
   bench/report.py RESULTS_DIR [--root DIR] [--print]
+  bench/report.py --stale [--root DIR]
 
 RESULTS_DIR is build/bench/results after `scripts/bench` (which runs this last). Every figure
 goes into a marked region (tools/docgen.py, prefix `bench`) of the files in REGIONS, each
@@ -10,6 +11,9 @@ also say how busy the machine was. Nothing outside the regions is touched, and e
 region is written or, on any error (a region missing, a result file missing), none is.
 --print shows the regions instead of writing them. tests/readme/check_generated.py checks
 the regions' markers and stamps and that no figure of this kind stands outside them.
+--stale warns (and only warns) about the stamps whose commit's measured code (MEASURED: core/,
+ports/, examples/, bench/) differs from the working tree's, i.e. figures that may be stale;
+scripts/bench runs it first.
 """
 import argparse
 import datetime
@@ -39,6 +43,14 @@ WALL_CLOCK = {("README.md", "speed"), ("bench/README.md", "duration"),
 # What every stamp holds (the check looks for these).
 STAMP_RE = r"`scripts/bench` at commit [0-9a-f]{7,40}\b[^\n]*? on \d{4}-\d{2}-\d{2}\b"
 LOAD_RE = r"load average"
+# A run on a tree that differs from its commit says so in its stamp; such figures belong to no
+# commit, and tests/readme/check_generated.py refuses them in a committed document.
+DIRTY = "(+ uncommitted changes)"
+# The commit of a stamp (group 1), and whether it says DIRTY (group 2).
+STAMP_COMMIT_RE = r"`scripts/bench` at commit ([0-9a-f]{7,40})\b( " + re.escape(DIRTY) + r")?"
+# What scripts/bench measures: when these differ from a stamp's commit, that stamp's figures may
+# be stale (the documents themselves, *.md, do not count).
+MEASURED = ["core", "ports", "examples", "bench", ":(exclude)*.md"]
 
 
 class Missing(Exception):
@@ -152,7 +164,7 @@ class Run:
     # -- stamps --
 
     def at(self):
-        c = f"commit {self.commit}" + (" (+ uncommitted changes)" if self.dirty else "")
+        c = f"commit {self.commit}" + (f" {DIRTY}" if self.dirty else "")
         return f"`scripts/bench` at {c} on {self.date}"
 
     def machine(self):
@@ -478,6 +490,59 @@ def region_http(run):
     return run.stamp(("http",)) + "\n\n" + table_part(run.r.text("http.md"))
 
 
+# ---- the stamps the documents carry ---------------------------------------------------------------
+
+def stamps(root):
+    """[(file, region, line, commit, dirty)] of every stamp in the regions of REGIONS' files
+    (a region without a stamp is left out: check_generated.py reports it)."""
+    out = []
+    for rel in REGIONS:
+        with open(os.path.join(root, rel), encoding="utf-8") as fh:
+            text = fh.read()
+        for r in docgen.regions(text, PREFIX, rel):
+            for m in re.finditer(STAMP_COMMIT_RE, text[r.start:r.end]):
+                out.append((rel, r.name, r.line, m.group(1), bool(m.group(2))))
+    return out
+
+
+def stale(root):
+    """[(commit, [(file, region)], why)] for each stamp commit whose measured code (MEASURED)
+    differs from the working tree's, or that git does not know; [] when every stamp is current
+    or there is no git."""
+    by_commit = {}
+    for rel, name, _, commit, _ in stamps(root):
+        by_commit.setdefault(commit, [])
+        if (rel, name) not in by_commit[commit]:
+            by_commit[commit].append((rel, name))
+    out = []
+    for commit, where in by_commit.items():
+        try:
+            diff = subprocess.run(["git", "-C", root, "diff", "--name-only", commit, "--", *MEASURED],
+                                  capture_output=True, text=True)
+        except OSError:
+            return []  # no git: nothing to compare with
+        if diff.returncode != 0:
+            out.append((commit, where, f"git does not know commit {commit} ({diff.stderr.strip()})"))
+        elif diff.stdout.strip():
+            files = diff.stdout.split()
+            out.append((commit, where, f"{len(files)} file(s) of {', '.join(m for m in MEASURED if not m.startswith(':'))} "
+                                       f"changed since (e.g. {', '.join(files[:3])})"))
+    return out
+
+
+def warn_stale(root):
+    """Prints a warning for each stale stamp (stale()); returns how many."""
+    found = stale(root)
+    for commit, where, why in found:
+        files = {}
+        for f, n in where:
+            files.setdefault(f, []).append(n)
+        regions = "; ".join(f"{f}: {', '.join(ns)}" for f, ns in files.items())
+        print(f"bench: WARNING: the figures stamped with commit {commit} ({regions}) may be stale: "
+              f"{why}; a complete scripts/bench run on a clean tree rewrites them", file=sys.stderr)
+    return len(found)
+
+
 def build(run, root):
     return {
         "README.md": {"speed": region_speed(run), "memory": region_memory(run)},
@@ -493,10 +558,21 @@ def build(run, root):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("results")
+    ap.add_argument("results", nargs="?")
     ap.add_argument("--root", default=os.path.normpath(os.path.join(HERE, "..")))
     ap.add_argument("--print", action="store_true", help="print the regions instead of writing them")
+    ap.add_argument("--stale", action="store_true",
+                    help="only warn about the regions whose measured code changed since their stamp's commit")
     a = ap.parse_args()
+    if a.stale:
+        try:
+            warn_stale(a.root)
+        except (docgen.RegionError, OSError) as e:
+            print(f"bench/report.py: {e}", file=sys.stderr)
+            return 1
+        return 0
+    if a.results is None:
+        ap.error("RESULTS_DIR is required (unless --stale)")
     try:
         run = Run(a.results, a.root)
         regions = build(run, a.root)

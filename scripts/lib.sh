@@ -113,6 +113,8 @@ find_shared_dir() {
 BASE_PACKAGES=(cmake ninja-build g++ binutils libgtest-dev libmbedtls-dev openssl python3)
 # A real browser for the browser-facing tests (CORS): headless Chromium.
 BROWSER_PACKAGES=(chromium)
+# A TLS scanner we did not write, judging the server's TLS against docs/http.md (tls_testssl).
+TLS_JUDGE_PACKAGES=(testssl.sh)
 # Cortex-M firmware and the boards emulated in CI (no recommends: the QEMU package pulls in a
 # lot otherwise).
 BOARD_PACKAGES=(gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib

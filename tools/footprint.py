@@ -6,14 +6,16 @@
                [--option NAME=VALUE]... [--compiler TEXT] [--cpu-flags=TEXT] [--json OUT.json]
       Measures one image and exits 1 when it is over a budget.
   footprint.py write-doc [--doc docs/footprint.md] [--readme README.md] REPORT.json...
-      Writes the document and README.md's footprint regions from every board's reports.
+      Writes the document and the footprint regions of README.md and the other files of
+      DOC_REGIONS (beside README.md) from every board's reports.
   footprint.py check-doc --board BOARD [--doc ...] [--readme ...] REPORT.json...
       Exits 1, saying what differs, when the document's header or BOARD's section, or one of
-      README.md's footprint regions of BOARD, is not what write-doc writes from these reports.
+      the footprint regions of BOARD (DOC_REGIONS), is not what write-doc writes from these reports.
   footprint.py table REPORT.json...      prints the sections of these reports' boards
   footprint.py boards                    the boards the document has a section for
 A REPORT.json argument may be @LIST, a file naming one report a line (a build's
-footprint-reports.txt).
+footprint-reports.txt). A report made with --not-documented (bring-up firmware) is left out of
+the document; a region may still quote it.
 
 Flash is what the image stores: .text (code and read-only data, vector table included),
 .ARM.exidx and the initial values of .data. Static RAM is .data + .bss, the stack region not
@@ -506,6 +508,7 @@ def image(args):
         "compiler": args.compiler,
         "cpu_flags": args.cpu_flags,
         "flash_parts": flash_parts(args.elf, flash, args.root),
+        "documented": not args.not_documented,
     }
     problems = []
     if args.flash_budget and flash > args.flash_budget:
@@ -580,7 +583,7 @@ DESCRIPTIONS = {  # what an image is, when its name does not say it all
     "emcp-sensors-tls": "the sensors example over HTTPS and WSS (TLS 1.2 through the TLS layer over lwIP) "
                         "and its UART: 2 connections, 2 sessions; Mbed TLS's memory is the 24 KiB pool "
                         "`g_tls_pool` (the parsed certificate and P-256 key 2.5 KiB, an established "
-                        "connection 7.7 KiB with 4 KiB input and 2 KiB output records, a handshake 2.9 KiB "
+                        "connection 7.7 KiB with 4 KiB input and 2 KiB output records, a handshake 2.8 KiB "
                         "more: `device_stats` reports them); the certificate and key, and bearer-token "
                         "authorization (static tokens, a JWT key: Authorization headers up to 1 KiB), are "
                         "provisioned in the board's credentials region, not in the image",
@@ -876,9 +879,14 @@ def by_board(reports):
     return boards
 
 
+def documented(reports):
+    """The reports docs/footprint.md describes (not those of --not-documented images)."""
+    return [r for r in reports if r.get("documented", True)]
+
+
 def document(reports):
     """The whole of docs/footprint.md, from the reports of every board of BOARDS."""
-    boards = by_board(reports)
+    boards = by_board(documented(reports))
     missing = [b for b, _ in BOARDS if b not in boards]
     if missing:
         sys.exit("footprint: no reports for " + ", ".join(missing) + ": build every board (scripts/footprint)")
@@ -932,6 +940,51 @@ def _memory_m0(r):
     return f"the one-tool server {kib(r['emcp-minimal']['flash'])} and the sensors example {kib(r['emcp-sensors']['flash'])}"
 
 
+def _status_tls(r):
+    t = r["emcp-sensors-tls"]
+    ft, rt = t.get("flash_target") or 0, t.get("ram_target") or 0
+    if not ft or not rt:
+        sys.exit("footprint: emcp-sensors-tls has no flash and RAM target (FLASH_TARGET, RAM_TARGET)")
+    met = t["flash"] <= ft and t["ram"] <= rt
+    return (f"the sensors TLS image {'meets' if met else 'does not meet'} its {kib(ft)} / {kib(rt)} "
+            f"target: {kib(t['flash'])} of flash, {kib(t['ram'])} of static RAM")
+
+
+def _netcheck_memory(r):
+    n = r["emcp-netcheck"]
+    parts = dict(n["flash_parts"])
+    objs = {name: size for name, size in n["ram_objects"]}
+
+    def part(prefix):
+        return sum(v for k, v in parts.items() if k.startswith(prefix))
+    lwip, net, board, app = part("lwIP"), part("network:"), part("board:"), part("application")
+    pool, heap = objs["memp_memory_PBUF_POOL_base"], objs["ram_heap"]
+    return (f"{kib(n['flash'])} of flash (lwIP {kib(lwip)}; the NIC driver and board/net.h {kib(net)}; "
+            f"the board's start-up, UART, loop and C library functions {kib(board)}; the echo {kib(app)}; "
+            f"the rest {kib(n['flash'] - lwip - net - board - app)}) and {kib(n['ram'])} of static RAM, "
+            f"{kib(pool + heap)} of it lwIP's pbuf pool ({kib(pool)}) and heap ({kib(heap)}); the "
+            f"worst-case stack is {kib(n['stack']['total'])}")
+
+
+def _sensors_net(r):
+    n = r["emcp-sensors-net"]
+    ft, rt = n.get("flash_target") or 0, n.get("ram_target") or 0
+    fb, rb = n.get("flash_budget") or 0, n.get("ram_budget") or 0
+    if not (ft and rt and fb and rb):
+        sys.exit("footprint: emcp-sensors-net needs its flash and RAM targets and budgets")
+    met = n["flash"] <= ft and n["ram"] <= rt
+    return (f"{kib(n['flash'])} of flash and {kib(n['ram'])} of static RAM (its targets, {kib(ft)} and "
+            f"{kib(rt)}, {'met' if met else 'not met'}; the build enforces ceilings of {kib(fb)} and {kib(rb)})")
+
+
+def _budgets(r):
+    m, s = r["emcp-minimal"], r["emcp-sensors"]
+    if not m.get("flash_budget") or not s.get("flash_budget"):
+        sys.exit("footprint: the minimal and sensors images need a flash budget")
+    return (f"the minimal image's budget is {kib(m['flash_budget'])} here, the sensors image's ceiling "
+            f"{kib(s['flash_budget'])}")
+
+
 def _memory_modern_only(r):
     m, s = r["emcp-minimal-modern"], r["emcp-sensors-modern"]
     return (f"the one-tool server {kib(m['flash'])} with {kib(m['ram'])} of static RAM, the sensors example "
@@ -944,7 +997,22 @@ README_REGIONS = {
     "memory-cortex-m3": ("mps2-an385", _memory_m3),
     "memory-cortex-m0": ("microbit", _memory_m0),
     "memory-modern-only": ("mps2-an385", _memory_modern_only),
+    "status-tls": ("mps2-an385", _status_tls),
 }
+
+# Every file with footprint regions (relative to the folder of --readme, the checkout's root),
+# and its regions.
+DOC_REGIONS = {
+    "README.md": README_REGIONS,
+    "examples/netcheck/README.md": {"memory": ("mps2-an385", _netcheck_memory)},
+    "examples/sensors/README.md": {"net": ("mps2-an385", _sensors_net)},
+    "boards/microbit/README.md": {"budgets": ("microbit", _budgets)},
+    "boards/hifive1/README.md": {"budgets": ("hifive1", _budgets)},
+}
+
+
+def doc_path(readme, rel):
+    return readme if rel == "README.md" else os.path.join(os.path.dirname(os.path.abspath(readme)), rel)
 
 
 def readme_regions(text, path):
@@ -956,13 +1024,13 @@ def readme_regions(text, path):
         sys.exit(f"footprint: {e}")
 
 
-def region_text(name, reports):
-    board, make = README_REGIONS[name]
+def region_text(rel, name, reports):
+    board, make = DOC_REGIONS[rel][name]
     by_base = {base_name(r): r for r in reports if r["board"] == board}
     try:
         return make(by_base)
     except KeyError as e:
-        sys.exit(f"footprint: README region {name} needs the image {e.args[0]}-{board}")
+        sys.exit(f"footprint: the region {name} of {rel} needs the image {e.args[0]}-{board}")
 
 
 def write_doc(args):
@@ -970,18 +1038,19 @@ def write_doc(args):
     text = document(reports)
     with open(args.doc, "w", encoding="utf-8") as fh:
         fh.write(text)
-    with open(args.readme, encoding="utf-8") as fh:
-        readme = fh.read()
-    regions = readme_regions(readme, args.readme)
-    missing = [n for n in README_REGIONS if n not in regions]
-    unknown = [n for n in regions if n not in README_REGIONS]
-    if missing or unknown:
-        sys.exit(f"{args.readme}: footprint regions missing: {missing or 'none'}; unknown: {unknown or 'none'}")
-    try:
-        docgen.rewrite(args.readme, "footprint", {n: region_text(n, reports) for n in README_REGIONS})
-    except docgen.RegionError as e:
-        sys.exit(f"footprint: {e}")
-    print(f"{args.doc} and the footprint regions of {args.readme} rewritten", file=sys.stderr)
+    for rel, table in DOC_REGIONS.items():
+        path = doc_path(args.readme, rel)
+        with open(path, encoding="utf-8") as fh:
+            regions = readme_regions(fh.read(), path)
+        missing = [n for n in table if n not in regions]
+        unknown = [n for n in regions if n not in table]
+        if missing or unknown:
+            sys.exit(f"{path}: footprint regions missing: {missing or 'none'}; unknown: {unknown or 'none'}")
+        try:
+            docgen.rewrite(path, "footprint", {n: region_text(rel, n, reports) for n in table})
+        except docgen.RegionError as e:
+            sys.exit(f"footprint: {e}")
+    print(f"{args.doc} and the footprint regions of {', '.join(DOC_REGIONS)} rewritten", file=sys.stderr)
     return 0
 
 
@@ -1010,7 +1079,7 @@ def check_doc(args):
     if have != want:
         problems.append(f"{args.doc}: its sections are\n  " + "\n  ".join(have or ["(none)"])
                         + "\nbut should be, in this order,\n  " + "\n  ".join(want))
-    now = board_section(args.board, reports)
+    now = board_section(args.board, documented(reports))
     names = [b for b, _ in BOARDS]
     if args.board in names[:-1]:
         now += "\n"  # the blank line before the next section
@@ -1020,36 +1089,38 @@ def check_doc(args):
     elif section != now:
         problems.append(f"{args.doc}: the section of {args.board} is not what this build measures:\n"
                         + diff(section, now, args.board))
-    with open(args.readme, encoding="utf-8") as fh:
-        readme = fh.read()
-    regions = readme_regions(readme, args.readme)
-    for name in regions:
-        if name not in README_REGIONS:
-            problems.append(f"{args.readme}: unknown footprint region {name} (README_REGIONS of tools/footprint.py)")
-    checked = 0
-    for name, (board, _) in README_REGIONS.items():
-        if name not in regions:
-            problems.append(f"{args.readme}: the footprint region {name} is missing")
-        elif board == args.board:
-            checked += 1
-            start, end = regions[name]
-            was, text = readme[start:end], region_text(name, reports)
-            if was != text:
-                problems.append(f"{args.readme}: the footprint region {name} says\n  {was}\nthe build gives\n  {text}")
+    checked = []
+    for rel, table in DOC_REGIONS.items():
+        path = doc_path(args.readme, rel)
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+        regions = readme_regions(text, path)
+        for name in regions:
+            if name not in table:
+                problems.append(f"{path}: unknown footprint region {name} (DOC_REGIONS of tools/footprint.py)")
+        for name, (board, _) in table.items():
+            if name not in regions:
+                problems.append(f"{path}: the footprint region {name} is missing")
+            elif board == args.board:
+                checked.append(f"{rel} {name}")
+                start, end = regions[name]
+                was, now_text = text[start:end], region_text(rel, name, reports)
+                if was != now_text:
+                    problems.append(f"{path}: the footprint region {name} says\n  {was}\nthe build gives\n  {now_text}")
     for p in problems:
         print(p)
     if problems:
         print(f"FOOTPRINT DOCS OUT OF DATE for {args.board}: run scripts/footprint (it rewrites "
-              f"{args.doc} and the footprint regions of {args.readme} from every board's build)")
+              f"{args.doc} and the footprint regions of {', '.join(DOC_REGIONS)} from every board's build)")
         return 1
     print(f"{args.doc}: the header and the section of {args.board} ({len(now.splitlines())} lines) are "
-          f"current; {args.readme}: {checked} footprint region(s) of {args.board} current")
+          f"current; footprint regions of {args.board} current: {', '.join(checked) or 'none'}")
     return 0
 
 
 def table(args):
     """Prints the sections of the boards these reports are from."""
-    boards = by_board(load_reports(args.reports))
+    boards = by_board(documented(load_reports(args.reports)))
     print("\n".join(board_section(b, boards[b]) for b, _ in BOARDS if b in boards), end="")
     return 0
 
@@ -1071,6 +1142,8 @@ def main():
     a.add_argument("--cpu-flags", default="")
     a.add_argument("--root", default=ROOT, help="the checkout, whose files are told apart by their path in it")
     a.add_argument("--json")
+    a.add_argument("--not-documented", action="store_true",
+                   help="docs/footprint.md does not describe the image (its report may feed a region)")
     a.add_argument("--recursion", action="append",
                    help="NAME=N: a function recursing over constant data at most N levels deep")
     doc = os.path.join(ROOT, "docs", "footprint.md")

@@ -95,32 +95,46 @@ if(EMCP_BOARD_NET)
   # smaller Param).
   # Authorization headers up to 256 bytes (the default keeps 1 KiB); 2 listen streams (each
   # holds a connection of the 4; the default 4 would take 272 B more).
+  # Each network image's connection and session slots are set here, once: the image is built
+  # with them and the tests that run it are given them (EMCP_IMAGE_CONNECTIONS_<image>,
+  # EMCP_IMAGE_SESSIONS_<image>: boards/CMakeLists.txt passes them as EMCP_IMAGE_CONNECTIONS and
+  # EMCP_IMAGE_SESSIONS), so that a test checks the limits against the build, not against what
+  # the firmware says about itself.
+  set(EMCP_IMAGE_CONNECTIONS_sensors-net 4)
+  set(EMCP_IMAGE_SESSIONS_sensors-net 2)
   emcp_firmware(emcp-sensors-net-${EMCP_BOARD}
     SOURCES ${sensors_net_sources}
     INCLUDES ${CMAKE_CURRENT_LIST_DIR}
     DEFINES EMCP_HTTP_MAX_AUTH=256 EMCP_MAX_LISTENS=2
-    APP_DEFINES EMCP_SENSORS_NETWORK=1
+    APP_DEFINES EMCP_SENSORS_NETWORK=1 EMCP_SENSORS_NET_CONNECTIONS=${EMCP_IMAGE_CONNECTIONS_sensors-net}
+                EMCP_SENSORS_NET_SESSIONS=${EMCP_IMAGE_SESSIONS_sensors-net}
     LIBS ${EMCP_BOARD_NET_LIBS}
     FLASH_BUDGET 157696 FLASH_TARGET 131072 RAM_BUDGET 68608 RAM_TARGET 65536)
   # The same with 8 connections and 8 sessions: the load test's 8 clients each hold a session.
+  set(EMCP_IMAGE_CONNECTIONS_sensors-net8 8)
+  set(EMCP_IMAGE_SESSIONS_sensors-net8 8)
   emcp_firmware(emcp-sensors-net8-${EMCP_BOARD}
     SOURCES ${sensors_net_sources}
     INCLUDES ${CMAKE_CURRENT_LIST_DIR}
     DEFINES EMCP_HTTP_MAX_AUTH=256
-    APP_DEFINES EMCP_SENSORS_NETWORK=1 EMCP_SENSORS_NET_CONNECTIONS=8 EMCP_SENSORS_NET_SESSIONS=8
+    APP_DEFINES EMCP_SENSORS_NETWORK=1 EMCP_SENSORS_NET_CONNECTIONS=${EMCP_IMAGE_CONNECTIONS_sensors-net8}
+                EMCP_SENSORS_NET_SESSIONS=${EMCP_IMAGE_SESSIONS_sensors-net8}
     LIBS ${EMCP_BOARD_NET_LIBS})
   # HTTPS and WSS (TLS 1.2, Mbed TLS from a static pool), 2 connections and 2 sessions: the
   # issue's target is 256 KiB of flash and 96 KiB of static RAM. Its 24 KiB pool holds the
   # parsed certificate and key (2.5 KiB with a P-256 key), 2 established connections (7.7 KiB
-  # each: 4 KiB in and 2 KiB out of record buffers, session, keys) and the 2.9 KiB more one
+  # each: 4 KiB in and 2 KiB out of record buffers, session, keys) and the 2.8 KiB more one
   # handshake takes (device_stats reports the figures). The certificate and key come from the
   # board's credentials region (board/credentials.h), never from the image; so does, when the
   # region carries it, bearer-token authorization (Authorization headers up to 1 KiB: JWTs).
   if(EMCP_BOARD_TLS_SOURCES)
     # sensors_tls_image(NAME CONNECTIONS POOL_KIB [emcp_firmware() arguments...]): the sensors
     # firmware over HTTPS with CONNECTIONS connection slots, 2 sessions and a POOL_KIB pool
-    # (the other arguments: LIBS, targets, NOT_DOCUMENTED).
+    # (the other arguments: LIBS, targets, NOT_DOCUMENTED); its slots for the tests, as above.
     function(sensors_tls_image name connections pool_kib)
+      string(REGEX REPLACE "^emcp-" "" image ${name})
+      set(EMCP_IMAGE_CONNECTIONS_${image} ${connections} PARENT_SCOPE)
+      set(EMCP_IMAGE_SESSIONS_${image} 2 PARENT_SCOPE)
       emcp_firmware(${name}-${EMCP_BOARD} ${ARGN}
         SOURCES ${sensors_net_sources} ${EMCP_BOARD_TLS_SOURCES}
         INCLUDES ${CMAKE_CURRENT_FUNCTION_LIST_DIR}

@@ -22,7 +22,8 @@ namespace {
 
 void usage() {
   serve::say({"usage: emcp-sensors [--simulate] [--page-size N] [--http PORT [--ws] [--bind ADDR] [--allow-host NAME]...\n"
-              "                    [--timeout-ms N] [--keepalive-ms N] [--tls-cert FILE --tls-key FILE]]\n"
+              "                    [--timeout-ms N] [--keepalive-ms N] [--reclaim-grace-ms N]\n"
+              "                    [--tls-cert FILE --tls-key FILE]]\n"
               "  MCP server over stdio (one JSON-RPC message per line), or over HTTP with --http.\n"
               "  --simulate         use the deterministic sensor model instead of /sys and /proc\n"
               "  --page-size N      entries per page of tools/list, resources/list, ... (default 16)\n",

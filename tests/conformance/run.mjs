@@ -26,6 +26,9 @@
 //   --pending FILE    that allow-list (default pending-0.2.txt beside this file).
 //   --keep DIR        keep the suite's results in DIR/RUN/N/server-*/checks.json (DIR/RUN must
 //                     not exist).
+//   --check-docs      the scenario counts the documents quote for this run (DOC_FIGURES) must be
+//                     those of the suite's own list: a difference is a problem of the run (the
+//                     Linux runs of the ctest suite pass it).
 //
 // The rules. A scenario passes when none of its checks is a FAILURE or a WARNING and one at
 // least is a SUCCESS (a scenario that checked nothing proves nothing); SKIPPED and INFO checks
@@ -163,6 +166,49 @@ const RUNS = {
   },
 };
 const RUNS_02 = ["2025-11-25", "2026-07-28", "all-2026-07-28"];
+
+// The scenario counts the documents give, per run: [file (from the checkout's root), a pattern
+// whose groups are the figures (whitespace in the file counts as one space), the figures the
+// run's plan gives].
+const all = (p) => p.scored.length + p.unscored.size;
+const DOC_FIGURES = {
+  "0.1": [
+    ["tests/README.md", /all (\d+) server scenarios \(`--suite all`/, (p) => [all(p)]],
+    ["examples/everything/README.md", /all (\d+) server scenarios of the suite/, (p) => [all(p)]],
+  ],
+  "2025-11-25": [
+    ["tests/README.md", /`server --requirements 2025-11-25` \((\d+) scored \+ (\d+) unscored scenarios\)/,
+     (p) => [p.scored.length, p.unscored.size]],
+    ["README.md", /and its 2025-11-25 one \((\d+)\)/, (p) => [p.scored.length]],
+  ],
+  "2026-07-28": [
+    ["tests/README.md", /`server --requirements 2026-07-28` \((\d+) scored \+ (\d+) unscored\)/,
+     (p) => [p.scored.length, p.unscored.size]],
+    ["README.md", /2026-07-28 requirement set \((\d+) scored scenarios\)/, (p) => [p.scored.length]],
+    ["docs/mcp.md", /passes its (\d+) scored 2026-07-28 scenarios/, (p) => [p.scored.length]],
+  ],
+  "all-2026-07-28": [
+    ["tests/README.md", /`server --suite all --spec-version 2026-07-28` \((\d+)\), then `--scenario` for each extension scenario \((\d+) more/,
+     (p) => [all(p) - p.extensions.length, p.extensions.length]],
+  ],
+};
+
+// What the documents say that the plan does not: one problem a sentence.
+function checkDocFigures(name, plan, problems) {
+  for (const [file, pattern, figures] of DOC_FIGURES[name] ?? []) {
+    const text = readFileSync(join(here, "../..", file), "utf8").replace(/\s+/g, " ");
+    const m = text.match(pattern);
+    if (!m) {
+      problems.push(`${file}: no sentence matching ${pattern} (the counts this run checks)`);
+      continue;
+    }
+    const said = m.slice(1).map(Number);
+    const want = figures(plan);
+    if (said.join() !== want.join()) {
+      problems.push(`${file}: "${m[0]}" says ${said.join(", ")}; the suite's list gives ${want.join(", ")} (correct the document)`);
+    }
+  }
+}
 
 // ---------------------------------------------------------------------------- the server
 
@@ -312,6 +358,7 @@ async function runOnce(name, opts, outRoot) {
   const problems = [];
   console.log(`\n== ${name}: ${run.title}`);
   const plan = await run.plan();
+  if (opts.checkDocs) checkDocFigures(name, plan, problems);
   const expected = [...plan.scored, ...plan.unscored.keys()];
   const pending = run.allowList ? readPending(opts.pending, plan, problems) : [];
 
@@ -355,14 +402,19 @@ async function runOnce(name, opts, outRoot) {
 
 function usage(why) {
   console.error(`run.mjs: ${why}\nusage: node run.mjs [--run NAME[,NAME...]] [--unscored fail|report] ` +
-    `[--pending FILE] [--keep DIR] [SERVER [ARGS...]]\n  runs: ${Object.keys(RUNS).join(", ")}, 0.2 (${RUNS_02.join(", ")})`);
+    `[--pending FILE] [--keep DIR] [--check-docs] [SERVER [ARGS...]]\n  runs: ${Object.keys(RUNS).join(", ")}, 0.2 (${RUNS_02.join(", ")})`);
   process.exit(2);
 }
 
 function parseArgs(argv) {
-  const o = { runs: ["0.1"], unscored: "fail", pending: join(here, "pending-0.2.txt"), keep: null };
+  const o = { runs: ["0.1"], unscored: "fail", pending: join(here, "pending-0.2.txt"), keep: null, checkDocs: false };
   let i = 0;
   for (; i < argv.length && argv[i].startsWith("--"); i += 2) {
+    if (argv[i] === "--check-docs") {
+      o.checkDocs = true;
+      --i;  // no value
+      continue;
+    }
     const [flag, value] = [argv[i], argv[i + 1]];
     if (value === undefined) usage(`${flag} needs a value`);
     if (flag === "--run") o.runs = value.split(",").flatMap((r) => (r === "0.2" ? RUNS_02 : [r]));

@@ -160,6 +160,32 @@ function whyCut(authorization) {
   return WHY.signature;
 }
 
+/// Tokens that expire during a test: the server reads the wall clock, this process's (one
+/// machine), in whole seconds, and a token is valid while that is at most `exp` + 60 (its skew).
+/// Which side of the end a request was judged on is known from the times around it, not
+/// assumed: "valid" when it was answered within the last valid second, "expired" when it was
+/// sent after it, "either" when it straddled the end (the server read the clock in between).
+const SKEW_S = 60;
+function sideOf(sentMs, answeredMs, lastValidS) {
+  if (Math.floor(answeredMs / 1000) <= lastValidS) return "valid";
+  return Math.floor(sentMs / 1000) > lastValidS ? "expired" : "either";
+}
+/// Runs `attempt(lastValidS)` with a token window of 2 s, then 4, 8... (the window ends with the
+/// whole second `lastValidS`), until one returns true: an attempt returns false when a request
+/// that was to be judged valid reached the server too late (a machine stalled for seconds), after
+/// asserting that what it got fits the side that request was on.
+async function withTokenWindow(attempt) {
+  for (let windowS = 2; windowS <= 64; windowS *= 2) {
+    if (await attempt(Math.floor(Date.now() / 1000) + windowS)) return;
+    console.log(`# a ${windowS} s token window was too short for the requests meant to be valid; again with ${2 * windowS} s`);
+  }
+  assert.fail("no token window up to 64 s was long enough");
+}
+/// Until the server's clock is past `lastValidS` (this process's, in whole seconds).
+async function pastS(lastValidS) {
+  while (Math.floor(Date.now() / 1000) <= lastValidS) await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 5));
+}
+
 /// Asserts a refusal: `status`, and for 401/403/400 a Bearer challenge naming the metadata with
 /// `error` (null: no error parameter; undefined: not checked), `scope` and `description` (the
 /// error_description; when given, or null for none).
@@ -774,15 +800,34 @@ describe("auth bad input: --auth-token and --jwt-key (ES256) together", { timeou
   });
 
   test("the clock is read per request: a token that expires during a session is refused from then on", async () => {
-    const exp = now() - 58;   // valid while now <= exp + 60 (the skew)
-    const auth = bearer(jwt({ iat: now() - 600, exp }));
-    const sid = await session(port, auth);
-    assert.equal((await post(port, auth, rpc(2, "ping"), { sid })).status, 200);
-    const end = Date.now() + 5000;
-    while (Math.floor(Date.now() / 1000) <= exp + 61 && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
-    assertRefusal(await post(port, auth, rpc(3, "ping"), { sid }), 401, { error: "invalid_token", description: WHY.expired });
-    // A fresh token carries on with the same session.
-    assert.equal((await post(port, bearer(jwt()), rpc(4, "ping"), { sid })).status, 200);
+    await withTokenWindow(async (lastValidS) => {
+      const auth = bearer(jwt({ iat: now() - 600, exp: lastValidS - SKEW_S }));
+      // A session and a ping with it, each judged by the side of the end it was on.
+      let sid;
+      const steps = [
+        () => post(port, auth, rpc(1, "initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "auth-test", version: "1" } })),
+        () => post(port, auth, INITIALIZED, { sid, headers: { "MCP-Protocol-Version": "2025-11-25" } }),
+        () => post(port, auth, rpc(2, "ping"), { sid }),
+      ];
+      for (const [i, step] of steps.entries()) {
+        const sent = Date.now();
+        const r = await step();
+        const side = sideOf(sent, Date.now(), lastValidS);
+        if (side === "valid") {
+          assert.equal(r.status, i === 1 ? 202 : 200, `step ${i} within the token's validity: ${r.body}`);
+          if (i === 0) sid = r.headers["mcp-session-id"];
+          continue;
+        }
+        if (side === "expired") assertRefusal(r, 401, { error: "invalid_token", description: WHY.expired });
+        else assert.ok([200, 202, 401].includes(r.status), `step ${i} across the end: ${r.status}`);
+        return false;
+      }
+      await pastS(lastValidS);
+      assertRefusal(await post(port, auth, rpc(3, "ping"), { sid }), 401, { error: "invalid_token", description: WHY.expired });
+      // A fresh token carries on with the same session.
+      assert.equal((await post(port, bearer(jwt()), rpc(4, "ping"), { sid })).status, 200);
+      return true;
+    });
   });
 
   test("a batch (2025-03-26) with one call beyond the token's scope is refused whole (403)", async () => {
@@ -930,22 +975,32 @@ describe("auth bad input: --auth-token and --jwt-key (ES256) together", { timeou
   });
 
   test("a WebSocket ends (1008) at its first message after its token expired", async () => {
-    // Valid for about 2 more seconds: exp 58 s ago, within the server's 60 s skew.
-    const exp = Math.floor(Date.now() / 1000) - 58;
-    const { ws, status } = await wsOpen("/ws", bearer(jwt({ scope: "sensors:read", exp })));
-    assert.equal(status, 101);
-    const closed = new Promise((resolve) => ws.on("close", (code) => resolve(code)));
-    try {
-      const init = await wsCall(ws, rpc(1, "initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "ws", version: "1" } }), 1);
-      assert.ok(init.result);
-      ws.send(INITIALIZED);
-      await new Promise((r) => setTimeout(r, 3500));
-      ws.send(callTool(2, "read_sensor", { sensor: "temperature" }));
-      const code = await Promise.race([closed, new Promise((_, rej) => setTimeout(() => rej(new Error("no close in 5 s")), 5000))]);
-      assert.equal(code, 1008, "policy violation: the token expired");
-    } finally {
-      ws.terminate();
-    }
+    await withTokenWindow(async (lastValidS) => {
+      const sent = Date.now();
+      const { ws, status } = await wsOpen("/ws", bearer(jwt({ scope: "sensors:read", exp: lastValidS - SKEW_S })));
+      if (sideOf(sent, Date.now(), lastValidS) !== "valid") {
+        ws?.terminate();
+        return false;  // (upgraded or refused: either may be, the end passed meanwhile)
+      }
+      assert.equal(status, 101);
+      const closed = new Promise((resolve) => ws.on("close", (code) => resolve(code)));
+      try {
+        // The server checks the token at each message (after the upgrade).
+        const initSent = Date.now();
+        const init = await wsCall(ws, rpc(1, "initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "ws", version: "1" } }), 1)
+          .catch((e) => ({ error: e.message }));
+        if (sideOf(initSent, Date.now(), lastValidS) !== "valid") return false;
+        assert.ok(init.result, `initialize within the token's validity: ${JSON.stringify(init)}`);
+        ws.send(INITIALIZED);
+        await pastS(lastValidS);
+        ws.send(callTool(2, "read_sensor", { sensor: "temperature" }));
+        const code = await Promise.race([closed, new Promise((_, rej) => setTimeout(() => rej(new Error("no close in 5 s")), 5000))]);
+        assert.equal(code, 1008, "policy violation: the token expired");
+        return true;
+      } finally {
+        ws.terminate();
+      }
+    });
     await stillServing();
   });
 

@@ -14,10 +14,10 @@
 // (--window), what is lost is surfaced: every request is answered exactly once.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import net from "node:net";
 import { startQemu, stopQemu } from "./lib/harness.mjs";
+import { bridgeClient } from "./lib/bridge_client.mjs";
 import { check } from "./lib/schema.mjs";
 
 const PART = process.env.EMCP_UART_FLOW_PART ?? "held";
@@ -85,37 +85,8 @@ async function direct(firmware) {
   };
 }
 
-/// emcp-bridge on the board's serial port; a line client on its stdio.
-function bridged(port, extra = []) {
-  const p = spawn(process.env.EMCP_BRIDGE, ["--tcp", `127.0.0.1:${port}`, ...extra], { stdio: ["pipe", "pipe", "pipe"] });
-  const all = [];
-  const waiting = new Map();
-  let stderr = "";
-  p.stderr.on("data", (d) => { stderr += d; });
-  createInterface({ input: p.stdout }).on("line", (l) => {
-    const m = JSON.parse(l);
-    all.push(m);
-    const w = m.id !== undefined ? waiting.get(m.id) : undefined;
-    if (w) { waiting.delete(m.id); w(m); }
-  });
-  return {
-    all,
-    stderr: () => stderr,
-    call(msg, ms = 30000) {
-      return new Promise((resolve, reject) => {
-        const t = setTimeout(() => reject(new Error(`no answer to ${JSON.stringify(msg.id)}; bridge said: ${stderr.slice(-2000)}`)), ms);
-        waiting.set(msg.id, (m) => { clearTimeout(t); resolve(m); });
-        p.stdin.write(JSON.stringify(msg) + "\n");
-      });
-    },
-    send: (msg) => p.stdin.write(JSON.stringify(msg) + "\n"),
-    async end() {
-      p.stdin.end();
-      if (p.exitCode === null && p.signalCode === null) await new Promise((r) => p.once("exit", r));
-      return p.exitCode;
-    },
-  };
-}
+/// emcp-bridge on the board's serial port; a line client on its stdio (lib/bridge_client.mjs).
+const bridged = (port, extra = []) => bridgeClient(process.env.EMCP_BRIDGE, ["--tcp", `127.0.0.1:${port}`, ...extra]);
 
 async function initialize(c) {
   const r = await c.call(INIT);
@@ -216,8 +187,9 @@ if (PART === "gap") {
     assert.equal(ids.length, BURST, "exactly one answer per request");
     assert.equal(new Set(ids).size, BURST);
     assert.match(c.stderr(), /the board lost input/);
-    const r = await c.call({ jsonrpc: "2.0", id: "after", method: "ping" });
-    assert.deepEqual(r.result, {});
+    // No request after this: with a window larger than its buffer the board may go on losing
+    // input while it works through the rest of the burst (the test without a bridge shows it
+    // serves on). The end of the input still ends the bridge cleanly.
     assert.equal(await c.end(), 0);
   });
 }

@@ -8,9 +8,8 @@
 //   EMCP_BRIDGE=build/native/bin/emcp-bridge node --test tests/mcp/bridge_flow.test.mjs
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { createInterface } from "node:readline";
 import net from "node:net";
+import { bridgeClient } from "./lib/bridge_client.mjs";
 
 const BRIDGE = process.env.EMCP_BRIDGE ?? new URL("../../build/native/bin/emcp-bridge", import.meta.url).pathname;
 const procs = [];
@@ -82,38 +81,9 @@ async function fakeBoard({ ring = 300, bytesPerTick = 48, banner = true, onLine 
   return board;
 }
 
-/// A client on the bridge's stdio: answers by id, in arrival order in `all`.
-function bridge(port, extra = []) {
-  const p = spawn(BRIDGE, ["--tcp", `127.0.0.1:${port}`, "--ping-after-ms", "300", ...extra], { stdio: ["pipe", "pipe", "pipe"] });
-  procs.push(p);
-  const waiting = new Map();
-  const all = [];
-  let stderr = "";
-  p.stderr.on("data", (d) => { stderr += d; });
-  createInterface({ input: p.stdout }).on("line", (l) => {
-    const m = JSON.parse(l);
-    all.push(m);
-    const w = "id" in m ? waiting.get(m.id) : undefined;
-    if (w) { waiting.delete(m.id); w(m); }
-  });
-  return {
-    all,
-    stderr: () => stderr,
-    call(msg, ms = 20000) {
-      return new Promise((resolve, reject) => {
-        const t = setTimeout(() => reject(new Error(`no answer to ${msg.id}; bridge said: ${stderr}`)), ms);
-        waiting.set(msg.id, (m) => { clearTimeout(t); resolve(m); });
-        p.stdin.write(JSON.stringify(msg) + "\n");
-      });
-    },
-    send(msg) { p.stdin.write(JSON.stringify(msg) + "\n"); },
-    async end() {
-      p.stdin.end();
-      if (p.exitCode === null && p.signalCode === null) await new Promise((r) => p.once("exit", r));
-      return p.exitCode;
-    },
-  };
-}
+/// A client on the bridge's stdio (lib/bridge_client.mjs); the fake boards answer the bridge's
+/// probe ping after 300 quiet ms.
+const bridge = (port, extra = []) => bridgeClient(BRIDGE, ["--tcp", `127.0.0.1:${port}`, "--ping-after-ms", "300", ...extra], procs);
 
 const pad = (n) => "x".repeat(n);
 const request = (id, size) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { n: id, text: pad(size) } });

@@ -2,8 +2,9 @@
 // Streamable HTTP session, send N requests in all (JSON answers, and for half the clients every
 // 10th a deferred tool call with progress, answered as an event stream); every answer must be
 // right, no request may
-// fail, and once the clients ended their sessions and closed their connections the server
-// must report every connection and session slot free.
+// fail, and once the clients ended their sessions and closed their connections every
+// connection and session slot must be free: by the server's own report when it stops, and by the
+// kernel's before (its sockets in /proc: none left open, one listening; lib/proc_sockets.mjs).
 //
 //   EMCP_SENSORS=build/native/bin/emcp-sensors node --test tests/mcp/http_load.test.mjs
 import { test } from "node:test";
@@ -11,6 +12,7 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import { startNetworkServer, stopNetworkServer } from "./lib/harness.mjs";
 import { rpcCall as call } from "./lib/rawhttp.mjs";
+import { waitSockets } from "./lib/proc_sockets.mjs";
 
 const SERVER = process.env.EMCP_SENSORS ?? new URL("../../build/native/bin/emcp-sensors", import.meta.url).pathname;
 const CLIENTS = Number(process.env.EMCP_LOAD_CLIENTS ?? 8);
@@ -29,6 +31,7 @@ function messages(r) {
 test(`${CLIENTS} clients, ${REQUESTS} requests: no failure, all slots free afterwards`, async () => {
   const server = await startNetworkServer(SERVER, ["--simulate"], []);
   const failures = [];
+  let sockets = null;
   let done = 0;
   let streams = 0;
   const t0 = Date.now();
@@ -73,9 +76,13 @@ test(`${CLIENTS} clients, ${REQUESTS} requests: no failure, all slots free after
     const seconds = (Date.now() - t0) / 1000;
     console.log(`# ${done} answers (${streams} as event streams) in ${seconds.toFixed(2)} s: ${(done / seconds).toFixed(0)} req/s over ${CLIENTS} connections`);
   } finally {
-    await new Promise((r) => setTimeout(r, 300));  // the server sees the closes
+    // The server reads the clients' hang-ups: then it holds no connection socket (a liveness
+    // bound: it has been sent every one of them already).
+    sockets = await waitSockets(server.proc.pid, (x) => x.open.length === 0, 10000);
     await stopNetworkServer(server);  // SIGTERM: exit status 0, no sanitizer report
   }
+  assert.equal(sockets.open.length, 0, `the server's sockets once the clients left: ${sockets.summary}`);
+  assert.equal(sockets.listening.length, 1, `one listening socket: ${sockets.summary}`);
   assert.deepEqual(failures.slice(0, 5), []);
   assert.equal(done, REQUESTS);
   const m = /in use at stop: (\d+) connections, (\d+) sessions/.exec(server.stderr());

@@ -30,15 +30,25 @@ ROWS = [
     ("docs/http.md", "| `StaticHttpServer<2, 1, 2048, 768, 1024>` (a small device)",
      ["emcp::transport::StaticHttpServer<2, 1, 2048, 768, 1024>"]),
 ]
-# (document, a regular expression whose groups are the sizes a sentence gives, the types)
+# (document, a regular expression whose groups are the sizes a sentence gives, the types): every
+# match in the document is checked, and there must be one at least.
 SENTENCES = [
     ("examples/echo/README.md", r"reader ([\d,]+) B, decoder ([\d,]+) B",
      ["emcp::json::StaticReader<>", "emcp::jsonrpc::Decoder"]),
+    ("README.md", r"a tree node is ([\d,]+) B", ["emcp::json::Node"]),
+    ("README.md", r"through `input\(\)` at once, ([\d,]+) B each", ["emcp::mcp::BridgeSlot"]),
+    ("docs/mcp.md", r"A slot is ([\d,]+) B plus its arena on Cortex-M", ["emcp::mcp::BridgeSlot"]),
+    ("docs/mcp.md", r"a node is ([\d,]+) B on a 32-bit target", ["emcp::json::Node"]),
+    ("docs/mcp.md", r"32-bit target: ([\d,]+) B per slot plus `ResultBytes`", ["emcp::mcp::TaskSlot"]),
+    ("docs/mcp.md", r"the default\s+store: ([\d,]+) B on Cortex-M3", ["emcp::mcp::StaticTaskStore<>"]),
+    ("docs/mcp.md", r"declares \(([\d,]+) B on Cortex-M3", ["emcp::mcp::Session"]),
+    ("docs/json.md", r"message\s+record in the arena \(([\d,]+) B on 32-bit targets\)", ["emcp::jsonrpc::Message"]),
 ]
 
 
 def measure(cxx, flags, root, types):
-    src = ['#include "emcp/mcp/server.h"', '#include "emcp/transport/stdio.h"',
+    src = ['#include "emcp/mcp/server.h"', '#include "emcp/mcp/input_bridge.h"', '#include "emcp/mcp/tasks.h"',
+           '#include "emcp/transport/stdio.h"',
            '#include "emcp/transport/http_server.h"', '#include "emcp/transport/websocket.h"',
            '__attribute__((section(".emcp_sizes"), used)) extern const unsigned kSizes[] = {']
     src += [f"    sizeof({t})," for t in types]
@@ -84,16 +94,17 @@ def main():
         bad += got != want
     for doc, pattern, ts in SENTENCES:
         with open(os.path.join(args.root, doc), encoding="utf-8") as fh:
-            m = re.search(pattern, fh.read())
+            found = list(re.finditer(pattern, fh.read()))
         want = [sizes[t] for t in ts]
-        if m is None:
+        if not found:
             print(f"{doc}: no sentence matching {pattern!r}")
             bad += 1
             continue
-        got = [int(g.replace(",", "")) for g in m.groups()]
-        status = "ok" if got == want else "WRONG"
-        print(f"{status}: {doc}: {m.group(0)!r} says {got}, sizeof gives {want}")
-        bad += got != want
+        for m in found:
+            got = [int(g.replace(",", "")) for g in m.groups()]
+            status = "ok" if got == want else "WRONG"
+            print(f"{status}: {doc}: {m.group(0)!r} says {got}, sizeof gives {want}")
+            bad += got != want
     return 1 if bad else 0
 
 

@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "mbedtls/ctr_drbg.h"
+#include "mbedtls/debug.h"
 #include "mbedtls/ecp.h"
 #include "mbedtls/net_sockets.h"
 #include "mbedtls/pk.h"
@@ -39,6 +40,21 @@ void log_line(const char* text, size_t n) {
   g_log[n] = '\0';
 }
 
+// ---- The alerts a client receives (WorldOptions::client_alerts): Mbed TLS 2.28 reports each at
+// debug level 2 as "got an alert message, type: [LEVEL:DESCRIPTION]" (ssl_msg.c), once per
+// alert record; it belongs to the client the world is stepping (the clients only read there).
+Client* g_stepping = nullptr;
+
+void client_debug(void*, int, const char*, int, const char* text) {
+  static const char kAlert[] = "got an alert message, type: [";
+  const char* at = strstr(text, kAlert);
+  if (at == nullptr || g_stepping == nullptr) return;
+  unsigned level = 0, description = 0;
+  if (sscanf(at + sizeof kAlert - 1, "%u:%u]", &level, &description) != 2) return;
+  ++g_stepping->alerts;
+  g_stepping->alert_level = static_cast<uint8_t>(level);
+  g_stepping->alert_description = static_cast<uint8_t>(description);
+}
 
 bool would_block(int ret) { return ret == MBEDTLS_ERR_SSL_WANT_READ || ret == MBEDTLS_ERR_SSL_WANT_WRITE; }
 
@@ -151,6 +167,8 @@ void Pipe::reset() {
   window = grant = kUnlimited;
   hold = owes_writable = fail_writes = false;
   writes = short_writes = writable_calls = waits = records = 0;
+  for (uint32_t& n : records_of_type) n = 0;
+  last_alert_length = 0;
   rec_hdr_len = rec_left = 0;
 }
 
@@ -169,6 +187,8 @@ void Pipe::count_records(const uint8_t* p, size_t n) {
     if (rec_hdr_len == 5) {
       rec_hdr_len = 0;
       rec_left = static_cast<size_t>(rec_hdr[3]) << 8 | rec_hdr[4];
+      if (rec_hdr[0] >= 20 && rec_hdr[0] <= 23) ++records_of_type[rec_hdr[0] - 20];
+      if (rec_hdr[0] == 21) last_alert_length = static_cast<uint32_t>(rec_left);
       if (rec_left == 0) ++records;
     }
   }
@@ -249,9 +269,15 @@ World::World(const WorldOptions& options)
   mbedtls_ssl_conf_rng(&client_conf_, &rng, nullptr);
   if (options.client_renegotiation)
     mbedtls_ssl_conf_renegotiation(&client_conf_, MBEDTLS_SSL_RENEGOTIATION_ENABLED);
+  if (options.client_alerts) {
+    mbedtls_ssl_conf_dbg(&client_conf_, &client_debug, nullptr);
+    mbedtls_debug_set_threshold(2);
+    debug_raised_ = true;
+  }
 }
 
 World::~World() {
+  if (debug_raised_) mbedtls_debug_set_threshold(0);
   for (Client& c : clients_) c.release();
   for (Pipe*& p : slots_) p = nullptr;
   mbedtls_x509_crt_free(&ca_);
@@ -387,6 +413,8 @@ int World::connect(size_t i, bool tls_client, const mbedtls_ssl_session* resume)
   c.paused = false;
   c.established = c.peer_closed = c.eof = c.failed = false;
   c.error = 0;
+  c.alerts = 0;
+  c.alert_level = c.alert_description = 0;
   const int s = handler_.open();
   if (s < 0) {
     const emcp::StrView refusal = handler_.refusal();
@@ -444,6 +472,10 @@ void World::abort(size_t i) {
 
 bool World::step_client(Client& c) {
   if (!c.tls || !c.ssl_ready_ || c.paused || c.ended()) return false;
+  struct Stepping {
+    explicit Stepping(Client* c) { g_stepping = c; }
+    ~Stepping() { g_stepping = nullptr; }
+  } stepping(&c);
   if (!c.established) {
     const int ret = mbedtls_ssl_handshake(&c.ssl);
     if (ret == 0) {

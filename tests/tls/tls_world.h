@@ -146,6 +146,10 @@ struct Pipe {
   uint32_t writable_calls = 0;   ///< ConnectionHandler::writable calls made for it
   uint32_t waits = 0;            ///< HttpPort::wait_writable calls
   uint32_t records = 0;          ///< TLS records the listener took whole (headers parsed)
+  /// ... by content type, read from their headers (in clear on the wire): change_cipher_spec,
+  /// alert, handshake, application_data (RFC 5246 6.2.1); and the last alert record's length.
+  uint32_t records_of_type[4] = {};
+  uint32_t last_alert_length = 0;
   // TLS record header parsing of what the listener took (counts records).
   uint8_t rec_hdr[5] = {};
   size_t rec_hdr_len = 0;
@@ -175,6 +179,11 @@ class Client {
   mbedtls_ssl_context ssl;
   mbedtls_ssl_session session;  ///< after the handshake: its session (to resume with)
   bool has_session = false;
+  /// The alerts this client's Mbed TLS received, as it decoded them (WorldOptions::client_alerts):
+  /// how many, and the last one's level and description (RFC 5246 7.2).
+  uint32_t alerts = 0;
+  uint8_t alert_level = 0;
+  uint8_t alert_description = 0;
 
   bool ended() const { return peer_closed || eof || failed; }
   /// The plaintext not looked at yet; moves the cursor.
@@ -199,6 +208,9 @@ struct WorldOptions {
   emcp::ws::Sha1Fn sha1 = nullptr;  ///< WebSocket (nullptr: /ws off)
   bool init_tls = true;                        ///< TlsContext::init with credentials()
   bool client_renegotiation = false;           ///< the clients may ask to renegotiate
+  /// The clients note the alerts they receive (Client::alerts): through Mbed TLS's debug
+  /// callback, its threshold raised for the world's life (off by default: it costs a format).
+  bool client_alerts = false;
 };
 
 class World {
@@ -291,6 +303,7 @@ class World {
   emcp::Status init_status_ = emcp::Status::kOk;
   const char* fault_ = nullptr;
   uint32_t faults_ = 0;
+  bool debug_raised_ = false;
 };
 
 /// The last line the platform logged (the layer's "tls: connection ended: ..."), NUL-ended.

@@ -112,9 +112,9 @@ const TLS_NAME = process.env.EMCP_TLS_NAME || "server";
 export const TLS = TLS_DIR !== null;
 export const HTTP_SCHEME = TLS ? "https" : "http";
 export const WS_SCHEME = TLS ? "wss" : "ws";
-/// The server's options for TLS (none without EMCP_TLS_DIR).
-export function tlsArgs() {
-  return TLS ? ["--tls-cert", `${TLS_DIR}/${TLS_NAME}.pem`, "--tls-key", `${TLS_DIR}/${TLS_NAME}.key`] : [];
+/// The server's options for TLS (none without EMCP_TLS_DIR), with the certificate `name`.
+export function tlsArgs(name = TLS_NAME) {
+  return TLS ? ["--tls-cert", `${TLS_DIR}/${name}.pem`, "--tls-key", `${TLS_DIR}/${name}.key`] : [];
 }
 
 /// The options scripts/run-board takes too (authorization, provisioned into the board): the
@@ -151,9 +151,10 @@ function startAnnouncing(what, cmd, argv, url, startMs, stdin = "pipe") {
 /// Starts `command args --http 0 --ws` (or, with EMCP_RUN_BOARD, the board) and resolves with
 /// { proc, port, stderr(), watch } once it listens on a loopback port (it prints the port on
 /// stderr). Its stdin stays open: scripts/run-board stops the board at the end of its input.
-export function startNetworkServer(command, args = [], extra = ["--ws"]) {
-  const [cmd, argv] = RUN_BOARD ? [RUN_BOARD[0], [...RUN_BOARD.slice(1), "--http", "0", ...tlsArgs(), ...boardArgs(args)]]
-                                : [command, [...args, "--http", "0", ...extra, ...tlsArgs()]];
+/// With TLS, `tlsName` is the certificate of the test PKI it serves (EMCP_TLS_NAME by default).
+export function startNetworkServer(command, args = [], extra = ["--ws"], tlsName = TLS_NAME) {
+  const [cmd, argv] = RUN_BOARD ? [RUN_BOARD[0], [...RUN_BOARD.slice(1), "--http", "0", ...tlsArgs(tlsName), ...boardArgs(args)]]
+                                : [command, [...args, "--http", "0", ...extra, ...tlsArgs(tlsName)]];
   // The scheme it announces must be the one asked for.
   return startAnnouncing("server", cmd, argv, new RegExp(`serving MCP on ${HTTP_SCHEME}://127\\.0\\.0\\.1:(\\d+)/`),
                          RUN_BOARD ? 60000 : 5000);

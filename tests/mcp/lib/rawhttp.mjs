@@ -1,7 +1,12 @@
 // A raw HTTP/1.1 client over node:net for the transport tests: sends exactly the bytes given
-// (malformed ones too) and parses what comes back. Loopback only; every wait is bounded.
+// (malformed ones too) and parses what comes back. Loopback only; every wait is bounded, by
+// WAIT_MS unless the caller says otherwise: a bound on how long to wait for what must come
+// (an answer, a close), seconds beyond what a server needs on a loaded machine, never a claim
+// about the time it took.
 import http from "node:http";
 import net from "node:net";
+
+const WAIT_MS = 10000;
 
 /// Parses HTTP responses out of `buf` (a Buffer). Returns { responses, rest }; each response is
 /// { status, headers (lower-case names), body (Buffer) }. Bodies: Content-Length, chunked, or
@@ -82,7 +87,7 @@ export function connectRaw(port, options = {}) {
       sock,
       write: (data) => new Promise((r) => sock.write(data, () => r())),
       /// Waits until `pred({ buf, closed })` holds, at most `ms`.
-      until: (pred, ms = 3000) => new Promise((res, rej) => {
+      until: (pred, ms = WAIT_MS) => new Promise((res, rej) => {
         const check = () => {
           if (pred({ buf, closed })) { waiters.delete(check); clearTimeout(t); res({ buf, closed }); }
         };
@@ -91,7 +96,7 @@ export function connectRaw(port, options = {}) {
         check();
       }),
       /// Waits for `n` complete responses (or the close).
-      responses: async (n = 1, ms = 3000) => {
+      responses: async (n = 1, ms = WAIT_MS) => {
         await new Promise((res, rej) => {
           const check = () => {
             let got = 0;
@@ -139,7 +144,7 @@ export const POST_HEADERS = { "Content-Type": "application/json", Accept: "appli
 
 /// One request on a fresh connection; resolves with the first response and whether the
 /// server closed the connection.
-export async function once(port, bytes, ms = 3000) {
+export async function once(port, bytes, ms = WAIT_MS) {
   const c = await connectRaw(port);
   await c.write(bytes);
   const [r] = await c.responses(1, ms);

@@ -82,6 +82,8 @@ const char kHttpUsage[] =
     "  --timeout-ms N     longest wait for a request's head (the first one: from the accept),\n"
     "                     between body bytes, and for a TLS handshake (default 10000)\n"
     "  --keepalive-ms N   close a connection idle between requests after N ms (default 60000)\n"
+    "  --reclaim-grace-ms N  when every connection slot is taken, a request still arriving N ms\n"
+    "                     after it began may give its slot to a newcomer (default 1000)\n"
     "  --tls-cert FILE    HTTPS and WSS: the server's certificate chain (PEM) ...\n"
     "  --tls-key FILE     ... and its private key (PEM)\n"
     "  --auth-token TOKEN require a bearer token; this one grants every scope (repeatable)\n"
@@ -117,8 +119,8 @@ int parse_http_option(int argc, char** argv, int* i, HttpConfig* config) {
     return 1;
   }
   static const char* const kWithValue[] = {"--http",     "--bind",       "--allow-host", "--timeout-ms", "--keepalive-ms",
-                                           "--tls-cert", "--tls-key",    "--auth-token", "--jwt-key",
-                                           "--jwt-secret", "--issuer",   "--audience"};
+                                           "--reclaim-grace-ms", "--tls-cert", "--tls-key", "--auth-token",
+                                           "--jwt-key",  "--jwt-secret", "--issuer",     "--audience"};
   bool known = false;
   for (const char* name : kWithValue) known = known || strcmp(arg, name) == 0;
   if (!known) return 0;
@@ -138,6 +140,11 @@ int parse_http_option(int argc, char** argv, int* i, HttpConfig* config) {
     const long n = strtol(value, &end, 10);
     if (end == value || *end != '\0' || n < 100 || n > 600000) return needs("a number of milliseconds 100..600000");
     (strcmp(arg, "--timeout-ms") == 0 ? config->timeout_ms : config->keepalive_ms) = static_cast<uint32_t>(n);
+  } else if (strcmp(arg, "--reclaim-grace-ms") == 0) {
+    char* end = nullptr;
+    const long n = strtol(value, &end, 10);
+    if (end == value || *end != '\0' || n < 0 || n > 600000) return needs("a number of milliseconds 0..600000");
+    config->reclaim_grace_ms = static_cast<uint32_t>(n);
   } else if (strcmp(arg, "--tls-cert") == 0) {
     config->tls_cert = value;
   } else if (strcmp(arg, "--tls-key") == 0) {
@@ -161,9 +168,10 @@ int parse_http_option(int argc, char** argv, int* i, HttpConfig* config) {
 
 bool check_http_options(const HttpConfig& config) {
   const bool any = config.websocket || config.allowed_hosts.size() != 0 || config.timeout_ms != 0 || config.keepalive_ms != 0 ||
-                   config.tls_cert != nullptr || config.tls_key != nullptr || strcmp(config.address, "127.0.0.1") != 0;
+                   config.reclaim_grace_ms != UINT32_MAX || config.tls_cert != nullptr || config.tls_key != nullptr ||
+                   strcmp(config.address, "127.0.0.1") != 0;
   if (!config.enabled && any) {
-    say({config.program, ": --ws, --bind, --allow-host, --timeout-ms, --keepalive-ms, --tls-cert and --tls-key need --http PORT\n"});
+    say({config.program, ": --ws, --bind, --allow-host, --timeout-ms, --keepalive-ms, --reclaim-grace-ms, --tls-cert and --tls-key need --http PORT\n"});
     return false;
   }
   if ((config.tls_cert == nullptr) != (config.tls_key == nullptr)) {
@@ -404,6 +412,7 @@ int http(emcp::mcp::Server& server, const HttpConfig& config, const Loop& loop) 
   g_options.sha1 = config.websocket ? &emcp::mbedtls::sha1 : nullptr;
   if (config.timeout_ms != 0) g_options.head_timeout_ms = g_options.body_timeout_ms = config.timeout_ms;
   if (config.keepalive_ms != 0) g_options.keepalive_ms = config.keepalive_ms;
+  if (config.reclaim_grace_ms != UINT32_MAX) g_options.reclaim_grace_ms = config.reclaim_grace_ms;
   if (g_net.listen(config.address, config.port) != emcp::Status::kOk) {
     char p[24];
     say({config.program, ": cannot listen on ", config.address, " port ", num(config.port, p), ": ",

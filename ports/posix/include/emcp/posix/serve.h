@@ -33,6 +33,9 @@ struct HttpConfig {
   bool websocket = false;
   uint32_t timeout_ms = 0;              ///< request head/body timeouts (0: the defaults, 10 s)
   uint32_t keepalive_ms = 0;            ///< idle keep-alive connections (0: the default, 60 s)
+  /// How long a request may be young before a newcomer may take its slot as slow (HttpOptions::
+  /// reclaim_grace_ms; UINT32_MAX: the default, 1 s).
+  uint32_t reclaim_grace_ms = UINT32_MAX;
   /// Extra Host/Origin names besides the localhost names ("*": any).
   emcp::Span<const char* const> allowed_hosts;
   /// HTTPS/WSS instead of HTTP/WS (both or neither): the server's certificate chain and its
