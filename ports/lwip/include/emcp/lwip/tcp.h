@@ -13,7 +13,10 @@
 // whose sequence number lies beyond what the TIME_WAIT connection received frees that pcb
 // before lwIP sees the SYN, which then reaches the listener as any new connection; the next
 // initial sequence number is moved past what the old connection sent (+64 KiB), as the RFC asks.
-// A SYN that is not newer is left to lwIP (an old duplicate: the ACK, as before).
+// A SYN that is not newer is left to lwIP (an old duplicate: the ACK, as before). The RFC's
+// second condition, back to TIME_WAIT should a newer SYN turn out an old duplicate, is not kept
+// (nor by Linux): that connection ends at the peer's RST, and the old one's segments fall
+// outside the new one's windows, both initial sequence numbers being beyond them.
 //
 // Wiring: ports/lwip's lwipopts.h sets lwIP's LWIP_HOOK_IP4_INPUT to emcp_lwip_ip4_input (a
 // host or board that has its own hook calls it first: tests/lwip) and LWIP_HOOK_TCP_ISN to
