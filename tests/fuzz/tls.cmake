@@ -4,7 +4,7 @@
 # plaintext requests written by make_tls_seeds.sh (no binary files kept).
 if(TARGET emcp_mbedtls_tls)
   add_executable(fuzz_tls_http ${CMAKE_CURRENT_LIST_DIR}/fuzz_tls_http.cpp
-                 ${CMAKE_CURRENT_LIST_DIR}/../tls/tls_world.cpp
+                 ${CMAKE_CURRENT_LIST_DIR}/../tls/tls_world.cpp ${CMAKE_CURRENT_LIST_DIR}/../tls/tls_common.cpp
                  ${CMAKE_CURRENT_LIST_DIR}/../unit/mcp_fixture_app.cpp)
   target_compile_options(fuzz_tls_http PRIVATE -fsanitize=fuzzer)
   target_link_options(fuzz_tls_http PRIVATE -fsanitize=fuzzer)

@@ -14,11 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <map>
-#include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "../unit/heap_guard.h"
 #include "../unit/mcp_fixture_app.h"
@@ -29,6 +26,8 @@
 #include "lwip/pbuf.h"
 #include "lwip/priv/tcp_priv.h"
 #include "lwip/tcp.h"
+#include "lwip_fixture.h"
+#include "lwip_http_util.h"
 #include "lwip_world.h"
 
 namespace {
@@ -38,7 +37,6 @@ using emcp::lwip::StaticLwipHttpListener;
 using emcp::transport::HttpOptions;
 using lwip_world::Client;
 using lwip_world::client;
-using lwip_world::Pools;
 
 void on_lwip_assert(const char* message, const char* file, int line) {
   fprintf(stderr, "lwIP assertion in a test: %s (%s:%d)\n", message, file, line);
@@ -50,197 +48,18 @@ bool fake_random(void* out, size_t n) {
   return true;
 }
 
-// ---- HTTP/1.1 responses (RFC 9112), read independently of the engine's writer ------------------
-
-bool iequal(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (tolower(static_cast<unsigned char>(a[i])) != tolower(static_cast<unsigned char>(b[i]))) return false;
-  return true;
-}
-
-// The value of header `name` in a response head (status line included); data() is nullptr when
-// absent. Allocates nothing.
-std::string_view header(std::string_view head, std::string_view name) {
-  size_t pos = head.find("\r\n");
-  while (pos != std::string_view::npos && pos + 2 < head.size()) {
-    const size_t start = pos + 2;
-    size_t end = head.find("\r\n", start);
-    if (end == std::string_view::npos) end = head.size();
-    std::string_view line = head.substr(start, end - start);
-    const size_t colon = line.find(':');
-    if (colon != std::string_view::npos && iequal(line.substr(0, colon), name)) {
-      std::string_view v = line.substr(colon + 1);
-      while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
-      while (!v.empty() && (v.back() == ' ' || v.back() == '\t')) v.remove_suffix(1);
-      return v;
-    }
-    pos = end;
-  }
-  return std::string_view();
-}
-
-size_t parse_size(std::string_view s, int base) {
-  size_t n = 0;
-  for (char ch : s) {
-    int d = -1;
-    if (ch >= '0' && ch <= '9') d = ch - '0';
-    else if (base == 16 && ch >= 'a' && ch <= 'f') d = ch - 'a' + 10;
-    else if (base == 16 && ch >= 'A' && ch <= 'F') d = ch - 'A' + 10;
-    if (d < 0) break;
-    n = n * static_cast<size_t>(base) + static_cast<size_t>(d);
-  }
-  return n;
-}
-
-// Where the first response at the front of `in` ends. Allocates nothing (it runs inside the
-// no-heap loops).
-struct Framing {
-  size_t head_len = 0;  // 0: the head is not complete yet
-  size_t length = 0;    // 0: the response is not complete yet
-  int status = 0;
-  bool chunked = false;
-};
-
-Framing frame(std::string_view in) {
-  Framing f;
-  const size_t end = in.find("\r\n\r\n");
-  if (end == std::string_view::npos || in.substr(0, 9) != "HTTP/1.1 ") return f;
-  f.status = static_cast<int>(parse_size(in.substr(9, 3), 10));
-  f.head_len = end + 4;
-  const std::string_view head = in.substr(0, end);
-  if (f.status < 200 || f.status == 204 || f.status == 304) {
-    f.length = f.head_len;
-    return f;
-  }
-  const std::string_view cl = header(head, "content-length");
-  if (cl.data() != nullptr) {
-    const size_t n = parse_size(cl, 10);
-    if (in.size() >= f.head_len + n) f.length = f.head_len + n;
-    return f;
-  }
-  if (iequal(header(head, "transfer-encoding"), "chunked")) {
-    f.chunked = true;
-    size_t p = f.head_len;
-    for (int guard = 0; guard < 100000; ++guard) {
-      const size_t le = in.find("\r\n", p);
-      if (le == std::string_view::npos) return f;
-      const size_t size = parse_size(in.substr(p, le - p), 16);
-      if (size == 0) {
-        if (in.size() >= le + 4) f.length = le + 4;
-        return f;
-      }
-      if (in.size() < le + 2 + size + 2) return f;
-      p = le + 2 + size + 2;
-    }
-  }
-  return f;  // until the connection ends: never complete here
-}
-
-struct Response {
-  int status = 0;
-  std::map<std::string, std::string> headers;  // lower-case names
-  std::string body;
-  bool chunked = false;
-  size_t chunks = 0;
-};
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-// The response `f` frames at the front of `in`, its body de-chunked.
-Response decode(std::string_view in, const Framing& f) {
-  Response r;
-  r.status = f.status;
-  r.chunked = f.chunked;
-  const std::string_view head = in.substr(0, f.head_len - 4);
-  size_t pos = head.find("\r\n");
-  while (pos != std::string_view::npos && pos + 2 < head.size()) {
-    const size_t start = pos + 2;
-    size_t end = head.find("\r\n", start);
-    if (end == std::string_view::npos) end = head.size();
-    const std::string_view line = head.substr(start, end - start);
-    const size_t colon = line.find(':');
-    r.headers[lower(line.substr(0, colon))] = std::string(header(head, line.substr(0, colon)));
-    pos = end;
-  }
-  if (!f.chunked) {
-    r.body = std::string(in.substr(f.head_len, (f.length != 0 ? f.length : in.size()) - f.head_len));
-    return r;
-  }
-  size_t p = f.head_len;
-  for (;;) {
-    const size_t le = in.find("\r\n", p);
-    if (le == std::string_view::npos) break;
-    const size_t size = parse_size(in.substr(p, le - p), 16);
-    if (size == 0 || in.size() < le + 2 + size + 2) break;
-    EXPECT_EQ(in.substr(le + 2 + size, 2), "\r\n") << "chunk data ends with CRLF";
-    r.body += in.substr(le + 2, size);
-    ++r.chunks;
-    p = le + 2 + size + 2;
-  }
-  return r;
-}
+using namespace lwip_http;  // requests, and responses read from RFC 9112 (lwip_http_util.h)
 
 std::string_view received(const Client& c) { return std::string_view(c.data(), c.size()); }
-
-// ---- Requests ----------------------------------------------------------------------------------
-
-std::string post(const std::string& body, const std::string& sid = "", const std::string& extra = "") {
-  std::string r = "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
-                   "Accept: application/json, text/event-stream\r\n";
-  if (!sid.empty()) r += "Mcp-Session-Id: " + sid + "\r\n";
-  return r + extra + "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
-}
-
-std::string init_body() {
-  return R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",)"
-         R"("capabilities":{},"clientInfo":{"name":"lwip-test","version":"1"}}})";
-}
-
-std::string call(int id, const char* tool, const char* args = "{}") {
-  return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"method":"tools/call","params":{"name":")" + tool +
-         R"(","arguments":)" + args + "}}";
-}
-
-std::string echo(int id, const std::string& sid, const char* text = "hello", const std::string& extra = "") {
-  return post(call(id, "echo", (std::string(R"({"text":")") + text + R"("})").c_str()), sid, extra);
-}
-
-std::string get_stream(const std::string& sid) {
-  return "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: " + sid + "\r\n\r\n";
-}
-
-// The big tool's answer: blocks 0..199, each once, in order.
-void expect_all_blocks(const std::string& body) {
-  size_t at = 0;
-  for (int i = 0; i < 200; ++i) {
-    const std::string block = "block " + std::to_string(i) + ": 0123456789";
-    const size_t next = body.find(block, at);
-    ASSERT_NE(next, std::string::npos) << "block " << i << " missing or out of order";
-    at = next + block.size();
-  }
-  EXPECT_EQ(body.find("block 200"), std::string::npos);
-  EXPECT_EQ(body.back(), '}');
-}
 
 // ---- The fixture -------------------------------------------------------------------------------
 
 constexpr size_t kConns = 3;  // the engine's connections (the listener has one more slot, for 503)
 
-class LwipHttp : public ::testing::Test {
- private:
-  // Declared before the server and the engine: open while they are built and destroyed.
-  std::optional<emcp_test::NoHeapScope> lifetime_scope_{std::in_place};
-
+class LwipHttp : public lwip_fixture::LwipFixture {
  protected:
-  LwipHttp() { lifetime_scope_.reset(); }
-  ~LwipHttp() override { lifetime_scope_.emplace(); }
 
-  void SetUp() override {
+  void set_up() override {
     lwip_world::init(&on_lwip_assert);
     emcp_test::NoHeapScope no_heap;
     lwip_world::set_tick(2);
@@ -254,7 +73,7 @@ class LwipHttp : public ::testing::Test {
     listening_ = lwip_world::pools();
   }
 
-  void TearDown() override {
+  void tear_down() override {
     {
       emcp_test::NoHeapScope no_heap;
       lwip_world::set_hook(nullptr, nullptr);
@@ -262,49 +81,16 @@ class LwipHttp : public ::testing::Test {
       lwip_world::abort_clients();
       (void)lwip_world::abort_strays(80);
     }
-    // Everything ends: lwIP's timers (retransmissions, TIME_WAIT) and the engine's timeouts run.
-    settle();
-    EXPECT_EQ(http_.connections_in_use(), 0u);
-    EXPECT_EQ(net_.slots_in_use(), 0u);
-    char why[512];
-    EXPECT_TRUE(lwip_world::same(lwip_world::pools(), listening_, why, sizeof why)) << "pools after the test: " << why;
-    {
-      emcp_test::NoHeapScope no_heap;
-      net_.stop();
-      lwip_world::set_tick(250);
-      for (int i = 0; i < 8; ++i) lwip_world::step();  // lwIP's TCP timer stops once idle
-    }
-    EXPECT_TRUE(lwip_world::same(lwip_world::pools(), lwip_world::at_start(), why, sizeof why))
-        << "pools after stop(): " << why;
+    expect_released_then_stop();
   }
 
-  // Runs the world and the listener (one step, one run_once) until `done` or `max_steps`.
-  template <class Done>
-  bool run_until(Done done, int max_steps = 20000) {
-    emcp_test::NoHeapScope no_heap;
-    for (int i = 0; i < max_steps; ++i) {
-      if (done()) return true;
-      lwip_world::step();
-      net_.run_once();
-    }
-    return done();
+  // One step of the world and the listener (run_until repeats it).
+  void step_once() override {
+    lwip_world::step();
+    net_.run_once();
   }
-  void run_steps(int n) {
-    run_until([] { return false; }, n);
-  }
-  // Until every connection is gone and lwIP's pools are as they were after listen().
-  void settle() {
-    const uint32_t tick = lwip_world::tick();
-    lwip_world::set_tick(250);
-    run_until(
-        [&] {
-          const Pools p = lwip_world::pools();
-          return http_.connections_in_use() == 0 && net_.slots_in_use() == 0 &&
-                 lwip_world::same(p, listening_, nullptr, 0);
-        },
-        4000);
-    lwip_world::set_tick(tick);
-  }
+  bool released() override { return http_.connections_in_use() == 0 && net_.slots_in_use() == 0; }
+  void stop_listener() override { net_.stop(); }
 
   Client& connect(size_t i) {
     Client& c = client(i);
@@ -347,14 +133,7 @@ class LwipHttp : public ::testing::Test {
   // A session, initialized on client i; the connection stays open.
   std::string session(size_t i = 0) {
     Client& c = connect(i);
-    send(c, post(init_body()));
-    Response r = next_response(c);
-    EXPECT_EQ(r.status, 200);
-    const std::string sid = r.headers["mcp-session-id"];
-    EXPECT_EQ(sid.size(), 32u);
-    send(c, post(R"({"jsonrpc":"2.0","method":"notifications/initialized"})", sid));
-    EXPECT_EQ(next_response(c).status, 202);
-    return sid;
+    return open_session([&](const std::string& bytes) { send(c, bytes); }, [&] { return next_response(c); });
   }
   // ... and the connection closed again (the engine's slot free).
   std::string session_then_close(size_t i = 0) {
@@ -369,7 +148,6 @@ class LwipHttp : public ::testing::Test {
   HttpOptions options_;
   StaticLwipHttpListener<kConns> net_;
   emcp::transport::StaticHttpServer<kConns, 2> http_{server_, options_, net_.port_interface()};
-  Pools listening_{};
 };
 
 // 1. A whole MCP exchange over lwIP: initialize, the initialized notification, tool calls; a

@@ -2,11 +2,8 @@
 
 #include <stdio.h>
 
-#include "mbedtls/ctr_drbg.h"
 #include "mbedtls/debug.h"
-#include "mbedtls/ecp.h"
 #include "mbedtls/net_sockets.h"
-#include "mbedtls/pk.h"
 #include "mbedtls/x509_crt.h"
 
 #include "../unit/mcp_fixture_app.h"
@@ -16,19 +13,6 @@ namespace tls_world {
 using emcp::Status;
 
 namespace {
-
-// ---- Randomness: a CTR-DRBG whose "entropy" is a fixed function of a seed string.
-
-mbedtls_ctr_drbg_context g_drbg;
-bool g_drbg_ready = false;
-char g_seed[64];
-
-int fixed_entropy(void* ctx, unsigned char* out, size_t n) {
-  const char* s = static_cast<const char*>(ctx);
-  const size_t k = strlen(s);
-  for (size_t i = 0; i < n; ++i) out[i] = static_cast<unsigned char>(static_cast<size_t>(s[i % k]) * 7u + i);
-  return 0;
-}
 
 // ---- The platform the engine and the TLS context share.
 
@@ -56,102 +40,8 @@ void client_debug(void*, int, const char*, int, const char* text) {
   g_stepping->alert_description = static_cast<uint8_t>(description);
 }
 
-bool would_block(int ret) { return ret == MBEDTLS_ERR_SSL_WANT_READ || ret == MBEDTLS_ERR_SSL_WANT_WRITE; }
-
-// ---- Credentials
-
-bool make_key(mbedtls_pk_context* pk) {
-  return mbedtls_pk_setup(pk, mbedtls_pk_info_from_type(MBEDTLS_PK_ECKEY)) == 0 &&
-         mbedtls_ecp_gen_key(MBEDTLS_ECP_DP_SECP256R1, mbedtls_pk_ec(*pk), &rng, nullptr) == 0;
-}
-
-bool pem_len(Pem& out) {
-  const void* end = memchr(out.data, '\0', sizeof out.data);
-  if (end == nullptr) return false;
-  out.len = static_cast<size_t>(static_cast<const uint8_t*>(end) - out.data) + 1;
-  return true;
-}
-
-bool write_key(mbedtls_pk_context* pk, Pem& out) {
-  return mbedtls_pk_write_key_pem(pk, out.data, sizeof out.data) == 0 && pem_len(out);
-}
-
-bool write_cert(mbedtls_pk_context* subject_key, mbedtls_pk_context* issuer_key, const char* subject,
-                const char* issuer, bool ca, int serial, Pem& out) {
-  mbedtls_x509write_cert w;
-  mbedtls_x509write_crt_init(&w);
-  mbedtls_mpi sn;
-  mbedtls_mpi_init(&sn);
-  mbedtls_x509write_crt_set_version(&w, MBEDTLS_X509_CRT_VERSION_3);
-  mbedtls_x509write_crt_set_md_alg(&w, MBEDTLS_MD_SHA256);
-  mbedtls_x509write_crt_set_subject_key(&w, subject_key);
-  mbedtls_x509write_crt_set_issuer_key(&w, issuer_key);
-  const bool ok =
-      mbedtls_mpi_lset(&sn, serial) == 0 && mbedtls_x509write_crt_set_serial(&w, &sn) == 0 &&
-      mbedtls_x509write_crt_set_subject_name(&w, subject) == 0 &&
-      mbedtls_x509write_crt_set_issuer_name(&w, issuer) == 0 &&
-      mbedtls_x509write_crt_set_validity(&w, "20200101000000", "20991231235959") == 0 &&
-      mbedtls_x509write_crt_set_basic_constraints(&w, ca ? 1 : 0, ca ? 0 : -1) == 0 &&
-      mbedtls_x509write_crt_set_key_usage(
-          &w, ca ? MBEDTLS_X509_KU_KEY_CERT_SIGN : MBEDTLS_X509_KU_DIGITAL_SIGNATURE) == 0 &&
-      mbedtls_x509write_crt_set_subject_key_identifier(&w) == 0 &&
-      mbedtls_x509write_crt_set_authority_key_identifier(&w) == 0 &&
-      mbedtls_x509write_crt_pem(&w, out.data, sizeof out.data, &rng, nullptr) == 0 && pem_len(out);
-  mbedtls_mpi_free(&sn);
-  mbedtls_x509write_crt_free(&w);
-  return ok;
-}
-
-bool make_credentials(Credentials& c) {
-  mbedtls_pk_context ca_key, server_key, other_key;
-  mbedtls_pk_init(&ca_key);
-  mbedtls_pk_init(&server_key);
-  mbedtls_pk_init(&other_key);
-  const bool ok = make_key(&ca_key) && make_key(&server_key) && make_key(&other_key) &&
-                  write_cert(&ca_key, &ca_key, "CN=emcp test CA,O=emcp", "CN=emcp test CA,O=emcp", true, 1, c.ca) &&
-                  write_cert(&server_key, &ca_key, "CN=localhost,O=emcp", "CN=emcp test CA,O=emcp", false, 2, c.cert) &&
-                  write_key(&server_key, c.key) && write_key(&other_key, c.other_key);
-  mbedtls_pk_free(&other_key);
-  mbedtls_pk_free(&server_key);
-  mbedtls_pk_free(&ca_key);
-  return ok;
-}
-
-Credentials g_credentials;
-bool g_credentials_made = false;
 
 }  // namespace
-
-void reset_random(const char* seed) {
-  if (g_drbg_ready) mbedtls_ctr_drbg_free(&g_drbg);
-  snprintf(g_seed, sizeof g_seed, "%s", seed);
-  mbedtls_ctr_drbg_init(&g_drbg);
-  g_drbg_ready = mbedtls_ctr_drbg_seed(&g_drbg, &fixed_entropy, g_seed,
-                                       reinterpret_cast<const unsigned char*>(g_seed), strlen(g_seed)) == 0;
-}
-
-bool random(void* out, size_t n) {
-  if (!g_drbg_ready) reset_random();
-  auto* p = static_cast<unsigned char*>(out);
-  while (n != 0) {
-    const size_t k = n < MBEDTLS_CTR_DRBG_MAX_REQUEST ? n : MBEDTLS_CTR_DRBG_MAX_REQUEST;
-    if (mbedtls_ctr_drbg_random(&g_drbg, p, k) != 0) return false;
-    p += k;
-    n -= k;
-  }
-  return true;
-}
-
-int rng(void*, unsigned char* out, size_t n) { return random(out, n) ? 0 : MBEDTLS_ERR_CTR_DRBG_ENTROPY_SOURCE_FAILED; }
-
-const Credentials& credentials() {
-  if (!g_credentials_made) {
-    reset_random("credentials");
-    g_credentials.ok = make_credentials(g_credentials);
-    g_credentials_made = true;
-  }
-  return g_credentials;
-}
 
 const char* last_log() { return g_log; }
 void clear_log() { g_log[0] = '\0'; }
@@ -166,32 +56,8 @@ void Pipe::reset() {
   refused = server_closed = engine_closed = client_closed = false;
   window = grant = kUnlimited;
   hold = owes_writable = fail_writes = false;
-  writes = short_writes = writable_calls = waits = records = 0;
-  for (uint32_t& n : records_of_type) n = 0;
-  last_alert_length = 0;
-  rec_hdr_len = rec_left = 0;
-}
-
-void Pipe::count_records(const uint8_t* p, size_t n) {
-  while (n != 0) {
-    if (rec_left != 0) {
-      const size_t k = n < rec_left ? n : rec_left;
-      rec_left -= k;
-      p += k;
-      n -= k;
-      if (rec_left == 0) ++records;
-      continue;
-    }
-    rec_hdr[rec_hdr_len++] = *p++;
-    --n;
-    if (rec_hdr_len == 5) {
-      rec_hdr_len = 0;
-      rec_left = static_cast<size_t>(rec_hdr[3]) << 8 | rec_hdr[4];
-      if (rec_hdr[0] >= 20 && rec_hdr[0] <= 23) ++records_of_type[rec_hdr[0] - 20];
-      if (rec_hdr[0] == 21) last_alert_length = static_cast<uint32_t>(rec_left);
-      if (rec_left == 0) ++records;
-    }
-  }
+  writes = short_writes = writable_calls = waits = 0;
+  reset_records();
 }
 
 // ---- Client
@@ -260,13 +126,7 @@ World::World(const WorldOptions& options)
     init_status_ = context.init(tls_platform_, cred.cert.data, cred.cert.len, cred.key.data, cred.key.len, options.tls);
   mbedtls_ssl_config_init(&client_conf_);
   mbedtls_x509_crt_init(&ca_);
-  if (mbedtls_ssl_config_defaults(&client_conf_, MBEDTLS_SSL_IS_CLIENT, MBEDTLS_SSL_TRANSPORT_STREAM,
-                                  MBEDTLS_SSL_PRESET_DEFAULT) != 0 ||
-      mbedtls_x509_crt_parse(&ca_, cred.ca.data, cred.ca.len) != 0)
-    note_fault("client configuration");
-  mbedtls_ssl_conf_authmode(&client_conf_, MBEDTLS_SSL_VERIFY_REQUIRED);
-  mbedtls_ssl_conf_ca_chain(&client_conf_, &ca_, nullptr);
-  mbedtls_ssl_conf_rng(&client_conf_, &rng, nullptr);
+  if (!client_config(&client_conf_, &ca_)) note_fault("client configuration");
   if (options.client_renegotiation)
     mbedtls_ssl_conf_renegotiation(&client_conf_, MBEDTLS_SSL_RENEGOTIATION_ENABLED);
   if (options.client_alerts) {

@@ -13,12 +13,12 @@
 // Pipe::hold: then the test opens it). wait_writable() opens `grant` more bytes at once (0: the
 // wait times out and the clock moves on, as a peer that does not read).
 //
-// Credentials are made at run time with Mbed TLS (P-256 keys, a self-signed CA, a server
-// certificate for "localhost" signed by it): nothing secret is committed. All randomness (the
-// keys, the clients, the server's Platform::random, hence the TLS context's generator) comes
-// from one CTR-DRBG seeded from a fixed string (reset_random()), so runs repeat. (The TLS
-// hellos also carry Mbed TLS's wall-clock time: ciphertext bytes differ from run to run, what
-// the layer and the engine do does not.)
+// Credentials are made at run time with Mbed TLS (tls_common.h: P-256 keys, a self-signed CA,
+// a server certificate for "localhost" signed by it): nothing secret is committed. All
+// randomness (the keys, the clients, the server's Platform::random, hence the TLS context's
+// generator) comes from one CTR-DRBG seeded from a fixed string (reset_random()), so runs
+// repeat. (The TLS hellos also carry Mbed TLS's wall-clock time: ciphertext bytes differ from
+// run to run, what the layer and the engine do does not.)
 //
 // Oracles: every call of the listener's port is checked against the slot's state (a write or
 // close for a connection the listener does not hold is a fault), and what each client decrypts
@@ -37,6 +37,7 @@
 
 #include "emcp/mbedtls/tls.h"
 #include "emcp/transport/http_server.h"
+#include "tls_common.h"
 
 namespace tls_world {
 
@@ -45,89 +46,10 @@ constexpr size_t kClients = 6;
 constexpr size_t kPipeBytes = 1u << 16;   ///< each direction of a connection, and each transcript
 constexpr size_t kUnlimited = SIZE_MAX;
 
-// ---- Randomness ------------------------------------------------------------------------------
-
-/// Reseeds the world's CTR-DRBG from `seed` (a fixed entropy function): what follows repeats.
-void reset_random(const char* seed = "emcp tls world");
-/// Platform::random.
-bool random(void* out, size_t n);
-/// Mbed TLS's f_rng.
-int rng(void* ctx, unsigned char* out, size_t n);
-
-// ---- Credentials -----------------------------------------------------------------------------
-
-struct Pem {
-  uint8_t data[2048];
-  size_t len = 0;  ///< including the terminating NUL (what Mbed TLS's PEM parsers want)
-};
-struct Credentials {
-  Pem ca;         ///< self-signed CA certificate ("CN=emcp test CA")
-  Pem cert;       ///< server certificate, CN=localhost, signed by the CA
-  Pem key;        ///< the server certificate's private key (P-256)
-  Pem other_key;  ///< a P-256 key that is not the certificate's
-  bool ok = false;
-};
-/// Made on the first call (with reset_random("credentials") first), then kept.
-const Credentials& credentials();
-
-// ---- Bytes -------------------------------------------------------------------------------------
-
-/// A byte queue of fixed capacity. `total()` counts every byte ever appended.
-template <size_t N>
-class Bytes {
- public:
-  /// Appends what fits; false (and overflowed()) when not all of it did.
-  bool append(const void* p, size_t n) {
-    if (n > space()) {
-      overflowed_ = true;
-      n = space();
-      append_some(p, n);
-      return false;
-    }
-    append_some(p, n);
-    return true;
-  }
-  void consume(size_t n) {
-    if (n > len_) n = len_;
-    off_ += n;
-    len_ -= n;
-    if (len_ == 0) off_ = 0;
-  }
-  void clear() {
-    off_ = len_ = 0;
-    total_ = 0;
-    overflowed_ = false;
-  }
-  const uint8_t* data() const { return buf_ + off_; }
-  const char* chars() const { return reinterpret_cast<const char*>(buf_ + off_); }
-  size_t size() const { return len_; }
-  bool empty() const { return len_ == 0; }
-  size_t space() const { return N - len_; }
-  uint64_t total() const { return total_; }
-  bool overflowed() const { return overflowed_; }
-
- private:
-  void append_some(const void* p, size_t n) {
-    if (n == 0) return;
-    if (off_ + len_ + n > N) {
-      memmove(buf_, buf_ + off_, len_);
-      off_ = 0;
-    }
-    memcpy(buf_ + off_ + len_, p, n);
-    len_ += n;
-    total_ += n;
-  }
-  uint8_t buf_[N];
-  size_t off_ = 0;
-  size_t len_ = 0;
-  uint64_t total_ = 0;
-  bool overflowed_ = false;
-};
-
 // ---- A connection ------------------------------------------------------------------------------
 
-/// One TCP connection as both ends see it.
-struct Pipe {
+/// One TCP connection as both ends see it; the records the listener took (RecordCount).
+struct Pipe : RecordCount {
   Bytes<kPipeBytes> to_server;   ///< sent by the client, not yet consumed by the layer
   Bytes<kPipeBytes> to_client;   ///< taken by the listener, not yet read by the client
   Bytes<kPipeBytes> engine_out;  ///< what the engine was told went out (HttpPort::write's *taken)
@@ -145,17 +67,7 @@ struct Pipe {
   uint32_t short_writes = 0;     ///< ... that took fewer bytes than offered
   uint32_t writable_calls = 0;   ///< ConnectionHandler::writable calls made for it
   uint32_t waits = 0;            ///< HttpPort::wait_writable calls
-  uint32_t records = 0;          ///< TLS records the listener took whole (headers parsed)
-  /// ... by content type, read from their headers (in clear on the wire): change_cipher_spec,
-  /// alert, handshake, application_data (RFC 5246 6.2.1); and the last alert record's length.
-  uint32_t records_of_type[4] = {};
-  uint32_t last_alert_length = 0;
-  // TLS record header parsing of what the listener took (counts records).
-  uint8_t rec_hdr[5] = {};
-  size_t rec_hdr_len = 0;
-  size_t rec_left = 0;
   void reset();
-  void count_records(const uint8_t* p, size_t n);
 };
 
 /// A client: an Mbed TLS client context over its pipe, or raw bytes (no TLS).

@@ -546,15 +546,19 @@ TEST_F(TlsLayer, CorruptedRecordAfterTheHandshakeEndsTheConnection) {
   EXPECT_EQ(w().http.sessions_in_use(), 1u) << "the session outlives the connection";
 }
 
-// The client ends with close_notify (no TCP FIN): the engine's slot is free at once.
+// The client ends with close_notify (no TCP FIN): the engine's slot is free at once, and the
+// layer answers with one alert record, its own close_notify, before the listener closes (RFC
+// 5246 7.2.1: "The other party MUST respond with a close_notify alert of its own").
 TEST_F(TlsLayer, ClientCloseNotifyFreesTheEngineSlot) {
   make();
   handshake(0);
   (void)initialize(0);
   EXPECT_EQ(w().http.connections_in_use(), 1u);
+  const uint32_t alerts = client(0).pipe.records_of_type[1];
   w().close_notify(0);
   w().run();
   EXPECT_TRUE(client(0).pipe.server_closed) << "the listener was told to close";
+  EXPECT_EQ(client(0).pipe.records_of_type[1] - alerts, 1u) << "the layer's close_notify";
   EXPECT_EQ(w().slots_in_use(), 0u);
   EXPECT_EQ(w().http.connections_in_use(), 0u);
   EXPECT_EQ(stats().record_errors, 0u);

@@ -388,7 +388,11 @@ void TlsLayer::deliver(TlsConn& t) {
     // and refuses a fourth), not the end: bio_recv never reports one.
     if (ret == 0) continue;
     if (ret == MBEDTLS_ERR_SSL_PEER_CLOSE_NOTIFY) {
-      // The client is done (close_notify): like the end of a plain connection.
+      // The client is done (close_notify): like the end of a plain connection, answered with a
+      // close_notify of ours first (RFC 5246 7.2.1: "The other party MUST respond with a
+      // close_notify alert of its own"; best effort, as in close_cb: the listener flushes what
+      // it took before its FIN).
+      if (t.ssl.out_left == 0) (void)mbedtls_ssl_close_notify(&t.ssl);
       const uint16_t c = conn;
       outer_.close(outer_.ctx, c);
       release(t);
