@@ -5,13 +5,13 @@
 // needed. Everything talks to 127.0.0.1 only; every wait is bounded.
 //
 //   EMCP_SENSORS=build/native/bin/emcp-sensors EMCP_BRIDGE=build/native/bin/emcp-bridge node --test tests/mcp/gateway.test.mjs
-import { test, describe, before, after } from "node:test";
+import { test, describe, before, after, afterEach } from "node:test";
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { startGateway, startLineBoard, stopNetworkServer, waitFor } from "./lib/harness.mjs";
 import { stopServer, watchServer } from "./lib/server_exit.mjs";
-import { connectRaw, INIT, once, parseResponses, POST_HEADERS, request, newSession } from "./lib/rawhttp.mjs";
+import { connectRaw, INIT, once, POST_HEADERS, request, newSession } from "./lib/rawhttp.mjs";
 
 const SERVER = process.env.EMCP_SENSORS ?? new URL("../../build/native/bin/emcp-sensors", import.meta.url).pathname;
 const MODERN = "2026-07-28";
@@ -173,8 +173,10 @@ describe("gateway: sessions, bad input, security", () => {
 });
 
 describe("gateway: board reset and idle expiry", () => {
+  // Long enough for the requests of one step of a test to follow each other on a loaded host.
+  const IDLE_MS = 3000;
   let g;
-  before(async () => { g = await start(["--session-idle-ms", "1500"]); });
+  before(async () => { g = await start(["--session-idle-ms", String(IDLE_MS)]); });
   after(async () => { await g.stop(); });
 
   test("a board reset answers the requests in flight with -32603 and ends the session (404)", async () => {
@@ -200,11 +202,49 @@ describe("gateway: board reset and idle expiry", () => {
     const sid = await newSession(g.port);
     const busy = await once(g.port, post(INIT));
     assert.equal(busy.status, 503);
-    assert.ok(Number(busy.headers["retry-after"]) <= 2, busy.headers["retry-after"]);
-    await new Promise((r) => setTimeout(r, 2200));
-    assert.equal((await once(g.port, post(call(14, "read_sensor", { sensor: "load" }), { "Mcp-Session-Id": sid }))).status, 404);
+    assert.ok(Number(busy.headers["retry-after"]) <= Math.ceil(IDLE_MS / 1000), busy.headers["retry-after"]);
+    // A request that comes after the idle time finds the session ended, whether or not the
+    // gateway's loop ran meanwhile: stopped (SIGSTOP) for longer than IDLE_MS, its first deed
+    // on waking is to read the request of a connection it had accepted before.
+    const c = await connectRaw(g.port);
+    try {
+      await c.write(post({ jsonrpc: "2.0", id: 14, method: "ping" }, { "Mcp-Session-Id": sid }));
+      assert.equal((await c.responses(1, 5000))[0].status, 200);
+      g.gw.proc.kill("SIGSTOP");
+      try {
+        await new Promise((r) => setTimeout(r, IDLE_MS + 300));
+        await c.write(post(call(15, "read_sensor", { sensor: "load" }), { "Mcp-Session-Id": sid }));
+      } finally {
+        g.gw.proc.kill("SIGCONT");
+      }
+      const rs = await c.responses(2, 5000);
+      assert.equal(rs[1].status, 404, rs[1].body.toString());
+    } finally {
+      c.end();
+    }
     const next = await newSession(g.port);
     assert.equal((await once(g.port, request("DELETE", "/mcp", { "Mcp-Session-Id": next }))).status, 200);
+  });
+
+  test("a session that ends leaves the board's session started afresh: its calls are cancelled on the board", async () => {
+    const sid = await newSession(g.port);
+    const c = await connectRaw(g.port);
+    const from = g.gw.stderr().length;
+    try {
+      // 100 readings 200 ms apart: 20 s, unless the board cancels it.
+      await c.write(post(call(21, "sample_sensor", { sensor: "load", samples: 100, interval_ms: 200 }, { _meta: { progressToken: 21 } }), { "Mcp-Session-Id": sid }));
+      await c.until(({ buf }) => buf.includes("notifications/progress"), 5000);
+      assert.equal((await once(g.port, request("DELETE", "/mcp", { "Mcp-Session-Id": sid }))).status, 200);
+      await c.until(({ buf }) => buf.includes("-32603"), 5000);
+      assert.match(c.buffer.toString(), /"id":21,"error":\{"code":-32603,"message":"The session ended \(DELETE\)/);
+    } finally {
+      c.end();
+    }
+    // The gateway's initialize of its own cancelled the call on the board, which says so in a
+    // log line that no client is left to take (the gateway drops it and says so on stderr).
+    await waitFor(() => /dropped \(no stream surely for it\): .*sampling cancelled by the client/.test(g.gw.stderr().slice(from)),
+                  10000, "the board's log line of the cancelled call");
+    assert.match(g.gw.stderr().slice(from), /session ended \(DELETE\)[^]*the board's session started afresh/);
   });
 });
 
@@ -327,13 +367,21 @@ const modernCall = (id, name, args, meta = {}) => post(call(id, name, args, { _m
 
 describe("gateway: one client cannot reach another's requests", () => {
   let g;
+  let live = null;  // the session a test opened and has not ended yet
   before(async () => { g = await start(["--session-idle-ms", "60000"]); });
   after(async () => { await g.stop(); });
+  // A test that failed half-way leaves its session open: ended here, so that the next test's
+  // initialize is not refused (503) for the failure of another.
+  afterEach(async () => {
+    if (live) await once(g.port, request("DELETE", "/mcp", { "Mcp-Session-Id": live })).catch(() => {});
+    live = null;
+  });
 
   async function session(init = INIT) {
     const r = await once(g.port, post(init));
     assert.equal(r.status, 200);
     const sid = r.headers["mcp-session-id"];
+    live = sid;
     assert.equal((await once(g.port, post({ jsonrpc: "2.0", method: "notifications/initialized" }, { "Mcp-Session-Id": sid }))).status, 202);
     return sid;
   }
@@ -357,6 +405,12 @@ describe("gateway: one client cannot reach another's requests", () => {
 
   test("a cancel for a request that is not the client's own is dropped; a batch [A, cancel A, B] still answers B", async () => {
     const sid = await session(INIT_2025_03);
+    // The board's log lines (A and B log when they start and end, "sampling finished" after
+    // B's answer) carry no request id on the UART: the gateway gives one to the one request in
+    // flight (docs/gateway.md), which can be C if it comes first. Only warnings and worse, so
+    // that C's answer is the one thing for it: JSON.
+    const quiet = await once(g.port, post({ jsonrpc: "2.0", id: "lvl", method: "logging/setLevel", params: { level: "warning" } }, { "Mcp-Session-Id": sid }));
+    assert.deepEqual(json(quiet), { jsonrpc: "2.0", id: "lvl", result: {} });
     const victim = once(g.port, modernCall("v2", "sample_sensor", { sensor: "load", samples: 6, interval_ms: 100 }), 8000);
     await new Promise((r) => setTimeout(r, 150));
     const cancels = [];
@@ -432,12 +486,39 @@ describe("gateway: one client cannot reach another's requests", () => {
   });
 
   test("requests sent while the board connection is re-established are answered by the new board, once", async () => {
-    g.board.reset();
-    await new Promise((r) => setTimeout(r, 60));
-    const r = await once(g.port, modernCall("during", "read_sensor", { sensor: "uptime" }), 10000);
-    const m = messages(r).at(-1);
-    assert.equal(m.id, "during");
-    assert.ok(m.result, JSON.stringify(m));
+    // Bounds from the gateway's own: it dials the board again within --wait-ms (emcp-bridge's
+    // default, 15 s) and must then find it ready within as long, or it ends; a request it took
+    // is answered within --request-timeout-ms (default 60 s) whatever the board does.
+    const WAIT_MS = 15000;
+    const REQUEST_TIMEOUT_MS = 60000;
+    // The board of the gateway's first connection is on (the test may run first).
+    await waitFor(() => /board ready/.test(g.gw.stderr()), WAIT_MS, "the board ready");
+    const from = g.gw.stderr().length;
+    const log = () => g.gw.stderr().slice(from);
+    // The new board stays off until release(): the request surely comes while the connection is
+    // being re-established, however fast the host.
+    g.board.hold();
+    const c = await connectRaw(g.port);
+    try {
+      g.board.reset();
+      // Sent once the gateway knows the connection is lost (before, it would go to the old one,
+      // and be failed with it: "only what was written to the lost connection is failed").
+      await waitFor(() => /connection to the board lost; reconnecting/.test(log()), WAIT_MS, "the gateway to see the board gone");
+      await c.write(modernCall("during", "read_sensor", { sensor: "uptime" }));
+      await waitFor(() => /reconnected to the board/.test(log()), 2 * WAIT_MS, "the gateway to reach the board again");
+      // Connected to a board that is not ready: the request waits, neither failed nor answered.
+      assert.equal(c.buffer.toString(), "");
+      assert.doesNotMatch(log(), /board ready/);
+      g.board.release();
+      const [r] = await c.responses(1, 2 * WAIT_MS + REQUEST_TIMEOUT_MS);
+      const m = messages(r).at(-1);
+      assert.equal(m.id, "during");
+      assert.ok(m.result, JSON.stringify(m));
+      assert.match(log(), /connection to the board lost; reconnecting[^]*reconnected to the board[^]*board ready[^]*board reset \(reconnected\)/);
+    } finally {
+      g.board.release();
+      c.end();
+    }
   });
 });
 
@@ -476,19 +557,23 @@ describe("gateway: a board that misbehaves", () => {
         if (m.method === "torn") return process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } }) + "\\n");
         process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: m.id, result: m.method === "initialize" ? { protocolVersion: "2025-11-25", capabilities: {}, serverInfo: { name: "b", version: "1" } } : {} }) + "\\n");
       });`]);
-    const gw = await startGateway(board.port, ["--request-timeout-ms", "700", "--session-idle-ms", "60000"]);
+    // Every request's clock starts when the gateway takes it, the wait for the board included:
+    // this board (a Node process started when the gateway connects) must be ready before the
+    // first request, and the timeout long enough for an answered request to beat it on a loaded
+    // host. The bounds below follow from it.
+    const TIMEOUT_MS = 2000;
+    const gw = await startGateway(board.port, ["--request-timeout-ms", String(TIMEOUT_MS), "--session-idle-ms", "60000"]);
     try {
-      // The line board's node starts first (it answers the gateway's ping): only then does the
-      // 700 ms of a request measure the board's answering, not the start of its process.
-      await waitFor(() => /board ready/.test(gw.stderr()), 30000, "the line board's first answer");
+      await waitFor(() => /board ready/.test(gw.stderr()), 15000, "the board ready (the bridge's --wait-ms)");
       const sid = await newSession(gw.port);
-      const t0 = performance.now();
-      const hung = await once(gw.port, post({ jsonrpc: "2.0", id: 5, method: "hang" }, { "Mcp-Session-Id": sid }), 10000);
+      const t0 = performance.now();  // monotonic, as the gateway's clock
+      const hung = await once(gw.port, post({ jsonrpc: "2.0", id: 5, method: "hang" }, { "Mcp-Session-Id": sid }), TIMEOUT_MS + 10000);
+      const waited = performance.now() - t0;
       assert.equal(json(hung).error.code, -32603);
-      // Why, in the gateway's own words (not a time bound), and not before the timeout.
-      assert.match(json(hung).error.message, /did not answer within 700 ms \(--request-timeout-ms\)/);
-      assert.ok(performance.now() - t0 >= 700 - 1, "not before --request-timeout-ms");
-      const torn = await once(gw.port, post({ jsonrpc: "2.0", id: 6, method: "torn" }, { "Mcp-Session-Id": sid }), 4000);
+      assert.equal(json(hung).error.message, `The board did not answer within ${TIMEOUT_MS} ms (--request-timeout-ms)`);
+      // The gateway counts whole milliseconds (now >= its start + the timeout): up to 1 ms early.
+      assert.ok(waited >= TIMEOUT_MS - 1, `answered after ${waited} ms, before --request-timeout-ms`);
+      const torn = await once(gw.port, post({ jsonrpc: "2.0", id: 6, method: "torn" }, { "Mcp-Session-Id": sid }), TIMEOUT_MS + 10000);
       assert.deepEqual(json(torn).id, 6);
       assert.equal(json(torn).error.code, -32700);
       // Nothing stays in flight: the session is not kept busy (Retry-After counts down).
@@ -535,23 +620,41 @@ describe("gateway: a board that misbehaves", () => {
     const socks = new Set();
     const server = net.createServer((s) => { socks.add(s); s.pause(); s.on("error", () => {}); });
     await new Promise((r) => server.listen(0, "127.0.0.1", r));
-    const gw = await startGateway(server.address().port, ["--banner", "", "--max-body", "4000000"]);
+    // Every request gets an answer whatever the host's speed: refused at once (503), or taken
+    // and, the board answering nothing, failed after --request-timeout-ms (-32603). Each one's
+    // fate is waited for (no time window decides it), so the requests the gateway took are
+    // known, and a 503 is judged against them: a request is refused only once what the board
+    // left unread fills the gateway's queue (1 MiB, docs/gateway.md "Robustness"). Each request
+    // is smaller than that queue: one alone never fills it (--max-body cannot exceed the queue:
+    // a larger request gets 413, which would prove nothing here).
+    const TIMEOUT_MS = 1000;
+    const QUEUE = 1 << 20;
+    const gw = await startGateway(server.address().port, ["--banner", "", "--max-body", String(QUEUE), "--request-timeout-ms", String(TIMEOUT_MS)]);
     try {
-      const big = JSON.stringify({ ...call(1, "read_sensor", { pad: "x".repeat(3000000) }), params: { name: "read_sensor", arguments: { pad: "x".repeat(3000000) }, _meta: modernMeta } });
-      const pending = [];
+      const big = JSON.stringify({ ...call(1, "read_sensor", {}), params: { name: "read_sensor", arguments: { pad: "x".repeat(400000) }, _meta: modernMeta } });
+      const conns = [];
       let refused = null;
-      for (let i = 0; i < 8 && !refused; ++i) {
+      let taken = 0;
+      for (let i = 0; i < 64 && !refused; ++i) {
         const c = await connectRaw(gw.port);
-        pending.push(c);
+        conns.push(c);
         await c.write(request("POST", "/mcp", { ...POST_HEADERS, ...modernHeaders("tools/call", "read_sensor") }, big));
-        const got = await c.until(({ buf }) => buf.length > 0, 300).then(() => true, () => false);
-        if (got) refused = parseResponses(c.buffer).responses[0];
+        const [r] = await c.responses(1, TIMEOUT_MS + 15000);
+        if (r.status === 503) refused = r;
+        else {
+          assert.equal(r.status, 200, r.body.toString());
+          assert.equal(messages(r).at(-1).error?.message, `The board did not answer within ${TIMEOUT_MS} ms (--request-timeout-ms)`);
+          ++taken;
+        }
       }
-      assert.ok(refused, "no 503 for a board that takes nothing");
-      assert.equal(refused.status, 503);
+      assert.ok(refused, `no 503 for a board that takes nothing (${taken} requests taken)`);
       assert.equal(refused.headers["retry-after"], "1");
+      assert.match(refused.body.toString(), /the board is not taking what was sent to it/);
+      // Refused only when the queue could not hold it: what was taken, less what the board's
+      // socket absorbed, is more than the queue holds beside one more request.
+      assert.ok(taken * (big.length + 1) > QUEUE - big.length, `refused after ${taken} requests of ${big.length} B`);
       assert.equal((await once(gw.port, request("GET", "/other"), 2000)).status, 404);
-      for (const c of pending) c.end();
+      for (const c of conns) c.end();
       // Ends with status 0 (server_exit.mjs's bound), the board still not reading.
       await stopNetworkServer(gw);
     } finally {
@@ -566,6 +669,11 @@ describe("gateway: a board that misbehaves", () => {
     const bridge = process.env.EMCP_BRIDGE ?? new URL("../../build/native/bin/emcp-bridge", import.meta.url).pathname;
     assert.equal(spawnSync(bridge, ["--tcp", "127.0.0.1:1", "--http", "abc"], { timeout: 5000 }).status, 2);
     assert.equal(spawnSync(bridge, ["--tcp", "127.0.0.1:1", "--http", "0", "--request-timeout-ms", "x"], { timeout: 5000 }).status, 2);
+    // A body larger than the gateway's queue for the board (1 MiB) could never be queued: such a
+    // --max-body is refused at start-up, and the largest one the queue holds is taken.
+    const tooBig = spawnSync(bridge, ["--tcp", "127.0.0.1:1", "--http", "0", "--max-body", String((1 << 20) + 1)], { timeout: 5000 });
+    assert.equal(tooBig.status, 2);
+    assert.match(tooBig.stderr.toString(), /--max-body: not a number in 1\.\.1048576/);
     const g = await start(["--bearer-token", "tok", "--allow-origin", "page.example"]);
     try {
       const pre = await once(g.port, request("OPTIONS", "/mcp", { Origin: "http://page.example", "Access-Control-Request-Method": "POST",

@@ -16,7 +16,8 @@ import {
   ProgressNotificationSchema,
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
-import { closeChecked, connect, waitFor, ON_BOARD, TRANSPORTS } from "./lib/harness.mjs";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { closeChecked, connect, waitFor, ON_BOARD, RecordingTransport, TRANSPORTS } from "./lib/harness.mjs";
 import { REVISIONS } from "./lib/schema.mjs";
 
 const SERVER = process.env.EMCP_SENSORS ?? new URL("../../build/native/bin/emcp-sensors", import.meta.url).pathname;
@@ -61,6 +62,35 @@ const HANDLERS = [
 ];
 
 const ge = (a, b) => REVISIONS.indexOf(a) >= REVISIONS.indexOf(b);
+
+// The SDK drops a progress report that comes in one read with the answer after it (it runs the
+// notification's handler a microtask after the answer's: lib/harness.mjs RecordingTransport).
+// Without a server, so that no timing decides: an in-memory transport delivers the report and
+// the answer in one synchronous burst, as the SSE and WebSocket transports deliver a chunk.
+test("the harness hands the SDK a progress report and the answer after it in one read in that order", async () => {
+  const inner = {
+    async start() {},
+    async close() { this.onclose?.(); },
+    async send(m) {
+      if (!("id" in m)) return;
+      const burst = m.method === "initialize"
+        ? [{ jsonrpc: "2.0", id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "burst", version: "1" } } }]
+        : [{ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: m.params._meta.progressToken, progress: 1, total: 2 } },
+           { jsonrpc: "2.0", id: m.id, result: { content: [{ type: "text", text: "done" }] } }];
+      setTimeout(() => { for (const message of burst) this.onmessage(message); }, 0);
+    },
+  };
+  const burstClient = new Client({ name: "emcp-sdk-test", version: "1.0.0" });
+  const errors = [];
+  burstClient.onerror = (e) => errors.push(e.message);
+  await burstClient.connect(new RecordingTransport(inner));
+  const got = [];
+  const r = await burstClient.callTool({ name: "t", arguments: {} }, undefined, { onprogress: (p) => got.push(p.progress) });
+  assert.equal(r.content[0].text, "done");
+  assert.deepEqual(got, [1]);
+  assert.deepEqual(errors, []);
+  await burstClient.close();
+});
 
 for (const revision of REVISIONS) {
   describe(`${KIND} at ${revision}`, () => {
@@ -235,9 +265,18 @@ for (const revision of REVISIONS) {
 
     test("progress notifications of a long-running tool", async () => {
       const progress = [];
+      const from = transport.received.length;
       const r = await client.callTool({ name: "sample_sensor", arguments: { sensor: "temperature", samples: 5, interval_ms: 20 } },
         undefined, { onprogress: (p) => progress.push(p) });
       assert.match(r.content[0].text, /^Sampled temperature 5 times: min \d/);
+      // On the wire: the four reports, then the answer (nothing of this call after it)...
+      const wire = transport.received.slice(from).map(({ message }) => message);
+      const answer = wire.findIndex((m) => m.result?.content?.[0]?.text === r.content[0].text);
+      const token = wire.find((m) => m.method === "notifications/progress")?.params.progressToken;
+      const reports = (ms) => ms.filter((m) => m.method === "notifications/progress" && m.params.progressToken === token);
+      assert.deepEqual(reports(wire.slice(0, answer)).map((m) => m.params.progress), [1, 2, 3, 4]);
+      assert.deepEqual(reports(wire.slice(answer + 1)), []);
+      // ...and the client had each of them before the answer (RecordingTransport's order).
       assert.deepEqual(progress.map((p) => p.progress), [1, 2, 3, 4]);
       assert.ok(progress.every((p) => p.total === 5));
       if (ge(revision, "2025-03-26")) assert.equal(progress[0].message, "sampling");

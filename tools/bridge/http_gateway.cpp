@@ -24,7 +24,7 @@
 //     flight; a client's response only for an open request of the board's to it.
 //   - Routing of what the board sends on its own: route_unrelated() (by what the message says;
 //     ambiguous: dropped rather than misdelivered).
-//   - Limits: bodies over --max-body 413; more than 256 requests in flight, or 1 MiB waiting
+//   - Limits: bodies over --max-body (at most kMaxQueue) 413; more than 256 requests in flight, or 1 MiB waiting
 //     for the board: 503 with Retry-After: 1; --request-timeout-ms per request (-32603 and a
 //     cancel); not JSON, or not JSON-RPC: 400 as the engine.
 // Sessions (2024-11-05 .. 2025-11-25): the board has one UART session, so the gateway has one
@@ -443,6 +443,7 @@ class Gateway final : public BoardLink::Listener {
   void end_session(const char* why, const std::string& message);
   void fail_pending(bool session_only_, const std::string& message);
   void tick();
+  void expire_idle_session(uint64_t now);
   bool conn_live(const Pending& p) const {
     return p.conn < conns_.size() && conns_[p.conn] && conns_[p.conn]->serial == p.serial &&
            conns_[p.conn]->gen == p.gen;
@@ -708,6 +709,7 @@ void Gateway::process(size_t i) {
 
 void Gateway::on_head(Conn& c) {
   const http::Request& r = c.parser.request();
+  expire_idle_session(now_ms());
   c.keep_alive = r.keep_alive;
   c.gen = ++gen_;
   c.refuse = 0;
@@ -1294,7 +1296,10 @@ void Gateway::fail_pending(bool session_only_, const std::string& message) {
 }
 
 void Gateway::end_session(const char* why, const std::string& message) {
-  if (session_ != SessionState::kNone) log(std::string("session ended (") + why + ")");
+  if (session_ != SessionState::kNone) {
+    log(std::string("session ended (") + why + ")");
+    reset_due_ = true;  // the board's UART session still has its state (reset_board_session())
+  }
   fail_pending(true, message);
   session_ = SessionState::kNone;
   session_id_[0] = 0;
@@ -1429,18 +1434,25 @@ void Gateway::tick() {
                                                           std::to_string(o_.request_timeout_ms) + " ms (--request-timeout-ms)"),
               true, -32603);
   }
-  // The session: busy while a request or its GET stream is open; otherwise it expires.
-  if (session_ == SessionState::kOpen) {
-    bool busy = get_conn_ >= 0;
-    for (const auto& kv : pending_) busy = busy || kv.second.session;
-    if (busy) session_last_ = now;
-    else if (now - session_last_ > o_.session_idle_ms) end_session("idle for --session-idle-ms", "");
-  }
+  expire_idle_session(now);
   if (reset_due_ && session_ == SessionState::kNone && link_.ready() && !link_.resetting()) {
     bool modern = false;
     for (const auto& kv : pending_) modern = modern || !kv.second.session;
     if (!modern) reset_board_session();
   }
+}
+
+// The session: busy while a request or its GET stream is open; otherwise it expires after
+// --session-idle-ms. Judged by the loop (tick()) and again when a request's head comes
+// (on_head()), before the request is routed: a request that comes after the idle time never
+// finds the session alive because the loop had not looked yet (a gateway the host did not
+// run for a while), and a second initialize then finds the board free.
+void Gateway::expire_idle_session(uint64_t now) {
+  if (session_ != SessionState::kOpen) return;
+  bool busy = get_conn_ >= 0;
+  for (const auto& kv : pending_) busy = busy || kv.second.session;
+  if (busy) session_last_ = now;
+  else if (now - session_last_ > o_.session_idle_ms) end_session("idle for --session-idle-ms", "");
 }
 
 int Gateway::run() {

@@ -88,7 +88,8 @@ void usage() {
           "    --resource URL       the canonical URI for the token metadata (default http://ADDR:PORT/mcp)\n"
           "    --session-idle-ms N  end the session after N ms without requests (default 1800000)\n"
           "    --max-connections N  HTTP connections at once (default 16)\n"
-          "    --max-body N         longest request body (default the engine's)\n"
+          "    --max-body N         longest request body (default the engine's; at most 1 MiB,\n"
+          "                         what the gateway queues for the board)\n"
           "    --request-timeout-ms N  a request the board has not answered after N ms: -32603 to\n"
           "                         its client and cancelled on the board (default 60000)\n");
 }
@@ -147,7 +148,7 @@ int main(int argc, char** argv) {
     else if (a == "--resource" && v) g.resource = argv[++i], gateway_option = true;
     else if (a == "--session-idle-ms" && v) g.session_idle_ms = static_cast<uint32_t>(num(i, 1, 0xffffffffLL)), gateway_option = true;
     else if (a == "--max-connections" && v) g.max_connections = static_cast<int>(num(i, 1, 4096)), gateway_option = true;
-    else if (a == "--max-body" && v) g.max_body = static_cast<uint32_t>(num(i, 1, 64LL << 20)), gateway_option = true;
+    else if (a == "--max-body" && v) g.max_body = static_cast<uint32_t>(num(i, 1, 1LL << 20)), gateway_option = true;
     else if (a == "--request-timeout-ms" && v) g.request_timeout_ms = static_cast<uint32_t>(num(i, 1, 0xffffffffLL)), gateway_option = true;
     else {
       usage();

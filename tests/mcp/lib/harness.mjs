@@ -70,6 +70,16 @@ export async function stopQemu(q) {
 
 /// A transport that wraps another: rewrites the initialize request's protocolVersion and keeps
 /// every incoming message (with the method of the request it answers).
+///
+/// It also hands the SDK the server's messages in the order they arrived. The SDK (1.x,
+/// shared/protocol.js) runs a notification's handler one microtask later but a response's at
+/// once, and retires the request's progress handler with it: when a notifications/progress and
+/// the answer that follows it come in one read (a client that fell behind: the SSE and
+/// WebSocket transports dispatch every message of a chunk synchronously), the progress is
+/// dropped with "Received a progress notification for an unknown token" (typescript-sdk issue
+/// 2580), although the server sent it first. A response therefore goes to the SDK one microtask
+/// later, after the handlers of the notifications before it; what arrives after it still comes
+/// after it. `received` is the wire's order, recorded at once.
 export class RecordingTransport {
   constructor(inner, revision) {
     this.inner = inner;
@@ -77,9 +87,11 @@ export class RecordingTransport {
     this.received = [];      // { message, method }
     this.sentMethods = new Map();  // id -> method
     inner.onmessage = (m) => {
-      const method = "id" in m && !("method" in m) ? this.sentMethods.get(m.id) : undefined;
+      const response = "id" in m && !("method" in m);
+      const method = response ? this.sentMethods.get(m.id) : undefined;
       this.received.push({ message: m, method });
-      this.onmessage?.(m);
+      if (response) queueMicrotask(() => this.onmessage?.(m));
+      else this.onmessage?.(m);
     };
     inner.onclose = () => this.onclose?.();
     inner.onerror = (e) => this.onerror?.(e);
@@ -177,20 +189,28 @@ export async function stopNetworkServer(server) {
 /// the bridge's next connection gets a fresh child: a board reset (reset(), which kills them:
 /// a board switched off, not judged). A connection that closes is the end of its child's
 /// input: close() waits for every child and throws unless each ended cleanly (server_exit.mjs).
+/// hold() keeps the board off for the connections that come next (accepted, their bytes kept
+/// unread, no child: a board that has not booted yet) until release().
 export async function startLineBoard(command, args = []) {
   const children = new Map();  // child -> its watch
   const sockets = new Set();
   const killed = new Set();    // children reset() switched off
-  const server = net.createServer((sock) => {
-    sockets.add(sock);
+  let held = null;             // while hold(): the connections waiting for release()
+  const attach = (sock) => {
     const child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"] });
     children.set(child, watchServer(child, `the line board's ${command}`));
-    sock.on("error", () => {});
     child.stdin.on("error", () => {});
     sock.pipe(child.stdin);
     child.stdout.pipe(sock);
     child.once("exit", () => sock.destroy());
-    sock.once("close", () => { sockets.delete(sock); child.stdin.end(); });
+    sock.once("close", () => child.stdin.end());
+  };
+  const server = net.createServer((sock) => {
+    sockets.add(sock);
+    sock.on("error", () => {});
+    sock.once("close", () => sockets.delete(sock));
+    if (held) held.push(sock);
+    else attach(sock);
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
@@ -203,7 +223,15 @@ export async function startLineBoard(command, args = []) {
         c.kill("SIGKILL");
       }
     },
+    hold() { held ??= []; },
+    /// The held connections still open get their child, and read what waited for it.
+    release() {
+      const waiting = held ?? [];
+      held = null;
+      for (const sock of waiting) if (!sock.destroyed) attach(sock);
+    },
     async close() {
+      held = null;
       for (const s of sockets) s.destroy();
       await new Promise((resolve) => server.close(resolve));
       const problems = [];
