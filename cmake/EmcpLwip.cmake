@@ -4,7 +4,9 @@
 #
 #   EMCP_LWIP_SOURCE_DIR   the unpacked source (default build/third_party/lwip)
 #
-# emcp_lwip_library(NAME): a static library NAME of lwIP's core, IPv4 and Ethernet code.
+# emcp_lwip_library(NAME): a static library NAME of lwIP's core, IPv4 and Ethernet code, and
+# ports/lwip's TCP hooks that lwipopts.h wires into it (src/tcp.cpp: a newer SYN reopens a
+# connection in TIME_WAIT), so that whatever links this lwIP links them.
 set(EMCP_LWIP_SOURCE_DIR "${emcp_SOURCE_DIR}/build/third_party/lwip" CACHE PATH
     "lwIP's source (Debian's, from scripts/third-party)")
 
@@ -24,10 +26,14 @@ function(emcp_lwip_library name)
   foreach(f autoip dhcp etharp icmp igmp ip4_frag ip4 ip4_addr)
     list(APPEND sources ${dir}/src/core/ipv4/${f}.c)
   endforeach()
-  add_library(${name} STATIC ${sources} ${dir}/src/netif/ethernet.c)
+  list(APPEND sources ${dir}/src/netif/ethernet.c)
+  set(port ${emcp_SOURCE_DIR}/ports/lwip/src/tcp.cpp)
+  add_library(${name} STATIC ${sources} ${port})
   target_include_directories(${name} SYSTEM PUBLIC ${dir}/src/include)
   target_include_directories(${name} PUBLIC ${emcp_SOURCE_DIR}/ports/lwip/include)
   # Third-party code: its own warnings are not ours to fix (-w), but it is built with the
-  # target's code generation flags like everything else.
-  target_compile_options(${name} PRIVATE -w)
+  # target's code generation flags like everything else. The port's file is ours: emcp's
+  # flags, warnings as errors.
+  set_source_files_properties(${sources} PROPERTIES COMPILE_OPTIONS -w)
+  set_source_files_properties(${port} PROPERTIES COMPILE_OPTIONS "$<TARGET_PROPERTY:emcp_flags,INTERFACE_COMPILE_OPTIONS>")
 endfunction()

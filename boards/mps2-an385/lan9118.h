@@ -42,6 +42,7 @@ struct Counters {
   uint32_t rx_frames;   ///< frames handed to lwIP
   uint32_t rx_dropped;  ///< good frames read out and dropped: the pbuf pool was empty, or lwIP refused them
   uint32_t rx_errors;   ///< frames the chip flagged (error summary) or of impossible length, read out and dropped
+  uint32_t rx_overrun;  ///< frames the chip itself dropped, its RX FIFO full (RX_DROP; QEMU's model counts none)
   uint32_t tx_frames;   ///< frames written to the TX FIFO
   uint32_t tx_dropped;  ///< frames not sent: no room in the TX FIFO in time, or too long
   uint32_t tx_errors;   ///< TX status words with the error summary bit (collisions, carrier loss)
@@ -65,7 +66,7 @@ unsigned poll(struct netif* netif);
 /// result.
 bool link_up();
 
-/// The counters (a snapshot).
+/// The counters (a snapshot; reads the chip's drop counter first).
 Counters counters();
 
 /// The chip's ID_REV register (0x01180001 in QEMU: LAN9118 rev 1; 0x9220xxxx on the board).

@@ -141,7 +141,7 @@ NetState net_state() {
 
 NetCounters net_counters() {
   const lan9118::Counters c = lan9118::counters();
-  return NetCounters{c.rx_frames, c.rx_dropped, c.rx_errors, c.tx_frames, c.tx_dropped, c.tx_errors};
+  return NetCounters{c.rx_frames, c.rx_dropped, c.rx_errors, c.rx_overrun, c.tx_frames, c.tx_dropped, c.tx_errors};
 }
 
 struct netif* net_netif() { return g_ready ? &g_netif : nullptr; }

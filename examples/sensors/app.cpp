@@ -454,7 +454,10 @@ void device_stats(ToolCall& call) {
 
 #if EMCP_SENSORS_NETWORK
 // What a network image adds (board/serve_net.h): connection and session slots in use and at
-// most, the HTTP arena's high-water mark, and lwIP's pools (used now, most ever, size).
+// most, the HTTP arena's high-water mark, lwIP's pools (used now, most ever, size, times found
+// empty), the frames the NIC and its driver dropped, and lwIP's TCP: SYNs it had no pcb for,
+// TIME_WAIT connections reopened, pcbs per state (ports/lwip's emcp/lwip/tcp.h).
+constexpr Param kPcbCount = Param::integer("");
 constexpr Param kNetworkStats[] = {
     Param::integer("connections_in_use").required(),
     Param::integer("connections").required(),
@@ -474,13 +477,23 @@ constexpr Param kNetworkStats[] = {
     Param::integer("heap_used").required(),
     Param::integer("heap_max").required(),
     Param::integer("heap_size").required(),
+    Param::integer("pbuf_pool_failures").required(),
+    Param::integer("tcp_pcb_failures").required(),
+    Param::integer("tcp_seg_failures").required(),
+    Param::integer("heap_failures").required(),
     Param::integer("rx_dropped").required(),
+    Param::integer("rx_overrun").required(),
+    Param::integer("syn_dropped").required(),
+    Param::integer("time_wait_reopened").required(),
+    Param::array("tcp_states", kPcbCount,
+                 "pcbs per state: closed, listen, syn_sent, syn_rcvd, established, fin_wait_1, fin_wait_2, "
+                 "close_wait, closing, last_ack, time_wait").required(),
     // TLS images only: Mbed TLS's static pool and the handshakes.
     Param::integer("tls_pool_used"),
     Param::integer("tls_pool_max"),
     Param::integer("tls_pool_size"),
     Param::integer("tls_pool_failures"),
-    Param::integer("tls_handshake_peak", "Most pool bytes one handshake took beyond what was in use before"),
+    Param::integer("tls_handshake_peak", "Most pool bytes one handshake took beyond what was in use before (one during which no other connection opened or ended)"),
     Param::integer("tls_established_size", "Most pool bytes an established connection keeps"),
     Param::integer("tls_handshakes"),
     Param::integer("tls_resumed"),

@@ -7,6 +7,7 @@
 #include "board/net.h"
 #include "board/serve_net.h"
 #include "emcp/lwip/http_listener.h"
+#include "emcp/lwip/tcp.h"
 #include "emcp/mbedtls/sha1.h"
 #include "emcp/mcp/server.h"
 #include "emcp/transport/http_server.h"
@@ -130,31 +131,43 @@ namespace {
 struct NetFigures {
   int64_t connections_in_use, sessions_in_use, http_arena_high_water, accepted, refused;
   int64_t pool_used, pool_max, pool_size, pcb_used, pcb_max, pcb_size, seg_max, seg_size;
-  int64_t heap_used, heap_max, heap_size, rx_dropped;
+  int64_t heap_used, heap_max, heap_size;
+  // What can cost a client its connection or a frame (issue 28): pools found empty, frames the
+  // NIC or the driver dropped, SYNs lwIP had no pcb for, TIME_WAIT connections a newer SYN
+  // reopened, and lwIP's pcbs per state.
+  int64_t pool_failures, pcb_failures, seg_failures, heap_failures, rx_dropped, rx_overrun, syn_dropped, reopened;
+  uint16_t tcp_states[EMCP_LWIP_TCP_STATES];
 };
 NetFigures g_net;
 app::PlatformStats::Http g_http_figures;
 
 void read_network() {
   const emcp::lwip::LwipHttpStats& ls = g_listener.stats();
+  const board::NetCounters nic = board::net_counters();
+  NetFigures& n = g_net;
+  n = NetFigures{};
+  n.connections_in_use = static_cast<int64_t>(g_http.connections_in_use());
+  n.sessions_in_use = static_cast<int64_t>(g_http.sessions_in_use());
+  n.http_arena_high_water = static_cast<int64_t>(g_http.arena_high_water());
+  n.accepted = ls.accepted;
+  n.refused = static_cast<int64_t>(ls.refused_busy) + ls.refused_reset;
 #if MEMP_STATS && MEM_STATS
   const stats_mem& pool = *lwip_stats.memp[MEMP_PBUF_POOL];
   const stats_mem& pcb = *lwip_stats.memp[MEMP_TCP_PCB];
   const stats_mem& seg = *lwip_stats.memp[MEMP_TCP_SEG];
-  g_net = NetFigures{static_cast<int64_t>(g_http.connections_in_use()), static_cast<int64_t>(g_http.sessions_in_use()),
-                     static_cast<int64_t>(g_http.arena_high_water()), ls.accepted,
-                     static_cast<int64_t>(ls.refused_busy) + ls.refused_reset,
-                     pool.used, pool.max, pool.avail, pcb.used, pcb.max, pcb.avail, seg.max, seg.avail,
-                     static_cast<int64_t>(lwip_stats.mem.used), static_cast<int64_t>(lwip_stats.mem.max),
-                     static_cast<int64_t>(lwip_stats.mem.avail), board::net_counters().rx_dropped};
-#else
+  n.pool_used = pool.used, n.pool_max = pool.max, n.pool_size = pool.avail, n.pool_failures = pool.err;
+  n.pcb_used = pcb.used, n.pcb_max = pcb.max, n.pcb_size = pcb.avail, n.pcb_failures = pcb.err;
+  n.seg_max = seg.max, n.seg_size = seg.avail, n.seg_failures = seg.err;
+  n.heap_used = static_cast<int64_t>(lwip_stats.mem.used), n.heap_max = static_cast<int64_t>(lwip_stats.mem.max);
+  n.heap_size = static_cast<int64_t>(lwip_stats.mem.avail), n.heap_failures = lwip_stats.mem.err;
+#endif
   // An lwIP without pools and heap of its own (ESP-IDF's: MEMP_MEM_MALLOC, MEM_LIBC_MALLOC) keeps
   // no figures of them: 0.
-  g_net = NetFigures{static_cast<int64_t>(g_http.connections_in_use()), static_cast<int64_t>(g_http.sessions_in_use()),
-                     static_cast<int64_t>(g_http.arena_high_water()), ls.accepted,
-                     static_cast<int64_t>(ls.refused_busy) + ls.refused_reset,
-                     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, board::net_counters().rx_dropped};
-#endif
+  n.rx_dropped = nic.rx_dropped;
+  n.rx_overrun = nic.rx_overrun;
+  n.syn_dropped = ls.syn_dropped;
+  n.reopened = emcp_lwip_time_wait_reopened();
+  emcp_lwip_tcp_states(n.tcp_states);
 }
 
 void write_network(emcp::json::Writer& w) {
@@ -177,7 +190,18 @@ void write_network(emcp::json::Writer& w) {
   w.member_int("heap_used", n.heap_used);
   w.member_int("heap_max", n.heap_max);
   w.member_int("heap_size", n.heap_size);
+  w.member_int("pbuf_pool_failures", n.pool_failures);
+  w.member_int("tcp_pcb_failures", n.pcb_failures);
+  w.member_int("tcp_seg_failures", n.seg_failures);
+  w.member_int("heap_failures", n.heap_failures);
   w.member_int("rx_dropped", n.rx_dropped);
+  w.member_int("rx_overrun", n.rx_overrun);
+  w.member_int("syn_dropped", n.syn_dropped);
+  w.member_int("time_wait_reopened", n.reopened);
+  w.key("tcp_states");
+  w.begin_array();
+  for (uint16_t c : n.tcp_states) w.int64(c);
+  w.end_array();
 #if EMCP_SENSORS_TLS
   const emcp::mbedtls::PoolStats& pool = emcp::mbedtls::pool_stats();
   const emcp::mbedtls::TlsStats& tls = g_tls.stats();

@@ -1,7 +1,7 @@
 # boards/esp32's network side cannot be built here either (no ESP-IDF, no Xtensa toolchain): its
 # board/net.h (boards/esp32/emcp_net/net.cpp), the sensors_net example's main and the firmware
 # main it runs (examples/sensors/main_board_net.cpp), and what the component builds of the rest
-# (ports/lwip's listener, boards/common/serve_net.cpp) are
+# (ports/lwip's listener and TCP figures, boards/common/serve_net.cpp) are
 # type-checked as ESP-IDF would compile them, with emcp's warnings as errors: against
 # declarations of the ESP-IDF v5 calls they use (tests/esp32/stubs) and lwIP 2.1.3's own headers
 # configured the way ESP-IDF configures its lwIP (tests/esp32/stubs/lwip_port: lwIP in its own
@@ -25,6 +25,7 @@ add_library(esp32_net_adapter_compiles OBJECT
   ${emcp_esp32_dir}/examples/sensors_net/main/main.cpp
   ${CMAKE_SOURCE_DIR}/examples/sensors/main_board_net.cpp
   ${CMAKE_SOURCE_DIR}/ports/lwip/src/http_listener.cpp
+  ${CMAKE_SOURCE_DIR}/ports/lwip/src/tcp.cpp
   ${CMAKE_SOURCE_DIR}/boards/common/serve_net.cpp
   ${CMAKE_SOURCE_DIR}/boards/common/net_common.cpp)
 # As the example's main component builds the firmware main (its CMakeLists.txt).

@@ -37,8 +37,8 @@ void emcp_lwip_assert(const char* message, const char* file, int line) {
   abort();
 }
 
-int emcp_lwip_test_ip4_input(struct pbuf* p, struct netif*) {
-  if (!lwip_world::drop_looped(p)) return 0;
+int emcp_lwip_test_ip4_input(struct pbuf* p, struct netif* inp) {
+  if (!lwip_world::drop_looped(p)) return emcp_lwip_ip4_input(p, inp);
   (void)pbuf_free(p);
   return 1;
 }
@@ -180,11 +180,13 @@ const char* check_pcb_lists() {
   return nullptr;
 }
 
-bool server_pcb_for(uint16_t client_port, uint16_t port) {
+bool server_pcb_for(uint16_t client_port, uint16_t port) { return server_pcb_state(client_port, port) >= 0; }
+
+int server_pcb_state(uint16_t client_port, uint16_t port) {
   for (tcp_pcb* list : {tcp_active_pcbs, tcp_tw_pcbs})
     for (const tcp_pcb* p = list; p != nullptr; p = p->next)
-      if (p->local_port == port && p->remote_port == client_port) return true;
-  return false;
+      if (p->local_port == port && p->remote_port == client_port) return static_cast<int>(p->state);
+  return -1;
 }
 
 void set_tick(uint32_t ms) { g_tick = ms; }
@@ -310,7 +312,7 @@ void Client::reset() {
   port_ = 0;
 }
 
-bool Client::connect(uint16_t port) {
+bool Client::connect(uint16_t port, uint16_t local_port) {
   reset();
   tcp_pcb* pcb = tcp_new();
   if (pcb == nullptr) return false;
@@ -320,7 +322,8 @@ bool Client::connect(uint16_t port) {
   tcp_nagle_disable(pcb);
   ip_addr_t lo = IPADDR4_INIT_BYTES(127, 0, 0, 1);
   pcb_ = pcb;
-  if (tcp_connect(pcb, &lo, port, &Client::on_connected) != ERR_OK) {
+  if ((local_port != 0 && tcp_bind(pcb, &lo, local_port) != ERR_OK) ||
+      tcp_connect(pcb, &lo, port, &Client::on_connected) != ERR_OK) {
     abort();
     return false;
   }

@@ -61,6 +61,8 @@ uint32_t data_segments_from(uint16_t port);
 /// Is there a server-side pcb (local port `port`) for the client whose local port is
 /// `client_port`, in any state (TIME_WAIT included)?
 bool server_pcb_for(uint16_t client_port, uint16_t port = 80);
+/// That pcb's state (lwIP's enum tcp_state), or -1 when there is none.
+int server_pcb_state(uint16_t client_port, uint16_t port = 80);
 
 /// lwIP's TCP pcb lists are sane (each list ends, no pcb is on two lists or twice on one, no
 /// more pcbs than the pool has in use): nullptr, or what is wrong.
@@ -93,9 +95,9 @@ class Client {
 
   /// A fresh client (aborts what it had).
   void reset();
-  /// Connects to 127.0.0.1:port (Nagle off). False when lwIP has no pcb for it (tcp_new) or
-  /// refuses the connect at once.
-  bool connect(uint16_t port = 80);
+  /// Connects to 127.0.0.1:port (Nagle off), from `local_port` (0: one lwIP picks). False when
+  /// lwIP has no pcb for it (tcp_new), cannot bind that port, or refuses the connect at once.
+  bool connect(uint16_t port = 80, uint16_t local_port = 0);
   /// Queues bytes to write; false (nothing queued) when they do not fit kTx.
   bool send(const void* data, size_t n);
   /// At most `n` bytes per tcp_write + tcp_output, one per step: one TCP segment each.

@@ -21,9 +21,10 @@
 #define TCP_MSL 1000UL
 
 // Every looped packet passes the world first (tests/lwip/lwip_world.cpp): it counts data
-// segments and breaks the zero-window ACK storms of two lwIP ends (lwip_world.h). lwIP sends a
-// packet for 127.0.0.1 straight to netif_loop_output(), past netif->output, so input is where
-// it can be seen. Non-zero: the packet was dropped (and freed).
+// segments and breaks the zero-window ACK storms of two lwIP ends (lwip_world.h), then goes
+// through ports/lwip's own hook (emcp_lwip_ip4_input: a newer SYN reopens TIME_WAIT). lwIP
+// sends a packet for 127.0.0.1 straight to netif_loop_output(), past netif->output, so input
+// is where it can be seen. Non-zero: the packet was dropped (and freed).
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -83,6 +83,7 @@ TEST_F(HttpFlow, ClientThatStopsReadingDuringALargeAnswerIsDroppedAndOthersAreSe
   feed(c, post(call(2, "big"), "Mcp-Session-Id: " + sid + "\r\n"));
   EXPECT_TRUE(port_.closed[c]) << "dropped once the wait ran out";
   EXPECT_EQ(g_now - before, options_.send_timeout_ms) << "one bounded wait";
+  EXPECT_EQ(http_.stats().timeout_send, 1u) << "counted as a peer that stopped reading";
   EXPECT_EQ(g_big_calls, 1);
   EXPECT_EQ(connections_in_use(), 0u);
   const int d = open_conn();
@@ -108,6 +109,36 @@ TEST_F(HttpFlow, AnswerNobodyReadsIsDroppedAfterTheSendTimeout) {
   poll();
   EXPECT_TRUE(port_.closed[c]);
   EXPECT_EQ(connections_in_use(), 1u) << "its slot is free";
+}
+
+// A client that pipelines requests and reads no answer: the request behind the waiting answer
+// stays with the port (receive() takes only the first), so the engine never waits for this
+// window inside a handler; the others are served while the connection is held, and it is then
+// dropped by poll() after the send timeout, counted as such.
+TEST_F(HttpFlow, PipelinedRequestBehindAWaitingAnswerStaysWithThePort) {
+  const std::string sid = session();
+  const int c = open_conn();
+  const int d = open_conn();
+  port_.window[c] = 0;
+  const std::string first = echo_request(2, sid);
+  const uint64_t before = g_now;
+  const int waits = port_.waits;
+  EXPECT_EQ(receive(c, first + echo_request(3, sid) + echo_request(4, sid)), first.size())
+      << "only the first request is taken";
+  EXPECT_EQ(port_.waits, waits) << "the engine did not wait for the window";
+  EXPECT_EQ(g_now, before);
+  EXPECT_EQ(g_echo_calls, 1);
+  EXPECT_TRUE(output_pending(c));
+  feed(d, echo_request(5, sid));  // served while c is held
+  ASSERT_EQ(responses(d).size(), 1u);
+  EXPECT_EQ(connections_in_use(), 2u);
+  EXPECT_EQ(http_.stats().timeout_send, 0u);
+  g_now += options_.send_timeout_ms + 1;
+  poll();
+  EXPECT_TRUE(port_.closed[c]);
+  EXPECT_EQ(connections_in_use(), 1u);
+  EXPECT_EQ(http_.stats().timeout_send, 1u);
+  EXPECT_EQ(g_echo_calls, 2) << "no handler ran for the requests left with the port";
 }
 
 TEST_F(HttpFlow, ConnectionCloseEndsOnlyOnceItsLastAnswerIsOut) {

@@ -255,9 +255,14 @@ bool HttpServer::drain_pending(Conn& c, bool wait) {
     if (c.pend_len_ == 0 || taken != 0) continue;
     if (!wait) return false;
     const uint64_t now = server_.now();
-    if (port_.wait_writable == nullptr || now >= deadline ||
-        port_.wait_writable(port_.ctx, c.index_, static_cast<uint32_t>(deadline - now)) != Status::kOk)
-      c.dead_ = true;
+    if (port_.wait_writable != nullptr && now < deadline &&
+        port_.wait_writable(port_.ctx, c.index_, static_cast<uint32_t>(deadline - now)) == Status::kOk)
+      continue;
+    if (port_.wait_writable != nullptr && server_.now() >= deadline) {  // as poll() counts it
+      log("http: connection dropped: its peer stopped reading (send_timeout_ms)");
+      ++stats_.timeout_send;
+    }
+    c.dead_ = true;
   }
   if (c.dead_) c.pend_len_ = 0;  // dropped with the connection
   c.pend_off_ = 0;
@@ -565,7 +570,10 @@ size_t HttpServer::receive(uint16_t conn, const void* data, size_t n) {
     if (c.phase_ != Phase::kIdle && c.phase_ != Phase::kRequest && c.phase_ != Phase::kDiscard) break;
     if (c.dead_) break;
     if (c.phase_ == Phase::kIdle) {
-      if (left == 0) break;
+      // A pipelined request behind an answer still waiting for the window stays with the port
+      // (as wants_input() says): answered now, it would make the engine wait for this peer's
+      // window, and serve nobody else meanwhile, until the send timeout.
+      if (left == 0 || c.pend_len_ != 0) break;
       c.phase_ = Phase::kRequest;
       c.started_ms_ = c.fresh_ ? c.opened_ms_ : c.last_ms_;  // the first head: from the accept
       c.fresh_ = false;

@@ -74,6 +74,16 @@
 #define LWIP_NETIF_STATUS_CALLBACK 1
 #define LWIP_NETIF_LINK_CALLBACK 1
 
+// ---- A newer SYN reopens a connection in TIME_WAIT (RFC 1122 4.2.2.13), which lwIP 2.1.3
+// refuses: ports/lwip/src/tcp.cpp (emcp/lwip/tcp.h), built into this lwIP's library
+// (cmake/EmcpLwip.cmake). A host or board with an input hook of its own calls
+// emcp_lwip_ip4_input first (tests/lwip).
+#include "emcp/lwip/tcp.h"
+#ifndef LWIP_HOOK_IP4_INPUT
+#define LWIP_HOOK_IP4_INPUT(p, inp) emcp_lwip_ip4_input((p), (inp))
+#endif
+#define LWIP_HOOK_TCP_ISN(local_ip, local_port, remote_ip, remote_port) emcp_lwip_tcp_isn()
+
 // ---- Statistics: the pools' high-water marks (reported by the firmware)
 #define LWIP_STATS 1
 #define MEM_STATS 1

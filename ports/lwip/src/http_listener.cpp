@@ -52,11 +52,15 @@ err_t linger_poll(void*, altcp_pcb* pcb) {
 // had no pcb for a new connection (tcp_listen_input: accept(NULL, ERR_MEM)) and then
 // dereferences that NULL pcb: any client could crash the server by opening more connections
 // than MEMP_NUM_TCP_PCB. This stands in front of it on the listening tcp_pcb and drops that
-// call; the client retransmits its SYN, and gets a pcb once one is free.
+// call (counted: syn_dropped); the client retransmits its SYN, and gets a pcb once one is free.
 tcp_accept_fn g_altcp_tcp_accept = nullptr;  // lwIP's (one function for every listener)
 
 err_t accept_guard(void* arg, tcp_pcb* pcb, err_t err) {
-  if (pcb == nullptr || g_altcp_tcp_accept == nullptr) return ERR_MEM;
+  if (pcb == nullptr || g_altcp_tcp_accept == nullptr) {
+    // `arg` is the listening altcp pcb (altcp_tcp_listen), whose own arg is the listener.
+    LwipHttpListener::count_syn_dropped(arg != nullptr ? static_cast<altcp_pcb*>(arg)->arg : nullptr);
+    return ERR_MEM;
+  }
   return g_altcp_tcp_accept(arg, pcb, err);
 }
 
@@ -188,8 +192,13 @@ size_t LwipHttpListener::slots_in_use() const {
 
 // ---- lwIP's callbacks: record only ---------------------------------------------------------------
 
+void LwipHttpListener::count_syn_dropped(void* arg) {
+  if (arg != nullptr) ++static_cast<LwipHttpListener*>(arg)->stats_.syn_dropped;
+}
+
 err_t LwipHttpListener::on_accept(void* arg, altcp_pcb* pcb, err_t err) {
   auto* self = static_cast<LwipHttpListener*>(arg);
+  if (pcb == nullptr) count_syn_dropped(arg);  // lwIP without altcp: no pcb for a new connection
   if (err != ERR_OK || pcb == nullptr) return ERR_VAL;
   LwipConn* slot = nullptr;
   for (LwipConn& s : self->slots_) {

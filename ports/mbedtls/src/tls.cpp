@@ -213,6 +213,7 @@ bool TlsLayer::resumed(uint16_t conn) const { return live(conn) && conns_[conn].
 
 // Leaves the slot as open() takes it (and as it starts: TlsConn's initializers).
 void TlsLayer::release(TlsConn& t) {
+  for (TlsConn& o : conns_) o.measured = false;  // its memory goes back: no figure of another's is exact
   mbedtls_ssl_free(&t.ssl);
   t.used = false;
   t.started = false;
@@ -237,9 +238,14 @@ int TlsLayer::open(const transport::PeerAddress& peer) {
     return -1;
   }
   TlsConn& t = conns_[static_cast<size_t>(conn)];
-  // The pool's figures for one handshake: measured when no other is running.
+  // The pool's figures for one handshake: measured when no other connection opens or ends
+  // between its open and its end (their buffers would be counted in, or out, of its figures);
+  // one that opens now spoils the measurement of a handshake still running.
   bool other_handshake = false;
-  for (const TlsConn& o : conns_) other_handshake = other_handshake || (o.used && !o.established);
+  for (TlsConn& o : conns_) {
+    other_handshake = other_handshake || (o.used && !o.established);
+    o.measured = false;
+  }
   t.measured = !other_handshake;
   t.pool_base = static_cast<uint32_t>(pool_stats().in_use);
   if (t.measured) pool_mark();

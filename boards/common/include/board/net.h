@@ -45,6 +45,7 @@ struct NetCounters {
   uint32_t rx_frames;   ///< frames handed to lwIP
   uint32_t rx_dropped;  ///< frames dropped for want of a pbuf (the pool was empty) or refused by lwIP
   uint32_t rx_errors;   ///< frames the NIC flagged bad
+  uint32_t rx_overrun;  ///< frames the NIC itself dropped: its receive buffer was full (0 where it cannot tell)
   uint32_t tx_frames;   ///< frames sent
   uint32_t tx_dropped;  ///< frames not sent (no room in the NIC in time)
   uint32_t tx_errors;   ///< frames the NIC reported failed

@@ -90,6 +90,7 @@ struct LwipHttpStats {
   uint32_t rx_deferred = 0;    ///< chains lwIP kept because a slot's queue was full
   uint32_t errors = 0;         ///< connections lwIP ended with an error (reset, abort)
   uint32_t write_mem = 0;      ///< writes lwIP refused for want of pbufs or segments
+  uint32_t syn_dropped = 0;    ///< new connections lwIP had no pcb for: their SYN dropped (retransmitted)
 };
 
 class LwipHttpListener {
@@ -124,6 +125,8 @@ class LwipHttpListener {
   void stop();
 
   const LwipHttpStats& stats() const { return stats_; }
+  /// For the accept guard (lwIP's call without a pcb): `arg` is a listener or nullptr.
+  static void count_syn_dropped(void* arg);
   /// Slots holding a connection (open, or accepted and not yet given to the engine).
   size_t slots_in_use() const;
 

@@ -153,7 +153,8 @@ struct TlsStats {
   uint32_t record_errors = 0;       ///< established connections ended by a bad record
   /// The most Mbed TLS memory (emcp/mbedtls/pool.h) a connection took from its open to the end
   /// of its handshake, beyond what was in use before: its record buffers and the handshake's
-  /// state (measured when no other handshake ran meanwhile; 0 without the pool).
+  /// state (measured only when no other connection opened or ended meanwhile: nothing of
+  /// another's is counted in; 0 without the pool).
   uint32_t handshake_peak = 0;
   /// What an established connection keeps (its record buffers, session and keys).
   uint32_t established_size = 0;
