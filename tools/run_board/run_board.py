@@ -99,10 +99,37 @@ def build(board, app, http, tls=False):
     return os.path.join(build_dir, "bin", target + ".elf")
 
 
-def answers_http(port, tls=False):
-    """True when something behind 127.0.0.1:port answers an HTTP(S) request with a status line."""
+# Waiting for the board, without leaving a connection behind. QEMU's user network accepts a
+# forwarded connection on the host at once and only then sends its SYN to the board; while the
+# board has no address yet that SYN is lost, and QEMU sends it again seconds later (6 s, then
+# more), whether or not the host side is still there. A readiness probe given up meanwhile thus
+# reached the board's port 80 seconds after it was ready: a connection nobody asked for, which
+# took a slot while the tests' clients held them all (the idle keep-alive connection it took
+# lost the request on its way: board_http_load's "socket hang up"). So the probes that may be
+# given up go to a port nothing listens on (PROBE_PORT: the board answers RST once its stack has
+# its address, and a late SYN gets only that); the one probe of port 80, after that, waits for
+# its answer or its end.
+PROBE_PORT = 9  # the discard port: no emcp firmware listens on it
+
+
+def stack_answers(port):
+    """True when the board's TCP stack answers a connection forwarded to its PROBE_PORT (with RST,
+    which QEMU passes on as the end of the host's connection); False when nothing came within 1 s
+    (or QEMU is not listening yet)."""
     try:
-        with socket.create_connection(("127.0.0.1", port), timeout=5.0 if tls else 1.0) as raw:
+        with socket.create_connection(("127.0.0.1", port), timeout=1.0) as s:
+            return s.recv(1) == b""
+    except ConnectionResetError:
+        return True
+    except OSError:
+        return False
+
+
+def answers_http(port, tls, timeout):
+    """True when something behind 127.0.0.1:port answers an HTTP(S) request with a status line
+    within `timeout` seconds."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=timeout) as raw:
             s = raw
             if tls:  # only whether it answers: the certificate is the client's business
                 ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
@@ -110,7 +137,6 @@ def answers_http(port, tls=False):
                 ctx.verify_mode = ssl.CERT_NONE
                 s = ctx.wrap_socket(raw, server_hostname="localhost")
             s.sendall(b"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-            s.settimeout(5.0 if tls else 1.0)
             return s.recv(16).startswith(b"HTTP/1.")
     except (OSError, ssl.SSLError):
         return False
@@ -182,7 +208,8 @@ def main():
             f.write(credentials_blob(a.tls_cert, a.tls_key, entries))
         cmd += ["-device", f"loader,file={blob},addr={cred_addr:#x},force-raw=on"]
     if a.http is not None:
-        cmd += ["-nic", f"user,model={nic},hostfwd=tcp:127.0.0.1:{port}-:80"]
+        probe_port = free_port()
+        cmd += ["-nic", f"user,model={nic},hostfwd=tcp:127.0.0.1:{port}-:80,hostfwd=tcp:127.0.0.1:{probe_port}-:{PROBE_PORT}"]
     elif nic is not None:
         cmd += ["-nic", "none"]
     qemu = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=sys.stdout, stderr=sys.stderr, bufsize=0)
@@ -209,11 +236,14 @@ def main():
     try:
         if port is not None:
             deadline = time.monotonic() + a.wait
-            while not stop.is_set() and qemu.poll() is None and not answers_http(port, tls):
-                if time.monotonic() > deadline:
+            up = False
+            while not stop.is_set() and qemu.poll() is None and not up:
+                up = stack_answers(probe_port) and answers_http(port, tls, max(deadline - time.monotonic(), 1.0))
+                if not up and time.monotonic() > deadline:
                     say(f"the board did not answer HTTP on 127.0.0.1:{port} within {a.wait:g} s")
                     return 1
-                time.sleep(0.2)
+                if not up:
+                    time.sleep(0.2)
             if qemu.poll() is None and not stop.is_set():
                 say(f"{a.board} in QEMU serving MCP on {'https' if tls else 'http'}://127.0.0.1:{port}/mcp")
         while not stop.is_set() and qemu.poll() is None:
