@@ -499,6 +499,12 @@ class LwipTls : public lwip_fixture::LwipFixture {
     return r;
   }
 
+  // Client c's echo of text, request id, in session sid: the answer holds the text.
+  void expect_echo(TlsClient& c, int id, const std::string& sid, const char* text) {
+    send(c, echo(id, sid, text));
+    EXPECT_NE(next_response(c).body.find(text), std::string::npos) << text;
+  }
+
   // A session, initialized over client i (TLS); the connection stays open.
   std::string session(size_t i) {
     TlsClient& c = handshake(i);
@@ -808,8 +814,7 @@ TEST_F(LwipTls, ResetInTheMiddleOfARecordFreesEverything) {
   EXPECT_EQ(stats().record_errors, 0u);
 
   TlsClient& d = handshake(2);
-  send(d, echo(4, sid, "after the resets"));
-  EXPECT_NE(next_response(d).body.find("after the resets"), std::string::npos);
+  expect_echo(d, 4, sid, "after the resets");
 }
 
 // 7. A handshake that stalls (the client read the server's first flight, then sends nothing)
@@ -922,8 +927,7 @@ TEST_F(LwipTls, PoolFullRefusesAConnectionWithAnAlertAndTheOthersGoOn) {
   EXPECT_TRUE(b.tcp().fin());
   EXPECT_FALSE(b.tcp().reset_seen());
   // The established one is served with the pool full.
-  send(a, echo(2, sid, "while the pool is full"));
-  EXPECT_NE(next_response(a).body.find("while the pool is full"), std::string::npos);
+  expect_echo(a, 2, sid, "while the pool is full");
   EXPECT_EQ(http_.connections_in_use(), 1u);
   b.tcp().close();
   {
@@ -931,8 +935,7 @@ TEST_F(LwipTls, PoolFullRefusesAConnectionWithAnAlertAndTheOthersGoOn) {
     release_pool();
   }
   TlsClient& d = handshake(2);
-  send(d, echo(3, sid, "memory is back"));
-  EXPECT_NE(next_response(d).body.find("memory is back"), std::string::npos);
+  expect_echo(d, 3, sid, "memory is back");
   EXPECT_EQ(stats().handshakes, 2u);
 }
 
@@ -997,8 +1000,7 @@ TEST_F(LwipTls, MoreTlsClientsThanSlotsGetTheRefusalAlertOrAResetAndTheOthersAre
   g_tls[1].close_notify();
   ASSERT_TRUE(run_until([&] { return http_.connections_in_use() == kConns - 1; }));
   TlsClient& late = handshake(kConns + 1);
-  send(late, echo(20, sid, "room again"));
-  EXPECT_NE(next_response(late).body.find("room again"), std::string::npos);
+  expect_echo(late, 20, sid, "room again");
 }
 
 // 11. A bad record and a fatal alert on established connections, each ending that connection
@@ -1048,8 +1050,7 @@ TEST_F(LwipTls, BadRecordOrFatalAlertEndsOnlyThatConnection) {
   EXPECT_EQ(http_.sessions_in_use(), 1u) << "the session outlives its connections";
 
   TlsClient& d = handshake(2);
-  send(d, echo(3, sid, "after the bad record"));
-  EXPECT_NE(next_response(d).body.find("after the bad record"), std::string::npos);
+  expect_echo(d, 3, sid, "after the bad record");
   EXPECT_EQ(stats().failed, 0u);
 }
 
@@ -1077,8 +1078,7 @@ TEST_F(LwipTls, ResetWithRecordsQueuedInTheListenerFreesThem) {
   EXPECT_EQ(server_pool(), context_bytes_);
   EXPECT_EQ(stats().record_errors, 0u);
   TlsClient& d = handshake(1);
-  send(d, echo(2, sid, "after the flood"));
-  EXPECT_NE(next_response(d).body.find("after the flood"), std::string::npos);
+  expect_echo(d, 2, sid, "after the flood");
 }
 
 }  // namespace
