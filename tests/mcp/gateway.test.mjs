@@ -615,6 +615,44 @@ describe("gateway: a board that misbehaves", () => {
     }
   });
 
+  test("what the board sends before it answers the initialize that opens a session is no client's: the answer carries the session id", async () => {
+    // Found in CI: a log line of the board's previous session (or of the gateway's own reset)
+    // came while a client's initialize was on its way; it went to that POST, whose head then
+    // went out (an event stream) before the id was minted, and the client had no session.
+    // This board writes a log line and a list change before each initialize's answer.
+    const board = await startLineBoard(process.execPath, ["-e", `
+      const rl = require("node:readline").createInterface({ input: process.stdin });
+      const out = (m) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...m }) + "\\n");
+      rl.on("line", (l) => {
+        let m; try { m = JSON.parse(l); } catch { return; }
+        if (m.id === undefined || m.method === undefined) return;
+        if (m.method === "initialize") {
+          out({ method: "notifications/message", params: { level: "info", data: "left over from before" } });
+          out({ method: "notifications/tools/list_changed" });
+          return out({ id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "b", version: "1" } } });
+        }
+        out({ id: m.id, result: {} });
+      });`]);
+    const gw = await startGateway(board.port, ["--session-idle-ms", "60000"]);
+    try {
+      for (let round = 0; round < 2; ++round) {
+        const init = await once(gw.port, post(INIT), 10000);
+        assert.equal(init.status, 200);
+        assert.match(init.headers["content-type"], /^application\/json/);
+        const sid = init.headers["mcp-session-id"];
+        assert.match(sid ?? "", /^[0-9a-f]{32}$/, `round ${round}: no session id on the initialize's answer`);
+        assert.equal(json(init).result.serverInfo.name, "b");
+        const r = await once(gw.port, post({ jsonrpc: "2.0", id: 2, method: "tools/list" }, { "Mcp-Session-Id": sid }), 10000);
+        assert.equal(r.status, 200);
+        assert.deepEqual(messages(r).at(-1), { jsonrpc: "2.0", id: 2, result: {} });
+        assert.equal((await once(gw.port, request("DELETE", "/mcp", { "Mcp-Session-Id": sid }))).status, 200);
+      }
+      assert.match(gw.stderr(), /dropped \(no stream surely for it\): .*left over from before/);
+    } finally {
+      await stopNetworkServer({ ...gw, board });
+    }
+  });
+
   test("a board that stops reading: other requests are served, new ones 503, and SIGTERM stops the gateway", async () => {
     const net = await import("node:net");
     const socks = new Set();

@@ -1216,7 +1216,8 @@ void Gateway::on_board_line(const std::string& line) {
 
 // What the board sends on its own (the UART carries no request id with it), by what it says:
 //  - the session's own (resource updates, list changes): the session's oldest request's
-//    stream, else its GET stream; never a 2026-07-28 stream;
+//    stream, else its GET stream; never a 2026-07-28 stream; nothing before the answer to the
+//    initialize that opens the session (dropped, logged);
 //  - a request to the client (sampling, elicitation, roots): the session's, as above, unless a
 //    2026-07-28 request is in flight (it may be that one's, and its client cannot answer):
 //    then, and with no session stream, answered -32603 at once;
@@ -1242,7 +1243,10 @@ void Gateway::route_unrelated(const std::string& line, const jsonrpc::Message& m
       conns_[static_cast<size_t>(get_conn_)]->serial == get_serial_)
     get = conns_[static_cast<size_t>(get_conn_)].get();
   auto to_session = [&]() -> bool {
-    if (session_ != SessionState::kOpen && session_ != SessionState::kOpening) return false;
+    // Not while the initialize that opens a session is on its way: whatever the board sends
+    // before that answer is the old session's or the gateway's reset's, never the new client's
+    // (and on that POST it would start the stream before the session's id is minted).
+    if (session_ != SessionState::kOpen) return false;
     if (oldest_session != nullptr) {
       deliver(oldest_session->conn, line, false, 0);
       return true;
