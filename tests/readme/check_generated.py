@@ -11,12 +11,8 @@ scripts/bench (bench/report.py) writes every benchmark figure into regions marke
   bench/report.py does not know has bench markers;
 - a region lacks its stamp ("`scripts/bench` at commit HASH ... on YYYY-MM-DD"), or, for a
   region with wall-clock figures, the load average;
-- with EMCP_BENCH_STAMPS_STRICT=1 (or --strict-stamps), a stamp says "(+ uncommitted changes)":
-  its figures were measured on a tree that differs from its commit, so they belong to no commit.
-  Without the switch such stamps are listed as a note only. The switch exists because the
-  documents carried dirty stamps when this check came in (issue 28); once scripts/bench has
-  rewritten them from a clean tree, strict becomes the default (STRICT_DEFAULT below) and the
-  switch goes;
+- a stamp says "(+ uncommitted changes)": its figures were measured on a tree that differs
+  from its commit, so they belong to no commit (scripts/bench warns when it writes one);
 - a figure of the benchmarks' kind stands outside the regions: any digit in the README's Speed
   section; requests or megabytes per second, instruction counts, instructions per byte, MiB
   in a sentence about RSS or resident memory, and ratios such as "62x" in the README, the sensors example's
@@ -56,10 +52,6 @@ BENCH_ONLY = [
     # A table cell that is only a figure (| 583 |, | 1.1 MiB |): a results table typed by hand.
     ("a figure in a table", r"(?m)(?<=\|)[ \t]*[~≈]?\d[\d,]*(?:\.\d+)?[ \t]*(?:[^\s|]{1,5})?[ \t]*(?=\|)"),
 ]
-# Dirty stamps fail the check only with EMCP_BENCH_STAMPS_STRICT=1 until the documents' stamps
-# are clean (scripts/bench rerun on a committed tree at the end of issue 28); then this becomes
-# True, and EMCP_BENCH_STAMPS_STRICT=0 no longer exists.
-STRICT_DEFAULT = False
 GOAL = re.compile(r"(?:goal|target|within|at least|at most|up to)\W{0,3}$", re.I)
 RSS = re.compile(r"\bRSS\b|resident", re.I)
 SIZE = re.compile(NUM + r"\s*(?:[KMG]iB|[KMG]B)\b")
@@ -104,10 +96,9 @@ def figures(text, patterns):
             yield m.start(), what, m.group(0).strip()
 
 
-def check(root, strict=STRICT_DEFAULT, notes=None):
+def check(root):
     docgen, report = load()
     problems = []
-    notes = [] if notes is None else notes
     for rel, names in report.REGIONS.items():
         path = os.path.join(root, rel)
         try:
@@ -134,7 +125,7 @@ def check(root, strict=STRICT_DEFAULT, notes=None):
                                 f"(\"`scripts/bench` at commit HASH ... on YYYY-MM-DD\"): run scripts/bench")
             for m in re.finditer(report.STAMP_COMMIT_RE, content):
                 if m.group(2):
-                    (problems if strict else notes).append(
+                    problems.append(
                         f"{rel}:{line_of(text, r.start + m.start())}: region {r.name!r} is stamped "
                         f"\"commit {m.group(1)} {report.DIRTY}\": measured on a tree that differed from "
                         f"its commit, its figures belong to no commit; commit, then rerun scripts/bench "
@@ -189,15 +180,8 @@ def check(root, strict=STRICT_DEFAULT, notes=None):
 def main():
     ap = argparse.ArgumentParser(description="The documents' benchmark figures are generated.")
     ap.add_argument("--root", default=DEFAULT_ROOT, help="where the documents are (default: this checkout)")
-    ap.add_argument("--strict-stamps", action="store_true",
-                    help="a stamp saying \"+ uncommitted changes\" is a problem (as EMCP_BENCH_STAMPS_STRICT=1)")
     a = ap.parse_args()
-    env = os.environ.get("EMCP_BENCH_STAMPS_STRICT", "")
-    strict = a.strict_stamps or env == "1" or (STRICT_DEFAULT and env != "0")
-    notes = []
-    problems = check(os.path.abspath(a.root), strict, notes)
-    for n in notes:
-        print(f"note (a problem with EMCP_BENCH_STAMPS_STRICT=1): {n}")
+    problems = check(os.path.abspath(a.root))
     for p in problems:
         print(p)
     if problems:
