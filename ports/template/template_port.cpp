@@ -34,8 +34,31 @@ void log_line(const char* text, size_t n) {
   (void)n;
 }
 
+namespace {
+volatile bool g_woken = false;  // a post since the loop last looked (read with interrupts masked)
+}  // namespace
+
+void wake() {
+  // PORT: bare metal: this flag, checked in serve() with interrupts masked before WFI. An RTOS:
+  // notify the owner task instead (FreeRTOS: vTaskNotifyGiveFromISR in an interrupt, else
+  // xTaskNotifyGive), and let serve() sleep on the notification.
+  g_woken = true;
+}
+
+uint32_t critical_enter() {
+  // PORT: only on a CPU without atomic read-modify-write (Cortex-M0: save PRIMASK, cpsid i;
+  // under an RTOS also the scheduler). Elsewhere the inbox never calls it.
+  return 0;
+}
+
+void critical_exit(uint32_t state) {
+  // PORT: restore what critical_enter() saved.
+  (void)state;
+}
+
 const emcp::Platform& platform() {
-  static constexpr emcp::Platform kPlatform{&now_ms, &random_bytes, &log_line};
+  static constexpr emcp::Platform kPlatform{&now_ms,         &random_bytes,   &log_line, nullptr,
+                                            &wake,           &critical_enter, &critical_exit};
   return kPlatform;
 }
 
@@ -125,8 +148,10 @@ void serve(emcp::mcp::Server& server, emcp::transport::StdioTransport& link, Net
     }
     if (net != nullptr) net->run_once();  // PORT: run the stack's input and timers before it
     if (tick != nullptr) tick();
-    server.poll();
-    // PORT: sleep until the next interrupt (WFI) when nothing is waiting.
+    g_woken = false;
+    server.poll();  // also runs what other tasks and interrupts posted to the inbox
+    // PORT: with interrupts masked: unless a byte arrived or g_woken was set meanwhile, sleep
+    // until the next interrupt (WFI ends on a pending interrupt even while masked); unmask.
   }
 }
 

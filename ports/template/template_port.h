@@ -1,7 +1,8 @@
 // ports/template/template_port.h - a new platform's port, to copy and fill in.
 //
 // Everything emcp needs from a platform is here, in the order docs/porting.md introduces it:
-//   1. the platform functions (emcp/platform.h): a monotonic clock, random bytes, a log line;
+//   1. the platform functions (emcp/platform.h): a monotonic clock, random bytes, a log line,
+//      the owner's wake and a critical section for the server's inbox;
 //   2. a byte stream for the stdio transport (a UART): a blocking write and a non-blocking read;
 //   3. for HTTP, the network side of transport::HttpServer (transport::HttpPort and the
 //      events the port delivers from its loop);
@@ -11,7 +12,8 @@
 // the native build), so it stays true to the interfaces it names; it serves nothing until its
 // PORT: places talk to real hardware.
 //
-// Context: the one loop that owns the mcp::Server (interrupts only fill buffers).
+// Context: the one loop that owns the mcp::Server (interrupts only fill buffers, or post to the
+// server's inbox; wake() and the critical section are called from any context).
 #ifndef EMCP_PORTS_TEMPLATE_PORT_H
 #define EMCP_PORTS_TEMPLATE_PORT_H
 
@@ -37,7 +39,15 @@ bool random_bytes(void* out, size_t n);
 /// Writes one line of diagnostics somewhere that is not the MCP byte stream (a debug UART,
 /// RTT, a log buffer). Optional: leave Platform::log nullptr instead.
 void log_line(const char* text, size_t n);
-/// The three as one Platform, for mcp::Server's constructor.
+/// Wakes serve() after another task or an interrupt posted to the server's inbox
+/// (emcp/mcp/inbox.h, docs/concurrency.md): from any context, never blocking, never lost
+/// between serve()'s last look and its sleep.
+void wake();
+/// Masks every interrupt that may post (and an RTOS's scheduler); nestable. Needed only on a CPU
+/// without atomic read-modify-write (Cortex-M0/M0+); the inbox is lock-free elsewhere.
+uint32_t critical_enter();
+void critical_exit(uint32_t state);
+/// These as one Platform, for mcp::Server's constructor.
 const emcp::Platform& platform();
 
 // ---- 2. A byte stream for the stdio transport -----------------------------------------------------

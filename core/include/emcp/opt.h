@@ -224,6 +224,19 @@
 #endif
 #endif
 
+/// The default size of a StaticInbox (emcp/mcp/inbox.h): work posted to the server's loop from
+/// other threads, tasks and interrupts. Slots (a power of two) and the bytes each carries (a
+/// resource URI, a log line, a deferred call's answer text); on a 32-bit target a slot takes
+/// EMCP_INBOX_PAYLOAD rounded up to 8, plus 16 bytes. A post to a full inbox is refused with
+/// kNoSpace, one longer than a slot with kInvalidArgument. Only an application that declares
+/// an inbox pays for one.
+#ifndef EMCP_INBOX_SLOTS
+#define EMCP_INBOX_SLOTS 8
+#endif
+#ifndef EMCP_INBOX_PAYLOAD
+#define EMCP_INBOX_PAYLOAD 64
+#endif
+
 /// Nesting of parameter schemas (objects in objects, arrays of objects...): a Param table
 /// deeper than this does not compile. Bounds the stack of writing and checking schemas.
 #ifndef EMCP_SCHEMA_MAX_DEPTH

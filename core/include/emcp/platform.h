@@ -6,7 +6,8 @@
 // the file and line), never a silent "no timeouts"; the HTTP engine checks the random source
 // the same way when it is built. docs/porting.md walks a new platform through all of it.
 //
-// Context: any (the functions are called from the loop that owns the server).
+// Context: the loop that owns the server calls the functions, but for wake and the critical
+// section, which any thread, task or interrupt may call.
 //
 // Example:
 //   bool my_random(void* out, size_t n) { return trng_read(out, n); }
@@ -37,11 +38,27 @@ struct Platform {
   /// check the lifetime of JWT access tokens (emcp/auth/resource_server.h). Linux: the system
   /// clock; a board: an RTC, or a time the application set from SNTP.
   uint64_t (*unix_time_s)() = nullptr;
+  /// Optional: wakes the loop that owns the server from wherever it sleeps, so that what another
+  /// thread, task or interrupt posted to the server's inbox (emcp/mcp/inbox.h) is run without
+  /// waiting for the loop's next timeout. Called from any thread, task or interrupt, after each
+  /// post: it must not block, and must not lose a wake that lands between the loop's last look
+  /// and its sleep. POSIX: an eventfd the loop polls; FreeRTOS: a task notification to the owner
+  /// (the FromISR form in an interrupt); bare metal: a flag the loop checks with interrupts
+  /// masked before WFI. nullptr: posts wait for the loop's next round.
+  void (*wake)() = nullptr;
+  /// Required by the inbox on a CPU without atomic read-modify-write (EMCP_ATOMIC_RMW 0:
+  /// Cortex-M0/M0+), unused elsewhere: masks every interrupt that may post (and, under an RTOS,
+  /// the scheduler) and returns what critical_exit() restores; nestable, from any context.
+  /// Cortex-M: save PRIMASK, cpsid i; restore it.
+  uint32_t (*critical_enter)() = nullptr;
+  void (*critical_exit)(uint32_t state) = nullptr;
 
   constexpr Platform() = default;
   constexpr Platform(uint64_t (*now)(), bool (*rnd)(void*, size_t), void (*lg)(const char*, size_t) = nullptr,
-                     uint64_t (*unix_time)() = nullptr)
-      : now_ms(now), random(rnd), log(lg), unix_time_s(unix_time) {}
+                     uint64_t (*unix_time)() = nullptr, void (*wk)() = nullptr,
+                     uint32_t (*crit_enter)() = nullptr, void (*crit_exit)(uint32_t) = nullptr)
+      : now_ms(now), random(rnd), log(lg), unix_time_s(unix_time), wake(wk), critical_enter(crit_enter),
+        critical_exit(crit_exit) {}
 };
 
 EMCP_NS_END

@@ -83,6 +83,7 @@ void Server::detach(Session& s) {
 
 void Server::poll() {
   if (features_.outgoing != nullptr) features_.outgoing->expire(*this);
+  if (features_.inbox != nullptr) features_.inbox(*inbox_);  // what other tasks posted (inbox.cpp)
   if (features_.poll != nullptr) features_.poll(*this);  // the InputBridge's, tasks' (their setters)
   send_held_now();
 }

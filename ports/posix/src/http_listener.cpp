@@ -1,5 +1,7 @@
 #include "emcp/posix/http_listener.h"
 
+#include "emcp/posix/platform.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -288,6 +290,8 @@ Status HttpListener::run_once(int timeout_ms) {
   uint16_t* const who = who_.data();
   size_t n = 0;
   fds[n++] = pollfd{listen_fd_, POLLIN, 0};
+  if (wake_fd_ >= 0 && n < fds_.size()) fds[n++] = pollfd{wake_fd_, POLLIN, 0};
+  const size_t first = n;  // the connections' entries
   for (size_t i = 0; i < slots_.size() && n + 2 <= fds_.size(); ++i) {
     ListenerConn& c = slots_[i];
     const short out = c.want_write ? POLLOUT : 0;
@@ -311,7 +315,8 @@ Status HttpListener::run_once(int timeout_ms) {
   if (r > 0) {
     // The connections' events first: slots of peers that hung up are free before new
     // connections are taken (or refused busy when there is no slot).
-    for (size_t k = 1; k < n; ++k) {
+    if (first > 1 && (fds[1].revents & POLLIN) != 0) clear_wake();  // server_.poll() below runs what was posted
+    for (size_t k = first; k < n; ++k) {
       if (fds[k].revents == 0) continue;
       if ((who[k] & 0x8000) != 0) {
         linger(slots_[who[k] & 0x7FFF], now);

@@ -1,6 +1,9 @@
 #include "emcp/posix/platform.h"
 
 #include <errno.h>
+
+#include <atomic>
+#include <sys/eventfd.h>
 #include <sys/random.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -40,8 +43,37 @@ uint64_t unix_time_s() {
   return ts.tv_sec > 0 ? static_cast<uint64_t>(ts.tv_sec) : 0;
 }
 
+namespace {
+std::atomic<int> g_wake_fd{-1};
+}  // namespace
+
+int wake_fd() {
+  int fd = g_wake_fd.load(std::memory_order_acquire);
+  if (fd >= 0) return fd;
+  // The first caller creates it; a thread that loses the race closes its own.
+  const int mine = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (mine < 0) return -1;
+  int expected = -1;
+  if (g_wake_fd.compare_exchange_strong(expected, mine, std::memory_order_acq_rel)) return mine;
+  ::close(mine);
+  return expected;
+}
+
+void wake() {
+  const int fd = wake_fd();
+  const uint64_t one = 1;
+  // EAGAIN: the counter is full, the loop is awake anyway.
+  if (fd >= 0) (void)!::write(fd, &one, sizeof one);
+}
+
+void clear_wake() {
+  const int fd = g_wake_fd.load(std::memory_order_acquire);
+  uint64_t count;
+  if (fd >= 0) (void)!::read(fd, &count, sizeof count);
+}
+
 const Platform& platform() {
-  static constexpr Platform kPosix{&now_ms, &random_bytes, &log_line, &unix_time_s};
+  static constexpr Platform kPosix{&now_ms, &random_bytes, &log_line, &unix_time_s, &wake};
   return kPosix;
 }
 

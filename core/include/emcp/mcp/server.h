@@ -21,7 +21,8 @@
 // the result has started they are refused with kInvalidState (they would land inside it).
 //
 // Context: one loop. Every call here, and every handler, runs in the loop that calls handle()
-// and poll(); nothing blocks.
+// and poll() (the owner); nothing blocks. Other threads, tasks and interrupts hand work to it
+// through the server's Inbox (emcp/mcp/inbox.h, docs/concurrency.md), never by calling here.
 //
 // Example (stdio, see examples/sensors):
 //   static emcp::mcp::Server server(kInfo, emcp::posix::platform());  // or board::platform()
@@ -39,6 +40,7 @@
 #include "emcp/jsonrpc/decoder.h"
 #include "emcp/jsonrpc/message.h"
 #include "emcp/mcp/handlers.h"
+#include "emcp/mcp/inbox.h"
 #include "emcp/mcp/input_bridge.h"
 #include "emcp/mcp/revision.h"
 #include "emcp/mcp/schema.h"
@@ -237,6 +239,11 @@ class Server {
   /// or allow one (the 2026-07-28 extension, when the handler defers). `store` must outlive the
   /// server; one per server (given to another, it forgets the tasks it held).
   void set_tasks(TaskStore& store, const TaskPolicy& policy = TaskPolicy());
+  /// Lets other threads, tasks and interrupts hand work to this server's loop through `inbox`
+  /// (emcp/mcp/inbox.h): poll() runs what they posted. `inbox` must outlive the server; one
+  /// per server. Call it from the owner before anything posts. Asserts (EMCP_ASSERT) a
+  /// critical section in the platform where the CPU has no atomic read-modify-write.
+  void set_inbox(Inbox& inbox);
 
   const ServerInfo& info() const { return info_; }
   /// The platform's clock (milliseconds).
@@ -346,7 +353,6 @@ class Server {
   // The tool or prompt of that name in the application's table (nullptr: none).
   const Tool* tool_named(StrView name) const;
   const Prompt* prompt_named(StrView name) const;
-  enum class ListKind : uint8_t { kTools, kResources, kPrompts };
   void list_changed(ListKind kind);
   void cancel_deferred(Session& s);
   void close_outgoing(Session& s);
@@ -386,6 +392,8 @@ class Server {
   Span<const ResourceTemplate> templates_;
   Span<const Prompt> prompts_;
   TaskStore* tasks_ = nullptr;  // set_tasks() (tasks.cpp)
+  Inbox* inbox_ = nullptr;      // set_inbox() (inbox.cpp)
+  friend class Inbox;
   uint16_t page_size_ = EMCP_PAGE_SIZE;
   CachePolicy cache_;
   // The key of the MAC over each requestState (Inputs, inputs.cpp): drawn from the platform's
@@ -487,6 +495,7 @@ class Server {
     bool (*verify_state)(Inputs& in, StrView state, const char** why) = nullptr;
     void (*write_state)(Inputs& in, json::Writer& w) = nullptr;
     void (*poll)(Server& sv) = nullptr;          // set_input_bridge(), set_tasks(): poll()'s work
+    void (*inbox)(Inbox& in) = nullptr;          // set_inbox(): runs what was posted
   };
   Features features_;
   void cancel_request(Session& s, json::Value request_id);

@@ -38,6 +38,8 @@ bool parse_version(StrView s, Version* out);
 /// Log severities of RFC 5424, as MCP names them (lowest first).
 enum class LogLevel : uint8_t { kDebug, kInfo, kNotice, kWarning, kError, kCritical, kAlert, kEmergency };
 const char* log_level_str(LogLevel l);
+/// The lists whose changes the server announces (notifications/<list>/list_changed).
+enum class ListKind : uint8_t { kTools, kResources, kPrompts };
 bool parse_log_level(StrView s, LogLevel* out);
 
 enum class Role : uint8_t { kUser, kAssistant };

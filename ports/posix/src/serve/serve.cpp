@@ -371,9 +371,11 @@ int stdio(emcp::mcp::Server& server, const char* program, const Loop& loop) {
   catch_stop_signals();
   uint8_t buf[1024];
   while (g_stop == 0) {
-    pollfd pfd = {0, POLLIN, 0};
-    const int ready = poll(&pfd, 1, static_cast<int>(wait_ms(loop, 1000)));
-    if (ready > 0) {
+    // stdin, and the eventfd other threads wake the loop with (the server's inbox).
+    pollfd pfd[2] = {{0, POLLIN, 0}, {emcp::posix::wake_fd(), POLLIN, 0}};
+    const int ready = poll(pfd, pfd[1].fd >= 0 ? 2 : 1, static_cast<int>(wait_ms(loop, 1000)));
+    if (ready > 0 && (pfd[1].revents & POLLIN) != 0) emcp::posix::clear_wake();
+    if (ready > 0 && pfd[0].revents != 0) {
       size_t n = 0;
       const emcp::Status s = emcp::posix::read_some(0, buf, sizeof buf, &n);
       if (s == emcp::Status::kOk) {
@@ -422,6 +424,7 @@ int http(emcp::mcp::Server& server, const HttpConfig& config, const Loop& loop) 
   if ((config.auth_tokens.size() != 0 || config.jwt_key != nullptr || config.jwt_secret != nullptr) &&
       !start_auth(config, server, tls, g_net.bound_port()))
     return 1;
+  g_net.set_wake_fd(emcp::posix::wake_fd());  // the server's inbox: other threads wake the loop
   if (tls) {
     g_tls->attach(engine.handler());
     g_net.attach(g_tls->handler());

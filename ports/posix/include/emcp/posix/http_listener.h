@@ -54,7 +54,8 @@ struct ListenerConn {
 class HttpListener {
  public:
   /// `slots` must have at least as many entries as the HttpServer has connections; `fds` and
-  /// `who` hold 2 * slots + 1 entries (the poll set).
+  /// `who` hold 2 * slots + 2 entries (the poll set: the listening socket, the wake
+  /// descriptor, each connection and its lingering predecessor).
   HttpListener(Span<ListenerConn> slots, Span<struct pollfd> fds, Span<uint16_t> who);
   ~HttpListener();
   HttpListener(const HttpListener&) = delete;
@@ -70,6 +71,9 @@ class HttpListener {
   /// (emcp::mbedtls::TlsLayer for HTTPS).
   void attach(transport::ConnectionHandler handler) { server_ = handler; }
 
+  /// A descriptor run_once() also waits on (posix::wake_fd(): another thread posted to the
+  /// server's inbox); when it is readable, posix::clear_wake() empties it. -1: none.
+  void set_wake_fd(int fd) { wake_fd_ = fd; }
   /// Waits up to `timeout_ms` for activity, serves it, and runs the engine's poll().
   /// Returns kIoError when poll() itself fails.
   Status run_once(int timeout_ms);
@@ -93,6 +97,7 @@ class HttpListener {
   Span<uint16_t> who_;
   transport::ConnectionHandler server_;
   int listen_fd_ = -1;
+  int wake_fd_ = -1;
   uint16_t bound_port_ = 0;
   uint32_t linger_ms_ = 2000;
   uint64_t accepted_ = 0;
@@ -104,13 +109,13 @@ template <size_t N>
 class StaticHttpListener : public HttpListener {
  public:
   StaticHttpListener()
-      : HttpListener(Span<ListenerConn>(slots_, N), Span<struct pollfd>(fds_, 2 * N + 1),
-                     Span<uint16_t>(who_, 2 * N + 1)) {}
+      : HttpListener(Span<ListenerConn>(slots_, N), Span<struct pollfd>(fds_, 2 * N + 2),
+                     Span<uint16_t>(who_, 2 * N + 2)) {}
 
  private:
   ListenerConn slots_[N];
-  struct pollfd fds_[2 * N + 1];
-  uint16_t who_[2 * N + 1];
+  struct pollfd fds_[2 * N + 2];
+  uint16_t who_[2 * N + 2];
 };
 
 }  // namespace posix

@@ -1,5 +1,6 @@
 // emcp/posix/platform.h - the POSIX platform (emcp/platform.h): a monotonic clock, the
-// kernel's random bytes, diagnostics on stderr.
+// kernel's random bytes, diagnostics on stderr, and an eventfd that wakes the loop when another
+// thread posts to the server's inbox (emcp/mcp/inbox.h).
 //
 // Context: any thread.
 //
@@ -28,7 +29,17 @@ void log_line(const char* text, size_t n);
 /// The system's wall clock (CLOCK_REALTIME), seconds since 1970.
 uint64_t unix_time_s();
 
-/// now_ms, random_bytes, log_line and unix_time_s as one Platform.
+/// Platform::wake: makes the loop's poll() return (an eventfd it watches, wake_fd()). Any
+/// thread, and a signal handler: one write(2), nothing else.
+void wake();
+/// The eventfd wake() writes to (created at the first call of either; -1 if the kernel refused
+/// one, and then wake() does nothing). A loop polls it with its own descriptors.
+int wake_fd();
+/// Empties the eventfd after poll() saw it readable (the loop, before it runs the server's
+/// poll(), so that a wake during that poll() is seen by the next poll(2)).
+void clear_wake();
+
+/// now_ms, random_bytes, log_line, unix_time_s and wake as one Platform.
 const Platform& platform();
 
 }  // namespace posix
