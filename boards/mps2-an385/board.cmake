@@ -6,7 +6,8 @@ set(EMCP_BOARD_IRQS 32)
 # The minimal server's goals are set on Cortex-M3: 20 KiB flash, 6 KiB RAM. The lossless UART
 # (board/rx.h: the receive interrupt holds the UART back when the ring is full; a gap in the
 # input answered with -32600 and data.inputLost, board/serve.cpp) took it to 20,788 B, 308 B
-# past the 20 KiB it met until then (20,460 B): the build enforces a 21 KiB ceiling, and
+# past the 20 KiB it met until then (20,460 B), the server's inbox hook (issue 29: poll() runs a
+# set inbox, two pointers in the server) to 20,820 B: the build enforces a 21 KiB ceiling, and
 # docs/footprint.md reports the 20 KiB target as missed until the bytes are won back (about
 # 900 B of start-up code initialise g_server and g_link member by member: constant-initialised
 # objects would take none).

@@ -36,11 +36,11 @@ struct Critical {
 
 // An increment that is atomic with respect to every poster: a fetch_add where the CPU has one,
 // else a load and a store, which the caller's critical section makes atomic.
-void bump(std::atomic<uint32_t>& counter) {
+void bump(Atomic32& counter) {
 #if EMCP_ATOMIC_RMW
-  counter.fetch_add(1, std::memory_order_relaxed);
+  counter.add(1);
 #else
-  counter.store(counter.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  counter.store(counter.load(Atomic32::kRelaxed) + 1, Atomic32::kRelaxed);
 #endif
 }
 
@@ -50,7 +50,7 @@ Inbox::Inbox(unsigned char* storage, uint16_t count, uint16_t payload, size_t st
     : storage_(storage), count_(count), payload_(payload), stride_(stride) {
   for (uint32_t i = 0; i < count_; ++i) {
     Slot* s = new (storage_ + i * stride_) Slot;
-    s->seq.store(i, std::memory_order_relaxed);
+    s->seq.store(i, Atomic32::kRelaxed);
     s->work = nullptr;
     s->ctx = nullptr;
     s->len = 0;
@@ -73,34 +73,34 @@ Status Inbox::refuse(Status why) {
 }
 
 Inbox::Slot* Inbox::claim(uint32_t* pos) {
-  uint32_t p = head_.load(std::memory_order_relaxed);
+  uint32_t p = head_.load(Atomic32::kRelaxed);
   for (;;) {
     Slot& s = slot(p);
-    const uint32_t seq = s.seq.load(std::memory_order_acquire);
+    const uint32_t seq = s.seq.load(Atomic32::kAcquire);
     const int32_t diff = static_cast<int32_t>(seq - p);
     if (diff == 0) {
 #if EMCP_ATOMIC_RMW
       // Another poster (or an interrupt) may claim p first: then p is reloaded and tried again.
-      if (head_.compare_exchange_weak(p, p + 1, std::memory_order_relaxed)) break;
+      if (head_.compare_exchange(&p, p + 1)) break;
 #else
-      head_.store(p + 1, std::memory_order_relaxed);
+      head_.store(p + 1, Atomic32::kRelaxed);
       break;
 #endif
     } else if (diff < 0) {
       return nullptr;  // the slot a lap back is not run yet: full
     } else {
-      p = head_.load(std::memory_order_relaxed);  // claimed by another poster meanwhile
+      p = head_.load(Atomic32::kRelaxed);  // claimed by another poster meanwhile
     }
   }
   *pos = p;
   // The high-water mark: slots between the owner's position and this one, this one included.
-  const uint32_t used = p + 1 - tail_.load(std::memory_order_relaxed);
-  uint32_t mark = high_water_.load(std::memory_order_relaxed);
+  const uint32_t used = p + 1 - tail_.load(Atomic32::kRelaxed);
+  uint32_t mark = high_water_.load(Atomic32::kRelaxed);
   while (used > mark && used <= count_) {
 #if EMCP_ATOMIC_RMW
-    if (high_water_.compare_exchange_weak(mark, used, std::memory_order_relaxed)) break;
+    if (high_water_.compare_exchange(&mark, used)) break;
 #else
-    high_water_.store(used, std::memory_order_relaxed);
+    high_water_.store(used, Atomic32::kRelaxed);
     break;
 #endif
   }
@@ -127,7 +127,7 @@ Status Inbox::put(Work work, void* ctx, const Piece* pieces, size_t k) {
     s->ctx = ctx;
     s->len = static_cast<uint32_t>(n);
     bump(posted_);
-    s->seq.store(pos + 1, std::memory_order_release);  // published: the owner may run it
+    s->seq.store(pos + 1, Atomic32::kRelease);  // published: the owner may run it
   }
   if (platform.wake != nullptr) platform.wake();
   return Status::kOk;
@@ -244,10 +244,10 @@ size_t Inbox::drain() {
   if (draining_ || server_ == nullptr) return 0;
   draining_ = true;
   size_t ran = 0;
-  uint32_t pos = tail_.load(std::memory_order_relaxed);
+  uint32_t pos = tail_.load(Atomic32::kRelaxed);
   for (;;) {
     Slot& s = slot(pos);
-    if (s.seq.load(std::memory_order_acquire) != pos + 1) break;  // not published (yet)
+    if (s.seq.load(Atomic32::kAcquire) != pos + 1) break;  // not published (yet)
     if (s.work(*server_, s.ctx, bytes_of(s), s.len) == Status::kWouldBlock) {
       bump(retried_);
       break;  // stays first: the next poll() runs it again
@@ -255,8 +255,8 @@ size_t Inbox::drain() {
     ++ran;
     bump(run_);
     ++pos;
-    tail_.store(pos, std::memory_order_relaxed);
-    s.seq.store(pos - 1 + count_, std::memory_order_release);  // free for the post a lap later
+    tail_.store(pos, Atomic32::kRelaxed);
+    s.seq.store(pos - 1 + count_, Atomic32::kRelease);  // free for the post a lap later
   }
   draining_ = false;
   return ran;
@@ -264,13 +264,13 @@ size_t Inbox::drain() {
 
 InboxStats Inbox::stats() const {
   InboxStats st;
-  st.posted = posted_.load(std::memory_order_relaxed);
-  st.refused = refused_.load(std::memory_order_relaxed);
-  st.run = run_.load(std::memory_order_relaxed);
-  st.retried = retried_.load(std::memory_order_relaxed);
-  const uint32_t used = head_.load(std::memory_order_relaxed) - tail_.load(std::memory_order_relaxed);
+  st.posted = posted_.load(Atomic32::kRelaxed);
+  st.refused = refused_.load(Atomic32::kRelaxed);
+  st.run = run_.load(Atomic32::kRelaxed);
+  st.retried = retried_.load(Atomic32::kRelaxed);
+  const uint32_t used = head_.load(Atomic32::kRelaxed) - tail_.load(Atomic32::kRelaxed);
   st.in_use = static_cast<uint16_t>(used <= count_ ? used : count_);
-  st.high_water = static_cast<uint16_t>(high_water_.load(std::memory_order_relaxed));
+  st.high_water = static_cast<uint16_t>(high_water_.load(Atomic32::kRelaxed));
   st.slots = count_;
   st.payload = payload_;
   return st;

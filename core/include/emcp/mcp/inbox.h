@@ -44,24 +44,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <atomic>
-
 #include "emcp/mcp/handlers.h"
 #include "emcp/mcp/types.h"
 #include "emcp/opt.h"
 #include "emcp/platform.h"
+#include "emcp/util/atomic.h"
 #include "emcp/util/span.h"
 #include "emcp/util/status.h"
-
-/// 1 where the CPU has atomic compare-and-swap on 32-bit words (the inbox is lock-free); 0
-/// where it has not (Cortex-M0: the inbox takes Platform::critical_enter/exit).
-#ifndef EMCP_ATOMIC_RMW
-#if defined(__GCC_ATOMIC_INT_LOCK_FREE) && __GCC_ATOMIC_INT_LOCK_FREE == 2
-#define EMCP_ATOMIC_RMW 1
-#else
-#define EMCP_ATOMIC_RMW 0
-#endif
-#endif
 
 EMCP_NS_BEGIN
 namespace mcp {
@@ -124,7 +113,7 @@ class Inbox {
 
  protected:
   struct Slot {
-    std::atomic<uint32_t> seq;  // == position: free for that post; == position + 1: published
+    Atomic32 seq;  // == position: free for that post; == position + 1: published
     Work work;
     void* ctx;
     uint32_t len;
@@ -134,7 +123,8 @@ class Inbox {
 
  private:
   friend class Server;
-  Slot& slot(uint32_t pos) { return *reinterpret_cast<Slot*>(storage_ + (pos & (count_ - 1u)) * stride_); }
+  // The storage is 8-byte aligned and the stride a multiple of 8 (StaticInbox): through void*.
+  Slot& slot(uint32_t pos) { return *static_cast<Slot*>(static_cast<void*>(storage_ + (pos & (count_ - 1u)) * stride_)); }
   unsigned char* bytes_of(Slot& s) { return reinterpret_cast<unsigned char*>(&s) + kHeader; }
   // The one way in: copies `pieces` (k of them) into a claimed slot and publishes it.
   struct Piece {
@@ -156,9 +146,9 @@ class Inbox {
   uint16_t payload_;
   size_t stride_;
   Server* server_ = nullptr;                 // set_inbox()
-  std::atomic<uint32_t> head_{0};            // the next position a post claims
-  std::atomic<uint32_t> tail_{0};            // the next position drain() runs (owner writes)
-  std::atomic<uint32_t> posted_{0}, refused_{0}, run_{0}, retried_{0}, high_water_{0};
+  Atomic32 head_;                            // the next position a post claims
+  Atomic32 tail_;                            // the next position drain() runs (owner writes)
+  Atomic32 posted_, refused_, run_, retried_, high_water_;
   bool draining_ = false;                    // drain() is running (work may post, not drain)
 
  public:
