@@ -10,6 +10,7 @@ board::Ring<EMCP_BOARD_RX_RING> g_rx;
 volatile uint32_t g_dropped = 0;  // bytes the ring lost, and overruns
 volatile uint32_t g_holds = 0;    // times the interrupt held the UART back
 volatile bool g_held = false;     // it holds it now
+volatile bool g_woken = false;    // wake() since the last idle()
 
 // The loop made room: the board takes the bytes its UART held.
 void release_if_room() {
@@ -53,12 +54,19 @@ bool uart_take_loss() {
 uint32_t uart_dropped() { return g_dropped; }
 uint32_t uart_held() { return g_holds; }
 
-// Interrupts off while checking, so a byte arriving between the check and WFI still wakes it
-// (WFI ends on a pending interrupt even while they are masked; it is taken once unmasked).
+// Interrupts off while checking, so a byte arriving (or a wake() from an interrupt) between the
+// check and WFI still wakes it (WFI ends on a pending interrupt even while they are masked; it
+// is taken once unmasked). A wake() is taken here: the loop runs its round again.
 void idle() {
   arch::interrupts_off();
-  if (g_rx.empty() && !g_rx.loss_waiting()) arch::wait_for_interrupt();
+  if (g_woken) {
+    g_woken = false;
+  } else if (g_rx.empty() && !g_rx.loss_waiting()) {
+    arch::wait_for_interrupt();
+  }
   arch::interrupts_on();
 }
+
+void wake() { g_woken = true; }
 
 }  // namespace board
