@@ -67,6 +67,22 @@ if(EMCP_BOARD STREQUAL "mps2-an385")
     DEFINES ${EMCP_BOARD_SENSORS_DEFINES} EMCP_LEGACY_ERA=0
     FLASH_BUDGET 67584 RAM_BUDGET 13312)
 endif()
+# Under FreeRTOS, on a board with the kernel's port (ports/freertos): the same firmware
+# (main_board.cpp without its main()) in the task that owns the server, and a sensor task
+# sampling on the kernel's timer (main_rtos.cpp). The UART tests run against it too
+# (board_rtos_*, boards/CMakeLists.txt). Its ceilings, board.cmake's
+# EMCP_BOARD_SENSORS_RTOS_FLASH_BUDGET and _RAM_BUDGET, are its measured flash and static RAM
+# rounded up to the KiB.
+if(EMCP_FREERTOS_FOUND)
+  emcp_firmware(emcp-sensors-rtos-${EMCP_BOARD}
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/main_rtos.cpp ${sensors_sources}
+    INCLUDES ${CMAKE_CURRENT_LIST_DIR}
+    DEFINES ${EMCP_BOARD_SENSORS_DEFINES}
+    APP_DEFINES EMCP_SENSORS_NO_MAIN=1
+    RTOS freertos
+    TASKS emcp=owner_task:g_owner_stack sensor=sensor_task:g_sensor_stack
+    FLASH_BUDGET ${EMCP_BOARD_SENSORS_RTOS_FLASH_BUDGET} RAM_BUDGET ${EMCP_BOARD_SENSORS_RTOS_RAM_BUDGET})
+endif()
 endif()
 if(EMCP_BOARD_NET)
   set(sensors_net_sources ${CMAKE_CURRENT_LIST_DIR}/main_board_net.cpp ${CMAKE_CURRENT_LIST_DIR}/app.cpp
