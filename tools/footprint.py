@@ -144,7 +144,13 @@ def canonical(title, known):
     return m.group(2) if m else title
 
 
-def worst_stack(elf, ci_dir, bounded_recursion=None):
+def worst_stack(elf, ci_dir, bounded_recursion=None, tasks=(), asm_calls=()):
+    """The worst-case stack from reset (bare metal: main() and the request path, plus the
+    deepest interrupt), or, with `tasks` ((label, entry) of an RTOS image's tasks), each task's
+    from its entry (the scheduler enters it, never a call) and the main stack's, which serves
+    main() until the scheduler starts and then the interrupts, each of which may nest on the
+    others (their sum). `asm_calls` ((caller, callee, bytes)) are calls made from assembly,
+    which the call graph does not show, with the bytes the caller pushes before the call."""
     raw_frames, raw_dynamic, raw_edges = load_callgraph(ci_dir)
     code = [name for name, _, t in symbols(elf) if t in "tTwW"]
     # File-local functions are known by their demangled name in the call graph.
@@ -156,12 +162,22 @@ def worst_stack(elf, ci_dir, bounded_recursion=None):
     dynamic = {canon(t) for t in raw_dynamic}
     for src, dsts in raw_edges.items():
         edges.setdefault(canon(src), set()).update(canon(d) if d != "__indirect_call" else d for d in dsts)
+    for caller, callee, extra in asm_calls:
+        if caller not in in_image or callee not in in_image:
+            sys.exit(f"footprint: the assembly call {caller} -> {callee} names a function the image does not have")
+        frames[caller] = frames.get(caller, 0) + extra
+        edges.setdefault(caller, set()).add(callee)
     funcs = {f for f in frames if f in in_image}
+    entries = {entry for _, entry in tasks}
+    missing = sorted(entries - funcs)
+    if missing:
+        sys.exit("footprint: no task entry " + ", ".join(missing) + " in the image's call graph")
     called = {t for s in edges for t in edges[s] if s in funcs}
     roots_irq = [f for f in funcs if f.endswith("_Handler") and f != "Reset_Handler"]
-    # What only a function pointer (or the vector table) can reach.
+    # What only a function pointer (or the vector table) can reach; a task's entry is reached
+    # by the scheduler alone.
     indirect = [f for f in sorted(funcs) if f not in called and f != "main" and not f.endswith("_Handler")
-                and not f.startswith("_GLOBAL__sub_I")]
+                and not f.startswith("_GLOBAL__sub_I") and f not in entries]
     notes = []
     memo = {}
 
@@ -229,22 +245,37 @@ def worst_stack(elf, ci_dir, bounded_recursion=None):
     main_depth, main_path, main_bounded, _ = depth(root, set())
     exc_frame = arch(elf)[1]
     irq = [(depth(h, set())[0] + exc_frame, h) for h in roots_irq]
+    irq_bounded = all(depth(h, set())[2] for h in roots_irq)
     irq_worst = max(irq) if irq else (0, "")
-    total = main_depth + exc_frame + irq_worst[0] if irq else main_depth
-    return {
+    out = {
         "main": main_depth,
         "main_path": demangle(main_path[:14], elf),
         "interrupt": irq_worst[0],
         "interrupt_handler": irq_worst[1],
-        "total": total,
-        "bounded": main_bounded and not notes,
+        "total": main_depth + exc_frame + irq_worst[0] if irq else main_depth,
+        "bounded": main_bounded and irq_bounded and not notes,
         "notes": sorted(set(notes)),
         "indirect_targets": len(indirect),
     }
+    if tasks:
+        # The main stack: main() until the scheduler starts (interrupts stay masked until
+        # then), then the interrupts alone, every handler nested on the others at its
+        # deepest (a bound: a handler never preempts itself).
+        nested = sum(d for d, _ in irq)
+        out["interrupt"] = nested
+        out["interrupt_handler"] = "+".join(sorted(h for _, h in irq))
+        out["total"] = max(main_depth, nested)
+        out["tasks"] = []
+        for label, entry in tasks:
+            d, p, b, _ = depth(entry, set())
+            out["tasks"].append({"label": label, "entry": entry, "depth": d, "path": demangle(p[:14], elf),
+                                 "bounded": b})
+    return out
 
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the checkout (tools/..)
 
+PORT_PART = "FreeRTOS port: the owner task's wait, clock, wake, idle task memory (ports/freertos)"
 PARTS = [  # (label, pattern on a source path relative to the checkout), first match wins
     ("core: JSON reader, writer, tree, numbers", r"^core/(src|include/emcp)/json/"),
     ("core: JSON-RPC decoder and encoder", r"^core/(src|include/emcp)/jsonrpc/"),
@@ -254,13 +285,16 @@ PARTS = [  # (label, pattern on a source path relative to the checkout), first m
     ("core: transports, utilities", r"^core/"),
     ("network: lwIP's HTTP port, NIC driver, board/net.h", r"^(ports/lwip/|boards/common/serve_net|boards/[^/]+/(lan9118|net)\.)"),
     ("board: start-up, UART, loop, mem*/str*", r"^boards/"),
+    (PORT_PART, r"^ports/freertos/"),
     ("application", r"^examples/"),
     ("TLS: emcp's layer, pool, credentials (ports/mbedtls)", r"^(ports/mbedtls/src/(tls|pool|jwt_key)|boards/common/credentials)"),
     ("lwIP (Debian's source): TCP, IPv4, ARP, DHCP, pools", r"^build/third_party/lwip/"),
     ("Mbed TLS (Debian's source): SHA-1; TLS 1.2, X.509, ECP/RSA, AES-GCM, ChaCha20-Poly1305",
      r"^(build/third_party/mbedtls/|ports/mbedtls/)"),
 ]
+KERNEL_PART = "FreeRTOS kernel: scheduler, lists, queues, notifications, its port (EMCP_FREERTOS_KERNEL_DIR)"
 LIBRARY_PARTS = [  # (label, pattern on a path outside the checkout, or on a name without one)
+    (KERNEL_PART, r"/FreeRTOS-Kernel[^/]*/"),  # without --kernel-dir: the kernel's own folder name
     ("lwIP (Debian's source): TCP, IPv4, ARP, DHCP, pools", r"/lwip[^/]*/src/"),
     ("Mbed TLS (Debian's source): SHA-1; TLS 1.2, X.509, ECP/RSA, AES-GCM, ChaCha20-Poly1305",
      r"/mbedtls[^/]*/library/"),
@@ -271,11 +305,14 @@ LIBRARY_PARTS = [  # (label, pattern on a path outside the checkout, or on a nam
 LABELS = list(dict.fromkeys(label for label, _ in PARTS + LIBRARY_PARTS))  # in order, once each
 
 
-def part_of(path, roots):
+def part_of(path, roots, kernel_roots=()):
     """The part a source file (or, without one, a symbol name) belongs to. A file of the
     checkout is matched by its path relative to the checkout, so the checkout's own location
     (a folder named core/ or examples/ above it, say) never decides a part; libstdc++ headers
-    belong to no part (their code counts for the function using them)."""
+    belong to no part (their code counts for the function using them). A file under the RTOS
+    kernel's folder (--kernel-dir), wherever that is, is the kernel's."""
+    if any(path.startswith(k) for k in kernel_roots):
+        return KERNEL_PART
     for root in roots:
         if path.startswith(root):
             rel = path[len(root):]
@@ -339,7 +376,7 @@ def m_name(field):
     return field.split("\t")[0].strip()
 
 
-def flash_parts(elf, flash, root=ROOT):
+def flash_parts(elf, flash, root=ROOT, kernel_dir=""):
     """Flash by part. Code by the source file of each instruction (the line table: code that
     link-time optimization inlined into another file's function still counts for its own
     file); read-only data objects by the file that defines them (-g symbol info), else by
@@ -347,9 +384,10 @@ def flash_parts(elf, flash, root=ROOT):
     the part that refers to them (string_literals); compiler tables and padding remain. Files
     are told apart by their path inside the checkout (`root`), wherever it is."""
     roots = checkout_roots(root)
+    kernel_roots = checkout_roots(kernel_dir) if kernel_dir else []
 
     def part_of_path(path):
-        return part_of(path, roots)
+        return part_of(path, roots, kernel_roots)
 
     sums = {label: 0 for label in LABELS}
     rows = line_rows(elf)
@@ -476,6 +514,66 @@ def string_literals(elf, spans, part_at, funcs=frozenset()):
     return out
 
 
+# configCHECK_FOR_STACK_OVERFLOW 2 (ports/freertos/config/emcp_freertos_config.h): the kernel
+# halts the image when a task's lowest 16 stack bytes lose their paint, so a task's worst case
+# must leave them.
+TASK_GUARD = 16
+
+
+def parse_triples(items, form, last=r"[^=:]+"):
+    """Option values of the form A=B:C -> [(a, b, c)]: --task LABEL=ENTRY:STACK_SYMBOL (the
+    task's label, its entry function, its static stack), --asm-call CALLER=CALLEE:BYTES."""
+    out = []
+    for item in items or []:
+        m = re.match(rf"^([^=:]+)=([^=:]+):({last})$", item)
+        if not m:
+            sys.exit(f"footprint: {item}: expected {form}")
+        out.append(m.groups())
+    return out
+
+
+def object_sizes(elf):
+    """{name: size} of the image's sized symbols, by mangled and by short demangled name."""
+    syms = symbols(elf)
+    sizes = {n: sz for n, sz, _ in syms}
+    for (_, sz, _), d in zip(syms, demangle([n for n, _, _ in syms], elf)):
+        sizes.setdefault(short(d), sz)
+    return sizes
+
+
+def rtos_stacks(args, stack, stack_region, tasks, problems):
+    """An RTOS image's stacks: each task's (its static stack against its entry's worst case,
+    the context a switched-out task keeps and the overflow check's guard), and the main
+    stack's (main() until the scheduler starts, then every interrupt nested). Returns the
+    report's "rtos" object; the report's "stack" becomes the first task's (the request path)."""
+    if args.task_context <= 0:
+        sys.exit("footprint: --task needs --task-context (what a switched-out task keeps on its stack)")
+    sizes = object_sizes(args.elf)
+    out = {"kernel_dir": args.kernel_dir or "", "task_context": args.task_context, "guard": TASK_GUARD, "tasks": []}
+    for (label, entry, symbol), t in zip(tasks, stack.pop("tasks")):
+        if symbol not in sizes:
+            sys.exit(f"footprint: the stack {symbol} of the task {label} is not an object of the image")
+        need = t["depth"] + args.task_context + TASK_GUARD
+        out["tasks"].append(dict(t, stack_symbol=symbol, stack=sizes[symbol], need=need))
+        if not t["bounded"]:
+            problems.append(f"the task {label}'s worst-case stack is unbounded: " + "; ".join(stack["notes"] or ["a dynamic frame"]))
+        elif need > sizes[symbol]:
+            problems.append(f"the task {label}'s worst case {need} B ({entry} {t['depth']} + its context {args.task_context} "
+                            f"+ the overflow guard {TASK_GUARD}) does not fit its stack {symbol} of {sizes[symbol]} B")
+    out["main_stack"] = {"region": stack_region, "main": stack["main"], "main_path": stack["main_path"],
+                         "interrupts": stack["interrupt"], "handlers": stack["interrupt_handler"], "total": stack["total"]}
+    if not stack["bounded"]:
+        problems.append("the main stack's worst case is unbounded: " + "; ".join(stack["notes"] or ["a dynamic frame"]))
+    elif stack["total"] > stack_region:
+        problems.append(f"the main stack's worst case {stack['total']} B (main() {stack['main']}, the interrupts nested "
+                        f"{stack['interrupt']}) does not fit its region of {stack_region} B")
+    owner = out["tasks"][0]
+    stack.update({"main": owner["depth"], "main_path": owner["path"], "path_skip": 1, "interrupt": args.task_context,
+                  "interrupt_handler": "the context a switched-out task keeps", "total": owner["depth"] + args.task_context,
+                  "bounded": owner["bounded"]})
+    return out
+
+
 def image(args):
     sec = sections(args.elf)
     flash = sec.get(".text", 0) + sec.get(".ARM.exidx", 0) + sec.get(".data", 0)
@@ -491,7 +589,15 @@ def image(args):
     for item in args.recursion or []:
         name, _, n = item.partition("=")
         bounds[name] = int(n)
-    stack = worst_stack(args.elf, args.ci_dir, bounds)
+    tasks = parse_triples(args.task, "--task LABEL=ENTRY:STACK_SYMBOL")
+    asm_calls = [(caller, callee, int(n))
+                 for caller, callee, n in parse_triples(args.asm_call, "--asm-call CALLER=CALLEE:BYTES", r"\d+")]
+    stack = worst_stack(args.elf, args.ci_dir, bounds, [(label, entry) for label, entry, _ in tasks], asm_calls)
+    problems = []
+    rtos = None
+    if tasks:
+        rtos = rtos_stacks(args, stack, stack_region, tasks, problems)
+        stack_region = rtos["tasks"][0]["stack"]
     report = {
         "name": args.name,
         "board": args.board,
@@ -507,17 +613,19 @@ def image(args):
         "options": args.option or [],
         "compiler": args.compiler,
         "cpu_flags": args.cpu_flags,
-        "flash_parts": flash_parts(args.elf, flash, args.root),
+        "flash_parts": flash_parts(args.elf, flash, args.root, args.kernel_dir),
         "documented": not args.not_documented,
     }
-    problems = []
+    if rtos:
+        report["rtos"] = rtos
     if args.flash_budget and flash > args.flash_budget:
         problems.append(f"flash {flash} B is over its budget of {args.flash_budget} B")
     if args.ram_budget and ram > args.ram_budget:
         problems.append(f"static RAM {ram} B is over its budget of {args.ram_budget} B")
-    if not stack["bounded"]:
+    # (An RTOS image's stacks, every task's and the main stack, were checked by rtos_stacks().)
+    if not rtos and not stack["bounded"]:
         problems.append("the worst-case stack is unbounded: " + "; ".join(stack["notes"] or ["a dynamic frame"]))
-    elif stack["total"] > stack_region:
+    elif not rtos and stack["total"] > stack_region:
         problems.append(f"worst-case stack {stack['total']} B does not fit the stack region of {stack_region} B")
     report["problems"] = problems
     if args.json:
@@ -526,6 +634,12 @@ def image(args):
     kib = lambda n: f"{n / 1024:.1f} KiB"
     print(f"{args.name} ({args.board}): flash {flash} B ({kib(flash)}), static RAM {ram} B ({kib(ram)}), "
           f"worst-case stack {stack['total']} B (main {stack['main']} + interrupt {stack['interrupt']}) of {stack_region} B")
+    for t in (rtos or {}).get("tasks", []):
+        print(f"  task {t['label']} ({t['entry']}): worst case {t['need']} B of its stack {t['stack_symbol']}, {t['stack']} B")
+    if rtos:
+        m = rtos["main_stack"]
+        print(f"  main stack: worst case {m['total']} B (main() {m['main']}, the interrupts nested {m['interrupts']}) "
+              f"of {m['region']} B")
     for p in problems:
         print(f"FOOTPRINT: {args.name} on {args.board}: {p}", file=sys.stderr)
     return 1 if problems else 0
@@ -607,6 +721,9 @@ VARIANTS = {  # an image built to measure another one differently: (that image, 
     "emcp-sensors-tls4": ("emcp-sensors-tls", "the same with 4 connections, input records of TLS's full "
                           "16 KiB and an 88 KiB pool (the SDK client's tests: a client sends a 6 KB answer "
                           "as one record)"),
+    "emcp-sensors-rtos": ("emcp-sensors", "the sensors example, unchanged, under FreeRTOS (ports/freertos): the "
+                          "bare-metal loop in the task that owns the server, a sensor task sampling on the "
+                          "kernel's timer beside it"),
     "emcp-sensors-lean": ("emcp-sensors", "the sensors example without its four tools that ask the "
                           "client (sampling, elicitation, roots) or send PNG/WAV content, and without "
                           "the roots hook"),
@@ -638,6 +755,15 @@ compiler and CPU flags); the options column names what an image sets beyond the 
   ({EXC_FRAME} bytes). What a run uses is measured in QEMU, not by the build: the soak of
   `tests/mcp/board_uart.test.mjs` (`board_uart_noise_soak`) prints the painted stack's
   high-water mark (the `device_stats` tool).
+- **an image under FreeRTOS** (`emcp_firmware(... RTOS freertos)`, [ports/freertos](../ports/freertos)):
+  each task's stack is a static array, part of its static RAM; each task's worst case is
+  computed from its entry function (the scheduler enters it; no call does), with what a
+  task the kernel switched out keeps on its stack and the bytes the kernel's overflow check
+  keeps painted, and checked against that array after every link. The stack columns are the
+  task's that serves requests (its stack for the region); interrupts run on the main stack
+  (the linker's stack region), which serves main() until the scheduler starts and then the
+  interrupts alone, counted with every handler nested on the others. The kernel's code is a
+  part of its own in the flash table.
 - **budget**: `FLASH_BUDGET` / `RAM_BUDGET` of `emcp_firmware()` in `boards/CMakeLists.txt`
   (per board in `boards/<board>/board.cmake`): an image's link fails when it is over one
   (`footprint_budget_enforced` proves the check fails). A `FLASH_TARGET` is a goal the section
@@ -728,9 +854,35 @@ def image_notes(r, by_base):
             over = value - target
             notes.append(f"{what} against its target of {target:,} B ({kib(target)}): "
                          + ("**met**" if over <= 0 else f"**not met**, {over:,} B ({kib(over)}) over"))
+    if "rtos" in r:
+        notes.append(rtos_note(r, by_base.get(VARIANTS.get(base, (None,))[0])))
     if len(r["ram_objects"]) > 6:
         notes.append("its static RAM by object: " + ", ".join(f"`{short(n)}` {sz:,}" for n, sz in r["ram_objects"]))
     return notes
+
+
+def rtos_note(r, other):
+    """An RTOS image's kernel, tasks and stacks, and (`other`: the bare-metal image it is
+    measured against) where its flash and static RAM beyond that image go."""
+    rt, parts = r["rtos"], dict(r["flash_parts"])
+    tasks, main = rt["tasks"], rt["main_stack"]
+    kernel, port = parts.get(KERNEL_PART, 0), parts.get(PORT_PART, 0)
+    stacks = sum(t["stack"] for t in tasks)
+    text = (f"under FreeRTOS, the kernel's code takes {kernel:,} B of its flash and ports/freertos's {port:,} B; "
+            "its tasks, each with a static stack (its worst case from the task's entry, with the "
+            f"{rt['task_context']} B a switched-out task keeps and the {rt['guard']} B the overflow check keeps "
+            "painted): " + ", ".join(f"`{t['label']}` (`{t['entry']}`, `{t['stack_symbol']}` {t['stack']:,} B: worst case "
+                                     f"{t['need']:,} B)" for t in tasks)
+            + f"; the stack columns are the task `{tasks[0]['label']}`'s, which serves requests; the main stack "
+            f"({main['region']:,} B, not static RAM) serves main() until the scheduler starts ({main['main']:,} B) "
+            f"and then the interrupts alone ({main['interrupts']:,} B with every handler nested)")
+    if other is not None:
+        df, dr = r["flash"] - other["flash"], r["ram"] - other["ram"]
+        text += (f"; against {other['name']}: flash {df:+,} B (the kernel and the port {kernel + port:,} B, the rest "
+                 f"{df - kernel - port:+,} B: what it does not link, the bare-metal clock and wait, and link-time "
+                 f"optimization's other choices around them), static RAM {dr:+,} B (the tasks' stacks {stacks:,} B, "
+                 f"the rest {dr - stacks:+,} B: the tasks' control blocks, the kernel's lists and counters)")
+    return text
 
 
 FEATURE_PREFIX = "emcp-feature-"
@@ -866,7 +1018,7 @@ def board_section(board, reports):
     for r in reports:
         st = r["stack"]
         out.append(f"- {r['name']}: the deepest request path goes "
-                   + " -> ".join(f"`{short(p)}`" for p in st["main_path"][2:12])
+                   + " -> ".join(f"`{short(p)}`" for p in st["main_path"][st.get("path_skip", 2):12])
                    + f" ...; {st['indirect_targets']} functions are reachable only through pointers")
     out += feature_section(by_base)
     return "\n".join(out) + "\n"
@@ -991,6 +1143,18 @@ def _memory_modern_only(r):
             f"{kib(s['flash'])} with {kib(s['ram'])}")
 
 
+def _freertos_sensors(r):
+    t, s = r["emcp-sensors-rtos"], r["emcp-sensors"]
+    parts = dict(t["flash_parts"])
+    stacks = ", ".join(f"`{x['label']}` {x['stack']:,} B (worst case {x['need']:,} B)" for x in t["rtos"]["tasks"])
+    m = t["rtos"]["main_stack"]
+    return (f"{t['flash']:,} B of flash, {t['flash'] - s['flash']:,} B more than on bare metal (the kernel "
+            f"{parts.get(KERNEL_PART, 0):,} B, this port {parts.get(PORT_PART, 0):,} B), and {t['ram']:,} B of static RAM, "
+            f"{t['ram'] - s['ram']:,} B more (the tasks' stacks, their control blocks, the kernel's data); the tasks' "
+            f"stacks: {stacks}; the main stack's worst case, interrupts and main() before the scheduler, "
+            f"{m['total']:,} B of its {m['region']:,} B")
+
+
 README_REGIONS = {
     "status-minimal": ("mps2-an385", _status_minimal),
     "status-sensors": ("mps2-an385", _status_sensors),
@@ -1008,6 +1172,7 @@ DOC_REGIONS = {
     "examples/sensors/README.md": {"net": ("mps2-an385", _sensors_net)},
     "boards/microbit/README.md": {"budgets": ("microbit", _budgets)},
     "boards/hifive1/README.md": {"budgets": ("hifive1", _budgets)},
+    "ports/freertos/README.md": {"sensors": ("mps2-an385", _freertos_sensors)},
 }
 
 
@@ -1146,6 +1311,14 @@ def main():
                    help="docs/footprint.md does not describe the image (its report may feed a region)")
     a.add_argument("--recursion", action="append",
                    help="NAME=N: a function recursing over constant data at most N levels deep")
+    a.add_argument("--task", action="append",
+                   help="LABEL=ENTRY:STACK: an RTOS task, its entry function and its static stack (the first one "
+                        "serves requests)")
+    a.add_argument("--task-context", type=int, default=0,
+                   help="bytes a switched-out task keeps on its stack beyond its frames (the kernel's port)")
+    a.add_argument("--asm-call", action="append",
+                   help="CALLER=CALLEE:BYTES: a call from assembly the call graph does not show, after BYTES pushed")
+    a.add_argument("--kernel-dir", default="", help="the RTOS kernel's source folder (its code is a part of its own)")
     doc = os.path.join(ROOT, "docs", "footprint.md")
     readme = os.path.join(ROOT, "README.md")
     t = sub.add_parser("table")

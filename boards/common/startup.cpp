@@ -56,6 +56,7 @@ const emcp::Platform& platform() {
   return kBoard;
 }
 
+#if !EMCP_BOARD_RTOS  // FreeRTOS: the tick count and the owner task's stack (ports/freertos)
 uint64_t now_ms() {
   // 64-bit reads are not atomic on a 32-bit core: read until two reads agree.
   uint64_t a, b;
@@ -76,5 +77,7 @@ size_t stack_high_water() {
   while (p < &__stack_top__ && *p == kStackPaint) ++p;
   return static_cast<size_t>(reinterpret_cast<uintptr_t>(&__stack_top__) - reinterpret_cast<uintptr_t>(p));
 }
+
+#endif
 
 }  // namespace board

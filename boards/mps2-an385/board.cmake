@@ -20,3 +20,10 @@ set(EMCP_BOARD_NET_DRIVER lan9118.cpp net.cpp)
 # No TRNG: TLS images seed their random generator from a test-only source (board::net_random).
 set(EMCP_BOARD_TRNG OFF)
 set(EMCP_BOARD_CREDENTIALS_ADDR 0x00380000)
+# FreeRTOS (ports/freertos): the kernel's Cortex-M3 port; its configuration is freertos/.
+set(EMCP_BOARD_FREERTOS_PORT GCC_ARM_CM3)
+# The sensors image under FreeRTOS (emcp-sensors-rtos): its measured flash and static RAM
+# rounded up to the KiB. Beyond the bare-metal image: the kernel's code, and the tasks' stacks
+# and control blocks in static RAM (the main stack stays the linker's region).
+set(EMCP_BOARD_SENSORS_RTOS_FLASH_BUDGET 79872)
+set(EMCP_BOARD_SENSORS_RTOS_RAM_BUDGET 21504)

@@ -5,6 +5,9 @@
 #include "board/arch.h"
 #include "board/board.h"
 #include "board/rx.h"
+#if EMCP_BOARD_RTOS
+#include "FreeRTOSConfig.h"
+#endif
 
 namespace {
 
@@ -19,10 +22,12 @@ struct CmsdkUart {
 };
 CmsdkUart& uart0() { return *reinterpret_cast<CmsdkUart*>(0x40004000u); }
 
+#if !EMCP_BOARD_RTOS
 struct SysTickRegs {
   volatile uint32_t ctrl, load, val, calib;
 };
 SysTickRegs& systick() { return *reinterpret_cast<SysTickRegs*>(0xE000E010u); }
+#endif
 constexpr uint32_t kIrqUart0Rx = 0;
 
 
@@ -61,10 +66,17 @@ void init() {
   u.ctrl = 1u | 2u | 8u;         // TX, RX, RX interrupt
   (void)u.data;                  // QEMU: a first read makes it poll the host side at once
   u.intstatus = 0xFu;
+#if EMCP_BOARD_RTOS
+  // The receive interrupt wakes the owner task through FreeRTOS's API: its priority must be
+  // one the kernel masks (freertos/FreeRTOSConfig.h).
+  board::arch::nvic_set_priority(kIrqUart0Rx, configMAX_SYSCALL_INTERRUPT_PRIORITY);
+#endif
   board::arch::nvic_enable(kIrqUart0Rx);
+#if !EMCP_BOARD_RTOS  // FreeRTOS owns SysTick
   systick().load = kSysClk / 1000 - 1;
   systick().val = 0;
   systick().ctrl = 7u;           // processor clock, interrupt, enable
+#endif
 }
 
 // The interrupt cleared its request before it stopped reading: pend it so that it drains what

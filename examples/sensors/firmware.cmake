@@ -59,13 +59,30 @@ if(EMCP_BOARD STREQUAL "mps2-an385")
   # initialize, no session state, no requests to the client (its three tools that ask the
   # client still do, through input-required results) and so no InputBridge (app.cpp), no
   # roots hook; list changes and resource updates go to subscriptions/listen streams. Its
-  # ceilings are its measured flash and RAM, rounded up to the KiB (flash: 65 KiB until the
-  # server's inbox hook, 28 B: Server::poll() runs a set inbox, and the server holds its pointer).
+  # ceilings are its measured flash and RAM, rounded up to the KiB (66 KiB of flash since the
+  # server's inbox hook, 28 B: Server::poll() runs a set inbox, the server holds its pointer;
+  # and board::wake(), whose flag idle() checks, 24 B: 52 B past the 65 KiB it had).
   emcp_firmware(emcp-sensors-modern-${EMCP_BOARD}
     SOURCES ${sensors_sources}
     INCLUDES ${CMAKE_CURRENT_LIST_DIR}
     DEFINES ${EMCP_BOARD_SENSORS_DEFINES} EMCP_LEGACY_ERA=0
     FLASH_BUDGET 67584 RAM_BUDGET 13312)
+endif()
+# Under FreeRTOS, on a board with the kernel's port (ports/freertos): the same firmware
+# (main_board.cpp without its main()) in the task that owns the server, and a sensor task
+# sampling on the kernel's timer (main_rtos.cpp). The UART tests run against it too
+# (board_rtos_*, boards/CMakeLists.txt). Its ceilings, board.cmake's
+# EMCP_BOARD_SENSORS_RTOS_FLASH_BUDGET and _RAM_BUDGET, are its measured flash and static RAM
+# rounded up to the KiB.
+if(EMCP_FREERTOS_FOUND)
+  emcp_firmware(emcp-sensors-rtos-${EMCP_BOARD}
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/main_rtos.cpp ${sensors_sources}
+    INCLUDES ${CMAKE_CURRENT_LIST_DIR}
+    DEFINES ${EMCP_BOARD_SENSORS_DEFINES}
+    APP_DEFINES EMCP_SENSORS_NO_MAIN=1
+    RTOS freertos
+    TASKS emcp=owner_task:g_owner_stack sensor=sensor_task:g_sensor_stack
+    FLASH_BUDGET ${EMCP_BOARD_SENSORS_RTOS_FLASH_BUDGET} RAM_BUDGET ${EMCP_BOARD_SENSORS_RTOS_RAM_BUDGET})
 endif()
 endif()
 if(EMCP_BOARD_NET)

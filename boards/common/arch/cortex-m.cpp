@@ -1,6 +1,7 @@
 // Cortex-M start-up (ARMv6-M, ARMv7-M): the vector table (the initial stack pointer, reset in
 // common/startup.cpp, 14 core exceptions and the board's interrupt slots, up to 96, each a weak
-// alias a board overrides), the fault handlers, and SysTick's millisecond count.
+// alias a board overrides), the fault handlers, and SysTick's millisecond count (weak, as the
+// SVCall and PendSV slots: an RTOS takes them).
 #include <stdint.h>
 
 #include "board/arch.h"
@@ -12,6 +13,10 @@ extern volatile uint64_t g_board_ms;  // common/startup.cpp
 void Reset_Handler();  // common/startup.cpp
 void Default_Handler();
 void HardFault_Handler();
+// SVCall, PendSV and SysTick: weak, so that an RTOS's strong definitions take the slots
+// (FreeRTOS's Cortex-M port, under these names: boards/<board>/freertos/FreeRTOSConfig.h).
+void SVC_Handler() __attribute__((weak, alias("Default_Handler")));
+void PendSV_Handler() __attribute__((weak, alias("Default_Handler")));
 void SysTick_Handler();
 
 void Default_Handler() {
@@ -22,7 +27,8 @@ void HardFault_Handler() {
   for (;;) EMCP_ARCH_HALT(1);
 }
 
-void SysTick_Handler() { g_board_ms = g_board_ms + 1; }
+// Bare metal: the millisecond count (common/startup.cpp's now_ms()).
+__attribute__((weak)) void SysTick_Handler() { g_board_ms = g_board_ms + 1; }
 }  // extern "C"
 
 // ---- vector table ---------------------------------------------------------------------------
@@ -62,10 +68,10 @@ extern "C" __attribute__((section(".vectors"), used)) const void* const g_vector
     reinterpret_cast<const void*>(&Default_Handler),    // BusFault
     reinterpret_cast<const void*>(&Default_Handler),    // UsageFault
     nullptr, nullptr, nullptr, nullptr,
-    reinterpret_cast<const void*>(&Default_Handler),    // SVCall
+    reinterpret_cast<const void*>(&SVC_Handler),
     reinterpret_cast<const void*>(&Default_Handler),    // DebugMonitor
     nullptr,
-    reinterpret_cast<const void*>(&Default_Handler),    // PendSV
+    reinterpret_cast<const void*>(&PendSV_Handler),
     reinterpret_cast<const void*>(&SysTick_Handler),
     EMCP_V(0) EMCP_V(1) EMCP_V(2) EMCP_V(3) EMCP_V(4) EMCP_V(5) EMCP_V(6) EMCP_V(7) EMCP_V(8) EMCP_V(9)
     EMCP_V(10) EMCP_V(11) EMCP_V(12) EMCP_V(13) EMCP_V(14) EMCP_V(15)

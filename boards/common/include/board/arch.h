@@ -74,6 +74,11 @@ inline void nvic_disable(uint32_t irq) {
 /// while its data waited raises none by itself).
 inline void nvic_pend(uint32_t irq) { nvic_word(0xE000E200u, irq) = 1u << (irq % 32u); }
 inline void nvic_unpend(uint32_t irq) { nvic_word(0xE000E280u, irq) = 1u << (irq % 32u); }
+/// Sets an interrupt's priority, in the NVIC's 8-bit form (0 highest; a chip implements the top
+/// bits only). ARMv7-M (byte access to its priority registers).
+inline void nvic_set_priority(uint32_t irq, uint8_t priority) {
+  *reinterpret_cast<volatile uint8_t*>(0xE000E400u + irq) = priority;
+}
 #endif
 
 }  // namespace arch

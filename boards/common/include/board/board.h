@@ -40,8 +40,16 @@ uint32_t uart_dropped();
 /// or emulation kept the bytes): 0 while the host sends no more than the ring holds.
 uint32_t uart_held();
 
-/// Sleeps until an interrupt (a UART byte or the tick) when no received byte is waiting.
+/// Sleeps until an interrupt (a UART byte or the tick) when no received byte is waiting and
+/// no wake() came since the last idle(). Under FreeRTOS (board/freertos.h) the task that owns
+/// the server waits for its notification instead, at most a tick.
 void idle();
+/// Ends the loop's current or next idle() (work was handed to it: the inbox). Context: any
+/// task or interrupt. Bare metal: sets a flag idle() checks with interrupts masked before its
+/// WFI, so a wake() between the loop's last look and the WFI is never lost; FreeRTOS: gives the
+/// owner task's notification (from an interrupt: the FromISR call, and a switch to the owner
+/// when it now outranks the interrupted task).
+void wake();
 
 /// The main stack: its size, and the most of it ever used (painted at reset, scanned now).
 size_t stack_size();
