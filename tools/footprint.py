@@ -144,7 +144,7 @@ def canonical(title, known):
     return m.group(2) if m else title
 
 
-def worst_stack(elf, ci_dir, bounded_recursion=None, tasks=(), asm_calls=()):
+def worst_stack(elf, ci_dir, bounded_recursion=None, tasks=(), asm_calls=(), pointer_calls=None):
     """The worst-case stack from reset (bare metal: main() and the request path, plus the
     deepest interrupt), or, with `tasks` ((label, entry) of an RTOS image's tasks), each task's
     from its entry (the scheduler enters it, never a call) and the main stack's, which serves
@@ -184,11 +184,19 @@ def worst_stack(elf, ci_dir, bounded_recursion=None, tasks=(), asm_calls=()):
     bounded_recursion = bounded_recursion or {}
     names = dict(zip(sorted(funcs), demangle(sorted(funcs), elf)))
 
-    def recursion_bound(f):
-        short_name = short(names.get(f, f)).split("::")[-1]
+    def short_name(f):
         # GCC's clones (foo.constprop.0, foo.isra.0, foo.part.0) are the function they clone.
-        short_name = re.sub(r"(\.(constprop|isra|part|cold|lto_priv)\.\d+)+$", "", short_name)
-        return bounded_recursion.get(short_name, 0)
+        return re.sub(r"(\.(constprop|isra|part|cold|lto_priv)\.\d+)+$", "", short(names.get(f, f)))
+
+    def recursion_bound(f):
+        return bounded_recursion.get(short_name(f).split("::")[-1], 0)
+
+    # --pointer-call: a function whose calls through pointers can reach only the named functions
+    # (the platform's hooks, say), instead of every function only a pointer reaches.
+    pointer_calls = pointer_calls or {}
+    pointer_targets = {}
+    for caller, targets in pointer_calls.items():  # a target the image does not link is not called
+        pointer_targets[caller] = [f for f in sorted(funcs) if short_name(f) in targets]
 
     # Returns (bytes, path, bounded, cut): cut when a cycle was cut (through a pointer call,
     # or a recursion of known depth), which makes the figure depend on the path (then it is
@@ -215,7 +223,7 @@ def worst_stack(elf, ci_dir, bounded_recursion=None, tasks=(), asm_calls=()):
             if callee == "__indirect_call":
                 if not allow_indirect:
                     continue
-                for target in indirect:
+                for target in pointer_targets.get(short_name(f), indirect):
                     # A callback makes no pointer call of its own; its depth is its direct-call
                     # tree alone, whatever path reached the pointer call (a fresh path, so the
                     # memo, keyed by function and allow_indirect only, holds one true value).
@@ -592,7 +600,12 @@ def image(args):
     tasks = parse_triples(args.task, "--task LABEL=ENTRY:STACK_SYMBOL")
     asm_calls = [(caller, callee, int(n))
                  for caller, callee, n in parse_triples(args.asm_call, "--asm-call CALLER=CALLEE:BYTES", r"\d+")]
-    stack = worst_stack(args.elf, args.ci_dir, bounds, [(label, entry) for label, entry, _ in tasks], asm_calls)
+    pointer_calls = {}
+    for item in args.pointer_call or []:
+        caller, _, targets = item.partition("=")
+        pointer_calls.setdefault(caller, set()).update(t for t in targets.split(",") if t)
+    stack = worst_stack(args.elf, args.ci_dir, bounds, [(label, entry) for label, entry, _ in tasks], asm_calls,
+                        pointer_calls)
     problems = []
     rtos = None
     if tasks:
@@ -1316,6 +1329,9 @@ def main():
                         "serves requests)")
     a.add_argument("--task-context", type=int, default=0,
                    help="bytes a switched-out task keeps on its stack beyond its frames (the kernel's port)")
+    a.add_argument("--pointer-call", action="append",
+                   help="CALLER=TARGET[,TARGET...]: CALLER's calls through pointers reach only these (names "
+                        "without the ABI namespace and parameters, e.g. emcp::mcp::Inbox::put=board::wake)")
     a.add_argument("--asm-call", action="append",
                    help="CALLER=CALLEE:BYTES: a call from assembly the call graph does not show, after BYTES pushed")
     a.add_argument("--kernel-dir", default="", help="the RTOS kernel's source folder (its code is a part of its own)")

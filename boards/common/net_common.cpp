@@ -2,6 +2,7 @@
 #include "board/board.h"
 #include "board/net.h"
 #include "emcp/json/number.h"
+#include "emcp/util/atomic.h"
 
 namespace board {
 
@@ -29,7 +30,9 @@ uint64_t semihosting_time() {
 }
 
 const emcp::Platform& net_platform() {
-  static constexpr emcp::Platform kNet{&now_ms, &net_random, nullptr, &unix_time_s};
+  static constexpr emcp::Platform kNet{&now_ms, &net_random, nullptr, &unix_time_s, &wake,
+                                       EMCP_ATOMIC_RMW ? nullptr : &critical_enter,
+                                       EMCP_ATOMIC_RMW ? nullptr : &critical_exit};
   return kNet;
 }
 

@@ -9,6 +9,7 @@
 
 #include "board/arch.h"
 #include "board/board.h"
+#include "emcp/util/atomic.h"
 
 extern "C" {
 // From the linker script.
@@ -51,8 +52,15 @@ void __cxa_pure_virtual() { abort(); }
 
 namespace board {
 
+uint32_t critical_enter() { return arch::interrupts_save_off(); }
+void critical_exit(uint32_t state) { arch::interrupts_restore(state); }
+
 const emcp::Platform& platform() {
-  static constexpr emcp::Platform kBoard{&now_ms, nullptr};
+  // The server's inbox (emcp/mcp/inbox.h) wakes the loop with board::wake(); without atomic
+  // read-modify-write (Cortex-M0) it posts with interrupts masked.
+  static constexpr emcp::Platform kBoard{&now_ms, nullptr, nullptr, nullptr, &wake,
+                                         EMCP_ATOMIC_RMW ? nullptr : &critical_enter,
+                                         EMCP_ATOMIC_RMW ? nullptr : &critical_exit};
   return kBoard;
 }
 

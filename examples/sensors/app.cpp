@@ -721,6 +721,23 @@ constexpr Prompt kPrompts[] = {
 
 // ---- Periodic work ------------------------------------------------------------------------------
 
+bool g_sampled_elsewhere[sensors::kCount];  // app::sampled() announces this sensor's changes
+
+// notifications/resources/updated for sensor `id` when `v`, as the resource shows it, differs
+// from what was last announced.
+void announce_if_changed(sensors::Id id, double v) {
+  const int i = static_cast<int>(id);
+  char text[24];
+  const size_t n = format_value(id, v, text);
+  text[n] = '\0';
+  if (strcmp(text, g_last_sent[i]) != 0) {
+    memcpy(g_last_sent[i], text, n + 1);
+    char uri[32] = "sensor://";
+    strcat(uri, sensors::name(id));
+    g_server->resource_updated(uri);
+  }
+}
+
 void record_history() {
   const uint64_t now = g_now();
   if (now < g_next_history) return;
@@ -730,15 +747,7 @@ void record_history() {
     const auto id = static_cast<sensors::Id>(i);
     const double v = now_reading(id).value;
     g_history[i][k] = v;
-    char text[24];
-    const size_t n = format_value(id, v, text);
-    text[n] = '\0';
-    if (strcmp(text, g_last_sent[i]) != 0) {
-      memcpy(g_last_sent[i], text, n + 1);
-      char uri[32] = "sensor://";
-      strcat(uri, sensors::name(id));
-      g_server->resource_updated(uri);
-    }
+    if (!g_sampled_elsewhere[i]) announce_if_changed(id, v);
   }
   ++g_history_count;
 }
@@ -755,6 +764,13 @@ void log(LogLevel level, StrView line) {
     g_server->log(level, line, "device");
     g_server->resource_updated("device://log");
   }
+}
+
+void sampled(int sensor, double value) {
+  if (sensor < 0 || sensor >= sensors::kCount || g_server == nullptr) return;
+  g_sampled_elsewhere[sensor] = true;
+  const auto id = static_cast<sensors::Id>(sensor);
+  announce_if_changed(id, id == sensors::Id::kTemperature ? value + g_offset : value);
 }
 
 void set_stats_source(void (*fn)(PlatformStats* out)) { g_stats_source = fn; }

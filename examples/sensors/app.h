@@ -35,6 +35,13 @@ uint32_t next_tick_ms();
 /// Appends a line to the device log (resource device://log) and sends it as a log message.
 void log(emcp::mcp::LogLevel level, emcp::StrView line);
 
+/// A reading of sensor `sensor` (sensors::Id) taken elsewhere - a sensor task, an interrupt -
+/// and handed to the owner through the server's inbox (main_rtos.cpp): announces the change
+/// (notifications/resources/updated) when the value the resource shows differs from the last
+/// announced; from then on tick() leaves that sensor's announcements to these samples. The
+/// owner only (it runs in the inbox's work on the owner's poll()).
+void sampled(int sensor, double value);
+
 /// What the platform reports through the device_stats tool (each main provides it; 0 when
 /// the platform does not know).
 struct PlatformStats {

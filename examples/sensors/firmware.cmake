@@ -17,9 +17,11 @@ endif()
 # extension, poll() runs the InputBridge's and tasks' work through one hook; the image sets no
 # store, so tasks.cpp itself is not linked); 75 KiB with the lossless UART (76,756 B: the
 # receive interrupt holding the UART back, the gap in the input answered with data.inputLost,
-# device_stats' input_held: about 470 B).
+# device_stats' input_held: about 470 B); 76 KiB since the server's inbox (issue 29: poll()'s
+# hook and the server's pointer to an inbox, 32 B; board::wake() in the platform and the flag
+# idle() checks, 24 B: 76,812 B).
 if(NOT DEFINED EMCP_BOARD_SENSORS_FLASH_BUDGET)
-  set(EMCP_BOARD_SENSORS_FLASH_BUDGET 76800)
+  set(EMCP_BOARD_SENSORS_FLASH_BUDGET 77824)
 endif()
 if(EMCP_BOARD_SENSORS)
 # The sensors example with every feature its SDK test exercises. Its 40 KiB target is retired

@@ -6,16 +6,25 @@
 // Priorities (configMAX_PRIORITIES 4, ports/freertos/config/emcp_freertos_config.h): the
 // kernel's idle task 0; the owner task 1, busy while there is input or output; the sensor
 // task 2, above it, so that its samples keep their period whatever the server is doing (it
-// runs for a few microseconds each time). The UART's receive interrupt outranks both.
+// runs for a few microseconds each time). The UART's receive interrupt and timer 1's (which
+// samples the uptime) outrank both. Both post their samples to the server's inbox: the owner
+// announces the changes (docs/concurrency.md).
 #include <stdint.h>
 
+#include <string.h>
+
 #include "FreeRTOS.h"
+#include "app.h"
+#include "board/arch.h"
 #include "board/board.h"
 #include "board/freertos.h"
+#include "emcp/mcp/inbox.h"
+#include "emcp/mcp/server.h"
 #include "sensors.h"
 #include "task.h"
 
-void sensors_firmware();  // main_board.cpp
+void sensors_firmware();             // main_board.cpp
+extern emcp::mcp::Server g_server;  // main_board.cpp
 
 // The stacks' sizes, in bytes: the footprint check (tools/footprint.py, after every link)
 // fails the build when a task's worst case does not fit its stack.
@@ -41,9 +50,48 @@ namespace {
 constexpr UBaseType_t kOwnerPriority = tskIDLE_PRIORITY + 1;
 constexpr UBaseType_t kSensorPriority = tskIDLE_PRIORITY + 2;
 
-// The sensor task's latest sample and how many it took (no one reads them yet).
-volatile double g_temperature = 0;
-volatile uint32_t g_samples = 0;
+// The server's inbox (emcp/mcp/inbox.h, docs/concurrency.md): how the sensor task and the timer
+// interrupt hand their samples to the owner. 8 slots of a double each.
+emcp::mcp::StaticInbox<8, 16> g_inbox;
+// Samples the inbox refused (full): the poster saw kNoSpace and dropped the sample; counted.
+volatile uint32_t g_samples_refused = 0;
+
+// On the owner (the inbox's work, run by the server's poll()): the application announces the
+// change (app::sampled()).
+template <int kSensor>
+emcp::Status sampled(emcp::mcp::Server&, void*, const void* bytes, size_t n) {
+  double v = 0;
+  if (n == sizeof v) memcpy(&v, bytes, sizeof v);
+  app::sampled(kSensor, v);
+  return emcp::Status::kOk;
+}
+
+template <int kSensor>
+void post_sample(double v) {
+  if (g_inbox.post(&sampled<kSensor>, nullptr, &v, sizeof v) != emcp::Status::kOk)
+    g_samples_refused = g_samples_refused + 1;
+}
+
+// The MPS2's CMSDK APB timer 1 (0x40001000, IRQ 9, 25 MHz): the uptime sensor is sampled in its
+// interrupt, 4 times a second, and posted from there (a post never blocks, lock-free on the
+// Cortex-M3). Its priority allows FreeRTOS calls from the handler (board::wake()).
+struct CmsdkTimer {
+  volatile uint32_t ctrl, value, reload, intstatus;
+};
+CmsdkTimer& timer1() { return *reinterpret_cast<CmsdkTimer*>(0x40001000u); }
+constexpr uint32_t kTimer1Irq = 9;
+constexpr uint32_t kTimerHz = 25000000;
+constexpr uint32_t kUptimeSamplesPerSecond = 4;
+
+void start_uptime_timer() {
+  timer1().ctrl = 0;
+  timer1().reload = kTimerHz / kUptimeSamplesPerSecond - 1;
+  timer1().value = kTimerHz / kUptimeSamplesPerSecond - 1;
+  timer1().intstatus = 1;  // clear
+  board::arch::nvic_set_priority(kTimer1Irq, configMAX_SYSCALL_INTERRUPT_PRIORITY);
+  board::arch::nvic_enable(kTimer1Irq);
+  timer1().ctrl = 1u | 8u;  // enable, interrupt enable
+}
 }  // namespace
 
 extern "C" {
@@ -51,24 +99,30 @@ extern "C" {
 // The task that owns the server: board::serve()'s loop, for ever.
 void owner_task(void*) { sensors_firmware(); }
 
-// Samples the temperature every EMCP_SENSORS_SAMPLE_MS, on the kernel's timer.
+// Samples the temperature every EMCP_SENSORS_SAMPLE_MS, on the kernel's timer, and posts each
+// sample to the owner (which announces a change of the value the resource shows).
 void sensor_task(void*) {
   TickType_t last = xTaskGetTickCount();
   for (;;) {
     (void)xTaskDelayUntil(&last, pdMS_TO_TICKS(EMCP_SENSORS_SAMPLE_MS));
     const sensors::Reading r = sensors::read(sensors::Id::kTemperature, board::now_ms());
-    g_temperature = r.value;
-    g_samples = g_samples + 1;
-    // INBOX (issue 29): here the task will post the change to the server through the owner's
-    // inbox (core/include/emcp/mcp/inbox.h: resource_updated("sensor://temperature") when
-    // the reading changed), which wakes the owner (board::wake()). Until that inbox exists,
-    // nothing here touches the server: it belongs to the owner task alone.
+    post_sample<static_cast<int>(sensors::Id::kTemperature)>(r.value);
   }
+}
+
+// Timer 1's interrupt: the uptime sensor's sample, posted from the interrupt.
+void IRQ9_Handler() {
+  timer1().intstatus = 1;
+  const uint64_t ms = static_cast<uint64_t>(xTaskGetTickCountFromISR()) * portTICK_PERIOD_MS;
+  post_sample<static_cast<int>(sensors::Id::kUptime)>(sensors::read(sensors::Id::kUptime, ms).value);
 }
 
 }  // extern "C"
 
 int main() {
+  // The inbox is the server's before any task or interrupt runs (nothing posts before it).
+  g_server.set_inbox(g_inbox);
+  start_uptime_timer();  // its interrupts wait for the scheduler (masked until it starts)
   TaskHandle_t owner = xTaskCreateStatic(&owner_task, "emcp", sizeof g_owner_stack / sizeof(StackType_t), nullptr,
                                          kOwnerPriority, g_owner_stack, &g_owner_tcb);
   board::set_owner(owner, sizeof g_owner_stack);

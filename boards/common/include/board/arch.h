@@ -53,6 +53,23 @@ inline void interrupts_on() {
 #endif
 }
 
+/// Masks every interrupt and returns what interrupts_restore() needs to put the mask back as it
+/// was (nestable: a critical section inside another leaves them masked).
+inline uint32_t interrupts_save_off() {
+  uint32_t was;
+#if defined(__arm__)
+  __asm__ volatile("mrs %0, primask\n\tcpsid i" : "=r"(was) : : "memory");  // PRIMASK 1: masked
+  return was & 1u;
+#else
+  __asm__ volatile("csrrci %0, mstatus, 8" : "=r"(was) : : "memory");  // the old mstatus
+  return (was & 8u) != 0 ? 0u : 1u;                                    // 1: they were masked
+#endif
+}
+
+inline void interrupts_restore(uint32_t was_masked) {
+  if (was_masked == 0) interrupts_on();
+}
+
 /// Sleeps until an interrupt is pending, masked or not (Cortex-M: PRIMASK; RISC-V: mstatus.MIE
 /// clear, the interrupt enabled in mie).
 inline void wait_for_interrupt() { __asm__ volatile("wfi"); }

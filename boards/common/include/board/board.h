@@ -50,6 +50,10 @@ void idle();
 /// owner task's notification (from an interrupt: the FromISR call, and a switch to the owner
 /// when it now outranks the interrupted task).
 void wake();
+/// A critical section for the server's inbox on a CPU without atomic read-modify-write
+/// (Cortex-M0): masks every interrupt, nestable; platform() names them there.
+uint32_t critical_enter();
+void critical_exit(uint32_t state);
 
 /// The main stack: its size, and the most of it ever used (painted at reset, scanned now).
 size_t stack_size();
