@@ -92,7 +92,7 @@ test(`posts from ${WHO} reach the SDK client over ${KIND} in order, none lost or
   assert.deepEqual(schemaProblems, []);
   if (ON_BOARD) checkStacks(half, final);
   console.log(`inbox stress over ${KIND}, ${SECONDS} s: ${calls} tool calls finished by the worker; posted ${final.inbox.posted}` +
-              ` (${LOGGERS.map((l) => `${l} ${final[l].logs}+${final[l].updates}`).join(", ")}), refused ${final.inbox.refused},` +
+              ` (${LOGGERS.map((l) => `${l} ${final[l].logs}+${final[l].updates} refused ${final[l].refused}`).join(", ")}), refused ${final.inbox.refused},` +
               ` high-water ${final.inbox.high_water} of ${final.inbox.slots} slots, retried ${final.inbox.retried}`);
 });
 

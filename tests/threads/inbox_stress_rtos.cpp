@@ -15,8 +15,12 @@
 //
 // Priorities (configMAX_PRIORITIES 4): p0 3, above the owner; p1 2, the owner's, sharing the
 // CPU with it by time slices; p2 1, below it; p3 0, the idle task's level; the worker 3 (its
-// completions must not wait for the owner to idle). TIMER0's interrupt is one the kernel masks
-// (FromISR calls are allowed there), below the UART's receive interrupt.
+// completions must not wait for the owner to idle). Writing every notification to the UART
+// keeps the owner busy whenever the inbox holds work, which under this load is nearly always:
+// p2 and p3 run only in the owner's idle moments (p3 seldom: p2 goes first), with the
+// inbox drained, so they are seldom refused; p0 and p1 meet it full.
+// TIMER0's interrupt is one the kernel masks (FromISR calls are allowed there), below the
+// UART's receive interrupt.
 //
 // No heap, no std::string: the answers are written by hand into a static buffer on the owner.
 #include <stdint.h>
