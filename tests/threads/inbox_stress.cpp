@@ -31,6 +31,7 @@
 #include "emcp/mcp/server.h"
 #include "emcp/posix/platform.h"
 #include "emcp/posix/serve.h"
+#include "inbox_stress.h"
 
 using emcp::Status;
 using emcp::StrView;
@@ -39,59 +40,17 @@ namespace serve = emcp::posix::serve;
 
 namespace {
 
-constexpr int kProducers = 4;
+using stress::kLoggers;
+using stress::kProducers;
 constexpr ServerInfo kInfo{"emcp-inbox-stress", "1.0.0"};
 
 Server g_server(kInfo, emcp::posix::platform());
 StaticInbox<16, 64> g_inbox;
 
-struct Counts {
-  std::atomic<uint32_t> logs{0};     // log lines the inbox took (the next sequence number)
-  std::atomic<uint32_t> updates{0};  // resource changes it took
-  std::atomic<uint32_t> refused{0};  // posts it refused (the poster saw kNoSpace)
-};
-Counts g_counts[kProducers + 1];  // the producers, then the "interrupt"
+stress::Counts g_counts[kProducers + 1];  // the producers, then the "interrupt"
 std::atomic<bool> g_stop{false};
 std::vector<std::thread> g_threads;
 bool g_started = false;  // owner only
-
-const char* const kUris[kProducers] = {"stress://p0", "stress://p1", "stress://p2", "stress://p3"};
-const char* const kLoggers[kProducers + 1] = {"p0", "p1", "p2", "p3", "isr"};
-
-size_t format(uint32_t v, char* out) {
-  char tmp[12];
-  size_t n = 0;
-  do {
-    tmp[n++] = static_cast<char>('0' + v % 10);
-    v /= 10;
-  } while (v != 0);
-  for (size_t i = 0; i < n; ++i) out[i] = tmp[n - 1 - i];
-  return n;
-}
-
-// One log line with the producer's next sequence number; refused: counted, the number is not
-// used (the next post carries it again).
-void post_log(int who) {
-  Counts& c = g_counts[who];
-  char text[12];
-  const uint32_t seq = c.logs.load(std::memory_order_relaxed);
-  const size_t n = format(seq, text);
-  const Status st = g_inbox.log(LogLevel::kInfo, StrView(text, n), kLoggers[who]);
-  if (st == Status::kOk) {
-    c.logs.store(seq + 1, std::memory_order_relaxed);
-  } else {
-    c.refused.fetch_add(1, std::memory_order_relaxed);
-  }
-}
-
-void post_update(int who) {
-  Counts& c = g_counts[who];
-  if (g_inbox.resource_updated(kUris[who]) == Status::kOk) {
-    c.updates.fetch_add(1, std::memory_order_relaxed);
-  } else {
-    c.refused.fetch_add(1, std::memory_order_relaxed);
-  }
-}
 
 // The timer signal goes to the owner's thread only (it stands in for an interrupt of one CPU):
 // a process-directed signal may otherwise run its handler in two threads at once. A thread
@@ -109,16 +68,12 @@ std::thread spawn(F&& f) {
 
 void producer(int who) {
   for (uint32_t round = 0; !g_stop.load(std::memory_order_relaxed); ++round) {
-    const int burst = round % 50 == 49 ? 16 : 1;
-    for (int i = 0; i < burst; ++i) {
-      post_log(who);
-      post_update(who);
-    }
+    stress::round(g_inbox, g_counts[who], who, round);
     std::this_thread::sleep_for(std::chrono::microseconds(1500 + 500 * who));
   }
 }
 
-void on_alarm(int) { post_log(kProducers); }
+void on_alarm(int) { stress::post_log(g_inbox, g_counts[kProducers], kLoggers[kProducers]); }
 
 // ---- Deferred calls finished by a worker thread ------------------------------------------------
 
@@ -143,7 +98,7 @@ void worker() {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(2));  // the slow part of the work
     char text[24];
-    const size_t n = format(static_cast<uint32_t>(job.n * 2), text);
+    const size_t n = stress::format(static_cast<uint32_t>(job.n * 2), text);
     // A full inbox: the worker tries again (the caller sees the refusal and decides).
     while (g_inbox.complete_text(job.p, StrView(text, n)) == Status::kNoSpace) {
       g_completions_refused.fetch_add(1, std::memory_order_relaxed);
