@@ -236,7 +236,9 @@ void over_http(Server& server) {
 }  // namespace
 
 int main() {
-  Server server(kInfo, kPlatform);
+  // Static, as over_http()'s engine is: constructed first, it is destroyed after the engine,
+  // whose destructor detaches its sessions from it (a local server would be gone by then).
+  static Server server(kInfo, kPlatform);
   server.set_tools(kTools);
   server.set_resources(kResources);
   over_stdio(server);
