@@ -1184,14 +1184,12 @@ def _freertos_sensors_net(r):
     parts, bare = dict(t["flash_parts"]), dict(s["flash_parts"])
     lwip = "lwIP (Debian's source): TCP, IPv4, ARP, DHCP, pools"
     stacks = ", ".join(f"`{x['label']}` {x['stack']:,} B (worst case {x['need']:,} B)" for x in t["rtos"]["tasks"])
-    objects = dict((short(n), sz) for n, sz in t["ram_objects"])
-    mboxes = objects.get("(anonymous namespace)::g_mboxes", objects.get("g_mboxes", 0))
     m = t["rtos"]["main_stack"]
     return (f"{t['flash']:,} B of flash, {t['flash'] - s['flash']:,} B more than on bare metal (the kernel "
             f"{parts.get(KERNEL_PART, 0):,} B, this port {parts.get(PORT_PART, 0):,} B, lwIP's sys_arch "
             f"{parts.get(LWIP_SYS_PART, 0):,} B, lwIP itself {parts.get(lwip, 0) - bare.get(lwip, 0):+,} B: its thread, "
             f"mailbox and core lock), and {t['ram']:,} B of static RAM, {t['ram'] - s['ram']:,} B more (the tasks' "
-            f"stacks, their control blocks, the kernel's data, the mailbox pool {mboxes:,} B); the tasks' stacks: "
+            f"stacks, their control blocks, the kernel's data, lwIP's mailbox and messages); the tasks' stacks: "
             f"{stacks}; the main stack's worst case, interrupts and main() before the scheduler, "
             f"{m['total']:,} B of its {m['region']:,} B")
 

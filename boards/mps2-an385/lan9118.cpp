@@ -130,7 +130,6 @@ struct State {
   bool link_was_up;
   bool hold_when_full;  // Config::hold_when_full
   bool holding;         // poll() left a frame in the FIFO for want of a pbuf
-  void (*on_interrupt)();
 };
 State g;
 
@@ -276,11 +275,14 @@ err_t link_output(struct netif*, struct pbuf* p) {
 }  // namespace
 
 // The Ethernet controller's interrupt (RX status FIFO level), when Config::wake_irq: it only
-// wakes whoever polls (bare metal: the loop's WFI; under an RTOS Config::on_interrupt wakes the
-// receive task). Masking the chip's interrupt drops the line; poll() unmasks it.
+// wakes whoever polls (bare metal: the loop's WFI; under an RTOS, lwIP with NO_SYS 0, the
+// board's receive task: on_rx_interrupt()). Masking the chip's interrupt drops the line;
+// poll() unmasks it. A direct call, not a pointer: the footprint check follows it.
 extern "C" void IRQ13_Handler() {
   regs().int_en = 0;
-  if (g.on_interrupt != nullptr) g.on_interrupt();
+#if !NO_SYS
+  board::lan9118::on_rx_interrupt();
+#endif
 }
 
 namespace board {
@@ -338,7 +340,6 @@ err_t netif_init(struct netif* netif) {
   mac_write(kMacCr, g.mac_cr);
 
   g.wake_irq = config->wake_irq;
-  g.on_interrupt = config->on_interrupt;
   g.hold_when_full = config->hold_when_full;
   if (g.wake_irq) {
     r.int_en = kIntRxStatusLevel;

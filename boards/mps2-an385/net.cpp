@@ -96,12 +96,6 @@ void say(const char* s) { board::uart_write(s, strlen(s)); }
 TaskHandle_t g_rx_task = nullptr;
 StaticTask_t g_nic_rx_tcb;
 
-void on_nic_interrupt() {
-  BaseType_t woken = pdFALSE;
-  if (g_rx_task != nullptr) vTaskNotifyGiveFromISR(g_rx_task, &woken);
-  portYIELD_FROM_ISR(woken);
-}
-
 void unlock_core() { UNLOCK_TCPIP_CORE(); }
 void lock_core() { LOCK_TCPIP_CORE(); }
 #endif
@@ -111,6 +105,13 @@ void lock_core() { LOCK_TCPIP_CORE(); }
 
 #if !NO_SYS
 StackType_t g_nic_rx_stack[EMCP_NET_RX_STACK / sizeof(StackType_t)];
+
+// The NIC's interrupt (lan9118.h): the receive task's notification, nothing of lwIP.
+void board::lan9118::on_rx_interrupt() {
+  BaseType_t woken = pdFALSE;
+  if (g_rx_task != nullptr) vTaskNotifyGiveFromISR(g_rx_task, &woken);
+  portYIELD_FROM_ISR(woken);
+}
 
 // With the pool empty the frames wait in the chip (lan9118::holding()): the task looks again
 // every tick until lwIP has freed pbufs, the interrupt masked meanwhile.
@@ -141,7 +142,6 @@ bool net_init(const NetConfig& config) {
   LOCK_TCPIP_CORE();
   board::set_idle_lock(&unlock_core, &lock_core);
   g_nic_config.irq_priority = configMAX_SYSCALL_INTERRUPT_PRIORITY;
-  g_nic_config.on_interrupt = &on_nic_interrupt;
   g_nic_config.hold_when_full = true;
   g_rx_task = xTaskCreateStatic(&nic_rx_task, "nic_rx", sizeof g_nic_rx_stack / sizeof(StackType_t), nullptr,
                                 TCPIP_THREAD_PRIO, g_nic_rx_stack, &g_nic_rx_tcb);
