@@ -4,13 +4,16 @@
 #
 #   EMCP_LWIP_SOURCE_DIR   the unpacked source (default build/third_party/lwip)
 #
-# emcp_lwip_library(NAME): a static library NAME of lwIP's core, IPv4 and Ethernet code, and
-# ports/lwip's TCP hooks that lwipopts.h wires into it (src/tcp.cpp: a newer SYN reopens a
-# connection in TIME_WAIT), so that whatever links this lwIP links them.
+# emcp_lwip_library(NAME [TCPIP] [PORT_SOURCES files...]): a static library NAME of lwIP's core,
+# IPv4 and Ethernet code, and ports/lwip's TCP hooks that lwipopts.h wires into it (src/tcp.cpp:
+# a newer SYN reopens a connection in TIME_WAIT), so that whatever links this lwIP links them.
+# TCPIP: lwIP in its own thread (NO_SYS 0: api/tcpip.c, tcpip_thread), with PORT_SOURCES its
+# sys_arch (ports/freertos/lwip/sys_arch.cpp), built as the port's file is.
 set(EMCP_LWIP_SOURCE_DIR "${emcp_SOURCE_DIR}/build/third_party/lwip" CACHE PATH
     "lwIP's source (Debian's, from scripts/third-party)")
 
 function(emcp_lwip_library name)
+  cmake_parse_arguments(L "TCPIP" "" "PORT_SOURCES" ${ARGN})
   set(dir ${EMCP_LWIP_SOURCE_DIR})
   if(NOT EXISTS ${dir}/src/core/tcp.c)
     message(FATAL_ERROR "lwIP's source is not in EMCP_LWIP_SOURCE_DIR=${dir}: run scripts/third-party "
@@ -27,7 +30,10 @@ function(emcp_lwip_library name)
     list(APPEND sources ${dir}/src/core/ipv4/${f}.c)
   endforeach()
   list(APPEND sources ${dir}/src/netif/ethernet.c)
-  set(port ${emcp_SOURCE_DIR}/ports/lwip/src/tcp.cpp)
+  if(L_TCPIP)
+    list(APPEND sources ${dir}/src/api/tcpip.c)
+  endif()
+  set(port ${emcp_SOURCE_DIR}/ports/lwip/src/tcp.cpp ${L_PORT_SOURCES})
   add_library(${name} STATIC ${sources} ${port})
   target_include_directories(${name} SYSTEM PUBLIC ${dir}/src/include)
   target_include_directories(${name} PUBLIC ${emcp_SOURCE_DIR}/ports/lwip/include)

@@ -144,13 +144,16 @@ def canonical(title, known):
     return m.group(2) if m else title
 
 
-def worst_stack(elf, ci_dir, bounded_recursion=None, tasks=(), asm_calls=(), pointer_calls=None):
+def worst_stack(elf, ci_dir, bounded_recursion=None, tasks=(), asm_calls=(), task_calls=None, pointer_calls=None):
     """The worst-case stack from reset (bare metal: main() and the request path, plus the
     deepest interrupt), or, with `tasks` ((label, entry) of an RTOS image's tasks), each task's
     from its entry (the scheduler enters it, never a call) and the main stack's, which serves
     main() until the scheduler starts and then the interrupts, each of which may nest on the
     others (their sum). `asm_calls` ((caller, callee, bytes)) are calls made from assembly,
-    which the call graph does not show, with the bytes the caller pushes before the call."""
+    which the call graph does not show, with the bytes the caller pushes before the call.
+    `task_calls` ({label: regex}): what a task's pointer calls may reach, the functions whose
+    demangled name the regex finds (lwIP's thread: lwIP's own functions and the port's callbacks,
+    never the engine), where by default any function only a pointer reaches may be."""
     raw_frames, raw_dynamic, raw_edges = load_callgraph(ci_dir)
     code = [name for name, _, t in symbols(elf) if t in "tTwW"]
     # File-local functions are known by their demangled name in the call graph.
@@ -274,16 +277,25 @@ def worst_stack(elf, ci_dir, bounded_recursion=None, tasks=(), asm_calls=(), poi
         out["interrupt_handler"] = "+".join(sorted(h for _, h in irq))
         out["total"] = max(main_depth, nested)
         out["tasks"] = []
+        every_target = indirect
         for label, entry in tasks:
+            calls = (task_calls or {}).get(label)
+            if calls is not None:  # this task's pointer calls reach fewer functions: a fresh memo
+                indirect = [f for f in every_target if re.search(calls, names.get(f, f))]
+                memo.clear()
             d, p, b, _ = depth(entry, set())
+            if calls is not None:
+                indirect = every_target
+                memo.clear()
             out["tasks"].append({"label": label, "entry": entry, "depth": d, "path": demangle(p[:14], elf),
-                                 "bounded": b})
+                                 "bounded": b, **({"calls": calls} if calls is not None else {})})
     return out
 
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the checkout (tools/..)
 
 PORT_PART = "FreeRTOS port: the owner task's wait, clock, wake, idle task memory (ports/freertos)"
+LWIP_SYS_PART = "lwIP's sys_arch on FreeRTOS: static mailboxes, semaphores, mutexes, the core lock (ports/freertos/lwip)"
 PARTS = [  # (label, pattern on a source path relative to the checkout), first match wins
     ("core: JSON reader, writer, tree, numbers", r"^core/(src|include/emcp)/json/"),
     ("core: JSON-RPC decoder and encoder", r"^core/(src|include/emcp)/jsonrpc/"),
@@ -293,6 +305,7 @@ PARTS = [  # (label, pattern on a source path relative to the checkout), first m
     ("core: transports, utilities", r"^core/"),
     ("network: lwIP's HTTP port, NIC driver, board/net.h", r"^(ports/lwip/|boards/common/serve_net|boards/[^/]+/(lan9118|net)\.)"),
     ("board: start-up, UART, loop, mem*/str*", r"^boards/"),
+    (LWIP_SYS_PART, r"^ports/freertos/lwip/"),
     (PORT_PART, r"^ports/freertos/"),
     ("application", r"^examples/"),
     ("TLS: emcp's layer, pool, credentials (ports/mbedtls)", r"^(ports/mbedtls/src/(tls|pool|jwt_key)|boards/common/credentials)"),
@@ -604,8 +617,14 @@ def image(args):
     for item in args.pointer_call or []:
         caller, _, targets = item.partition("=")
         pointer_calls.setdefault(caller, set()).update(t for t in targets.split(",") if t)
+    task_calls = {}
+    for item in args.task_calls or []:
+        label, _, regex = item.partition("=")
+        if label not in {t[0] for t in tasks} or not regex:
+            sys.exit(f"footprint: --task-calls {item}: expected LABEL=REGEX of a --task")
+        task_calls[label] = regex
     stack = worst_stack(args.elf, args.ci_dir, bounds, [(label, entry) for label, entry, _ in tasks], asm_calls,
-                        pointer_calls)
+                        task_calls, pointer_calls)
     problems = []
     rtos = None
     if tasks:
@@ -737,6 +756,10 @@ VARIANTS = {  # an image built to measure another one differently: (that image, 
     "emcp-sensors-rtos": ("emcp-sensors", "the sensors example, unchanged, under FreeRTOS (ports/freertos): the "
                           "bare-metal loop in the task that owns the server, a sensor task sampling on the "
                           "kernel's timer beside it"),
+    "emcp-sensors-net-rtos": ("emcp-sensors-net", "the sensors network image, unchanged, under FreeRTOS "
+                              "(ports/freertos): lwIP in its own thread (tcpip_thread, NO_SYS 0, the core "
+                              "lock the owner task holds but while it waits), the NIC's receive task handing "
+                              "frames to it, the sensor task beside"),
     "emcp-sensors-lean": ("emcp-sensors", "the sensors example without its four tools that ask the "
                           "client (sampling, elicitation, roots) or send PNG/WAV content, and without "
                           "the roots hook"),
@@ -1168,6 +1191,21 @@ def _freertos_sensors(r):
             f"{m['total']:,} B of its {m['region']:,} B")
 
 
+def _freertos_sensors_net(r):
+    t, s = r["emcp-sensors-net-rtos"], r["emcp-sensors-net"]
+    parts, bare = dict(t["flash_parts"]), dict(s["flash_parts"])
+    lwip = "lwIP (Debian's source): TCP, IPv4, ARP, DHCP, pools"
+    stacks = ", ".join(f"`{x['label']}` {x['stack']:,} B (worst case {x['need']:,} B)" for x in t["rtos"]["tasks"])
+    m = t["rtos"]["main_stack"]
+    return (f"{t['flash']:,} B of flash, {t['flash'] - s['flash']:,} B more than on bare metal (the kernel "
+            f"{parts.get(KERNEL_PART, 0):,} B, this port {parts.get(PORT_PART, 0):,} B, lwIP's sys_arch "
+            f"{parts.get(LWIP_SYS_PART, 0):,} B, lwIP itself {parts.get(lwip, 0) - bare.get(lwip, 0):+,} B: its thread, "
+            f"mailbox and core lock), and {t['ram']:,} B of static RAM, {t['ram'] - s['ram']:,} B more (the tasks' "
+            f"stacks, their control blocks, the kernel's data, lwIP's mailbox and messages); the tasks' stacks: "
+            f"{stacks}; the main stack's worst case, interrupts and main() before the scheduler, "
+            f"{m['total']:,} B of its {m['region']:,} B")
+
+
 README_REGIONS = {
     "status-minimal": ("mps2-an385", _status_minimal),
     "status-sensors": ("mps2-an385", _status_sensors),
@@ -1185,7 +1223,8 @@ DOC_REGIONS = {
     "examples/sensors/README.md": {"net": ("mps2-an385", _sensors_net)},
     "boards/microbit/README.md": {"budgets": ("microbit", _budgets)},
     "boards/hifive1/README.md": {"budgets": ("hifive1", _budgets)},
-    "ports/freertos/README.md": {"sensors": ("mps2-an385", _freertos_sensors)},
+    "ports/freertos/README.md": {"sensors": ("mps2-an385", _freertos_sensors),
+                                 "sensors-net": ("mps2-an385", _freertos_sensors_net)},
 }
 
 
@@ -1327,6 +1366,9 @@ def main():
     a.add_argument("--task", action="append",
                    help="LABEL=ENTRY:STACK: an RTOS task, its entry function and its static stack (the first one "
                         "serves requests)")
+    a.add_argument("--task-calls", action="append",
+                   help="LABEL=REGEX: the functions a task's pointer calls may reach, by demangled name "
+                        "(default: any function only a pointer reaches)")
     a.add_argument("--task-context", type=int, default=0,
                    help="bytes a switched-out task keeps on its stack beyond its frames (the kernel's port)")
     a.add_argument("--pointer-call", action="append",

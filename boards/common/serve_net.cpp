@@ -33,7 +33,15 @@ void on_address(const NetState& state) {
   if (g_app_on_address != nullptr) g_app_on_address(state);
 }
 
-void pump(void*) { net_poll(); }
+// The listener's pump, while a handler's output waits for the TCP window: lwIP's input and
+// timers. Under an RTOS lwIP runs in its own thread, which needs the core lock this task holds:
+// the pump also waits as the loop does (idle(): the lock given back for the wait).
+void pump(void*) {
+  net_poll();
+#if EMCP_BOARD_RTOS
+  idle();
+#endif
+}
 
 }  // namespace
 

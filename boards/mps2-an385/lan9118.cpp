@@ -82,6 +82,7 @@ Regs& regs() { return *reinterpret_cast<Regs*>(0x40200000u); }
 constexpr unsigned kIrqLine = 13;  // AN385's NVIC line for the Ethernet controller
 volatile uint32_t& nvic_iser0() { return *reinterpret_cast<volatile uint32_t*>(0xE000E100u); }
 volatile uint32_t& nvic_icpr0() { return *reinterpret_cast<volatile uint32_t*>(0xE000E280u); }
+volatile uint8_t& nvic_ipr(unsigned line) { return *reinterpret_cast<volatile uint8_t*>(0xE000E400u + line); }
 
 constexpr uint32_t kByteTest = 0x87654321u;
 constexpr uint32_t kPmtReady = 1u << 0;
@@ -127,6 +128,8 @@ struct State {
   uint16_t tx_tag;
   bool wake_irq;
   bool link_was_up;
+  bool hold_when_full;  // Config::hold_when_full
+  bool holding;         // poll() left a frame in the FIFO for want of a pbuf
 };
 State g;
 
@@ -272,8 +275,15 @@ err_t link_output(struct netif*, struct pbuf* p) {
 }  // namespace
 
 // The Ethernet controller's interrupt (RX status FIFO level), when Config::wake_irq: it only
-// wakes the loop. Masking the chip's interrupt drops the line; poll() unmasks it.
-extern "C" void IRQ13_Handler() { regs().int_en = 0; }
+// wakes whoever polls (bare metal: the loop's WFI; under an RTOS, lwIP with NO_SYS 0, the
+// board's receive task: on_rx_interrupt()). Masking the chip's interrupt drops the line;
+// poll() unmasks it. A direct call, not a pointer: the footprint check follows it.
+extern "C" void IRQ13_Handler() {
+  regs().int_en = 0;
+#if !NO_SYS
+  board::lan9118::on_rx_interrupt();
+#endif
+}
 
 namespace board {
 namespace lan9118 {
@@ -330,10 +340,12 @@ err_t netif_init(struct netif* netif) {
   mac_write(kMacCr, g.mac_cr);
 
   g.wake_irq = config->wake_irq;
+  g.hold_when_full = config->hold_when_full;
   if (g.wake_irq) {
     r.int_en = kIntRxStatusLevel;
     r.irq_cfg = kIrqCfgEnable | kIrqCfgActiveHigh | kIrqCfgPushPull;
     nvic_icpr0() = 1u << kIrqLine;  // latched while the line was active-low after reset
+    nvic_ipr(kIrqLine) = config->irq_priority;
     nvic_iser0() = 1u << kIrqLine;
   }
 
@@ -356,17 +368,25 @@ unsigned poll(struct netif* netif) {
   // Frames the chip dropped (its FIFO full) since the last read, which clears the count: a drop
   // leaves frames waiting, so reading it when there are some (and in counters()) misses none.
   if (frames != 0) g.counters.rx_overrun += r.rx_drop;
+  g.holding = false;
   while (frames-- != 0) {
-    const uint32_t status = r.rx_status;
+    // Holding frames when the pool is empty: the status is only peeked until the frame is taken.
+    const uint32_t status = g.hold_when_full ? r.rx_status_peek : r.rx_status;
     const uint32_t length = rx_status_length(status);  // with the FCS
     const uint32_t words = (length + 3u) / 4u;
     if ((status & kRxStatusError) != 0 || length < kMinFrame + kEthFcs || length > kMaxFrame + kEthFcs) {
+      if (g.hold_when_full) (void)r.rx_status;
       rx_discard(words);
       ++g.counters.rx_errors;
       LINK_STATS_INC(link.err);
       continue;
     }
     struct pbuf* p = pbuf_alloc(PBUF_RAW, static_cast<u16_t>(length - kEthFcs), PBUF_POOL);
+    if (p == nullptr && g.hold_when_full) {  // it waits in the chip for the next poll()
+      g.holding = true;
+      break;
+    }
+    if (g.hold_when_full) (void)r.rx_status;
     if (p == nullptr) {
       rx_discard(words);  // the frame still leaves the FIFO, or the next one would not line up
       ++g.counters.rx_dropped;
@@ -385,9 +405,12 @@ unsigned poll(struct netif* netif) {
   // TX status words: one per frame sent; only errors are counted.
   for (unsigned n = (r.tx_fifo_inf >> 16) & 0xFFu; n != 0; --n)
     if ((r.tx_status & kTxStatusError) != 0) ++g.counters.tx_errors;
-  if (g.wake_irq) r.int_en = kIntRxStatusLevel;
+  // Frames left waiting keep the level interrupt asserted: unmasked, it would fire at once.
+  if (g.wake_irq && !g.holding) r.int_en = kIntRxStatusLevel;
   return handled;
 }
+
+bool holding() { return g.holding; }
 
 bool link_up() {
   // The link bit latches low (a drop since the last read stays visible once): read twice.

@@ -8,14 +8,17 @@
 //     words A and B, then its bytes packed into 32-bit words; first and last segment flags on
 //     the chain's first and last non-empty pbuf).
 //   - receive (poll()): each status word in the RX status FIFO announces one frame; its bytes
-//     are copied into a PBUF_POOL chain and handed to netif->input. With the pool empty, or a
-//     bad status, the frame is still read out of the FIFO (and counted), so the next one lines
-//     up.
+//     are copied into a PBUF_POOL chain and handed to netif->input. With a bad status, or the
+//     pool empty, the frame is still read out of the FIFO (and counted), so the next one lines
+//     up; or, with the pool empty and Config::hold_when_full, left there for the next poll().
 // One NIC, one instance: the driver's state is static.
 //
-// Context: main loop only (lwIP's NO_SYS context). The optional interrupt (Config::wake_irq)
-// does no driver work: it masks the chip's interrupt and leaves the frames to the next poll(),
-// which unmasks it; it exists so the loop's WFI wakes for a frame instead of the next tick.
+// Context: one caller of poll() (the main loop with NO_SYS lwIP; under FreeRTOS the board's
+// receive task, netif->input being tcpip_input), lwIP's linkoutput from whoever holds lwIP's
+// core. The optional interrupt (Config::wake_irq) does no driver work and calls no lwIP: it
+// masks the chip's interrupt, calls on_rx_interrupt() with NO_SYS 0 lwIP (under FreeRTOS: a
+// task notification to the receive task), and leaves the frames to the next poll(), which unmasks
+// it; on bare metal it exists so the loop's WFI wakes for a frame instead of the next tick.
 #ifndef EMCP_BOARDS_MPS2_AN385_LAN9118_H
 #define EMCP_BOARDS_MPS2_AN385_LAN9118_H
 
@@ -35,6 +38,15 @@ struct Config {
   uint8_t fallback_mac[6] = {0x02, 0x45, 0x4d, 0x43, 0x50, 0x01};  // locally administered
   /// Enable the chip's receive interrupt (NVIC line 13) to wake the loop; false: purely polled.
   bool wake_irq = true;
+  /// The interrupt's NVIC priority (8-bit form; 0, the highest, on bare metal). Under FreeRTOS
+  /// one the kernel masks (configMAX_SYSCALL_INTERRUPT_PRIORITY or lower), since
+  /// on_rx_interrupt() calls the kernel's ...FromISR API.
+  uint8_t irq_priority = 0;
+  /// With the pbuf pool empty, leave a frame in the chip's FIFO for the next poll() (holding()
+  /// says so; the interrupt stays masked meanwhile) instead of dropping it. Under an RTOS, whose
+  /// receive task drains the chip into pbufs that wait in lwIP's mailbox, the chip's 10 KiB FIFO
+  /// is then the buffer it is on bare metal, where poll() runs only when lwIP can take frames.
+  bool hold_when_full = false;
 };
 
 /// Frame counters since netif_init() (each wraps at 2^32).
@@ -60,6 +72,15 @@ err_t netif_init(struct netif* netif);
 /// that arrive meanwhile wait for the next call), reads the TX status FIFO for error counts,
 /// and unmasks the wake-up interrupt. Returns the number of frames read (dropped ones too).
 unsigned poll(struct netif* netif);
+
+/// With lwIP in its own thread (NO_SYS 0), what the interrupt calls after it masked the chip's:
+/// the board defines it (boards/mps2-an385/net.cpp: a task notification to its receive task).
+/// Context: the interrupt.
+void on_rx_interrupt();
+
+/// Whether the last poll() left frames in the FIFO for want of a pbuf (Config::hold_when_full):
+/// poll again once lwIP has freed some (the interrupt stays masked until then).
+bool holding();
 
 /// The PHY's link status (basic status register), read through the MAC's MII port. On the
 /// first call after the link comes up the MAC's duplex is set from the auto-negotiation

@@ -5,6 +5,15 @@
 //
 // lwIP's state lives in its static pools and in this file's statics (the netif and its DHCP
 // client record, set with dhcp_set_struct so DHCP takes nothing from lwIP's heap).
+//
+// Under FreeRTOS (lwIP built with NO_SYS 0: ports/freertos/lwip), lwIP runs in its own thread
+// (tcpip_thread: its timers, the frames it is handed) and this file's functions run in the task
+// that owns the server, which holds lwIP's core lock all the time except while it waits in
+// board::idle() (board::set_idle_lock): the raw/altcp API the HTTP listener calls, netif and
+// DHCP calls here, all under the lock (lwIP checks it: LWIP_ASSERT_CORE_LOCKED). The NIC's
+// interrupt calls no lwIP: it wakes a receive task (nic_rx_task) with a task notification, which
+// drains the chip's FIFO into pool pbufs and hands them to tcpip_thread through its mailbox
+// (netif->input = tcpip_input), as ESP-IDF's and STM32Cube's Ethernet drivers do.
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +29,12 @@
 #include "lwip/sys.h"
 #include "lwip/timeouts.h"
 #include "netif/ethernet.h"
+#if !NO_SYS
+#include "FreeRTOS.h"
+#include "board/freertos.h"
+#include "lwip/tcpip.h"
+#include "task.h"
+#endif
 
 namespace {
 
@@ -69,18 +84,70 @@ void follow_link() {
 
 void say(const char* s) { board::uart_write(s, strlen(s)); }
 
+#if !NO_SYS
+// The receive task: the NIC's interrupt gives its notification; it moves the frames waiting in
+// the chip into lwIP's mailbox (tcpip_input), then wakes the owner, which tcpip_thread (above
+// it) will have served first. A frame lwIP has no pbuf for waits in the chip's FIFO, as on bare
+// metal (lan9118::Config::hold_when_full): the pool is 8 pbufs, the chip holds about 10 KiB. Its priority is tcpip_thread's; its stack is checked by the
+// footprint report (the task "nic_rx").
+#ifndef EMCP_NET_RX_STACK
+#define EMCP_NET_RX_STACK 768
+#endif
+TaskHandle_t g_rx_task = nullptr;
+StaticTask_t g_nic_rx_tcb;
+
+void unlock_core() { UNLOCK_TCPIP_CORE(); }
+void lock_core() { LOCK_TCPIP_CORE(); }
+#endif
+
 
 }  // namespace
+
+#if !NO_SYS
+StackType_t g_nic_rx_stack[EMCP_NET_RX_STACK / sizeof(StackType_t)];
+
+// The NIC's interrupt (lan9118.h): the receive task's notification, nothing of lwIP.
+void board::lan9118::on_rx_interrupt() {
+  BaseType_t woken = pdFALSE;
+  if (g_rx_task != nullptr) vTaskNotifyGiveFromISR(g_rx_task, &woken);
+  portYIELD_FROM_ISR(woken);
+}
+
+// With the pool empty the frames wait in the chip (lan9118::holding()): the task looks again
+// every tick until lwIP has freed pbufs, the interrupt masked meanwhile.
+extern "C" void nic_rx_task(void*) {
+  for (;;) {
+    (void)ulTaskNotifyTake(pdTRUE, board::lan9118::holding() ? 1 : portMAX_DELAY);
+    (void)board::lan9118::poll(&g_netif);
+    board::wake();
+  }
+}
+#endif
 
 namespace board {
 
 bool net_init(const NetConfig& config) {
   g_config = config;
   memcpy(g_nic_config.fallback_mac, config.fallback_mac, sizeof g_nic_config.fallback_mac);
-  lwip_init();
   const ip4_addr_t any = {0};
+#if NO_SYS
+  lwip_init();
   if (netif_add(&g_netif, &any, &any, &any, &g_nic_config, &lan9118::netif_init, &ethernet_input) == nullptr)
     return false;
+#else
+  // lwIP's thread (tcpip_init runs lwip_init here, then starts tcpip_thread), then the core
+  // lock, which this task keeps but in idle(). The receive task exists before the NIC's
+  // interrupt is enabled (netif_init), and that interrupt has a priority the kernel masks.
+  tcpip_init(nullptr, nullptr);
+  LOCK_TCPIP_CORE();
+  board::set_idle_lock(&unlock_core, &lock_core);
+  g_nic_config.irq_priority = configMAX_SYSCALL_INTERRUPT_PRIORITY;
+  g_nic_config.hold_when_full = true;
+  g_rx_task = xTaskCreateStatic(&nic_rx_task, "nic_rx", sizeof g_nic_rx_stack / sizeof(StackType_t), nullptr,
+                                TCPIP_THREAD_PRIO, g_nic_rx_stack, &g_nic_rx_tcb);
+  if (netif_add(&g_netif, &any, &any, &any, &g_nic_config, &lan9118::netif_init, &tcpip_input) == nullptr)
+    return false;
+#endif
   // Two boards on one network start alike; their MAC addresses differ.
   for (unsigned i = 0; i < 6; ++i) g_rand_state ^= static_cast<uint32_t>(g_netif.hwaddr[i]) << (8 * (i % 4));
   netif_set_default(&g_netif);
@@ -100,8 +167,10 @@ bool net_init(const NetConfig& config) {
 
 void net_poll() {
   if (!g_ready) return;
+#if NO_SYS  // else the receive task and tcpip_thread do this
   (void)lan9118::poll(&g_netif);
   sys_check_timeouts();
+#endif
   const uint64_t now = now_ms();
   if (now - g_link_checked_ms >= kLinkPollMs) {
     g_link_checked_ms = now;
@@ -176,7 +245,9 @@ bool net_random(void* out, size_t n) {
 // ---- what lwIP needs from the platform (ports/lwip/include/arch/cc.h, NO_SYS) ----------------
 extern "C" {
 
+#if NO_SYS  // else ports/freertos/lwip's sys_arch: the kernel's tick
 u32_t sys_now(void) { return static_cast<u32_t>(board::now_ms()); }
+#endif
 
 // LWIP_ASSERT: a programmer error inside lwIP (or a pool misconfiguration); the message goes
 // to the UART and the board stops (abort: a breakpoint loop, where a debugger finds it).

@@ -8,4 +8,18 @@ if(EMCP_BOARD_NET)
             ${EMCP_BOARD_NET_SOURCES}
     INCLUDES ${CMAKE_CURRENT_LIST_DIR}
     LIBS ${EMCP_BOARD_NET_LIBS})
+  # The same under FreeRTOS with lwIP in its own thread (ports/freertos/README.md): the board's
+  # conformance rows run against it too (board_rtos_conformance*, boards/CMakeLists.txt).
+  if(EMCP_FREERTOS_FOUND AND EMCP_BOARD_NET_LIBS_RTOS)
+    emcp_firmware(emcp-everything-rtos-${EMCP_BOARD}
+      SOURCES ${CMAKE_CURRENT_LIST_DIR}/main_rtos.cpp ${CMAKE_CURRENT_LIST_DIR}/main_board.cpp
+              ${CMAKE_CURRENT_LIST_DIR}/everything.cpp ${CMAKE_CURRENT_LIST_DIR}/input_required.cpp ${EMCP_BOARD_NET_SOURCES}
+      INCLUDES ${CMAKE_CURRENT_LIST_DIR}
+      APP_DEFINES EMCP_EVERYTHING_NO_MAIN=1
+      LIBS ${EMCP_BOARD_NET_LIBS_RTOS}
+      RTOS freertos
+      TASKS emcp=owner_task:g_owner_stack nic_rx=nic_rx_task:g_nic_rx_stack tcpip=tcpip_thread:g_tcpip_stack
+      TASK_CALLS ${EMCP_FREERTOS_LWIP_TASK_CALLS}
+      NOT_DOCUMENTED)
+  endif()
 endif()

@@ -25,7 +25,9 @@ emcp::lwip::StaticLwipHttpListener<kConnections> g_listener;
 emcp::transport::StaticHttpServer<kConnections, kSessions, EMCP_ARENA_SIZE, 1024, 4096> g_http(
     g_server, g_http_options, g_listener.port_interface());
 
-int main() {
+/// The firmware; never returns. main() on bare metal; under FreeRTOS the task that owns the
+/// server (main_rtos.cpp builds this file with EMCP_EVERYTHING_NO_MAIN).
+void everything_firmware() {
   board::init();
   everything::install(g_server);
   g_http_options.sha1 = &emcp::mbedtls::sha1;
@@ -37,3 +39,7 @@ int main() {
   loop.tick = &everything::tick;
   board::serve_uart_and_http(g_server, g_link, "emcp-everything", loop, net, board::NetConfig{});
 }
+
+#ifndef EMCP_EVERYTHING_NO_MAIN
+int main() { everything_firmware(); }
+#endif

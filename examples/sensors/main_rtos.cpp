@@ -2,6 +2,9 @@
 // sensors_firmware(), built with EMCP_SENSORS_NO_MAIN: the application over the UART in
 // board::serve()'s loop) in the task that owns the server, beside a sensor task sampling on
 // a timer. Static allocation only: the tasks' stacks and control blocks are the arrays below.
+// emcp-sensors-net-rtos (EMCP_SENSORS_NETWORK): main_board_net.cpp's sensors_net_firmware()
+// instead, over the UART and lwIP at once, lwIP in its own thread (tcpip_thread, priority 3)
+// beside the NIC's receive task (3): boards/<board>/net.cpp starts both.
 //
 // Priorities (configMAX_PRIORITIES 4, ports/freertos/config/emcp_freertos_config.h): the
 // kernel's idle task 0; the owner task 1, busy while there is input or output; the sensor
@@ -23,8 +26,9 @@
 #include "sensors.h"
 #include "task.h"
 
-void sensors_firmware();             // main_board.cpp
-extern emcp::mcp::Server g_server;  // main_board.cpp
+void sensors_firmware();            // main_board.cpp
+void sensors_net_firmware();        // main_board_net.cpp (the network image: EMCP_SENSORS_NETWORK)
+extern emcp::mcp::Server g_server;  // main_board.cpp or main_board_net.cpp
 
 // The stacks' sizes, in bytes: the footprint check (tools/footprint.py, after every link)
 // fails the build when a task's worst case does not fit its stack.
@@ -96,8 +100,16 @@ void start_uptime_timer() {
 
 extern "C" {
 
-// The task that owns the server: board::serve()'s loop, for ever.
-void owner_task(void*) { sensors_firmware(); }
+// The task that owns the server: board::serve()'s loop, for ever. In the network image it also
+// starts lwIP's thread and the NIC's receive task (board::net_init(), boards/<board>/net.cpp) and
+// holds lwIP's core lock but while it waits.
+void owner_task(void*) {
+#if EMCP_SENSORS_NETWORK
+  sensors_net_firmware();
+#else
+  sensors_firmware();
+#endif
+}
 
 // Samples the temperature every EMCP_SENSORS_SAMPLE_MS, on the kernel's timer, and posts each
 // sample to the owner (which announces a change of the value the resource shows).

@@ -20,6 +20,7 @@ ROWS = [
     ("README.md", "| `mcp::Server`", ["emcp::mcp::Server"]),
     ("README.md", "| `mcp::Session`", ["emcp::mcp::Session"]),
     ("README.md", "| `mcp::StaticInputBridge<2, 512>`", ["emcp::mcp::StaticInputBridge<2, 512>"]),
+    ("README.md", "| `mcp::StaticInbox<8, 64>`", ["emcp::mcp::StaticInbox<8, 64>"]),
     ("README.md", "| `transport::StaticStdioTransport<2048>`", ["emcp::transport::StaticStdioTransport<2048>"]),
     ("README.md", "| `json::StaticReader<>` / `jsonrpc::Decoder` / `json::Writer`",
      ["emcp::json::StaticReader<>", "emcp::jsonrpc::Decoder", "emcp::json::Writer"]),

@@ -24,6 +24,8 @@ namespace {
 
 TaskHandle_t g_owner = nullptr;
 size_t g_owner_stack_bytes = 0;
+void (*g_release)() = nullptr;  // set_idle_lock(): what idle() gives back while it waits
+void (*g_take)() = nullptr;
 
 // Whether the caller is an interrupt handler (the ...FromISR calls are for those only).
 bool in_interrupt() {
@@ -93,7 +95,18 @@ uint64_t now_ms() {
 
 // A notification given meanwhile (a byte received, a wake()) ends the wait at once, even one
 // given before the wait began: none is lost between the loop's last look and the wait.
-void idle() { (void)ulTaskNotifyTake(pdTRUE, EMCP_FREERTOS_IDLE_TICKS); }
+// With a lock set (lwIP's core), the owner holds it all the time but here.
+void idle() {
+  void (*release)() = g_release;
+  if (release != nullptr) release();
+  (void)ulTaskNotifyTake(pdTRUE, EMCP_FREERTOS_IDLE_TICKS);
+  if (release != nullptr) g_take();
+}
+
+void set_idle_lock(void (*release)(), void (*take)()) {
+  g_release = release;
+  g_take = take;
+}
 
 void wake() {
   TaskHandle_t owner = g_owner;

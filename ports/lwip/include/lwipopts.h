@@ -12,11 +12,15 @@
 #include EMCP_LWIPOPTS_EXTRA
 #endif
 
-// ---- No OS: the application's loop calls sys_check_timeouts() and the netif's input
+// ---- No OS: the application's loop calls sys_check_timeouts() and the netif's input. (Under
+// FreeRTOS, ports/freertos/lwip/include/lwipopts_freertos.h, given as EMCP_LWIPOPTS_EXTRA, sets
+// NO_SYS 0 and what goes with it: lwIP in its own thread, the core lock.)
+#ifndef NO_SYS
 #define NO_SYS 1
 #define LWIP_SOCKET 0
 #define LWIP_NETCONN 0
 #define SYS_LIGHTWEIGHT_PROT 0
+#endif
 
 // ---- Memory: static only
 #define MEM_LIBC_MALLOC 0
