@@ -144,16 +144,19 @@ def canonical(title, known):
     return m.group(2) if m else title
 
 
-def worst_stack(elf, ci_dir, bounded_recursion=None, tasks=(), asm_calls=(), task_calls=None, pointer_calls=None):
+def worst_stack(elf, ci_dir, bounded_recursion=None, tasks=(), asm_calls=(), pointer_calls=None):
     """The worst-case stack from reset (bare metal: main() and the request path, plus the
     deepest interrupt), or, with `tasks` ((label, entry) of an RTOS image's tasks), each task's
     from its entry (the scheduler enters it, never a call) and the main stack's, which serves
     main() until the scheduler starts and then the interrupts, each of which may nest on the
     others (their sum). `asm_calls` ((caller, callee, bytes)) are calls made from assembly,
     which the call graph does not show, with the bytes the caller pushes before the call.
-    `task_calls` ({label: regex}): what a task's pointer calls may reach, the functions whose
-    demangled name the regex finds (lwIP's thread: lwIP's own functions and the port's callbacks,
-    never the engine), where by default any function only a pointer reaches may be."""
+    `pointer_calls` ({where: regex}): what calls through pointers may reach, the functions whose
+    demangled name the regex finds, where by default any function only a pointer reaches may
+    be; `where` is a function (its own pointer calls: the inbox's post reaches the platform's
+    wake and critical section) or "task:LABEL" (every pointer call of that task's tree but
+    those a function's rule names: lwIP's thread reaches lwIP's own functions and the port's
+    callbacks, never the engine)."""
     raw_frames, raw_dynamic, raw_edges = load_callgraph(ci_dir)
     code = [name for name, _, t in symbols(elf) if t in "tTwW"]
     # File-local functions are known by their demangled name in the call graph.
@@ -194,12 +197,16 @@ def worst_stack(elf, ci_dir, bounded_recursion=None, tasks=(), asm_calls=(), tas
     def recursion_bound(f):
         return bounded_recursion.get(short_name(f).split("::")[-1], 0)
 
-    # --pointer-call: a function whose calls through pointers can reach only the named functions
-    # (the platform's hooks, say), instead of every function only a pointer reaches.
+    # --pointer-call: what a function's calls through pointers, or a task's, can reach (the
+    # platform's hooks, say), instead of every function only a pointer reaches. A target the
+    # image does not link is not called.
     pointer_calls = pointer_calls or {}
-    pointer_targets = {}
-    for caller, targets in pointer_calls.items():  # a target the image does not link is not called
-        pointer_targets[caller] = [f for f in sorted(funcs) if short_name(f) in targets]
+    reach = lambda regex: [f for f in sorted(funcs) if re.search(regex, names.get(f, f))]
+    pointer_targets = {where: reach(regex) for where, regex in pointer_calls.items() if not where.startswith("task:")}
+    task_calls = {where[len("task:"):]: regex for where, regex in pointer_calls.items() if where.startswith("task:")}
+    unknown = sorted(set(task_calls) - {label for label, _ in tasks})
+    if unknown:
+        sys.exit("footprint: --pointer-call names no --task " + ", ".join(unknown))
 
     # Returns (bytes, path, bounded, cut): cut when a cycle was cut (through a pointer call,
     # or a recursion of known depth), which makes the figure depend on the path (then it is
@@ -279,7 +286,7 @@ def worst_stack(elf, ci_dir, bounded_recursion=None, tasks=(), asm_calls=(), tas
         out["tasks"] = []
         every_target = indirect
         for label, entry in tasks:
-            calls = (task_calls or {}).get(label)
+            calls = task_calls.get(label)
             if calls is not None:  # this task's pointer calls reach fewer functions: a fresh memo
                 indirect = [f for f in every_target if re.search(calls, names.get(f, f))]
                 memo.clear()
@@ -615,16 +622,12 @@ def image(args):
                  for caller, callee, n in parse_triples(args.asm_call, "--asm-call CALLER=CALLEE:BYTES", r"\d+")]
     pointer_calls = {}
     for item in args.pointer_call or []:
-        caller, _, targets = item.partition("=")
-        pointer_calls.setdefault(caller, set()).update(t for t in targets.split(",") if t)
-    task_calls = {}
-    for item in args.task_calls or []:
-        label, _, regex = item.partition("=")
-        if label not in {t[0] for t in tasks} or not regex:
-            sys.exit(f"footprint: --task-calls {item}: expected LABEL=REGEX of a --task")
-        task_calls[label] = regex
+        where, _, regex = item.partition("=")
+        if not where or not regex or where in pointer_calls:
+            sys.exit(f"footprint: --pointer-call {item}: expected one WHERE=REGEX per function or task:LABEL")
+        pointer_calls[where] = regex
     stack = worst_stack(args.elf, args.ci_dir, bounds, [(label, entry) for label, entry, _ in tasks], asm_calls,
-                        task_calls, pointer_calls)
+                        pointer_calls)
     problems = []
     rtos = None
     if tasks:
@@ -917,7 +920,9 @@ def rtos_note(r, other):
         text += (f"; against {other['name']}: flash {df:+,} B (the kernel and the port {kernel + port:,} B, the rest "
                  f"{df - kernel - port:+,} B: what it does not link, the bare-metal clock and wait, and link-time "
                  f"optimization's other choices around them), static RAM {dr:+,} B (the tasks' stacks {stacks:,} B, "
-                 f"the rest {dr - stacks:+,} B: the tasks' control blocks, the kernel's lists and counters)")
+                 f"the rest {dr - stacks:+,} B: the tasks' control blocks, the kernel's lists and counters), RAM with the "
+                 f"main stacks {dr + main['region'] - other['stack_region']:+,} B (its main stack {main['region']:,} B, "
+                 f"{other['name']}'s {other['stack_region']:,} B)")
     return text
 
 
@@ -1179,31 +1184,38 @@ def _memory_modern_only(r):
             f"{kib(s['flash'])} with {kib(s['ram'])}")
 
 
-def _freertos_sensors(r):
-    t, s = r["emcp-sensors-rtos"], r["emcp-sensors"]
-    parts = dict(t["flash_parts"])
-    stacks = ", ".join(f"`{x['label']}` {x['stack']:,} B (worst case {x['need']:,} B)" for x in t["rtos"]["tasks"])
-    m = t["rtos"]["main_stack"]
-    return (f"{t['flash']:,} B of flash, {t['flash'] - s['flash']:,} B more than on bare metal (the kernel "
-            f"{parts.get(KERNEL_PART, 0):,} B, this port {parts.get(PORT_PART, 0):,} B), and {t['ram']:,} B of static RAM, "
-            f"{t['ram'] - s['ram']:,} B more (the tasks' stacks, their control blocks, the kernel's data); the tasks' "
-            f"stacks: {stacks}; the main stack's worst case, interrupts and main() before the scheduler, "
-            f"{m['total']:,} B of its {m['region']:,} B")
+# What FreeRTOS may add to the sensors network image (flash, RAM with the main stack): the
+# targets for an RTOS image against its bare-metal twin (ports/freertos/README.md).
+RTOS_COST_TARGETS = {"sensors-net": (16 * 1024, 8 * 1024)}
 
 
-def _freertos_sensors_net(r):
-    t, s = r["emcp-sensors-net-rtos"], r["emcp-sensors-net"]
-    parts, bare = dict(t["flash_parts"]), dict(s["flash_parts"])
-    lwip = "lwIP (Debian's source): TCP, IPv4, ARP, DHCP, pools"
-    stacks = ", ".join(f"`{x['label']}` {x['stack']:,} B (worst case {x['need']:,} B)" for x in t["rtos"]["tasks"])
-    m = t["rtos"]["main_stack"]
-    return (f"{t['flash']:,} B of flash, {t['flash'] - s['flash']:,} B more than on bare metal (the kernel "
-            f"{parts.get(KERNEL_PART, 0):,} B, this port {parts.get(PORT_PART, 0):,} B, lwIP's sys_arch "
-            f"{parts.get(LWIP_SYS_PART, 0):,} B, lwIP itself {parts.get(lwip, 0) - bare.get(lwip, 0):+,} B: its thread, "
-            f"mailbox and core lock), and {t['ram']:,} B of static RAM, {t['ram'] - s['ram']:,} B more (the tasks' "
-            f"stacks, their control blocks, the kernel's data, lwIP's mailbox and messages); the tasks' stacks: "
-            f"{stacks}; the main stack's worst case, interrupts and main() before the scheduler, "
-            f"{m['total']:,} B of its {m['region']:,} B")
+def _freertos_image(image, lwip=False):
+    """ports/freertos/README.md's figures of emcp-<image>-rtos against emcp-<image>: flash and
+    static RAM beyond the bare-metal image, and RAM with each image's main stack (the linker's
+    region, not static RAM: the bare-metal request path's stack, under the kernel the
+    interrupts' alone)."""
+    def region(r):
+        t, s = r[f"emcp-{image}-rtos"], r[f"emcp-{image}"]
+        parts, bare = dict(t["flash_parts"]), dict(s["flash_parts"])
+        lwip_part = "lwIP (Debian's source): TCP, IPv4, ARP, DHCP, pools"
+        stacks = ", ".join(f"`{x['label']}` {x['stack']:,} B (worst case {x['need']:,} B)" for x in t["rtos"]["tasks"])
+        m = t["rtos"]["main_stack"]
+        df, dr = t["flash"] - s["flash"], t["ram"] - s["ram"]
+        drs = t["ram"] + m["region"] - s["ram"] - s["stack_region"]
+        extra = (f", lwIP's sys_arch {parts.get(LWIP_SYS_PART, 0):,} B, lwIP itself "
+                 f"{parts.get(lwip_part, 0) - bare.get(lwip_part, 0):+,} B: its thread, mailbox and core lock") if lwip else ""
+        text = (f"{t['flash']:,} B of flash, {df:,} B more than on bare metal (the kernel "
+                f"{parts.get(KERNEL_PART, 0):,} B, this port {parts.get(PORT_PART, 0):,} B{extra}), and {t['ram']:,} B of "
+                f"static RAM, {dr:,} B more (the tasks' stacks, their control blocks, the kernel's data"
+                f"{', lwIP' + chr(39) + 's mailbox and messages' if lwip else ''}); the tasks' stacks: {stacks}; the main "
+                f"stack {m['region']:,} B (on bare metal {s['stack_region']:,} B), its worst case, interrupts and main() "
+                f"before the scheduler, {m['total']:,} B; RAM with the main stacks {drs:+,} B")
+        if image in RTOS_COST_TARGETS:
+            ft, rt = RTOS_COST_TARGETS[image]
+            text += (f" (the targets: at most {kib(ft)} of flash and {kib(rt)} of RAM more: flash "
+                     f"{'met' if df <= ft else 'not met'}, RAM {'met' if drs <= rt else 'not met'})")
+        return text
+    return region
 
 
 README_REGIONS = {
@@ -1223,8 +1235,8 @@ DOC_REGIONS = {
     "examples/sensors/README.md": {"net": ("mps2-an385", _sensors_net)},
     "boards/microbit/README.md": {"budgets": ("microbit", _budgets)},
     "boards/hifive1/README.md": {"budgets": ("hifive1", _budgets)},
-    "ports/freertos/README.md": {"sensors": ("mps2-an385", _freertos_sensors),
-                                 "sensors-net": ("mps2-an385", _freertos_sensors_net)},
+    "ports/freertos/README.md": {"sensors": ("mps2-an385", _freertos_image("sensors")),
+                                 "sensors-net": ("mps2-an385", _freertos_image("sensors-net", lwip=True))},
 }
 
 
@@ -1366,14 +1378,13 @@ def main():
     a.add_argument("--task", action="append",
                    help="LABEL=ENTRY:STACK: an RTOS task, its entry function and its static stack (the first one "
                         "serves requests)")
-    a.add_argument("--task-calls", action="append",
-                   help="LABEL=REGEX: the functions a task's pointer calls may reach, by demangled name "
-                        "(default: any function only a pointer reaches)")
     a.add_argument("--task-context", type=int, default=0,
                    help="bytes a switched-out task keeps on its stack beyond its frames (the kernel's port)")
     a.add_argument("--pointer-call", action="append",
-                   help="CALLER=TARGET[,TARGET...]: CALLER's calls through pointers reach only these (names "
-                        "without the ABI namespace and parameters, e.g. emcp::mcp::Inbox::put=board::wake)")
+                   help="WHERE=REGEX: what calls through pointers may reach, the functions whose demangled name "
+                        "REGEX finds (default: any function only a pointer reaches); WHERE is a function, by its "
+                        "name without the ABI namespace and parameters (its own pointer calls, e.g. "
+                        "emcp::mcp::Inbox::put), or task:LABEL (every pointer call of that --task's tree)")
     a.add_argument("--asm-call", action="append",
                    help="CALLER=CALLEE:BYTES: a call from assembly the call graph does not show, after BYTES pushed")
     a.add_argument("--kernel-dir", default="", help="the RTOS kernel's source folder (its code is a part of its own)")

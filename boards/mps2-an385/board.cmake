@@ -22,6 +22,10 @@ set(EMCP_BOARD_TRNG OFF)
 set(EMCP_BOARD_CREDENTIALS_ADDR 0x00380000)
 # FreeRTOS (ports/freertos): the kernel's Cortex-M3 port; its configuration is freertos/.
 set(EMCP_BOARD_FREERTOS_PORT GCC_ARM_CM3)
+# The RTOS images' main stack: main() before the scheduler and then the interrupts, nested (the
+# footprint check's worst case, docs/footprint.md, is some 2.3 KiB, through every pointer call
+# main()'s set-up could make); the tasks run on their own static stacks.
+set(EMCP_BOARD_FREERTOS_MAIN_STACK 3072)
 # The sensors image under FreeRTOS (emcp-sensors-rtos): its measured flash and static RAM
 # rounded up to the KiB. Beyond the bare-metal image: the kernel's code, and the tasks' stacks
 # and control blocks in static RAM (the main stack stays the linker's region); since its sensor

@@ -7,9 +7,9 @@
 //                                no failure, every slot free afterwards (the 8-connection image)
 //   EMCP_BOARD_HTTP_PART=limits  more clients than slots (exactly one refusal, seen by a client;
 //                                the others served), faults (a client that stops reading, a
-//                                reset in a body, a FIN on an event stream, more TCP connections
-//                                than lwIP has PCBs), then a soak of 10,000 requests with flat
-//                                high-water marks (the 4-connection image)
+//                                reset in a body, a FIN on an event stream), a soak of 10,000
+//                                requests with flat high-water marks, then more TCP connections
+//                                than lwIP has PCBs (the 4-connection image)
 // The image's limits come from its build options (EMCP_IMAGE_CONNECTIONS, EMCP_IMAGE_SESSIONS,
 // EMCP_IMAGE_TCP_PCBS: boards/CMakeLists.txt), not from what the firmware reports; its reports
 // must agree with them.
@@ -90,9 +90,9 @@ async function statsOnce(sid) {
   }
 }
 
-/// Reads `s`'s figures until `pred(st)` holds, LIVENESS_MS at most; returns the last reading.
-async function statsUntil(s, pred) {
-  const end = Date.now() + LIVENESS_MS;
+/// Reads `s`'s figures until `pred(st)` holds, `ms` at most; returns the last reading.
+async function statsUntil(s, pred, ms = LIVENESS_MS) {
+  const end = Date.now() + ms;
   for (;;) {
     const st = typeof s === "string" ? await statsOnce(s) : await stats(s);
     if (pred(st) || Date.now() > end) return st;
@@ -244,8 +244,13 @@ if (PART === "limits") {
       other.agent.destroy();
       // The stalled one goes: its slot frees once its output made no progress for the timeout,
       // and the board counts it as that.
-      const st = await statsUntil(other.sid, (x) => x.network.connections_in_use === base);
-      assert.equal(st.network.connections_in_use, base, `dropped: ${JSON.stringify(st.network)}`);
+      // How long that takes is how long the windows and QEMU's buffers take to fill with the
+      // answers the board still writes, then send_timeout_ms: on a busy host, longer than
+      // LIVENESS_MS (the board runs slower, not the timeout); a bound on the wait only.
+      const t1 = Date.now();
+      const st = await statsUntil(other.sid, (x) => x.network.connections_in_use === base, 3 * LIVENESS_MS);
+      console.log(`# the stalled connection was dropped ${Date.now() - t1} ms after the other client's requests`);
+      assert.equal(st.network.connections_in_use, base, `dropped: ${JSON.stringify(st.network)} ${JSON.stringify(st.http)}`);
       assert.equal(st.http.timeout_send, st0.http.timeout_send + 1, "dropped for its send timeout");
       await other.end();
     } finally {
@@ -278,9 +283,39 @@ if (PART === "limits") {
     await s.end();
   });
 
+  test("soak: 10,000 requests with flat high-water marks", async () => {
+    const s = await session("soak");
+    const marks = (st) => ({
+      stack: st.stack_high_water, arena: st.network.http_arena_high_water, pool: st.network.pbuf_pool_max,
+      heap: st.network.heap_max, seg: st.network.tcp_seg_max,
+    });
+    const run = async (n, from) => {
+      const clients = [s, await session("soak2")];  // the image has 2 session slots
+      await Promise.all(clients.map(async (c, k) => {
+        for (let i = from + k; i < from + n; i += clients.length) await echo(c, i);
+      }));
+      for (const c of clients.slice(1)) await c.end();
+    };
+    await run(10000, 0);  // warm-up: the same work, so timing-dependent peaks are reached
+    const before_ = marks(await stats(s));
+    const t0 = Date.now();
+    await run(10000, 10000);
+    const seconds = (Date.now() - t0) / 1000;
+    const st = await stats(s);
+    console.log(`10,000 requests in ${seconds.toFixed(1)} s; high-water marks ${JSON.stringify(before_)} -> ${JSON.stringify(marks(st))}`);
+    assert.deepEqual(marks(st), before_, "high-water marks flat after the warm-up");
+    assert.equal(st.notifications_dropped, 0);
+    assert.equal(st.network.rx_dropped, 0);
+    await s.end();
+  });
+
   test("more TCP connections than lwIP has PCBs: refused, then served again", async () => {
     // Twice as many bare connections as the image has PCBs: lwIP refuses those it has no PCB
     // for (its SYN goes unanswered or is reset; QEMU's forward may accept it and then close it).
+    // Last of all: QEMU's user network sends the SYNs it still holds again for some 20 s (its
+    // first resend after 6 s, the next 12 s later), and each one the board accepts then takes a
+    // connection slot, a test after this one's (the soak's keep-alive connections found closed:
+    // the board reclaims an idle one for the newcomer, docs/http.md "Under attack").
     const socks = await Promise.all(Array.from({ length: 2 * LIMITS.tcp_pcbs }, () => new Promise((resolve) => {
       const k = net.connect({ host: "127.0.0.1", port });
       k.on("error", () => {});
@@ -308,31 +343,5 @@ if (PART === "limits") {
     const st = await stats(t);
     await t.end();
     assert.ok(st.network.tcp_pcb_max <= LIMITS.tcp_pcbs, `never more PCBs than the image has: ${JSON.stringify(st.network)}`);
-  });
-
-  test("soak: 10,000 requests with flat high-water marks", async () => {
-    const s = await session("soak");
-    const marks = (st) => ({
-      stack: st.stack_high_water, arena: st.network.http_arena_high_water, pool: st.network.pbuf_pool_max,
-      heap: st.network.heap_max, seg: st.network.tcp_seg_max,
-    });
-    const run = async (n, from) => {
-      const clients = [s, await session("soak2")];  // the image has 2 session slots
-      await Promise.all(clients.map(async (c, k) => {
-        for (let i = from + k; i < from + n; i += clients.length) await echo(c, i);
-      }));
-      for (const c of clients.slice(1)) await c.end();
-    };
-    await run(10000, 0);  // warm-up: the same work, so timing-dependent peaks are reached
-    const before_ = marks(await stats(s));
-    const t0 = Date.now();
-    await run(10000, 10000);
-    const seconds = (Date.now() - t0) / 1000;
-    const st = await stats(s);
-    console.log(`10,000 requests in ${seconds.toFixed(1)} s; high-water marks ${JSON.stringify(before_)} -> ${JSON.stringify(marks(st))}`);
-    assert.deepEqual(marks(st), before_, "high-water marks flat after the warm-up");
-    assert.equal(st.notifications_dropped, 0);
-    assert.equal(st.network.rx_dropped, 0);
-    await s.end();
   });
 }
