@@ -98,6 +98,30 @@ def symbols(elf):
     return out
 
 
+def init_array_functions(elf):
+    """The (mangled) names of the functions the image's .init_array lists, its static
+    constructors: the words between the linker script's __init_array_start__ and
+    __init_array_end__ (boards/common/sections.ld)."""
+    at, bounds = {}, {}
+    for line in run([tool(elf, "nm"), elf]).splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[2] in ("__init_array_start__", "__init_array_end__"):
+            bounds[parts[2]] = int(parts[0], 16)
+        elif len(parts) == 3 and parts[1] in "tTwW":
+            at.setdefault(int(parts[0], 16), parts[2])
+    start, end = bounds.get("__init_array_start__"), bounds.get("__init_array_end__")
+    if start is None or end is None:
+        sys.exit("footprint: .init_array: the image has no __init_array_start__ and __init_array_end__")
+    words = []
+    if end > start:
+        dump = run([tool(elf, "objdump"), "-s", f"--start-address={start:#x}", f"--stop-address={end:#x}", elf])
+        for line in dump.splitlines():
+            m = re.match(r"^ ([0-9a-f]+) ((?:[0-9a-f]{8} ?){1,4})", line)
+            if m:
+                words += [int.from_bytes(bytes.fromhex(w), "little") for w in m.group(2).split()]
+    return {at[w & ~1] for w in words if (w & ~1) in at}  # an Arm function's address: bit 0 set (Thumb)
+
+
 def demangle(names, elf):
     if not names:
         return []
@@ -144,7 +168,8 @@ def canonical(title, known):
     return m.group(2) if m else title
 
 
-def worst_stack(elf, ci_dir, bounded_recursion=None, tasks=(), asm_calls=(), task_calls=None, pointer_calls=None):
+def worst_stack(elf, ci_dir, bounded_recursion=None, tasks=(), asm_calls=(), task_calls=None, pointer_calls=None,
+                interrupt_entries=()):
     """The worst-case stack from reset (bare metal: main() and the request path, plus the
     deepest interrupt), or, with `tasks` ((label, entry) of an RTOS image's tasks), each task's
     from its entry (the scheduler enters it, never a call) and the main stack's, which serves
@@ -153,7 +178,10 @@ def worst_stack(elf, ci_dir, bounded_recursion=None, tasks=(), asm_calls=(), tas
     which the call graph does not show, with the bytes the caller pushes before the call.
     `task_calls` ({label: regex}): what a task's pointer calls may reach, the functions whose
     demangled name the regex finds (lwIP's thread: lwIP's own functions and the port's callbacks,
-    never the engine), where by default any function only a pointer reaches may be."""
+    never the engine), where by default any function only a pointer reaches may be.
+    `interrupt_entries`: the functions every interrupt comes in by, which do not nest (the one
+    trap entry of FreeRTOS's RISC-V port), where by default every *_Handler is an interrupt's and
+    each may nest on the others."""
     raw_frames, raw_dynamic, raw_edges = load_callgraph(ci_dir)
     code = [name for name, _, t in symbols(elf) if t in "tTwW"]
     # File-local functions are known by their demangled name in the call graph.
@@ -165,6 +193,10 @@ def worst_stack(elf, ci_dir, bounded_recursion=None, tasks=(), asm_calls=(), tas
     dynamic = {canon(t) for t in raw_dynamic}
     for src, dsts in raw_edges.items():
         edges.setdefault(canon(src), set()).update(canon(d) if d != "__indirect_call" else d for d in dsts)
+    # An assembly function need not have a size (the kernel's RISC-V trap entry has none).
+    unsized = {p[2] for p in (line.split() for line in run([tool(elf, "nm"), elf]).splitlines())
+               if len(p) == 3 and p[1] in "tTwW"}
+    in_image |= {caller for caller, _, _ in asm_calls if caller in unsized}
     for caller, callee, extra in asm_calls:
         if caller not in in_image or callee not in in_image:
             sys.exit(f"footprint: the assembly call {caller} -> {callee} names a function the image does not have")
@@ -177,6 +209,11 @@ def worst_stack(elf, ci_dir, bounded_recursion=None, tasks=(), asm_calls=(), tas
         sys.exit("footprint: no task entry " + ", ".join(missing) + " in the image's call graph")
     called = {t for s in edges for t in edges[s] if s in funcs}
     roots_irq = [f for f in funcs if f.endswith("_Handler") and f != "Reset_Handler"]
+    if interrupt_entries:
+        missing = sorted(set(interrupt_entries) - funcs)
+        if missing:
+            sys.exit("footprint: no interrupt entry " + ", ".join(missing) + " in the image (give its calls: --asm-call)")
+        roots_irq = sorted(interrupt_entries)
     # What only a function pointer (or the vector table) can reach; a task's entry is reached
     # by the scheduler alone.
     indirect = [f for f in sorted(funcs) if f not in called and f != "main" and not f.endswith("_Handler")
@@ -196,10 +233,14 @@ def worst_stack(elf, ci_dir, bounded_recursion=None, tasks=(), asm_calls=(), tas
 
     # --pointer-call: a function whose calls through pointers can reach only the named functions
     # (the platform's hooks, say), instead of every function only a pointer reaches.
+    # The target .init_array: the functions that section lists (the static constructors, which
+    # the reset code calls through pointers).
     pointer_calls = pointer_calls or {}
     pointer_targets = {}
+    constructors = init_array_functions(elf) if any(".init_array" in t for t in pointer_calls.values()) else set()
     for caller, targets in pointer_calls.items():  # a target the image does not link is not called
-        pointer_targets[caller] = [f for f in sorted(funcs) if short_name(f) in targets]
+        pointer_targets[caller] = [f for f in sorted(funcs)
+                                   if short_name(f) in targets or (".init_array" in targets and f in constructors)]
 
     # Returns (bytes, path, bounded, cut): cut when a cycle was cut (through a pointer call,
     # or a recursion of known depth), which makes the figure depend on the path (then it is
@@ -271,8 +312,10 @@ def worst_stack(elf, ci_dir, bounded_recursion=None, tasks=(), asm_calls=(), tas
     if tasks:
         # The main stack: main() until the scheduler starts (interrupts stay masked until
         # then), then the interrupts alone, every handler nested on the others at its
-        # deepest (a bound: a handler never preempts itself).
-        nested = sum(d for d, _ in irq)
+        # deepest (a bound: a handler never preempts itself), or, with entries that do not
+        # nest, the deepest.
+        nested = max((d for d, _ in irq), default=0) if interrupt_entries else sum(d for d, _ in irq)
+        out["interrupts_nest"] = not interrupt_entries
         out["interrupt"] = nested
         out["interrupt_handler"] = "+".join(sorted(h for _, h in irq))
         out["total"] = max(main_depth, nested)
@@ -562,6 +605,11 @@ def object_sizes(elf):
     return sizes
 
 
+def interrupts_how(main_stack):
+    """How an RTOS image's main stack counts its interrupts (reports made before the key: nested)."""
+    return "nested" if main_stack.get("interrupts_nest", True) else "(they do not nest)"
+
+
 def rtos_stacks(args, stack, stack_region, tasks, problems):
     """An RTOS image's stacks: each task's (its static stack against its entry's worst case,
     the context a switched-out task keeps and the overflow check's guard), and the main
@@ -582,12 +630,13 @@ def rtos_stacks(args, stack, stack_region, tasks, problems):
             problems.append(f"the task {label}'s worst case {need} B ({entry} {t['depth']} + its context {args.task_context} "
                             f"+ the overflow guard {TASK_GUARD}) does not fit its stack {symbol} of {sizes[symbol]} B")
     out["main_stack"] = {"region": stack_region, "main": stack["main"], "main_path": stack["main_path"],
-                         "interrupts": stack["interrupt"], "handlers": stack["interrupt_handler"], "total": stack["total"]}
+                         "interrupts": stack["interrupt"], "handlers": stack["interrupt_handler"], "total": stack["total"],
+                         "interrupts_nest": stack.pop("interrupts_nest")}
     if not stack["bounded"]:
         problems.append("the main stack's worst case is unbounded: " + "; ".join(stack["notes"] or ["a dynamic frame"]))
     elif stack["total"] > stack_region:
-        problems.append(f"the main stack's worst case {stack['total']} B (main() {stack['main']}, the interrupts nested "
-                        f"{stack['interrupt']}) does not fit its region of {stack_region} B")
+        problems.append(f"the main stack's worst case {stack['total']} B (main() {stack['main']}, the interrupts "
+                        f"{interrupts_how(out['main_stack'])} {stack['interrupt']}) does not fit its region of {stack_region} B")
     owner = out["tasks"][0]
     stack.update({"main": owner["depth"], "main_path": owner["path"], "path_skip": 1, "interrupt": args.task_context,
                   "interrupt_handler": "the context a switched-out task keeps", "total": owner["depth"] + args.task_context,
@@ -624,7 +673,7 @@ def image(args):
             sys.exit(f"footprint: --task-calls {item}: expected LABEL=REGEX of a --task")
         task_calls[label] = regex
     stack = worst_stack(args.elf, args.ci_dir, bounds, [(label, entry) for label, entry, _ in tasks], asm_calls,
-                        task_calls, pointer_calls)
+                        task_calls, pointer_calls, args.interrupt_entry or ())
     problems = []
     rtos = None
     if tasks:
@@ -670,8 +719,8 @@ def image(args):
         print(f"  task {t['label']} ({t['entry']}): worst case {t['need']} B of its stack {t['stack_symbol']}, {t['stack']} B")
     if rtos:
         m = rtos["main_stack"]
-        print(f"  main stack: worst case {m['total']} B (main() {m['main']}, the interrupts nested {m['interrupts']}) "
-              f"of {m['region']} B")
+        print(f"  main stack: worst case {m['total']} B (main() {m['main']}, the interrupts {interrupts_how(m)} "
+              f"{m['interrupts']}) of {m['region']} B")
     for p in problems:
         print(f"FOOTPRINT: {args.name} on {args.board}: {p}", file=sys.stderr)
     return 1 if problems else 0
@@ -798,8 +847,9 @@ compiler and CPU flags); the options column names what an image sets beyond the 
   keeps painted, and checked against that array after every link. The stack columns are the
   task's that serves requests (its stack for the region); interrupts run on the main stack
   (the linker's stack region), which serves main() until the scheduler starts and then the
-  interrupts alone, counted with every handler nested on the others. The kernel's code is a
-  part of its own in the flash table.
+  interrupts alone, counted with every handler nested on the others (on RISC-V, where they
+  come in by the kernel's one trap entry and do not nest, at that entry's deepest). The
+  kernel's code is a part of its own in the flash table.
 - **budget**: `FLASH_BUDGET` / `RAM_BUDGET` of `emcp_firmware()` in `boards/CMakeLists.txt`
   (per board in `boards/<board>/board.cmake`): an image's link fails when it is over one
   (`footprint_budget_enforced` proves the check fails). A `FLASH_TARGET` is a goal the section
@@ -897,6 +947,15 @@ def image_notes(r, by_base):
     return notes
 
 
+def changed_options(r, other):
+    """The options `r` sets to another value than `other` does, as text ("" when none): what,
+    beside the kernel and its tasks, makes an RTOS image's RAM differ from its bare-metal one's."""
+    theirs = dict(o.partition("=")[::2] for o in other.get("options", []))
+    changed = [(n, v, theirs[n]) for n, _, v in (o.partition("=") for o in r.get("options", []))
+               if n in theirs and theirs[n] != v]
+    return ", ".join(f"`{n}={v}` where {other['name']} has `{n}={was}`" for n, v, was in changed)
+
+
 def rtos_note(r, other):
     """An RTOS image's kernel, tasks and stacks, and (`other`: the bare-metal image it is
     measured against) where its flash and static RAM beyond that image go."""
@@ -911,13 +970,16 @@ def rtos_note(r, other):
                                      f"{t['need']:,} B)" for t in tasks)
             + f"; the stack columns are the task `{tasks[0]['label']}`'s, which serves requests; the main stack "
             f"({main['region']:,} B, not static RAM) serves main() until the scheduler starts ({main['main']:,} B) "
-            f"and then the interrupts alone ({main['interrupts']:,} B with every handler nested)")
+            f"and then the interrupts alone ({main['interrupts']:,} B "
+            + ("with every handler nested)" if main.get("interrupts_nest", True)
+               else "at the deepest: its one trap entry, they do not nest)"))
     if other is not None:
         df, dr = r["flash"] - other["flash"], r["ram"] - other["ram"]
         text += (f"; against {other['name']}: flash {df:+,} B (the kernel and the port {kernel + port:,} B, the rest "
                  f"{df - kernel - port:+,} B: what it does not link, the bare-metal clock and wait, and link-time "
                  f"optimization's other choices around them), static RAM {dr:+,} B (the tasks' stacks {stacks:,} B, "
-                 f"the rest {dr - stacks:+,} B: the tasks' control blocks, the kernel's lists and counters)")
+                 f"the rest {dr - stacks:+,} B: the tasks' control blocks, the kernel's lists and counters"
+                 + (f"; and its options: {changed_options(r, other)}" if changed_options(r, other) else "") + ")")
     return text
 
 
@@ -1184,9 +1246,11 @@ def _freertos_sensors(r):
     parts = dict(t["flash_parts"])
     stacks = ", ".join(f"`{x['label']}` {x['stack']:,} B (worst case {x['need']:,} B)" for x in t["rtos"]["tasks"])
     m = t["rtos"]["main_stack"]
+    changed = changed_options(t, s)
     return (f"{t['flash']:,} B of flash, {t['flash'] - s['flash']:,} B more than on bare metal (the kernel "
             f"{parts.get(KERNEL_PART, 0):,} B, this port {parts.get(PORT_PART, 0):,} B), and {t['ram']:,} B of static RAM, "
-            f"{t['ram'] - s['ram']:,} B more (the tasks' stacks, their control blocks, the kernel's data); the tasks' "
+            f"{t['ram'] - s['ram']:,} B more (the tasks' stacks, their control blocks, the kernel's data"
+            + (f"; and its options: {changed}" if changed else "") + "); the tasks' "
             f"stacks: {stacks}; the main stack's worst case, interrupts and main() before the scheduler, "
             f"{m['total']:,} B of its {m['region']:,} B")
 
@@ -1224,6 +1288,7 @@ DOC_REGIONS = {
     "boards/microbit/README.md": {"budgets": ("microbit", _budgets)},
     "boards/hifive1/README.md": {"budgets": ("hifive1", _budgets)},
     "ports/freertos/README.md": {"sensors": ("mps2-an385", _freertos_sensors),
+                                 "sensors-hifive1": ("hifive1", _freertos_sensors),
                                  "sensors-net": ("mps2-an385", _freertos_sensors_net)},
 }
 
@@ -1373,9 +1438,13 @@ def main():
                    help="bytes a switched-out task keeps on its stack beyond its frames (the kernel's port)")
     a.add_argument("--pointer-call", action="append",
                    help="CALLER=TARGET[,TARGET...]: CALLER's calls through pointers reach only these (names "
-                        "without the ABI namespace and parameters, e.g. emcp::mcp::Inbox::put=board::wake)")
+                        "without the ABI namespace and parameters, e.g. emcp::mcp::Inbox::put=board::wake; "
+                        ".init_array: the functions that section lists, the static constructors)")
     a.add_argument("--asm-call", action="append",
                    help="CALLER=CALLEE:BYTES: a call from assembly the call graph does not show, after BYTES pushed")
+    a.add_argument("--interrupt-entry", action="append",
+                   help="FUNCTION: the interrupts come in by it alone and do not nest (an RTOS's trap entry; its "
+                        "calls by --asm-call), where by default every *_Handler is an interrupt's, nested")
     a.add_argument("--kernel-dir", default="", help="the RTOS kernel's source folder (its code is a part of its own)")
     doc = os.path.join(ROOT, "docs", "footprint.md")
     readme = os.path.join(ROOT, "README.md")
