@@ -409,7 +409,11 @@ def line_rows(elf):
         if m and cur:  # a row names its file by base name; the full path came with a header
             path = cur if cur.endswith("/" + m.group(1)) else full.get(m.group(1), m.group(1))
             rows.append((int(m.group(2), 16), path))
-    rows.sort()
+    # By address alone: rows at one address keep the line table's order, where the last one is
+    # the instruction's (the others cover no byte). Sorted by path too, the row that won
+    # depended on where the checkout is (/work/main sorts before /work/shared, the kernel's
+    # folder, /work/wt-x after it).
+    rows.sort(key=lambda row: row[0])
     return rows
 
 
@@ -466,8 +470,13 @@ def flash_parts(elf, flash, root=ROOT, kernel_dir=""):
         parts = line.split()
         if len(parts) >= 8 and parts[3] == "FUNC" and parts[6] != "UND":
             funcs.add(int(parts[1], 16) & ~1)  # Thumb functions have bit 0 set
+    unsized = {}  # code symbols without a size (assembly): start -> the part of their file
     for line in run([tool(elf, "nm"), "-S", "-l", "-C", elf]).splitlines():  # demangled
         parts = line.split(None, 3)
+        if len(parts) == 4 and len(parts[1]) == 1 and parts[1] in "Tt":
+            m = re.search(r"\t(\S+):\d+$", line)
+            if m:
+                unsized.setdefault(int(parts[0], 16), part_of_path(m.group(1)))
         if len(parts) < 4 or parts[2] not in "TtRrWV" or parts[0] in seen:
             continue
         seen.add(parts[0])
@@ -501,12 +510,36 @@ def flash_parts(elf, flash, root=ROOT, kernel_dir=""):
         i = bisect.bisect_right(addrs, addr) - 1
         return part_of_path(rows[i][1]) if i >= 0 else None
 
+    # Code symbols without a size, outside every sized function (assembly: the RISC-V port's
+    # trap entry), by the file nm gives them (the assembler's line table may name a file
+    # without its folder: binutils 2.40 and GAS's DWARF 5): from the symbol to the next one or
+    # to the end of its line-table sequence, whichever comes first (alignment padding after
+    # the code is not its).
+    covered = sorted((start, start + size) for start, size, _ in spans)
+    starts = sorted({start for start, _, _ in spans} | set(unsized))
+    ends = sequence_ends(elf) if unsized else []
+    for start, label in sorted(unsized.items()):
+        i = bisect.bisect_right(covered, (start, float("inf"))) - 1
+        if not label or (i >= 0 and covered[i][0] <= start < covered[i][1]):
+            continue
+        k = bisect.bisect_right(starts, start)
+        e = bisect.bisect_right(ends, start)
+        stop = min(starts[k] if k < len(starts) else start, ends[e] if e < len(ends) else start)
+        sums[label] += max(stop - start, 0)
+
     for label, n in string_literals(elf, spans, part_at, funcs).items():
         sums[label] += n
     rest = flash - sum(sums.values())
     out = [[label, n] for label, n in sums.items() if n]
     out.append(["other unnamed data: compiler tables, padding", rest])
     return out
+
+
+def sequence_ends(elf):
+    """The addresses where the image's line-table sequences end (past their last instruction),
+    sorted."""
+    out = run([tool(elf, "objdump"), "--dwarf=decodedline", elf])
+    return sorted({int(m.group(1), 16) for m in re.finditer(r"^\S+\s+-\s+(0x[0-9a-f]+)", out, re.M)})
 
 
 def string_literals(elf, spans, part_at, funcs=frozenset()):
@@ -856,9 +889,10 @@ compiler and CPU flags); the options column names what an image sets beyond the 
   compares the image with, not enforced.
 - **where the flash goes**: code by the source file each instruction comes from (the DWARF
   line table, so code that link-time optimization inlined into another file's function counts
-  for its own file; files by their path inside the checkout), named read-only data by where it
-  is defined (or its namespace), string literals by the part whose code or table refers to
-  them first; compiler tables and padding in the last row.
+  for its own file; files by their path inside the checkout; assembly without a symbol size,
+  by the file the symbol table names), named read-only data by where it is defined (or its
+  namespace), string literals by the part whose code or table refers to them first; compiler
+  tables and padding in the last row.
 - **against a target**: for an image with a target, what its application, the soft-float and
   64-bit arithmetic, newlib, the board and the compiler's tables take, and what that leaves of
   the target for the core, beside the core the image links (for the sensors example over HTTP:
