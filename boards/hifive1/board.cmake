@@ -37,8 +37,7 @@ set(FREERTOS_RISCV_EXTENSION RISCV_MTIME_CLINT_no_extensions)
 # The RTOS images' stack region (common/sections.ld, boards/CMakeLists.txt): main() until the
 # scheduler starts, then the interrupts, which the kernel's trap entry runs there
 # (__freertos_irq_stack_top, linker.ld) and which do not nest: 256 B, their worst case 204 B
-# (the UART's handler waking the owner task; main() before the scheduler 96 B). The tasks'
-# stacks are static arrays.
+# (main() before the scheduler: 96 B; docs/footprint.md). The tasks' stacks are static arrays.
 set(EMCP_BOARD_RTOS_STACK_SIZE 256)
 # The sensors image under FreeRTOS (emcp-sensors-rtos) in the same 16 KiB, where the bare-metal
 # image's static RAM and stack region take it all: the tasks' stacks and control blocks, the
