@@ -98,6 +98,30 @@ def symbols(elf):
     return out
 
 
+def init_array_functions(elf):
+    """The (mangled) names of the functions the image's .init_array lists, its static
+    constructors: the words between the linker script's __init_array_start__ and
+    __init_array_end__ (boards/common/sections.ld)."""
+    at, bounds = {}, {}
+    for line in run([tool(elf, "nm"), elf]).splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[2] in ("__init_array_start__", "__init_array_end__"):
+            bounds[parts[2]] = int(parts[0], 16)
+        elif len(parts) == 3 and parts[1] in "tTwW":
+            at.setdefault(int(parts[0], 16), parts[2])
+    start, end = bounds.get("__init_array_start__"), bounds.get("__init_array_end__")
+    if start is None or end is None:
+        sys.exit("footprint: .init_array: the image has no __init_array_start__ and __init_array_end__")
+    words = []
+    if end > start:
+        dump = run([tool(elf, "objdump"), "-s", f"--start-address={start:#x}", f"--stop-address={end:#x}", elf])
+        for line in dump.splitlines():
+            m = re.match(r"^ ([0-9a-f]+) ((?:[0-9a-f]{8} ?){1,4})", line)
+            if m:
+                words += [int.from_bytes(bytes.fromhex(w), "little") for w in m.group(2).split()]
+    return {at[w & ~1] for w in words if (w & ~1) in at}  # an Arm function's address: bit 0 set (Thumb)
+
+
 def demangle(names, elf):
     if not names:
         return []
@@ -144,7 +168,8 @@ def canonical(title, known):
     return m.group(2) if m else title
 
 
-def worst_stack(elf, ci_dir, bounded_recursion=None, tasks=(), asm_calls=(), pointer_calls=None):
+def worst_stack(elf, ci_dir, bounded_recursion=None, tasks=(), asm_calls=(), pointer_calls=None,
+                interrupt_entries=()):
     """The worst-case stack from reset (bare metal: main() and the request path, plus the
     deepest interrupt), or, with `tasks` ((label, entry) of an RTOS image's tasks), each task's
     from its entry (the scheduler enters it, never a call) and the main stack's, which serves
@@ -152,11 +177,15 @@ def worst_stack(elf, ci_dir, bounded_recursion=None, tasks=(), asm_calls=(), poi
     others (their sum). `asm_calls` ((caller, callee, bytes)) are calls made from assembly,
     which the call graph does not show, with the bytes the caller pushes before the call.
     `pointer_calls` ({where: regex}): what calls through pointers may reach, the functions whose
-    demangled name the regex finds, where by default any function only a pointer reaches may
-    be; `where` is a function (its own pointer calls: the inbox's post reaches the platform's
-    wake and critical section) or "task:LABEL" (every pointer call of that task's tree but
-    those a function's rule names: lwIP's thread reaches lwIP's own functions and the port's
-    callbacks, never the engine)."""
+    demangled name the regex finds (or, for the regex ".init_array", the functions that section
+    lists: the static constructors the reset code calls), where by default any function only a
+    pointer reaches may be; `where` is a function (its own pointer calls: the inbox's post
+    reaches the platform's wake and critical section) or "task:LABEL" (every pointer call of that
+    task's tree but those a function's rule names: lwIP's thread reaches lwIP's own functions
+    and the port's callbacks, never the engine).
+    `interrupt_entries`: the functions every interrupt comes in by, which do not nest (the one
+    trap entry of FreeRTOS's RISC-V port), where by default every *_Handler is an interrupt's and
+    each may nest on the others."""
     raw_frames, raw_dynamic, raw_edges = load_callgraph(ci_dir)
     code = [name for name, _, t in symbols(elf) if t in "tTwW"]
     # File-local functions are known by their demangled name in the call graph.
@@ -168,6 +197,10 @@ def worst_stack(elf, ci_dir, bounded_recursion=None, tasks=(), asm_calls=(), poi
     dynamic = {canon(t) for t in raw_dynamic}
     for src, dsts in raw_edges.items():
         edges.setdefault(canon(src), set()).update(canon(d) if d != "__indirect_call" else d for d in dsts)
+    # An assembly function need not have a size (the kernel's RISC-V trap entry has none).
+    unsized = {p[2] for p in (line.split() for line in run([tool(elf, "nm"), elf]).splitlines())
+               if len(p) == 3 and p[1] in "tTwW"}
+    in_image |= {caller for caller, _, _ in asm_calls if caller in unsized}
     for caller, callee, extra in asm_calls:
         if caller not in in_image or callee not in in_image:
             sys.exit(f"footprint: the assembly call {caller} -> {callee} names a function the image does not have")
@@ -180,6 +213,11 @@ def worst_stack(elf, ci_dir, bounded_recursion=None, tasks=(), asm_calls=(), poi
         sys.exit("footprint: no task entry " + ", ".join(missing) + " in the image's call graph")
     called = {t for s in edges for t in edges[s] if s in funcs}
     roots_irq = [f for f in funcs if f.endswith("_Handler") and f != "Reset_Handler"]
+    if interrupt_entries:
+        missing = sorted(set(interrupt_entries) - funcs)
+        if missing:
+            sys.exit("footprint: no interrupt entry " + ", ".join(missing) + " in the image (give its calls: --asm-call)")
+        roots_irq = sorted(interrupt_entries)
     # What only a function pointer (or the vector table) can reach; a task's entry is reached
     # by the scheduler alone.
     indirect = [f for f in sorted(funcs) if f not in called and f != "main" and not f.endswith("_Handler")
@@ -199,9 +237,15 @@ def worst_stack(elf, ci_dir, bounded_recursion=None, tasks=(), asm_calls=(), poi
 
     # --pointer-call: what a function's calls through pointers, or a task's, can reach (the
     # platform's hooks, say), instead of every function only a pointer reaches. A target the
-    # image does not link is not called.
+    # image does not link is not called. ".init_array": the functions that section lists (the
+    # static constructors, which the reset code calls through pointers).
     pointer_calls = pointer_calls or {}
-    reach = lambda regex: [f for f in sorted(funcs) if re.search(regex, names.get(f, f))]
+    constructors = init_array_functions(elf) if ".init_array" in pointer_calls.values() else set()
+
+    def reach(regex):
+        if regex == ".init_array":
+            return [f for f in sorted(funcs) if f in constructors]
+        return [f for f in sorted(funcs) if re.search(regex, names.get(f, f))]
     pointer_targets = {where: reach(regex) for where, regex in pointer_calls.items() if not where.startswith("task:")}
     task_calls = {where[len("task:"):]: regex for where, regex in pointer_calls.items() if where.startswith("task:")}
     unknown = sorted(set(task_calls) - {label for label, _ in tasks})
@@ -278,8 +322,10 @@ def worst_stack(elf, ci_dir, bounded_recursion=None, tasks=(), asm_calls=(), poi
     if tasks:
         # The main stack: main() until the scheduler starts (interrupts stay masked until
         # then), then the interrupts alone, every handler nested on the others at its
-        # deepest (a bound: a handler never preempts itself).
-        nested = sum(d for d, _ in irq)
+        # deepest (a bound: a handler never preempts itself), or, with entries that do not
+        # nest, the deepest.
+        nested = max((d for d, _ in irq), default=0) if interrupt_entries else sum(d for d, _ in irq)
+        out["interrupts_nest"] = not interrupt_entries
         out["interrupt"] = nested
         out["interrupt_handler"] = "+".join(sorted(h for _, h in irq))
         out["total"] = max(main_depth, nested)
@@ -373,7 +419,11 @@ def line_rows(elf):
         if m and cur:  # a row names its file by base name; the full path came with a header
             path = cur if cur.endswith("/" + m.group(1)) else full.get(m.group(1), m.group(1))
             rows.append((int(m.group(2), 16), path))
-    rows.sort()
+    # By address alone: rows at one address keep the line table's order, where the last one is
+    # the instruction's (the others cover no byte). Sorted by path too, the row that won
+    # depended on where the checkout is (/work/main sorts before /work/shared, the kernel's
+    # folder, /work/wt-x after it).
+    rows.sort(key=lambda row: row[0])
     return rows
 
 
@@ -430,8 +480,13 @@ def flash_parts(elf, flash, root=ROOT, kernel_dir=""):
         parts = line.split()
         if len(parts) >= 8 and parts[3] == "FUNC" and parts[6] != "UND":
             funcs.add(int(parts[1], 16) & ~1)  # Thumb functions have bit 0 set
+    unsized = {}  # code symbols without a size (assembly): start -> the part of their file
     for line in run([tool(elf, "nm"), "-S", "-l", "-C", elf]).splitlines():  # demangled
         parts = line.split(None, 3)
+        if len(parts) == 4 and len(parts[1]) == 1 and parts[1] in "Tt":
+            m = re.search(r"\t(\S+):\d+$", line)
+            if m:
+                unsized.setdefault(int(parts[0], 16), part_of_path(m.group(1)))
         if len(parts) < 4 or parts[2] not in "TtRrWV" or parts[0] in seen:
             continue
         seen.add(parts[0])
@@ -465,12 +520,36 @@ def flash_parts(elf, flash, root=ROOT, kernel_dir=""):
         i = bisect.bisect_right(addrs, addr) - 1
         return part_of_path(rows[i][1]) if i >= 0 else None
 
+    # Code symbols without a size, outside every sized function (assembly: the RISC-V port's
+    # trap entry), by the file nm gives them (the assembler's line table may name a file
+    # without its folder: binutils 2.40 and GAS's DWARF 5): from the symbol to the next one or
+    # to the end of its line-table sequence, whichever comes first (alignment padding after
+    # the code is not its).
+    covered = sorted((start, start + size) for start, size, _ in spans)
+    starts = sorted({start for start, _, _ in spans} | set(unsized))
+    ends = sequence_ends(elf) if unsized else []
+    for start, label in sorted(unsized.items()):
+        i = bisect.bisect_right(covered, (start, float("inf"))) - 1
+        if not label or (i >= 0 and covered[i][0] <= start < covered[i][1]):
+            continue
+        k = bisect.bisect_right(starts, start)
+        e = bisect.bisect_right(ends, start)
+        stop = min(starts[k] if k < len(starts) else start, ends[e] if e < len(ends) else start)
+        sums[label] += max(stop - start, 0)
+
     for label, n in string_literals(elf, spans, part_at, funcs).items():
         sums[label] += n
     rest = flash - sum(sums.values())
     out = [[label, n] for label, n in sums.items() if n]
     out.append(["other unnamed data: compiler tables, padding", rest])
     return out
+
+
+def sequence_ends(elf):
+    """The addresses where the image's line-table sequences end (past their last instruction),
+    sorted."""
+    out = run([tool(elf, "objdump"), "--dwarf=decodedline", elf])
+    return sorted({int(m.group(1), 16) for m in re.finditer(r"^\S+\s+-\s+(0x[0-9a-f]+)", out, re.M)})
 
 
 def string_literals(elf, spans, part_at, funcs=frozenset()):
@@ -569,6 +648,11 @@ def object_sizes(elf):
     return sizes
 
 
+def interrupts_how(main_stack):
+    """How an RTOS image's main stack counts its interrupts (reports made before the key: nested)."""
+    return "nested" if main_stack.get("interrupts_nest", True) else "(they do not nest)"
+
+
 def rtos_stacks(args, stack, stack_region, tasks, problems):
     """An RTOS image's stacks: each task's (its static stack against its entry's worst case,
     the context a switched-out task keeps and the overflow check's guard), and the main
@@ -589,12 +673,13 @@ def rtos_stacks(args, stack, stack_region, tasks, problems):
             problems.append(f"the task {label}'s worst case {need} B ({entry} {t['depth']} + its context {args.task_context} "
                             f"+ the overflow guard {TASK_GUARD}) does not fit its stack {symbol} of {sizes[symbol]} B")
     out["main_stack"] = {"region": stack_region, "main": stack["main"], "main_path": stack["main_path"],
-                         "interrupts": stack["interrupt"], "handlers": stack["interrupt_handler"], "total": stack["total"]}
+                         "interrupts": stack["interrupt"], "handlers": stack["interrupt_handler"], "total": stack["total"],
+                         "interrupts_nest": stack.pop("interrupts_nest")}
     if not stack["bounded"]:
         problems.append("the main stack's worst case is unbounded: " + "; ".join(stack["notes"] or ["a dynamic frame"]))
     elif stack["total"] > stack_region:
-        problems.append(f"the main stack's worst case {stack['total']} B (main() {stack['main']}, the interrupts nested "
-                        f"{stack['interrupt']}) does not fit its region of {stack_region} B")
+        problems.append(f"the main stack's worst case {stack['total']} B (main() {stack['main']}, the interrupts "
+                        f"{interrupts_how(out['main_stack'])} {stack['interrupt']}) does not fit its region of {stack_region} B")
     owner = out["tasks"][0]
     stack.update({"main": owner["depth"], "main_path": owner["path"], "path_skip": 1, "interrupt": args.task_context,
                   "interrupt_handler": "the context a switched-out task keeps", "total": owner["depth"] + args.task_context,
@@ -627,7 +712,7 @@ def image(args):
             sys.exit(f"footprint: --pointer-call {item}: expected one WHERE=REGEX per function or task:LABEL")
         pointer_calls[where] = regex
     stack = worst_stack(args.elf, args.ci_dir, bounds, [(label, entry) for label, entry, _ in tasks], asm_calls,
-                        pointer_calls)
+                        pointer_calls, args.interrupt_entry or ())
     problems = []
     rtos = None
     if tasks:
@@ -673,8 +758,8 @@ def image(args):
         print(f"  task {t['label']} ({t['entry']}): worst case {t['need']} B of its stack {t['stack_symbol']}, {t['stack']} B")
     if rtos:
         m = rtos["main_stack"]
-        print(f"  main stack: worst case {m['total']} B (main() {m['main']}, the interrupts nested {m['interrupts']}) "
-              f"of {m['region']} B")
+        print(f"  main stack: worst case {m['total']} B (main() {m['main']}, the interrupts {interrupts_how(m)} "
+              f"{m['interrupts']}) of {m['region']} B")
     for p in problems:
         print(f"FOOTPRINT: {args.name} on {args.board}: {p}", file=sys.stderr)
     return 1 if problems else 0
@@ -801,17 +886,19 @@ compiler and CPU flags); the options column names what an image sets beyond the 
   keeps painted, and checked against that array after every link. The stack columns are the
   task's that serves requests (its stack for the region); interrupts run on the main stack
   (the linker's stack region), which serves main() until the scheduler starts and then the
-  interrupts alone, counted with every handler nested on the others. The kernel's code is a
-  part of its own in the flash table.
+  interrupts alone, counted with every handler nested on the others (on RISC-V, where they
+  come in by the kernel's one trap entry and do not nest, at that entry's deepest). The
+  kernel's code is a part of its own in the flash table.
 - **budget**: `FLASH_BUDGET` / `RAM_BUDGET` of `emcp_firmware()` in `boards/CMakeLists.txt`
   (per board in `boards/<board>/board.cmake`): an image's link fails when it is over one
   (`footprint_budget_enforced` proves the check fails). A `FLASH_TARGET` is a goal the section
   compares the image with, not enforced.
 - **where the flash goes**: code by the source file each instruction comes from (the DWARF
   line table, so code that link-time optimization inlined into another file's function counts
-  for its own file; files by their path inside the checkout), named read-only data by where it
-  is defined (or its namespace), string literals by the part whose code or table refers to
-  them first; compiler tables and padding in the last row.
+  for its own file; files by their path inside the checkout; assembly without a symbol size,
+  by the file the symbol table names), named read-only data by where it is defined (or its
+  namespace), string literals by the part whose code or table refers to them first; compiler
+  tables and padding in the last row.
 - **against a target**: for an image with a target, what its application, the soft-float and
   64-bit arithmetic, newlib, the board and the compiler's tables take, and what that leaves of
   the target for the core, beside the core the image links (for the sensors example over HTTP:
@@ -900,6 +987,15 @@ def image_notes(r, by_base):
     return notes
 
 
+def changed_options(r, other):
+    """The options `r` sets to another value than `other` does, as text ("" when none): what,
+    beside the kernel and its tasks, makes an RTOS image's RAM differ from its bare-metal one's."""
+    theirs = dict(o.partition("=")[::2] for o in other.get("options", []))
+    changed = [(n, v, theirs[n]) for n, _, v in (o.partition("=") for o in r.get("options", []))
+               if n in theirs and theirs[n] != v]
+    return ", ".join(f"`{n}={v}` where {other['name']} has `{n}={was}`" for n, v, was in changed)
+
+
 def rtos_note(r, other):
     """An RTOS image's kernel, tasks and stacks, and (`other`: the bare-metal image it is
     measured against) where its flash and static RAM beyond that image go."""
@@ -914,15 +1010,18 @@ def rtos_note(r, other):
                                      f"{t['need']:,} B)" for t in tasks)
             + f"; the stack columns are the task `{tasks[0]['label']}`'s, which serves requests; the main stack "
             f"({main['region']:,} B, not static RAM) serves main() until the scheduler starts ({main['main']:,} B) "
-            f"and then the interrupts alone ({main['interrupts']:,} B with every handler nested)")
+            f"and then the interrupts alone ({main['interrupts']:,} B "
+            + ("with every handler nested)" if main.get("interrupts_nest", True)
+               else "at the deepest: its one trap entry, they do not nest)"))
     if other is not None:
         df, dr = r["flash"] - other["flash"], r["ram"] - other["ram"]
         text += (f"; against {other['name']}: flash {df:+,} B (the kernel and the port {kernel + port:,} B, the rest "
                  f"{df - kernel - port:+,} B: what it does not link, the bare-metal clock and wait, and link-time "
                  f"optimization's other choices around them), static RAM {dr:+,} B (the tasks' stacks {stacks:,} B, "
-                 f"the rest {dr - stacks:+,} B: the tasks' control blocks, the kernel's lists and counters), RAM with the "
-                 f"main stacks {dr + main['region'] - other['stack_region']:+,} B (its main stack {main['region']:,} B, "
-                 f"{other['name']}'s {other['stack_region']:,} B)")
+                 f"the rest {dr - stacks:+,} B: the tasks' control blocks, the kernel's lists and counters"
+                 + (f"; and its options: {changed_options(r, other)}" if changed_options(r, other) else "")
+                 + f"), RAM with the main stacks {dr + main['region'] - other['stack_region']:+,} B (its main stack "
+                 f"{main['region']:,} B, {other['name']}'s {other['stack_region']:,} B)")
     return text
 
 
@@ -1207,7 +1306,9 @@ def _freertos_image(image, lwip=False):
         text = (f"{t['flash']:,} B of flash, {df:,} B more than on bare metal (the kernel "
                 f"{parts.get(KERNEL_PART, 0):,} B, this port {parts.get(PORT_PART, 0):,} B{extra}), and {t['ram']:,} B of "
                 f"static RAM, {dr:,} B more (the tasks' stacks, their control blocks, the kernel's data"
-                f"{', lwIP' + chr(39) + 's mailbox and messages' if lwip else ''}); the tasks' stacks: {stacks}; the main "
+                f"{', lwIP' + chr(39) + 's mailbox and messages' if lwip else ''}"
+                + (f"; and its options: {changed_options(t, s)}" if changed_options(t, s) else "")
+                + f"); the tasks' stacks: {stacks}; the main "
                 f"stack {m['region']:,} B (on bare metal {s['stack_region']:,} B), its worst case, interrupts and main() "
                 f"before the scheduler, {m['total']:,} B; RAM with the main stacks {drs:+,} B")
         if image in RTOS_COST_TARGETS:
@@ -1236,6 +1337,7 @@ DOC_REGIONS = {
     "boards/microbit/README.md": {"budgets": ("microbit", _budgets)},
     "boards/hifive1/README.md": {"budgets": ("hifive1", _budgets)},
     "ports/freertos/README.md": {"sensors": ("mps2-an385", _freertos_image("sensors")),
+                                 "sensors-hifive1": ("hifive1", _freertos_image("sensors")),
                                  "sensors-net": ("mps2-an385", _freertos_image("sensors-net", lwip=True))},
 }
 
@@ -1382,11 +1484,15 @@ def main():
                    help="bytes a switched-out task keeps on its stack beyond its frames (the kernel's port)")
     a.add_argument("--pointer-call", action="append",
                    help="WHERE=REGEX: what calls through pointers may reach, the functions whose demangled name "
-                        "REGEX finds (default: any function only a pointer reaches); WHERE is a function, by its "
+                        "REGEX finds, or for REGEX .init_array the functions that section lists, the static "
+                        "constructors (default: any function only a pointer reaches); WHERE is a function, by its "
                         "name without the ABI namespace and parameters (its own pointer calls, e.g. "
                         "emcp::mcp::Inbox::put), or task:LABEL (every pointer call of that --task's tree)")
     a.add_argument("--asm-call", action="append",
                    help="CALLER=CALLEE:BYTES: a call from assembly the call graph does not show, after BYTES pushed")
+    a.add_argument("--interrupt-entry", action="append",
+                   help="FUNCTION: the interrupts come in by it alone and do not nest (an RTOS's trap entry; its "
+                        "calls by --asm-call), where by default every *_Handler is an interrupt's, nested")
     a.add_argument("--kernel-dir", default="", help="the RTOS kernel's source folder (its code is a part of its own)")
     doc = os.path.join(ROOT, "docs", "footprint.md")
     readme = os.path.join(ROOT, "README.md")

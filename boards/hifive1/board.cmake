@@ -28,3 +28,32 @@ set(EMCP_BOARD_MINIMAL_FLASH_BUDGET 23552)
 set(EMCP_BOARD_SENSORS_DEFINES EMCP_ARENA_SIZE=2048 EMCP_MAX_LISTENS=1 EMCP_NOTIFY_QUEUE=128
     EMCP_SENSORS_INPUT_SLOTS=1 EMCP_INPUT_ASKS=2)
 set(EMCP_BOARD_SENSORS_FLASH_BUDGET 88064)
+# FreeRTOS (ports/freertos): the kernel's RISC-V port with the chip-specific extensions of a core
+# with a CLINT's machine timer and no registers beyond RV32I's (RISCV_MTIME_CLINT_no_extensions,
+# the kernel's own); its configuration is freertos/. The kernel's trap entry is mtvec
+# (common/arch/riscv.cpp), its tick the CLINT's machine timer.
+set(EMCP_BOARD_FREERTOS_PORT GCC_RISC_V_GENERIC)
+set(FREERTOS_RISCV_EXTENSION RISCV_MTIME_CLINT_no_extensions)
+# The RTOS images' stack region (common/sections.ld, boards/CMakeLists.txt): main() until the
+# scheduler starts, then the interrupts, which the kernel's trap entry runs there
+# (__freertos_irq_stack_top, linker.ld) and which do not nest: 256 B, their worst case 204 B
+# (main() before the scheduler: 96 B; docs/footprint.md). The tasks' stacks are static arrays.
+set(EMCP_BOARD_FREERTOS_MAIN_STACK 256)
+# The sensors image under FreeRTOS (emcp-sensors-rtos) in the same 16 KiB, where the bare-metal
+# image's static RAM and stack region take it all: the tasks' stacks and control blocks, the
+# kernel's data, the inbox and the interrupt stack do not fit beside that image's options. The
+# owner task's stack is its worst case, 5,312 B (the request path 5,152 B, the context a
+# switched-out task keeps and its stack's alignment 140 B, the overflow check's 16 B), the sensor
+# task's 352 B, the idle task's 160 B (freertos/FreeRTOSConfig.h); the inbox holds 4 samples (8 on
+# the other boards: 2 posters, 4 and 10 a second, drained by every round of the loop); and the
+# message arena is 1 KiB where the bare-metal image has 2 KiB: the soak's requests take 356 B of
+# it (device_stats' arena high-water mark), the SDK client's feature test and the bad-input table
+# pass with it, and a message beyond it is answered -32600 "too large for the arena", as one
+# beyond 2 KiB is. Its ceilings are its measured flash and static RAM rounded up to the KiB
+# (92,068 B; 16,108 B, with the 256 B stack region: 16,364 B of the 16,384).
+set(EMCP_BOARD_SENSORS_RTOS_DEFINES EMCP_ARENA_SIZE=1024 EMCP_MAX_LISTENS=1 EMCP_NOTIFY_QUEUE=128
+    EMCP_SENSORS_INPUT_SLOTS=1 EMCP_INPUT_ASKS=2)
+set(EMCP_BOARD_SENSORS_RTOS_APP_DEFINES EMCP_SENSORS_OWNER_STACK=5312 EMCP_SENSORS_SENSOR_STACK=352
+    EMCP_SENSORS_INBOX_SLOTS=4)
+set(EMCP_BOARD_SENSORS_RTOS_FLASH_BUDGET 92160)
+set(EMCP_BOARD_SENSORS_RTOS_RAM_BUDGET 16384)

@@ -4,12 +4,17 @@
 // machine timer gives the millisecond tick; the clock from the 16 MHz crystal (PRCI). The
 // core's code runs here as on the Cortex-M boards, compiled for RV32IMAC; the trap entry is
 // common/arch/riscv.cpp's, which calls MachineExternal_Handler and MachineTimer_Handler below.
+// Under FreeRTOS (EMCP_BOARD_RTOS, ports/freertos) the trap entry and the machine timer are the
+// kernel's (freertos/FreeRTOSConfig.h): no tick here, and MachineExternal_Handler is called
+// from the kernel's trap entry on the interrupt stack.
 #include <stdint.h>
 
 #include "board/board.h"
 #include "board/rx.h"
 
+#if !EMCP_BOARD_RTOS
 extern "C" volatile uint64_t g_board_ms;  // boards/common/startup.cpp
+#endif
 
 #ifndef EMCP_HIFIVE1_MTIME_HZ
 #error "EMCP_HIFIVE1_MTIME_HZ: the CLINT's mtime rate (board.cmake)"
@@ -48,6 +53,7 @@ constexpr uint32_t kUart0Pins = (1u << 16) | (1u << 17);
 constexpr uintptr_t kPlicPriority = 0x0C000000u, kPlicEnable = 0x0C002000u;
 constexpr uintptr_t kPlicThreshold = 0x0C200000u, kPlicClaim = 0x0C200004u;
 constexpr uint32_t kIrqUart0 = 3;
+#if !EMCP_BOARD_RTOS  // FreeRTOS: the kernel programs the machine timer for its tick
 // CLINT: hart 0's timer compare (an interrupt while mtime >= mtimecmp) and the timer.
 constexpr uintptr_t kMtimecmp = 0x02004000u, kMtime = 0x0200BFF8u;
 
@@ -88,6 +94,7 @@ void schedule_tick() {
   g_next_tick += step;
   set_mtimecmp(g_next_tick);
 }
+#endif
 
 }  // namespace
 
@@ -118,12 +125,14 @@ extern "C" void MachineExternal_Handler() {
   }
 }
 
+#if !EMCP_BOARD_RTOS
 // CLINT timer: one millisecond, the next compare one millisecond on (a late interrupt finds
 // the compare passed and comes again at once: no millisecond is lost).
 extern "C" void MachineTimer_Handler() {
   schedule_tick();
   g_board_ms = g_board_ms + 1;
 }
+#endif
 
 namespace board {
 
@@ -151,10 +160,17 @@ void init() {
   reg(kPlicPriority + 4 * kIrqUart0) = 1;
   reg(kPlicEnable) = 1u << kIrqUart0;
   reg(kPlicThreshold) = 0;
+#if EMCP_BOARD_RTOS
+  // mie: MEIE (11); the kernel enabled MTIE for its tick and turned mstatus.MIE on when it
+  // started the first task. Any interrupt may wake the owner task: the kernel's critical
+  // sections mask them all.
+  __asm__ volatile("csrs mie, %0" ::"r"(1u << 11));
+#else
   g_next_tick = mtime();
   schedule_tick();
   // mie: MTIE (7), MEIE (11). mstatus.MIE is on since the first instructions.
   __asm__ volatile("csrs mie, %0" ::"r"((1u << 7) | (1u << 11)));
+#endif
 }
 
 // The UART's request is a level (bytes above the watermark, enabled): it is raised again at

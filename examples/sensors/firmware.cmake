@@ -76,12 +76,17 @@ endif()
 # (board_rtos_*, boards/CMakeLists.txt). Its ceilings, board.cmake's
 # EMCP_BOARD_SENSORS_RTOS_FLASH_BUDGET and _RAM_BUDGET, are its measured flash and static RAM
 # rounded up to the KiB.
+# A board short of RAM gives it options of its own (board.cmake: EMCP_BOARD_SENSORS_RTOS_DEFINES
+# for the core, EMCP_BOARD_SENSORS_RTOS_APP_DEFINES for main_rtos.cpp's stacks and inbox).
 if(EMCP_FREERTOS_FOUND)
+  if(NOT DEFINED EMCP_BOARD_SENSORS_RTOS_DEFINES)
+    set(EMCP_BOARD_SENSORS_RTOS_DEFINES ${EMCP_BOARD_SENSORS_DEFINES})
+  endif()
   emcp_firmware(emcp-sensors-rtos-${EMCP_BOARD}
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/main_rtos.cpp ${sensors_sources}
     INCLUDES ${CMAKE_CURRENT_LIST_DIR}
-    DEFINES ${EMCP_BOARD_SENSORS_DEFINES}
-    APP_DEFINES EMCP_SENSORS_NO_MAIN=1
+    DEFINES ${EMCP_BOARD_SENSORS_RTOS_DEFINES}
+    APP_DEFINES EMCP_SENSORS_NO_MAIN=1 ${EMCP_BOARD_SENSORS_RTOS_APP_DEFINES}
     RTOS freertos
     TASKS emcp=owner_task:g_owner_stack sensor=sensor_task:g_sensor_stack
     FLASH_BUDGET ${EMCP_BOARD_SENSORS_RTOS_FLASH_BUDGET} RAM_BUDGET ${EMCP_BOARD_SENSORS_RTOS_RAM_BUDGET})

@@ -9,9 +9,10 @@
 // Priorities (configMAX_PRIORITIES 4, ports/freertos/config/emcp_freertos_config.h): the
 // kernel's idle task 0; the owner task 1, busy while there is input or output; the sensor
 // task 2, above it, so that its samples keep their period whatever the server is doing (it
-// runs for a few microseconds each time). The UART's receive interrupt and timer 1's (which
-// samples the uptime) outrank both. Both post their samples to the server's inbox: the owner
-// announces the changes (docs/concurrency.md).
+// runs for a few microseconds each time). The UART's receive interrupt and the uptime's (timer
+// 1's on mps2-an385, the CLINT's software interrupt on the hifive1: below) outrank both. Both
+// post their samples to the server's inbox: the owner announces the changes
+// (docs/concurrency.md).
 #include <stdint.h>
 
 #include <string.h>
@@ -55,8 +56,12 @@ constexpr UBaseType_t kOwnerPriority = tskIDLE_PRIORITY + 1;
 constexpr UBaseType_t kSensorPriority = tskIDLE_PRIORITY + 2;
 
 // The server's inbox (emcp/mcp/inbox.h, docs/concurrency.md): how the sensor task and the timer
-// interrupt hand their samples to the owner. 8 slots of a double each.
-emcp::mcp::StaticInbox<8, 16> g_inbox;
+// interrupt hand their samples to the owner. 8 slots of a double each (the hifive1's 16 KiB of
+// RAM: 4, board.cmake).
+#ifndef EMCP_SENSORS_INBOX_SLOTS
+#define EMCP_SENSORS_INBOX_SLOTS 8
+#endif
+emcp::mcp::StaticInbox<EMCP_SENSORS_INBOX_SLOTS, 16> g_inbox;
 // Samples the inbox refused (full): the poster saw kNoSpace and dropped the sample; counted.
 volatile uint32_t g_samples_refused = 0;
 
@@ -76,16 +81,24 @@ void post_sample(double v) {
     g_samples_refused = g_samples_refused + 1;
 }
 
-// The MPS2's CMSDK APB timer 1 (0x40001000, IRQ 9, 25 MHz): the uptime sensor is sampled in its
-// interrupt, 4 times a second, and posted from there (a post never blocks, lock-free on the
-// Cortex-M3). Its priority allows FreeRTOS calls from the handler (board::wake()).
+constexpr uint32_t kUptimeSamplesPerSecond = 4;
+
+// The uptime sensor is sampled in an interrupt, 4 times a second, and posted from there (a post
+// never blocks, lock-free on the Cortex-M3 and on RV32IMAC).
+void sample_uptime() {
+  const uint64_t ms = static_cast<uint64_t>(xTaskGetTickCountFromISR()) * portTICK_PERIOD_MS;
+  post_sample<static_cast<int>(sensors::Id::kUptime)>(sensors::read(sensors::Id::kUptime, ms).value);
+}
+
+#if defined(__arm__)
+// The MPS2's CMSDK APB timer 1 (0x40001000, IRQ 9, 25 MHz): its interrupt samples the uptime.
+// Its priority allows FreeRTOS calls from the handler (board::wake()).
 struct CmsdkTimer {
   volatile uint32_t ctrl, value, reload, intstatus;
 };
 CmsdkTimer& timer1() { return *reinterpret_cast<CmsdkTimer*>(0x40001000u); }
 constexpr uint32_t kTimer1Irq = 9;
 constexpr uint32_t kTimerHz = 25000000;
-constexpr uint32_t kUptimeSamplesPerSecond = 4;
 
 void start_uptime_timer() {
   timer1().ctrl = 0;
@@ -96,6 +109,22 @@ void start_uptime_timer() {
   board::arch::nvic_enable(kTimer1Irq);
   timer1().ctrl = 1u | 8u;  // enable, interrupt enable
 }
+#elif defined(__riscv)
+// The hifive1 (FE310; QEMU 7.2's sifive_e): no timer is free there. The CLINT's machine timer
+// is the kernel's tick, and QEMU models neither the PWMs nor the always-on block's RTC and
+// watchdog (unimplemented devices). So the tick hook, in the tick's interrupt, raises the
+// CLINT's machine software interrupt (msip) every 250 ticks, and that interrupt's handler
+// samples the uptime: a handler of its own that posts, as timer 1's on the MPS2. Any interrupt
+// may call the kernel's ...FromISR functions here (boards/hifive1/freertos/FreeRTOSConfig.h).
+volatile uint32_t& msip() { return *reinterpret_cast<volatile uint32_t*>(0x02000000u); }  // hart 0's
+constexpr uint32_t kUptimeTicks = configTICK_RATE_HZ / kUptimeSamplesPerSecond;
+uint32_t g_uptime_ticks = 0;
+
+void start_uptime_timer() {
+  msip() = 0;
+  __asm__ volatile("csrs mie, %0" ::"r"(1u << 3));  // MSIE; mstatus.MIE stays clear until the scheduler runs
+}
+#endif
 }  // namespace
 
 extern "C" {
@@ -122,12 +151,29 @@ void sensor_task(void*) {
   }
 }
 
+#if defined(__arm__)
 // Timer 1's interrupt: the uptime sensor's sample, posted from the interrupt.
 void IRQ9_Handler() {
   timer1().intstatus = 1;
-  const uint64_t ms = static_cast<uint64_t>(xTaskGetTickCountFromISR()) * portTICK_PERIOD_MS;
-  post_sample<static_cast<int>(sensors::Id::kUptime)>(sensors::read(sensors::Id::kUptime, ms).value);
+  sample_uptime();
 }
+#elif defined(__riscv)
+// The tick's interrupt (the kernel's xTaskIncrementTick calls it): every 250th raises the
+// software interrupt, taken when the tick's handler returns.
+void vApplicationTickHook() {
+  if (++g_uptime_ticks == kUptimeTicks) {
+    g_uptime_ticks = 0;
+    msip() = 1;
+  }
+}
+
+// The CLINT's machine software interrupt (common/arch/riscv.cpp dispatches it from the kernel's
+// trap entry): the uptime sensor's sample, posted from the interrupt.
+void MachineSoftware_Handler() {
+  msip() = 0;
+  sample_uptime();
+}
+#endif
 
 }  // extern "C"
 

@@ -7,6 +7,14 @@
 //
 // mstatus.MIE is set before reset runs; nothing interrupts until the board's init() enables a
 // source in mie (as on Cortex-M, where interrupts are on and the board enables its lines).
+//
+// Under FreeRTOS (EMCP_BOARD_RTOS, ports/freertos) mtvec is the kernel's trap entry instead
+// (freertos_risc_v_trap_handler, its RISC-V port's portASM.S): it saves the interrupted task's
+// registers on the task's stack, switches to the interrupt stack (the linker's stack region,
+// __freertos_irq_stack_top in the board's linker script), handles the machine timer (its tick)
+// and ecall (a task's yield) itself, and calls freertos_risc_v_application_interrupt_handler
+// below for every other interrupt, which hands it to the same handlers; an exception stops the
+// core as here. mstatus.MIE stays clear until the kernel starts the first task.
 #include <stdint.h>
 
 #include "board/arch.h"
@@ -35,10 +43,16 @@ __asm__(
     ".option pop\n"
     "  la sp, __stack_top__\n"
     "  andi sp, sp, -16\n"  // the ABI's 16-byte alignment
+#if EMCP_BOARD_RTOS
+    "  la t0, freertos_risc_v_trap_handler\n"
+    "  csrw mtvec, t0\n"  // direct mode: the kernel aligns its entry to 256 bytes
+    "  csrw mie, zero\n"  // MIE stays clear: the kernel sets it when the first task starts
+#else
     "  la t0, Trap_Handler\n"
     "  csrw mtvec, t0\n"  // direct mode: Trap_Handler is 4-byte aligned
     "  csrw mie, zero\n"
     "  csrsi mstatus, 8\n"  // MIE
+#endif
     "  j Reset_Handler\n"
     ".size _start, . - _start\n"
     ".popsection\n");
@@ -52,13 +66,8 @@ __attribute__((noreturn)) void Fault_Handler(uint32_t) {
 
 void Default_Handler() { Fault_Handler(0); }
 
-// Every trap. The interrupt attribute saves the registers it and its callees may change (the
-// caller-saved ones) and returns with mret; machine mode takes no second trap meanwhile
-// (mstatus.MIE is clear until mret), so interrupts do not nest.
-__attribute__((interrupt("machine"), aligned(4), used)) void Trap_Handler() {
-  uint32_t cause;
-  __asm__ volatile("csrr %0, mcause" : "=r"(cause));
-  if ((cause & 0x80000000u) == 0) Fault_Handler(cause);  // an exception (ebreak: abort())
+// An interrupt's handler by its cause (mcause without the interrupt bit).
+static void dispatch(uint32_t cause) {
   switch (cause & 0x3FFu) {
     case 3:
       MachineSoftware_Handler();
@@ -73,4 +82,23 @@ __attribute__((interrupt("machine"), aligned(4), used)) void Trap_Handler() {
       Default_Handler();
   }
 }
+
+#if EMCP_BOARD_RTOS
+// Called by the kernel's trap entry (assembly: kept whatever the link-time optimizer sees),
+// with mcause, on the interrupt stack, for every interrupt but the machine timer's (the tick):
+// the board's handlers, as on bare metal. The kernel's weak definitions of both are loops.
+__attribute__((used)) void freertos_risc_v_application_interrupt_handler(uint32_t cause) { dispatch(cause); }
+// An exception but ecall (which the kernel's tasks use to yield): the fault loop.
+__attribute__((used)) void freertos_risc_v_application_exception_handler(uint32_t cause) { Fault_Handler(cause); }
+#else
+// Every trap. The interrupt attribute saves the registers it and its callees may change (the
+// caller-saved ones) and returns with mret; machine mode takes no second trap meanwhile
+// (mstatus.MIE is clear until mret), so interrupts do not nest.
+__attribute__((interrupt("machine"), aligned(4), used)) void Trap_Handler() {
+  uint32_t cause;
+  __asm__ volatile("csrr %0, mcause" : "=r"(cause));
+  if ((cause & 0x80000000u) == 0) Fault_Handler(cause);  // an exception (ebreak: abort())
+  dispatch(cause);
+}
+#endif
 }  // extern "C"

@@ -33,7 +33,11 @@
 /* The idle hook sleeps (WFI) until the next interrupt: an idle core does not spin (QEMU would
  * take a host core for it). */
 #define configUSE_IDLE_HOOK 1
+/* No tick hook, unless the board's configuration wants one (hifive1's: the sensors image's
+ * interrupt source; ports/freertos/src/freertos.cpp has an empty default). */
+#ifndef configUSE_TICK_HOOK
 #define configUSE_TICK_HOOK 0
+#endif
 #define configUSE_MALLOC_FAILED_HOOK 0
 /* A task whose stack overflowed halts the image (method 2: the stack's lowest 16 bytes stay
  * painted; the footprint check counts them as used). */

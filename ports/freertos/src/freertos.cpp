@@ -20,6 +20,10 @@ static_assert(configTICK_RATE_HZ == 1000, "board::now_ms() counts ticks as milli
 #endif
 static_assert(configSUPPORT_DYNAMIC_ALLOCATION == 0, "emcp images allocate nothing (static allocation only)");
 
+#if defined(__riscv)
+extern "C" uint32_t __stack_limit__, __stack_top__;  // the linker's stack region
+#endif
+
 namespace {
 
 TaskHandle_t g_owner = nullptr;
@@ -31,6 +35,14 @@ void (*g_take)() = nullptr;
 bool in_interrupt() {
 #if defined(__arm__)
   return xPortIsInsideInterrupt() != pdFALSE;
+#elif defined(__riscv)
+  // The RISC-V port's trap entry switches to the interrupt stack, the linker's stack region
+  // (__freertos_irq_stack_top, the board's linker script), and traps do not nest; every task's
+  // stack is a static array elsewhere: once the scheduler runs, code on that region is an
+  // interrupt's. (Before, main() runs there: a wake() from it gives the notification as an
+  // interrupt does, which the kernel allows before it starts.)
+  const uint32_t* sp = board::arch::stack_pointer();
+  return sp >= &__stack_limit__ && sp <= &__stack_top__;
 #else
 #error "ports/freertos: in_interrupt() for this architecture (the kernel's port says whether an interrupt runs)"
 #endif
@@ -65,6 +77,12 @@ void vApplicationGetTimerTaskMemory(StaticTask_t** tcb, StackType_t** stack, con
 
 // Nothing is ready: sleep until an interrupt (the tick, the UART) makes something ready.
 void vApplicationIdleHook() { board::arch::wait_for_interrupt(); }
+
+#if configUSE_TICK_HOOK
+// The tick hook, where the board's configuration turns it on (hifive1's) and the image defines
+// none: nothing.
+__attribute__((weak)) void vApplicationTickHook() {}
+#endif
 
 void vApplicationStackOverflowHook(TaskHandle_t, char*) {
   portDISABLE_INTERRUPTS();
