@@ -12,7 +12,7 @@ region is written or, on any error (a region missing, a result file missing), no
 --print shows the regions instead of writing them. tests/readme/check_generated.py checks
 the regions' markers and stamps and that no figure of this kind stands outside them.
 --stale warns (and only warns) about the stamps whose commit's measured code (MEASURED: core/,
-ports/, examples/, bench/) differs from the working tree's, i.e. figures that may be stale;
+ports/, examples/, bench/, boards/) differs from the working tree's, i.e. figures that may be stale;
 scripts/bench runs it first.
 """
 import argparse
@@ -34,12 +34,14 @@ REGIONS = {
     "README.md": ["memory", "speed"],
     "examples/sensors/README.md": ["rss"],
     "bench/README.md": ["duration", "json-inputs", "machine", "json-plan", "json-results",
-                        "json-reading", "json-annotate", "stdio", "http"],
+                        "json-reading", "json-annotate", "stdio", "http", "rtos"],
+    "docs/concurrency.md": ["inbox-latency"],
 }
 # The regions with wall-clock figures: their stamp also gives the load (checked too).
 WALL_CLOCK = {("README.md", "speed"), ("bench/README.md", "duration"),
               ("bench/README.md", "json-results"), ("bench/README.md", "json-reading"),
-              ("bench/README.md", "stdio"), ("bench/README.md", "http")}
+              ("bench/README.md", "stdio"), ("bench/README.md", "http"), ("bench/README.md", "rtos"),
+              ("docs/concurrency.md", "inbox-latency")}
 # What every stamp holds (the check looks for these).
 STAMP_RE = r"`scripts/bench` at commit [0-9a-f]{7,40}\b[^\n]*? on \d{4}-\d{2}-\d{2}\b"
 LOAD_RE = r"load average"
@@ -49,8 +51,8 @@ DIRTY = "(+ uncommitted changes)"
 # The commit of a stamp (group 1), and whether it says DIRTY (group 2).
 STAMP_COMMIT_RE = r"`scripts/bench` at commit ([0-9a-f]{7,40})\b( " + re.escape(DIRTY) + r")?"
 # What scripts/bench measures: when these differ from a stamp's commit, that stamp's figures may
-# be stale (the documents themselves, *.md, do not count).
-MEASURED = ["core", "ports", "examples", "bench", ":(exclude)*.md"]
+# be stale (the documents themselves, *.md, do not count). boards/: the RTOS benchmark's images.
+MEASURED = ["core", "ports", "examples", "bench", "boards", ":(exclude)*.md"]
 
 
 class Missing(Exception):
@@ -157,7 +159,19 @@ class Run:
         self.stdio_ir = {(f[0], f[1]): int(f[2]) for f in r.rows("stdio-ir.txt")}
         self.http = {f[0]: {"rps": int(f[1]), "p50": float(f[2]), "p99": float(f[3]),
                             "rss": int(f[4]), "anon": int(f[5])} for f in r.rows("http.txt")}
-        self.busy = {s: r.busy(s) for s in ("json", "stdio", "http")}
+        # The RTOS benchmark (bench/rtos/run.sh): key=value lines.
+        def kv(name, key):
+            out = {}
+            for line in r.text(name).splitlines():
+                f = dict(x.split("=", 1) for x in line.split() if "=" in x)
+                if key in f:
+                    out[(f[key], f.get("icount", ""))] = f
+            return out
+        self.rtos_host = {k[0]: v for k, v in kv("rtos-host.txt", "mode").items()}
+        self.rtos_guest = kv("rtos-guest.txt", "source")
+        self.rtos_net = {(f[0], int(f[1])): {"rps": int(f[2]), "p50": float(f[3]), "p99": float(f[4])}
+                         for f in r.rows("rtos-net.txt")}
+        self.busy = {s: r.busy(s) for s in ("json", "stdio", "http", "rtos")}
         self.durations = {f[0]: float(f[1]) for f in r.rows("durations.txt")}
         self.cg_runs = int(meta["cg_runs"])
 
@@ -172,7 +186,7 @@ class Run:
 
     def load_note(self, stages):
         b = [self.busy[s] for s in stages]
-        names = {"json": "JSON", "stdio": "stdio", "http": "HTTP"}
+        names = {"json": "JSON", "stdio": "stdio", "http": "HTTP", "rtos": "RTOS"}
         if len(stages) == 1:
             during = f"other processes kept {b[0]['others']:.1f} of {self.cores} cores busy on average " \
                      f"during the timing, load average {b[0]['load']} at its end"
@@ -262,12 +276,12 @@ def region_duration(run):
     parts = [f"setup and build {duration(d['build'])}", f"cross-check and callgrind ({run.cg_runs} runs, "
              f"{run.cores} at a time) {duration(d['callgrind'])}", f"JSON timing {duration(d['timing'])}",
              f"the annotation {duration(d['annotate'])}", f"stdio {duration(d['stdio'])}",
-             f"HTTP {duration(d['http'])}"]
+             f"HTTP {duration(d['http'])}", f"RTOS {duration(d['rtos'])}"]
     return "\n".join([
         f"The last run took {duration(d['total'])}: " + ", ".join(parts) + " (the build is quicker "
         "when it is up to date).",
         "",
-        run.stamp(("json", "stdio", "http")),
+        run.stamp(("json", "stdio", "http", "rtos")),
     ])
 
 
@@ -491,6 +505,41 @@ def region_http(run):
     return run.stamp(("http",)) + "\n\n" + table_part(run.r.text("http.md"))
 
 
+def region_rtos(run):
+    return run.stamp(("rtos",)) + "\n\n" + table_part(run.r.text("rtos.md"))
+
+
+def region_inbox_latency(run):
+    """docs/concurrency.md: the inbox's latency in a few figures (bench/README.md has them all)."""
+    h, g = run.rtos_host, run.rtos_guest
+
+    def us(ns):
+        return f"{int(ns) / 1000:.1f} µs"
+
+    def instr(counts, shift):
+        return thou(int(counts) * 40 / 2 ** int(shift))
+
+    task, isr = g[("task", "")], g[("isr", "")]
+    task_i, isr_i = next(v for (s, ic), v in g.items() if s == "task" and ic), \
+        next(v for (s, ic), v in g.items() if s == "isr" and ic)
+    shift = task_i["icount"]
+    return "\n".join([
+        f"From a post to the first byte of its notification leaving the owner: on Linux "
+        f"(`emcp_inbox_latency`, a producer thread, `posix::serve::stdio` on a pipe) p50 "
+        f"{us(h['idle']['p50_ns'])}, p99 {us(h['idle']['p99_ns'])} and min {us(h['idle']['min_ns'])} with the "
+        f"owner asleep in `poll(2)` (the same eventfd wake without emcp: p50 {us(h['eventfd']['p50_ns'])}, min "
+        f"{us(h['eventfd']['min_ns'])}), p50 {us(h['busy']['p50_ns'])} "
+        f"and p99 {us(h['busy']['p99_ns'])} while it answers pipelined requests; under FreeRTOS on "
+        f"mps2-an385 in QEMU (`emcp-inbox-latency-rtos`) {instr(task_i['p50'], shift)} guest instructions "
+        f"(p50) from a task's post to the first byte handed to the UART, {instr(isr_i['p50'], shift)} from "
+        f"an interrupt's; QEMU's clock, which follows the host's, says p50 {int(task['p50']) / 25:.1f} µs and "
+        f"{int(isr['p50']) / 25:.1f} µs (QEMU does not model the Cortex-M3's timing). All of it, with the "
+        f"peers and the method: [bench/README.md](../bench/README.md#4-rtos-the-inboxs-latency-and-lwip-in-its-own-thread).",
+        "",
+        run.stamp(("rtos",)),
+    ])
+
+
 # ---- the stamps the documents carry ---------------------------------------------------------------
 
 def stamps(root):
@@ -553,7 +602,9 @@ def build(run, root):
             "machine": region_machine(run, root), "json-plan": region_plan(run),
             "json-results": region_results(run), "json-reading": region_reading(run),
             "json-annotate": region_annotate(run), "stdio": region_stdio(run), "http": region_http(run),
+            "rtos": region_rtos(run),
         },
+        "docs/concurrency.md": {"inbox-latency": region_inbox_latency(run)},
     }
 
 

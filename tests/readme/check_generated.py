@@ -16,7 +16,7 @@ scripts/bench (bench/report.py) writes every benchmark figure into regions marke
 - a figure of the benchmarks' kind stands outside the regions: any digit in the README's Speed
   section; requests or megabytes per second, instruction counts, instructions per byte, MiB
   in a sentence about RSS or resident memory, and ratios such as "62x" in the README, the sensors example's
-  README and bench/README.md (a ratio after "goal", "target", "within", "at least" or "at
+  README, docs/concurrency.md and bench/README.md (a ratio after "goal", "target", "within", "at least" or "at
   most" is a goal, not a measurement); in bench/README.md also times (µs, ms, s, min),
   percentages, "N = 9,523", "high water 680", table cells that are only a figure, and numbers
   in code blocks (program output pasted by hand).
