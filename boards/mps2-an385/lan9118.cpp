@@ -282,6 +282,10 @@ extern "C" void IRQ13_Handler() {
   regs().int_en = 0;
 #if !NO_SYS
   board::lan9118::on_rx_interrupt();
+#else
+  // The loop may be between its last look at the NIC and its WFI: without the wake flag
+  // (board::idle() checks it with interrupts masked) the frame would wait for the next tick.
+  board::wake();
 #endif
 }
 
