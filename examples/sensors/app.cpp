@@ -4,6 +4,9 @@
 #include <string.h>
 
 #include "emcp/json/number.h"
+#if EMCP_SENSORS_INBOX_STATS
+#include "emcp/mcp/inbox.h"
+#endif
 #include "media.h"
 #include "sensors.h"
 
@@ -27,6 +30,12 @@
 #endif
 #ifndef EMCP_SENSORS_CLIENT_TOOLS
 #define EMCP_SENSORS_CLIENT_TOOLS 1
+#endif
+// EMCP_SENSORS_INBOX_STATS (default 0; the FreeRTOS images, main_rtos.cpp: 1): the "inbox"
+// object of device_stats, the server's inbox's counters (emcp/mcp/inbox.h's InboxStats), written
+// when the server has an inbox.
+#ifndef EMCP_SENSORS_INBOX_STATS
+#define EMCP_SENSORS_INBOX_STATS 0
 #endif
 // EMCP_SENSORS_INPUT_SLOTS (default 2): calls asking an older client at once (InputBridge).
 // Built for MCP 2026-07-28 only (EMCP_LEGACY_ERA=0, emcp/opt.h: the image emcp-sensors-modern),
@@ -387,6 +396,7 @@ constexpr Param kHttpStats[] = {
     Param::integer("reclaimed_slow", "Slow heads or stalled bodies that gave their slot (408)").required(),
     Param::integer("reclaimed_idle", "Idle keep-alive connections that gave their slot").required(),
     Param::integer("displaced", "Connections of a peer over its share that gave their slot").required(),
+    Param::integer("shed_keepalive", "Answers that closed their connection: every slot taken under pressure").required(),
     Param::integer("timeout_head").required(),
     Param::integer("timeout_body").required(),
     Param::integer("timeout_idle").required(),
@@ -398,10 +408,25 @@ constexpr Param kHttpStats[] = {
 };
 #endif
 
+#if EMCP_SENSORS_INBOX_STATS
+// The inbox's counters (emcp::mcp::InboxStats, in its order; docs/concurrency.md says what
+// each counts): a post refused is one its caller saw refused.
+constexpr Param kInboxStats[] = {
+    Param::integer("posted").required(),   Param::integer("refused").required(),
+    Param::integer("run").required(),      Param::integer("retried").required(),
+    Param::integer("in_use").required(),   Param::integer("high_water").required(),
+    Param::integer("slots").required(),
+};
+#endif
+
 struct StatsNow {
   PlatformStats st;
   uint64_t uptime_ms;
   uint32_t notifications_dropped;  // the server's: 0 means no notification was lost
+#if EMCP_SENSORS_INBOX_STATS
+  bool has_inbox = false;
+  emcp::mcp::InboxStats inbox{};
+#endif
 };
 
 // Written twice (text and structuredContent): everything is read once, before.
@@ -435,11 +460,22 @@ void write_stats(emcp::json::Writer& w, const void* ctx) {
     w.member_int("connections", static_cast<int64_t>(h.connections));
     w.member_int("sessions_in_use", static_cast<int64_t>(h.sessions_in_use));
     w.member_int("sessions", static_cast<int64_t>(h.sessions));
-    const uint32_t counters[] = {c.refused_busy,         c.reclaimed_slow,       c.reclaimed_idle,  c.displaced,
-                                 c.timeout_head,         c.timeout_body,         c.timeout_idle,    c.timeout_send,
-                                 c.session_refused_rate, c.session_refused_full, c.session_evicted, c.session_expired};
+    const uint32_t counters[] = {c.refused_busy,         c.reclaimed_slow,       c.reclaimed_idle,    c.displaced,
+                                 c.shed_keepalive,       c.timeout_head,         c.timeout_body,      c.timeout_idle,
+                                 c.timeout_send,         c.session_refused_rate, c.session_refused_full,
+                                 c.session_evicted,      c.session_expired};
     for (size_t i = 0; i < sizeof counters / sizeof counters[0]; ++i)
       w.member_int(kHttpStats[4 + i].name, counters[i]);
+    w.end_object();
+  }
+#endif
+#if EMCP_SENSORS_INBOX_STATS
+  if (now.has_inbox) {
+    const emcp::mcp::InboxStats& in = now.inbox;
+    w.key("inbox");
+    w.begin_object();
+    const uint32_t counters[] = {in.posted, in.refused, in.run, in.retried, in.in_use, in.high_water, in.slots};
+    for (size_t i = 0; i < sizeof counters / sizeof counters[0]; ++i) w.member_int(kInboxStats[i].name, counters[i]);
     w.end_object();
   }
 #endif
@@ -449,6 +485,10 @@ void write_stats(emcp::json::Writer& w, const void* ctx) {
 void device_stats(ToolCall& call) {
   StatsNow now{PlatformStats{}, g_now(), g_server->notifications_dropped()};
   if (g_stats_source) g_stats_source(&now.st);
+#if EMCP_SENSORS_INBOX_STATS
+  now.has_inbox = g_server->inbox() != nullptr;
+  if (now.has_inbox) now.inbox = g_server->inbox()->stats();
+#endif
   call.structured(&write_stats, &now);
 }
 
@@ -518,6 +558,9 @@ constexpr Param kStatsOutput[] = {
 #endif
 #if EMCP_SENSORS_HTTP_STATS
     Param::object("http", kHttpStats, "The HTTP engine's slots, refusals, reclaims, timeouts and evictions (over HTTP only)"),
+#endif
+#if EMCP_SENSORS_INBOX_STATS
+    Param::object("inbox", kInboxStats, "The server's inbox: what other tasks and interrupts posted to the owner"),
 #endif
 };
 

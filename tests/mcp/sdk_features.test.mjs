@@ -304,16 +304,23 @@ for (const revision of REVISIONS) {
     });
 
     test("sampling: an answer larger than the server can keep fails the tool at once, with the reason", async () => {
+      // What the transport saw (the answer's POST failing, ...) and the server's counters belong
+      // in a failure.
+      const explained = (call) => call.catch(async (e) => {
+        const stats = await client.callTool({ name: "device_stats", arguments: {} }).then((r) => r.content[0].text, (x) => x.message);
+        const asked = transport.received.filter(({ message }) => message.method === "sampling/createMessage").map(({ message }) => message.id);
+        throw new Error(`${e.message}; sampling requests received: ${JSON.stringify(asked)}; transport errors: ${JSON.stringify(transport.errors)}; device_stats: ${stats}`);
+      });
       samplingAnswerChars = 6000;
       try {
-        const r = await client.callTool({ name: "summarize_readings", arguments: {} });
+        const r = await explained(client.callTool({ name: "summarize_readings", arguments: {} }));
         // Not "did not answer in time": the server's request ended when the answer arrived.
         assert.equal(r.isError, true);
         assert.equal(r.content[0].text, "The client refused the sampling/createMessage request: response too large for the arena (EMCP_ARENA_SIZE)");
       } finally {
         samplingAnswerChars = 0;
       }
-      const r = await client.callTool({ name: "summarize_readings", arguments: {} });
+      const r = await explained(client.callTool({ name: "summarize_readings", arguments: {} }));
       assert.match(r.content[0].text, /^Summary by test-model: All nominal/);
     });
 
@@ -375,6 +382,17 @@ for (const revision of REVISIONS) {
       }
       // Every notification of the tests so far went out (logs, updates, progress...).
       assert.equal(st.notifications_dropped, 0, JSON.stringify(st));
+      // A FreeRTOS image's sensor task and timer interrupt post their samples to the server's
+      // inbox (examples/sensors/main_rtos.cpp): by now some were posted, and the owner ran each
+      // it took, but those still in their slots.
+      if (process.env.EMCP_IMAGE_INBOX) {
+        const i = st.inbox;
+        assert.ok(i && i.slots > 0 && i.posted > 0, JSON.stringify(st));
+        assert.ok(i.run <= i.posted && i.posted - i.run <= i.slots, JSON.stringify(i));
+        assert.ok(i.in_use <= i.high_water && i.high_water <= i.slots, JSON.stringify(i));
+      } else {
+        assert.equal(st.inbox, undefined, "no inbox in this image");
+      }
       if (ge(revision, "2025-06-18")) assert.deepEqual(r.structuredContent, st);
     });
 

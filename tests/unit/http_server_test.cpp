@@ -155,6 +155,73 @@ TEST_F(HttpEngine, LeastRecentlyUsedIdleSessionMakesRoom) {
   EXPECT_EQ(responses(c)[0].status, 200);
 }
 
+// Clients holding more connections than there are slots: once a newcomer has found every slot
+// taken, an answer that starts while they are all still taken says Connection: close and ends
+// its connection (RFC 9112 9.6), so its client does not send its next request on a connection
+// the next newcomer would take. Clients that fit the slots keep their connections.
+TEST_F(HttpEngine, AnswersCloseTheirConnectionWhileNewcomersFindEverySlotTaken) {
+  int c[4];
+  for (int& x : c) x = open_conn();
+  const auto ask = [&](int conn) {
+    feed(conn, "GET /nope HTTP/1.1\r\nHost: localhost\r\n\r\n");
+    auto rs = responses(conn);
+    EXPECT_EQ(rs.size(), 1u);
+    return rs.empty() ? std::string("(none)") : rs[0].headers["connection"];
+  };
+  for (int x : c) EXPECT_EQ(ask(x), "") << "every slot taken, but nobody waits: keep-alive";
+  EXPECT_EQ(http_.stats().shed_keepalive, 0u);
+  g_now += 10;
+  const int d = open_conn();  // every slot taken: an idle one gives way
+  EXPECT_EQ(http_.stats().reclaimed_idle, 1u);
+  int kept = -1;
+  for (int x : c) if (x != d) kept = x;
+  EXPECT_EQ(ask(kept), "close") << "a newcomer found every slot taken, and they still are";
+  EXPECT_TRUE(port_.closed[static_cast<uint16_t>(kept)]) << "closed after its answer";
+  EXPECT_EQ(http_.stats().shed_keepalive, 1u);
+  EXPECT_EQ(ask(d), "") << "a slot is free again: keep-alive";
+  const int e = open_conn();
+  EXPECT_EQ(e, kept) << "the newcomer takes the free slot; nothing had to give way";
+  EXPECT_EQ(http_.stats().reclaimed_idle, 1u);
+  EXPECT_EQ(ask(e), "close") << "within keepalive_ms of the last newcomer that found no slot";
+  EXPECT_EQ(http_.stats().shed_keepalive, 2u);
+  const int f = open_conn();  // the freed slot again
+  g_now += options_.keepalive_ms + 1;
+  EXPECT_EQ(ask(f), "") << "keepalive_ms since a newcomer found no slot: keep-alive";
+  EXPECT_EQ(http_.stats().shed_keepalive, 2u);
+}
+
+// A session that holds another connection (its GET stream) gets its answers with Connection:
+// close while every slot is taken: its client opens another connection when it needs one, and
+// a newcomer finds a free slot instead of taking an idle connection that client may be sending
+// on. With a slot free, or alone on its connection, a session keeps its connection.
+TEST_F(HttpEngine, ASessionHoldingAnotherConnectionGivesUpItsAnswersConnectionWhenSlotsRunOut) {
+  const std::string sid = session();
+  const std::string other = session();
+  const int g = open_conn();
+  feed(g, "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: " + sid + "\r\n\r\n");
+  ASSERT_EQ(responses(g).size(), 1u);
+  const int a = open_conn();
+  const auto echo = [&](int conn, const std::string& id) {
+    feed(conn, post(call(7, "echo", R"({"text":"x"})"), "Mcp-Session-Id: " + id + "\r\n"));
+    auto rs = responses(conn);
+    EXPECT_EQ(rs.size(), 1u);
+    if (rs.empty()) return std::string("(none)");
+    EXPECT_EQ(rs[0].status, 200);
+    return rs[0].headers["connection"];
+  };
+  EXPECT_EQ(echo(a, sid), "") << "two slots free";
+  const int b = open_conn();
+  const int c = open_conn();
+  EXPECT_EQ(connections_in_use(), 4u);
+  EXPECT_EQ(echo(b, other), "") << "every slot taken, but this session holds no other connection";
+  EXPECT_FALSE(port_.closed[static_cast<uint16_t>(b)]);
+  EXPECT_EQ(echo(a, sid), "close") << "every slot taken, and this session holds its GET stream too";
+  EXPECT_TRUE(port_.closed[static_cast<uint16_t>(a)]);
+  EXPECT_EQ(http_.stats().shed_keepalive, 1u);
+  EXPECT_EQ(http_.stats().reclaimed_idle, 0u) << "nobody had to give way";
+  EXPECT_EQ(echo(c, sid), "") << "a slot is free again";
+}
+
 TEST_F(HttpEngine, SlotsFullAndTimeouts) {
   int c[4];
   for (int& x : c) x = open_conn();

@@ -20,6 +20,10 @@ Authorization (with TLS): --auth-token TOKEN (repeatable) and --jwt-key PUB.pem 
 audience defaults to https://127.0.0.1:PORT/mcp; with a JWT key the board's wall clock comes
 from the host through semihosting (QEMU's semihosting is switched on for it).
 
+With EMCP_PCAP=PREFIX in the environment, QEMU writes the board's network traffic (the frames
+its NIC sends and receives) to PREFIX-PORT.pcap, PORT the forwarded one: what a test's failure
+over HTTP looked like on the wire (docs/http.md, "On a board").
+
 The image is built first unless --image names one: `cmake --build build/BOARD --target
 emcp-APP[-net]-BOARD` (with --http the network image of APP when there is one), which builds
 nothing when the image is current; build output goes to stderr, never to the UART's stdout.
@@ -209,7 +213,9 @@ def main():
         cmd += ["-device", f"loader,file={blob},addr={cred_addr:#x},force-raw=on"]
     if a.http is not None:
         probe_port = free_port()
-        cmd += ["-nic", f"user,model={nic},hostfwd=tcp:127.0.0.1:{port}-:80,hostfwd=tcp:127.0.0.1:{probe_port}-:{PROBE_PORT}"]
+        cmd += ["-nic", f"user,id=n0,model={nic},hostfwd=tcp:127.0.0.1:{port}-:80,hostfwd=tcp:127.0.0.1:{probe_port}-:{PROBE_PORT}"]
+        if os.environ.get("EMCP_PCAP"):
+            cmd += ["-object", f"filter-dump,id=fd0,netdev=n0,file={os.environ['EMCP_PCAP']}-{port}.pcap"]
     elif nic is not None:
         cmd += ["-nic", "none"]
     qemu = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=sys.stdout, stderr=sys.stderr, bufsize=0)

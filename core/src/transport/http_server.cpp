@@ -115,6 +115,10 @@ int HttpServer::open(const PeerAddress& peer) {
   // when none may is the newcomer refused (busy_response()).
   bool any_free = false;
   for (const Conn& c : conns_) any_free = any_free || c.phase_ == Phase::kFree;
+  if (!any_free) {
+    pressed_ = true;
+    pressure_ms_ = server_.now();
+  }
   if (!any_free && !make_room(peer, server_.now())) {
     ++stats_.refused_busy;
     log("http: all connections busy and none may give way: 503");
@@ -336,6 +340,23 @@ char* HttpServer::place_head(Conn& c, const char* head, size_t k, char* start) {
   return start;
 }
 
+// Whether the answer starting now on `c` gives up its connection after it (and says so with
+// Connection: close), when every slot is taken: if its session holds another connection (a GET
+// stream, a call's stream: the client keeps several and opens another when it needs one), or
+// if a newcomer found every slot taken within the last keepalive_ms. Otherwise the next
+// newcomer would take an idle keep-alive connection's slot (http_fair.cpp), and a request its
+// client sent on that connection meanwhile would be lost with it (a POST is never retried);
+// told now, the client opens a new connection for its next request instead. Clients that fit
+// the slots, one connection each, keep theirs.
+bool HttpServer::shed_keepalive(const Conn& c) const {
+  bool shared = false;
+  for (const Conn& o : conns_) {
+    if (o.phase_ == Phase::kFree) return false;
+    shared = shared || (&o != &c && c.session_ >= 0 && o.session_ == c.session_);
+  }
+  return shared || (pressed_ && server_.now() - pressure_ms_ <= options_.keepalive_ms);
+}
+
 // The head of a response into dst (at most cap bytes); returns its length.
 size_t HttpServer::write_head(Conn& c, char* dst, size_t cap, int64_t length) {
   json::BufferSink h(dst, cap);
@@ -351,6 +372,10 @@ size_t HttpServer::write_head(Conn& c, char* dst, size_t cap, int64_t length) {
   }
   if (c.extra_header_ != nullptr) h.write(StrView(c.extra_header_));
   if (c.cors_) write_cors_headers(options_, h, c.parser_.request(), c.preflight_);
+  if (c.keep_alive_ && shed_keepalive(c)) {
+    c.keep_alive_ = false;
+    ++stats_.shed_keepalive;
+  }
   if (!c.keep_alive_) http::write_header(h, "Connection", "close");
   http::write_end_head(h);
   EMCP_ASSERT(h.status() == Status::kOk);

@@ -86,6 +86,7 @@ export class RecordingTransport {
     this.revision = revision;
     this.received = [];      // { message, method }
     this.sentMethods = new Map();  // id -> method
+    this.errors = [];        // what the SDK transport reported through onerror (a failed send, ...)
     inner.onmessage = (m) => {
       const response = "id" in m && !("method" in m);
       const method = response ? this.sentMethods.get(m.id) : undefined;
@@ -94,7 +95,10 @@ export class RecordingTransport {
       else this.onmessage?.(m);
     };
     inner.onclose = () => this.onclose?.();
-    inner.onerror = (e) => this.onerror?.(e);
+    inner.onerror = (e) => {
+      this.errors.push(`${new Date().toISOString()} ${e?.message ?? e}`);
+      this.onerror?.(e);
+    };
   }
   async start() { return this.inner.start(); }
   async close() { return this.inner.close(); }

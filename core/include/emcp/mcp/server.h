@@ -244,6 +244,8 @@ class Server {
   /// per server. Call it from the owner before anything posts. Asserts (EMCP_ASSERT) a
   /// critical section in the platform where the CPU has no atomic read-modify-write.
   void set_inbox(Inbox& inbox);
+  /// The inbox set_inbox() gave (nullptr: none); its stats() may be read from anywhere.
+  const Inbox* inbox() const { return inbox_; }
 
   const ServerInfo& info() const { return info_; }
   /// The platform's clock (milliseconds).

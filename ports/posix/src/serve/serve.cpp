@@ -448,9 +448,10 @@ int http(emcp::mcp::Server& server, const HttpConfig& config, const Loop& loop) 
   }
   char a[24], b[24], c[24], d[24], e[24];
   const emcp::transport::HttpStats& st = engine.stats();
-  char f[24], g[24], h[24], k[24], l[24], m[24], q[24];
+  char f[24], g[24], h[24], k[24], l[24], m[24], q[24], r[24];
   say({config.program, ": refused ", num(st.refused_busy, a), " connections; reclaimed ", num(st.reclaimed_slow, b),
-       " slow, ", num(st.reclaimed_idle, c), " idle, ", num(st.displaced, d), " over their peer's share; timed out ",
+       " slow, ", num(st.reclaimed_idle, c), " idle, ", num(st.displaced, d), " over their peer's share; closed ",
+       num(st.shed_keepalive, r), " after their answer under pressure; timed out ",
        num(st.timeout_head, e), " heads, ", num(st.timeout_body, f), " bodies, ", num(st.timeout_idle, g), " idle, ",
        num(st.timeout_send, h), " sends; sessions refused ", num(st.session_refused_rate, k), " for rate, ",
        num(st.session_refused_full, l), " for slots, ", num(st.session_evicted, m), " evicted, ",
