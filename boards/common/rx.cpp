@@ -64,7 +64,7 @@ bool uart_take_loss() {
 uint32_t uart_dropped() { return g_dropped; }
 uint32_t uart_held() { return g_holds; }
 
-#if !EMCP_BOARD_RTOS  // FreeRTOS: ports/freertos/src/freertos.cpp
+#if !EMCP_BOARD_RTOS  // FreeRTOS: ports/freertos/src/owner.cpp
 // Interrupts off while checking, so a byte arriving (or a wake() from an interrupt) between the
 // check and WFI still wakes it (WFI ends on a pending interrupt even while they are masked; it
 // is taken once unmasked). A wake() is taken here: the loop runs its round again.

@@ -52,8 +52,10 @@ void __cxa_pure_virtual() { abort(); }
 
 namespace board {
 
+#if !EMCP_BOARD_RTOS  // FreeRTOS: the kernel's critical section (ports/freertos/src/owner.cpp)
 uint32_t critical_enter() { return arch::interrupts_save_off(); }
 void critical_exit(uint32_t state) { arch::interrupts_restore(state); }
+#endif
 
 const emcp::Platform& platform() {
   // The server's inbox (emcp/mcp/inbox.h) wakes the loop with board::wake(); without atomic

@@ -6,26 +6,34 @@
 // instead, over the UART and lwIP at once, lwIP in its own thread (tcpip_thread, priority 3)
 // beside the NIC's receive task (3): boards/<board>/net.cpp starts both.
 //
+// On ESP-IDF (ESP_PLATFORM, boards/esp32/examples/*/main) the same file: there the scheduler
+// runs before the application does, and its app_main() (main/main.cpp) calls
+// sensors_rtos_start() instead of this file's main(); no interrupt of this file posts there
+// (the uptime's timer below is the emulated boards'), the sensor task does.
+//
 // Priorities (configMAX_PRIORITIES 4, ports/freertos/config/emcp_freertos_config.h): the
 // kernel's idle task 0; the owner task 1, busy while there is input or output; the sensor
 // task 2, above it, so that its samples keep their period whatever the server is doing (it
 // runs for a few microseconds each time). The UART's receive interrupt and the uptime's (timer
 // 1's on mps2-an385, the CLINT's software interrupt on the hifive1: below) outrank both. Both
 // post their samples to the server's inbox: the owner announces the changes
-// (docs/concurrency.md).
+// (docs/concurrency.md). On ESP-IDF the same 1 and 2 of its 25: level with app_main()'s task,
+// which ends once it started these, and below every task of ESP-IDF's own (lwIP's tcpip
+// thread 18, esp_timer's 22: esp_task.h), which the owner outranks only while one of them waits
+// for lwIP's core lock it holds (priority inheritance).
 #include <stdint.h>
 
 #include <string.h>
 
-#include "FreeRTOS.h"
 #include "app.h"
-#include "board/arch.h"
 #include "board/board.h"
 #include "board/freertos.h"
 #include "emcp/mcp/inbox.h"
 #include "emcp/mcp/server.h"
 #include "sensors.h"
-#include "task.h"
+#if !defined(ESP_PLATFORM)
+#include "board/arch.h"
+#endif
 
 void sensors_firmware();            // main_board.cpp
 void sensors_net_firmware();        // main_board_net.cpp (the network image: EMCP_SENSORS_NETWORK)
@@ -81,6 +89,7 @@ void post_sample(double v) {
     g_samples_refused = g_samples_refused + 1;
 }
 
+#if !defined(ESP_PLATFORM)  // the emulated boards' interrupt that posts (ESP-IDF: none here)
 constexpr uint32_t kUptimeSamplesPerSecond = 4;
 
 // The uptime sensor is sampled in an interrupt, 4 times a second, and posted from there (a post
@@ -125,6 +134,7 @@ void start_uptime_timer() {
   __asm__ volatile("csrs mie, %0" ::"r"(1u << 3));  // MSIE; mstatus.MIE stays clear until the scheduler runs
 }
 #endif
+#endif  // !ESP_PLATFORM
 }  // namespace
 
 extern "C" {
@@ -151,7 +161,9 @@ void sensor_task(void*) {
   }
 }
 
-#if defined(__arm__)
+#if defined(ESP_PLATFORM)
+// (ESP-IDF: no interrupt of this file's.)
+#elif defined(__arm__)
 // Timer 1's interrupt: the uptime sensor's sample, posted from the interrupt.
 void IRQ9_Handler() {
   timer1().intstatus = 1;
@@ -177,16 +189,29 @@ void MachineSoftware_Handler() {
 
 }  // extern "C"
 
-int main() {
+// The server's inbox, the uptime's interrupt and the two tasks: from main() before the scheduler
+// starts, or from ESP-IDF's app_main() (the scheduler runs: each task may start at once, the
+// owner before set_owner(), which only costs a wake() before it a tick). On ESP-IDF the tasks
+// are unpinned (its xTaskCreateStatic is xTaskCreateStaticPinnedToCore with tskNO_AFFINITY) and
+// their stacks' sizes are in bytes (its StackType_t is a byte): the same expressions.
+void sensors_rtos_start() {
   // The inbox is the server's before any task or interrupt runs (nothing posts before it).
   g_server.set_inbox(g_inbox);
+#if !defined(ESP_PLATFORM)
   start_uptime_timer();  // its interrupts wait for the scheduler (masked until it starts)
+#endif
   TaskHandle_t owner = xTaskCreateStatic(&owner_task, "emcp", sizeof g_owner_stack / sizeof(StackType_t), nullptr,
                                          kOwnerPriority, g_owner_stack, &g_owner_tcb);
   board::set_owner(owner, sizeof g_owner_stack);
   (void)xTaskCreateStatic(&sensor_task, "sensor", sizeof g_sensor_stack / sizeof(StackType_t), nullptr,
                           kSensorPriority, g_sensor_stack, &g_sensor_tcb);
+}
+
+#if !defined(ESP_PLATFORM)
+int main() {
+  sensors_rtos_start();
   vTaskStartScheduler();  // never returns: the idle task's memory is static, nothing can fail
   for (;;) {
   }
 }
+#endif

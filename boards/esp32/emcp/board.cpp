@@ -1,30 +1,30 @@
 // The board interface (board/board.h) on ESP-IDF: UART0 through ESP-IDF's UART driver (its
 // interrupt fills the driver's ring; uart_read_bytes() takes from it without waiting), the
-// millisecond clock from esp_timer, and FreeRTOS's stack high-water mark of the task that
-// serves. No heap after start-up: the driver allocates its ring and event queue once, in init().
+// millisecond clock from esp_timer, and the platform. The task that owns the server (its wait,
+// its wake from other tasks and interrupts, the critical section, its stack's figures) is
+// ports/freertos/src/owner.cpp, the same as under the kernel the emulated boards build
+// (board/freertos.h). No heap after start-up: the driver allocates its ring and event queue
+// once, in init().
 #include <stdint.h>
 
 #include "board/board.h"
 #include "board/rx.h"
 #include "driver/uart.h"
-#include "esp32_board.h"
+#include "emcp/util/atomic.h"
 #include "esp_random.h"
 #include "esp_timer.h"
 #include "freertos/FreeRTOS.h"
 #include "freertos/queue.h"
-#include "freertos/task.h"
 
 namespace {
 constexpr uart_port_t kUart = UART_NUM_0;
 // The driver's ring: the banner states it (EMCP_BOARD_RX_RING, set by the component).
 constexpr int kRxRing = EMCP_BOARD_RX_RING;
 constexpr int kEvents = 16;  // the driver's event queue, drained at every uart_read()
-uint32_t g_stack_size = 0;  // bytes, as given to xTaskCreate (0: unknown)
 QueueHandle_t g_events = nullptr;
 uint32_t g_input_errors = 0;
 uint32_t g_ring_full = 0;   // UART_BUFFER_FULL: the driver held bytes in the FIFO
 bool g_gap = false;         // an error event not yet taken by uart_take_loss()
-void (*g_on_idle)() = nullptr;  // emcp_board_set_idle: the network's wait instead of idle()'s
 
 // Takes the driver's events off its queue (a full queue would lose the next overflow event).
 // Input lost or damaged: its hardware FIFO overflowed (the driver then empties it), a framing
@@ -42,9 +42,6 @@ void drain_events() {
   }
 }
 }  // namespace
-
-extern "C" void emcp_board_set_stack_size(uint32_t bytes) { g_stack_size = bytes; }
-extern "C" void emcp_board_set_idle(void (*on_idle)()) { g_on_idle = on_idle; }
 
 namespace board {
 
@@ -73,8 +70,13 @@ bool random_bytes(void* out, size_t n) {
 }
 }  // namespace
 
+// The server's inbox (emcp/mcp/inbox.h) wakes the owner task with board::wake(); without atomic
+// read-modify-write (the ESP32-C3's RV32IMC, the ESP32-S2) it posts inside the kernel's
+// critical section.
 const emcp::Platform& platform() {
-  static constexpr emcp::Platform kEsp32{&now_ms, &random_bytes};
+  static constexpr emcp::Platform kEsp32{&now_ms, &random_bytes, nullptr, nullptr, &wake,
+                                         EMCP_ATOMIC_RMW ? nullptr : &critical_enter,
+                                         EMCP_ATOMIC_RMW ? nullptr : &critical_exit};
   return kEsp32;
 }
 
@@ -107,28 +109,6 @@ uint32_t uart_dropped() {
 uint32_t uart_held() {
   drain_events();
   return g_ring_full;
-}
-
-
-
-void idle() {
-  // With the network (emcp_net), the loop's round already waited in net_poll(), lwIP's core
-  // lock released; waiting here would hold it.
-  if (g_on_idle != nullptr) {
-    g_on_idle();
-    return;
-  }
-  // Sleep until a byte arrives or a tick passes (the loop's periodic work needs the tick).
-  size_t waiting = 0;
-  if (uart_get_buffered_data_len(kUart, &waiting) == ESP_OK && waiting != 0) return;
-  vTaskDelay(1);
-}
-
-size_t stack_size() { return g_stack_size; }
-
-size_t stack_high_water() {
-  const size_t free_bytes = uxTaskGetStackHighWaterMark(nullptr) * sizeof(StackType_t);
-  return g_stack_size > free_bytes ? g_stack_size - free_bytes : 0;
 }
 
 }  // namespace board

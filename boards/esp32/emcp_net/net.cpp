@@ -9,13 +9,14 @@
 // writes through it) may only be called with lwIP's core lock held (LOCK_TCPIP_CORE, ESP-IDF's
 // CONFIG_LWIP_TCPIP_CORE_LOCKING). The engine writes from everywhere in the loop: run_once(),
 // but also the server's poll(), the application's tick and a UART request whose tool notifies
-// the HTTP sessions. So from net_init() on, the serving task holds the lock all the time but
-// inside net_poll(): unlock, vTaskDelay(1), lock. net_poll() is both the loop's wait (every round,
-// before run_once) and the listener's pump (a handler's output waiting for the TCP window), and
-// board::idle() no longer waits (emcp_board_set_idle), since it would wait with the lock held.
-// lwIP's callbacks run in the tcpip thread, which holds the same lock while it runs them, so
-// the listener's slots they write are only ever read or written by either side under the lock
-// (FreeRTOS's mutex orders the memory accesses of both cores).
+// the HTTP sessions. So from net_init() on, the task that owns the server holds the lock all the
+// time but while it waits in board::idle() (board::set_idle_lock(): the owner's wait of
+// ports/freertos, the same as on the mps2-an385's FreeRTOS image with lwIP in its own thread),
+// which is both the loop's wait and, after net_poll(), the listener's pump (a handler's output
+// waiting for the TCP window: boards/common/serve_net.cpp). lwIP's callbacks run in the tcpip
+// thread, which holds the same lock while it runs them, so the listener's slots they write are
+// only ever read or written by either side under the lock (FreeRTOS's mutex orders the memory
+// accesses of both cores).
 //
 // Consequences: a tool handler runs with the lock held, so it must not call what posts to the
 // tcpip thread and waits for it (BSD sockets, netconn, esp_netif's setters, esp_http_client...):
@@ -27,15 +28,16 @@
 #include <string.h>
 
 #include "board/board.h"
+#include "board/freertos.h"
 #include "board/net.h"
-#include "esp32_board.h"
 #include "esp_netif.h"
 #include "esp_netif_net_stack.h"
 #include "esp_random.h"
-#include "freertos/FreeRTOS.h"
-#include "freertos/task.h"
 #include "lwip/tcpip.h"
 
+// The listener's pump waits in board::idle(), giving the lock back, only in a FreeRTOS build
+// (boards/common/serve_net.cpp): the emcp component defines it for every component using it.
+static_assert(EMCP_BOARD_RTOS, "EMCP_BOARD_RTOS=1: boards/esp32/emcp's CMakeLists.txt defines it");
 static_assert(LWIP_TCPIP_CORE_LOCKING,
               "emcp's lwIP port on ESP-IDF needs lwIP's core lock: set CONFIG_LWIP_TCPIP_CORE_LOCKING=y "
               "(menuconfig: Component config > LWIP > Enable tcpip core locking)");
@@ -47,8 +49,9 @@ bool g_ready = false;     // net_init() succeeded: this task holds the lock outs
 bool g_reported_bound = false;
 board::Ipv4 g_reported{};  // the address on_address was last told
 
-// board::idle() while the network is up: nothing, net_poll() waited this round.
-void on_idle() {}
+// What board::idle() gives back while it waits, and takes again.
+void unlock_core() { UNLOCK_TCPIP_CORE(); }
+void lock_core() { LOCK_TCPIP_CORE(); }
 
 board::Ipv4 from_esp(const esp_ip4_addr_t& a) {
   board::Ipv4 r;
@@ -75,24 +78,21 @@ namespace board {
 // Only `on_address` of `config` applies: the application configured the interface itself (DHCP
 // or a static address, its MAC address) with ESP-IDF's APIs. False when it brought up none
 // (no esp_netif: esp_netif_init() and a netif come first); then the lock is never taken.
+// From the owner task (a FreeRTOS mutex belongs to the task that took it).
 bool net_init(const NetConfig& config) {
   if (g_ready) return true;
   if (esp_netif_get_nr_of_ifs() == 0) return false;
   g_config = config;
   LOCK_TCPIP_CORE();
+  board::set_idle_lock(&unlock_core, &lock_core);
   g_ready = true;
-  emcp_board_set_idle(&on_idle);
   return true;  // an address it already has is reported by the first net_poll()
 }
 
-// lwIP runs in its own thread: this only lets it have the core lock for a tick (the loop's
-// wait, and the listener's pump), then reports an address change.
+// lwIP runs in its own thread, which has the core lock while the owner waits (board::idle()):
+// this only reports an address change.
 void net_poll() {
-  if (!g_ready) return;
-  UNLOCK_TCPIP_CORE();
-  vTaskDelay(1);
-  LOCK_TCPIP_CORE();
-  report_address();
+  if (g_ready) report_address();
 }
 
 // The default interface (ESP-IDF's choice: the highest route priority among those up), read

@@ -10,11 +10,11 @@
  * calls take their memory from the caller; the zero-heap check after each link proves it. */
 #define configSUPPORT_STATIC_ALLOCATION 1
 #define configSUPPORT_DYNAMIC_ALLOCATION 0
-/* The idle task's (and the timer task's) memory comes from ports/freertos/src/freertos.cpp,
+/* The idle task's (and the timer task's) memory comes from ports/freertos/src/kernel.cpp,
  * named objects the footprint report shows, not from the kernel's own arrays. */
 #define configKERNEL_PROVIDED_STATIC_MEMORY 0
 
-/* A 1 kHz tick: board::now_ms() is the tick count (ports/freertos/src/freertos.cpp checks). */
+/* A 1 kHz tick: board::now_ms() is the tick count (ports/freertos/src/kernel.cpp checks). */
 #define configTICK_RATE_HZ 1000
 #define configTICK_TYPE_WIDTH_IN_BITS TICK_TYPE_WIDTH_32_BITS
 #define configUSE_PREEMPTION 1
@@ -34,7 +34,7 @@
  * take a host core for it). */
 #define configUSE_IDLE_HOOK 1
 /* No tick hook, unless the board's configuration wants one (hifive1's: the sensors image's
- * interrupt source; ports/freertos/src/freertos.cpp has an empty default). */
+ * interrupt source; ports/freertos/src/kernel.cpp has an empty default). */
 #ifndef configUSE_TICK_HOOK
 #define configUSE_TICK_HOOK 0
 #endif

@@ -1,10 +1,12 @@
-// The sdkconfig.h values the ESP32 network files read, as boards/esp32/examples/sensors_net's
-// sdkconfig.defaults sets them (compile-only, see driver/uart.h). A real build generates this
-// file from menuconfig.
+// The sdkconfig.h values the ESP32 files read (FreeRTOS.h includes it), as
+// boards/esp32/examples/sensors_net's sdkconfig.defaults sets them (compile-only, see
+// driver/uart.h). A real build generates this file from menuconfig.
 #pragma once
 #ifndef CONFIG_IDF_TARGET
 #define CONFIG_IDF_TARGET "esp32"
 #endif
+// FreeRTOS's tick (ESP-IDF's default 100; sensors_net's sdkconfig.defaults sets 1000).
+#define CONFIG_FREERTOS_HZ 1000
 // lwIP (ESP-IDF component lwip): core locking, required by emcp (boards/esp32/README.md).
 #define CONFIG_LWIP_TCPIP_CORE_LOCKING 1
 #define CONFIG_LWIP_CHECK_THREAD_SAFETY 1

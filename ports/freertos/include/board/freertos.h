@@ -1,22 +1,29 @@
 // board/freertos.h - the board layer under FreeRTOS (ports/freertos, an image built with
-// emcp_firmware(... RTOS freertos)): one task owns the server and runs the same loop as bare
-// metal (board::serve(), board/serve.h); what board/board.h says of "the main loop" is said of
-// that task. main() creates it (xTaskCreateStatic), names it here, and starts the scheduler:
+// emcp_firmware(... RTOS freertos), or ESP-IDF's FreeRTOS: boards/esp32): one task owns the
+// server and runs the same loop as bare metal (board::serve(), board/serve.h); what
+// board/board.h says of "the main loop" is said of that task. main() creates it
+// (xTaskCreateStatic), names it here, and starts the scheduler (on ESP-IDF, app_main() creates
+// and names it; the scheduler already runs):
 //
 //   TaskHandle_t owner = xTaskCreateStatic(&owner_task, "emcp", ..., g_owner_stack, &g_owner_tcb);
 //   board::set_owner(owner, sizeof g_owner_stack);
 //   vTaskStartScheduler();
 //
 // What changes from bare metal (board/board.h's functions, implemented in
-// ports/freertos/src/freertos.cpp):
+// ports/freertos/src/owner.cpp, which ESP-IDF's FreeRTOS builds too, and src/kernel.cpp, for a
+// kernel built here only):
 // - now_ms(): the kernel's tick count (1 kHz), extended to 64 bits with the kernel's own count
-//   of its wraps. SysTick (or the board's tick timer) belongs to the kernel.
+//   of its wraps (kernel.cpp). SysTick (or the board's tick timer) belongs to the kernel. On
+//   ESP-IDF: esp_timer (boards/esp32/emcp/board.cpp).
 // - idle(): the owner waits for its task notification, at most one tick (the loop runs the
 //   application's tick() every millisecond, as bare metal's WFI wakes at each SysTick): the
 //   UART's receive interrupt and wake() give it. With a lock set (set_idle_lock()), the owner
 //   gives it back for the wait.
 // - wake(): gives the owner's notification (vTaskNotifyGiveFromISR and a yield when called
 //   from an interrupt); before set_owner() it does nothing.
+// - critical_enter(), critical_exit(): the kernel's critical section (the inbox's, on a CPU
+//   without atomic read-modify-write), from a task or an interrupt; on ESP-IDF with a spinlock,
+//   which also keeps the other core out.
 // - stack_size(), stack_high_water(): the owner task's stack (the kernel's high-water mark of
 //   it), in bytes; the main stack only serves main() before the scheduler, and interrupts.
 #ifndef EMCP_BOARD_FREERTOS_H
@@ -24,13 +31,24 @@
 
 #include <stddef.h>
 
+// The kernel's headers: ESP-IDF's FreeRTOS component has them under freertos/ (its include
+// folders: "freertos/FreeRTOS.h" public, "FreeRTOS.h" private to the component); a kernel built
+// here (EMCP_FREERTOS_KERNEL_DIR) has them at its include folder's top. ESP_PLATFORM is what
+// ESP-IDF's build system defines for every component.
+#if defined(ESP_PLATFORM)
+#include "freertos/FreeRTOS.h"
+#include "freertos/task.h"
+#else
 #include "FreeRTOS.h"
 #include "task.h"
+#endif
 
 namespace board {
 
 /// Names the task that owns the server (the one calling board::serve()) and its stack's size
-/// in bytes. Call once, from main() before vTaskStartScheduler().
+/// in bytes. Call once, from main() before vTaskStartScheduler(); on ESP-IDF, where the
+/// scheduler already runs, right after creating the task (a wake() before it does nothing,
+/// which costs at most a tick: the owner's wait ends at the next tick anyway).
 void set_owner(TaskHandle_t task, size_t stack_bytes);
 
 /// A lock the owner task holds all the time except while it waits in idle(): idle() calls

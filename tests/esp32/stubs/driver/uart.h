@@ -46,4 +46,3 @@ esp_err_t uart_driver_install(uart_port_t uart_num, int rx_buffer_size, int tx_b
 esp_err_t uart_param_config(uart_port_t uart_num, const uart_config_t* uart_config);
 int uart_write_bytes(uart_port_t uart_num, const void* src, size_t size);
 int uart_read_bytes(uart_port_t uart_num, void* buf, uint32_t length, TickType_t ticks_to_wait);
-esp_err_t uart_get_buffered_data_len(uart_port_t uart_num, size_t* size);

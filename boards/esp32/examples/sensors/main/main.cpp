@@ -1,19 +1,8 @@
-// emcp-sensors on an ESP32: the Cortex-M boards' firmware (examples/sensors/main_board.cpp,
-// built here without its main) started as a FreeRTOS task with a known stack size.
-#include <stdint.h>
+// emcp-sensors on an ESP32: the emulated boards' FreeRTOS firmware (examples/sensors/main_rtos.cpp
+// with main_board.cpp's firmware, built here without their main()): the task that owns the
+// server, serving MCP on UART0, and a sensor task posting its samples to the server's inbox.
+// ESP-IDF's scheduler already runs when app_main() is called; app_main() starts those tasks and
+// returns (ESP-IDF then deletes its own task).
+void sensors_rtos_start();  // examples/sensors/main_rtos.cpp
 
-#include "freertos/FreeRTOS.h"
-#include "freertos/task.h"
-
-extern "C" void emcp_board_set_stack_size(uint32_t bytes);
-void sensors_firmware();
-
-namespace {
-constexpr uint32_t kStack = 8192;
-void serve(void*) { sensors_firmware(); }
-}  // namespace
-
-extern "C" void app_main() {
-  emcp_board_set_stack_size(kStack);
-  xTaskCreate(&serve, "emcp", kStack / sizeof(StackType_t), nullptr, 5, nullptr);
-}
+extern "C" void app_main() { sensors_rtos_start(); }

@@ -1,9 +1,11 @@
 // emcp-sensors-net on an ESP32: joins the Wi-Fi network set in menuconfig (emcp example: Wi-Fi)
-// as a station with ESP-IDF's own APIs, as ESP-IDF's station example does, then runs the
-// Cortex-M boards' network firmware (examples/sensors/main_board_net.cpp, built here without its
-// main) as a FreeRTOS task: MCP on UART0 at once, over HTTP on port 80 once DHCP gives an
-// address (the banner says so; device_stats' "network" object and the board's address appear
-// in the Host allow list once bound). The station reconnects whenever it loses the network.
+// as a station with ESP-IDF's own APIs, as ESP-IDF's station example does, then starts the
+// emulated boards' FreeRTOS network firmware (examples/sensors/main_rtos.cpp with
+// main_board_net.cpp's firmware, built here without their main()): the task that owns the
+// server, MCP on UART0 at once, over HTTP on port 80 once DHCP gives an address (the banner
+// says so; device_stats' "network" object and the board's address appear in the Host allow
+// list once bound), and a sensor task posting its samples to the server's inbox. The station
+// reconnects whenever it loses the network.
 //
 // ESP-IDF allocates here, once, from its own heap (outside emcp, which allocates nothing): NVS,
 // the default event loop, the station's esp_netif, the Wi-Fi driver's buffers; lwIP's pcbs and
@@ -12,25 +14,16 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "esp32_board.h"
 #include "esp_err.h"
 #include "esp_event.h"
 #include "esp_netif.h"
 #include "esp_wifi.h"
-#include "freertos/FreeRTOS.h"
-#include "freertos/task.h"
 #include "nvs_flash.h"
 #include "sdkconfig.h"
 
-void sensors_net_firmware();  // examples/sensors/main_board_net.cpp (EMCP_SENSORS_NO_MAIN)
+void sensors_rtos_start();  // examples/sensors/main_rtos.cpp
 
 namespace {
-// The serving task's stack: the UART and HTTP engines' handlers run on it (4 KiB on the
-// Cortex-M3, docs/footprint.md; Xtensa's register windows take more). device_stats reports
-// how much of it was ever used.
-constexpr uint32_t kStack = 12288;
-
-void serve(void*) { sensors_net_firmware(); }
 
 // The station (re)connects when it starts and whenever it loses the network; esp_netif's own
 // handlers then run DHCP, and board::net_poll() reports the address to the firmware.
@@ -71,6 +64,5 @@ void start_wifi() {
 extern "C" void app_main() {
   // The network first: board::net_init() (in the firmware) finds the interface it brought up.
   start_wifi();
-  emcp_board_set_stack_size(kStack);
-  xTaskCreate(&serve, "emcp", kStack / sizeof(StackType_t), nullptr, 5, nullptr);
+  sensors_rtos_start();
 }

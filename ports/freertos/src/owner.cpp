@@ -1,27 +1,25 @@
-// The board layer's functions under FreeRTOS (board/freertos.h says what changes from bare
-// metal), the static memory of the kernel's idle task, and the hooks the configuration turns
-// on (emcp_freertos_config.h): the idle hook's WFI, a stack overflow and a failed assertion
-// halting the image.
+// The task that owns the server under FreeRTOS (board/freertos.h says what changes from bare
+// metal): its wait, its wake from any task or interrupt, the kernel's critical section, its
+// stack's figures. The one file of this port that ESP-IDF's FreeRTOS builds too
+// (boards/esp32/emcp), beside its own kernel and start-up: it calls nothing a kernel built here
+// alone has, nothing of its configuration (emcp_freertos_config.h) but the API both kernels
+// document. What only a kernel built here needs (its clock, the idle task's memory, the hooks)
+// is kernel.cpp.
 #include <stdint.h>
 
-#include "FreeRTOS.h"
-#include "board/arch.h"
 #include "board/board.h"
 #include "board/freertos.h"
-#include "task.h"
 
-static_assert(configTICK_RATE_HZ == 1000, "board::now_ms() counts ticks as milliseconds");
+#if defined(__riscv) && !defined(ESP_PLATFORM)
+#include "board/arch.h"
+extern "C" uint32_t __stack_limit__, __stack_top__;  // the linker's stack region
+#endif
 
 // The longest the owner task waits in idle() without a notification, in ticks: one, so that
 // the loop runs the application's tick() every millisecond, as bare metal's WFI wakes at each
 // SysTick. (portMAX_DELAY: it waits for notifications alone, the wake path's test.)
 #ifndef EMCP_FREERTOS_IDLE_TICKS
 #define EMCP_FREERTOS_IDLE_TICKS 1
-#endif
-static_assert(configSUPPORT_DYNAMIC_ALLOCATION == 0, "emcp images allocate nothing (static allocation only)");
-
-#if defined(__riscv)
-extern "C" uint32_t __stack_limit__, __stack_top__;  // the linker's stack region
 #endif
 
 namespace {
@@ -31,9 +29,18 @@ size_t g_owner_stack_bytes = 0;
 void (*g_release)() = nullptr;  // set_idle_lock(): what idle() gives back while it waits
 void (*g_take)() = nullptr;
 
+#if defined(ESP_PLATFORM)
+// ESP-IDF's FreeRTOS is SMP: masking one core's interrupts keeps nothing out of the other, so
+// its critical sections take a spinlock besides (ESP-IDF's "FreeRTOS (IDF)" guide, "Critical
+// Sections"): one for the inbox's posts.
+portMUX_TYPE g_critical = portMUX_INITIALIZER_UNLOCKED;
+#endif
+
 // Whether the caller is an interrupt handler (the ...FromISR calls are for those only).
 bool in_interrupt() {
-#if defined(__arm__)
+#if defined(ESP_PLATFORM)
+  return xPortInIsrContext() != pdFALSE;  // the core's own nesting count of interrupts
+#elif defined(__arm__)
   return xPortIsInsideInterrupt() != pdFALSE;
 #elif defined(__riscv)
   // The RISC-V port's trap entry switches to the interrupt stack, the linker's stack region
@@ -50,65 +57,11 @@ bool in_interrupt() {
 
 }  // namespace
 
-// The idle task's memory (the kernel asks for it when the scheduler starts); its stack's
-// worst case is checked after the link (tools/footprint.py, the task "idle").
-StaticTask_t g_idle_tcb;
-StackType_t g_idle_stack[configMINIMAL_STACK_SIZE];
-#if configUSE_TIMERS
-StaticTask_t g_timer_tcb;
-StackType_t g_timer_stack[configTIMER_TASK_STACK_DEPTH];
-#endif
-
-extern "C" {
-
-void vApplicationGetIdleTaskMemory(StaticTask_t** tcb, StackType_t** stack, configSTACK_DEPTH_TYPE* words) {
-  *tcb = &g_idle_tcb;
-  *stack = g_idle_stack;
-  *words = configMINIMAL_STACK_SIZE;
-}
-
-#if configUSE_TIMERS
-void vApplicationGetTimerTaskMemory(StaticTask_t** tcb, StackType_t** stack, configSTACK_DEPTH_TYPE* words) {
-  *tcb = &g_timer_tcb;
-  *stack = g_timer_stack;
-  *words = configTIMER_TASK_STACK_DEPTH;
-}
-#endif
-
-// Nothing is ready: sleep until an interrupt (the tick, the UART) makes something ready.
-void vApplicationIdleHook() { board::arch::wait_for_interrupt(); }
-
-#if configUSE_TICK_HOOK
-// The tick hook, where the board's configuration turns it on (hifive1's) and the image defines
-// none: nothing.
-__attribute__((weak)) void vApplicationTickHook() {}
-#endif
-
-void vApplicationStackOverflowHook(TaskHandle_t, char*) {
-  portDISABLE_INTERRUPTS();
-  for (;;) EMCP_ARCH_HALT(4);
-}
-
-void emcp_freertos_assert_failed() {
-  portDISABLE_INTERRUPTS();
-  for (;;) EMCP_ARCH_HALT(3);
-}
-
-}  // extern "C"
-
 namespace board {
 
 void set_owner(TaskHandle_t task, size_t stack_bytes) {
   g_owner = task;
   g_owner_stack_bytes = stack_bytes;
-}
-
-// The kernel's tick count and its count of the count's wraps, read together in a critical
-// section: exact, whenever the last call was. From a task (or main() before the scheduler).
-uint64_t now_ms() {
-  TimeOut_t t;
-  vTaskSetTimeOutState(&t);
-  return (static_cast<uint64_t>(static_cast<uint32_t>(t.xOverflowCount)) << 32) | t.xTimeOnEntering;
 }
 
 // A notification given meanwhile (a byte received, a wake()) ends the wait at once, even one
@@ -138,8 +91,45 @@ void wake() {
   }
 }
 
+// The kernel's critical section, nestable, from a task or an interrupt (each takes its own
+// form; the same context enters and exits). Only the inbox of a CPU without atomic
+// read-modify-write uses it (platform(): EMCP_ATOMIC_RMW 0, as the ESP32-C3's RV32IMC).
+uint32_t critical_enter() {
+#if defined(ESP_PLATFORM)
+  if (in_interrupt()) {
+    taskENTER_CRITICAL_ISR(&g_critical);
+  } else {
+    taskENTER_CRITICAL(&g_critical);
+  }
+  return 0;
+#else
+  if (in_interrupt()) return static_cast<uint32_t>(taskENTER_CRITICAL_FROM_ISR());
+  taskENTER_CRITICAL();
+  return 0;
+#endif
+}
+
+void critical_exit(uint32_t state) {
+#if defined(ESP_PLATFORM)
+  (void)state;
+  if (in_interrupt()) {
+    taskEXIT_CRITICAL_ISR(&g_critical);
+  } else {
+    taskEXIT_CRITICAL(&g_critical);
+  }
+#else
+  if (in_interrupt()) {
+    taskEXIT_CRITICAL_FROM_ISR(static_cast<UBaseType_t>(state));
+  } else {
+    taskEXIT_CRITICAL();
+  }
+#endif
+}
+
 size_t stack_size() { return g_owner_stack_bytes; }
 
+// uxTaskGetStackHighWaterMark counts StackType_t: words on a kernel built here, bytes on
+// ESP-IDF (its StackType_t is uint8_t).
 size_t stack_high_water() {
   if (g_owner == nullptr) return 0;
   const size_t unused = uxTaskGetStackHighWaterMark(g_owner) * sizeof(StackType_t);
