@@ -151,19 +151,10 @@ void start(ToolCall& call) {
 // What each producer posted and had refused, the inbox's counters and the notifications the
 // server could not send: on the owner, after every producer ended (their posts ran before).
 void write_final(ToolCall& call, void*) {
-  std::string s = "{";
-  for (int i = 0; i <= kProducers; ++i) {
-    s += std::string(i ? "," : "") + "\"" + kLoggers[i] + "\":{\"logs\":" + std::to_string(g_counts[i].logs.load()) +
-         ",\"updates\":" + std::to_string(g_counts[i].updates.load()) +
-         ",\"refused\":" + std::to_string(g_counts[i].refused.load()) + "}";
-  }
-  const InboxStats st = g_inbox.stats();
-  s += ",\"inbox\":{\"posted\":" + std::to_string(st.posted) + ",\"refused\":" + std::to_string(st.refused) +
-       ",\"run\":" + std::to_string(st.run) + ",\"retried\":" + std::to_string(st.retried) +
-       ",\"high_water\":" + std::to_string(st.high_water) + ",\"slots\":" + std::to_string(st.slots) +
-       "},\"completions_refused\":" + std::to_string(g_completions_refused.load()) +
-       ",\"notifications_dropped\":" + std::to_string(call.server().notifications_dropped()) + "}";
-  call.text(StrView(s.data(), s.size()));
+  static stress::Out out;
+  stress::write_counts(out, g_counts, g_inbox.stats(), g_completions_refused.load(), call.server().notifications_dropped());
+  out.put("}");
+  call.text(StrView(out.buf, out.n));
 }
 
 void stop(ToolCall& call) {

@@ -70,6 +70,55 @@ inline void round(emcp::mcp::Inbox& inbox, Counts& c, int who, uint32_t n) {
   }
 }
 
+/// The final report's JSON, written without the heap (the FreeRTOS program has none): into a
+/// fixed buffer, what does not fit cut off (the test then fails to parse it).
+struct Out {
+  char buf[1024];
+  size_t n = 0;
+  void put(const char* s) {
+    while (*s != '\0' && n < sizeof buf) buf[n++] = *s++;
+  }
+  void num(uint32_t v) {
+    char t[12];
+    const size_t k = format(v, t);
+    for (size_t i = 0; i < k && n < sizeof buf; ++i) buf[n++] = t[i];
+  }
+  void field(const char* name, uint32_t v, bool first = false) {
+    put(first ? "\"" : ",\"");
+    put(name);
+    put("\":");
+    num(v);
+  }
+};
+
+/// The report both programs write (tests/mcp/inbox_stress.test.mjs reads it): what each producer
+/// (and the interrupt) posted and had refused, the inbox's counters, the completions it refused
+/// and the notifications the server could not send; the object is left open for more members.
+inline void write_counts(Out& o, const Counts (&counts)[kProducers + 1], const emcp::mcp::InboxStats& st,
+                         uint32_t completions_refused, uint32_t notifications_dropped) {
+  o.n = 0;
+  o.put("{");
+  for (int i = 0; i <= kProducers; ++i) {
+    o.put(i ? ",\"" : "\"");
+    o.put(kLoggers[i]);
+    o.put("\":{");
+    o.field("logs", counts[i].logs.load(), true);
+    o.field("updates", counts[i].updates.load());
+    o.field("refused", counts[i].refused.load());
+    o.put("}");
+  }
+  o.put(",\"inbox\":{");
+  o.field("posted", st.posted, true);
+  o.field("refused", st.refused);
+  o.field("run", st.run);
+  o.field("retried", st.retried);
+  o.field("high_water", st.high_water);
+  o.field("slots", st.slots);
+  o.put("}");
+  o.field("completions_refused", completions_refused);
+  o.field("notifications_dropped", notifications_dropped);
+}
+
 }  // namespace stress
 
 #endif  // EMCP_TESTS_THREADS_INBOX_STRESS_H

@@ -217,28 +217,10 @@ void start(ToolCall& call) {
 
 // ---- The figures, written by hand (no heap) ------------------------------------------------
 
-struct Out {
-  char buf[1024];
-  size_t n = 0;
-  void put(const char* s) {
-    while (*s != '\0' && n < sizeof buf) buf[n++] = *s++;
-  }
-  void num(uint32_t v) {
-    char t[12];
-    const size_t k = stress::format(v, t);
-    for (size_t i = 0; i < k && n < sizeof buf; ++i) buf[n++] = t[i];
-  }
-  void field(const char* name, uint32_t v, bool first = false) {
-    put(first ? "\"" : ",\"");
-    put(name);
-    put("\":");
-    num(v);
-  }
-};
-Out g_out;
+stress::Out g_out;
 
 // A task's stack: its size and the most of it ever used (the kernel's high-water mark), bytes.
-void task_stack(Out& o, const char* name, TaskHandle_t task, size_t size) {
+void task_stack(stress::Out& o, const char* name, TaskHandle_t task, size_t size) {
   const uint32_t unused = task == nullptr ? size : uxTaskGetStackHighWaterMark(task) * sizeof(StackType_t);
   o.put(",\"");
   o.put(name);
@@ -259,29 +241,8 @@ uint32_t main_stack_used() {
 // What each producer posted and had refused, the inbox's counters, the notifications the server
 // could not send and every stack's high-water mark: on the owner.
 StrView figures(Server& server) {
-  Out& o = g_out;
-  o.n = 0;
-  o.put("{");
-  for (int i = 0; i <= kProducers; ++i) {
-    o.put(i ? ",\"" : "\"");
-    o.put(kLoggers[i]);
-    o.put("\":{");
-    o.field("logs", g_counts[i].logs.load(), true);
-    o.field("updates", g_counts[i].updates.load());
-    o.field("refused", g_counts[i].refused.load());
-    o.put("}");
-  }
-  const InboxStats st = g_inbox.stats();
-  o.put(",\"inbox\":{");
-  o.field("posted", st.posted, true);
-  o.field("refused", st.refused);
-  o.field("run", st.run);
-  o.field("retried", st.retried);
-  o.field("high_water", st.high_water);
-  o.field("slots", st.slots);
-  o.put("}");
-  o.field("completions_refused", g_completions_refused);
-  o.field("notifications_dropped", server.notifications_dropped());
+  stress::Out& o = g_out;
+  stress::write_counts(o, g_counts, g_inbox.stats(), g_completions_refused, server.notifications_dropped());
   o.put(",\"stacks\":{");
   o.put("\"main\":{");
   o.field("size", static_cast<uint32_t>(reinterpret_cast<uintptr_t>(&__stack_top__) - reinterpret_cast<uintptr_t>(&__stack_limit__)), true);
