@@ -396,7 +396,7 @@ constexpr Param kHttpStats[] = {
     Param::integer("reclaimed_slow", "Slow heads or stalled bodies that gave their slot (408)").required(),
     Param::integer("reclaimed_idle", "Idle keep-alive connections that gave their slot").required(),
     Param::integer("displaced", "Connections of a peer over its share that gave their slot").required(),
-    Param::integer("shed_keepalive", "Answers that closed their connection: every slot taken under pressure").required(),
+    Param::integer("shed_keepalive", "Answers that closed their connection: every slot taken, the session holding another").required(),
     Param::integer("timeout_head").required(),
     Param::integer("timeout_body").required(),
     Param::integer("timeout_idle").required(),

@@ -144,26 +144,35 @@ if(EMCP_BOARD_NET)
   # graph is 4.9 KiB, but a handler's output waiting for the TCP window runs the listener's pump
   # (board::idle()) through pointer calls the graph does not follow, and 5 KiB overflowed there
   # (the kernel's check halted the image in the SDK test's binary content).
-  if(EMCP_FREERTOS_FOUND AND EMCP_BOARD_NET_LIBS_RTOS)
-    set(EMCP_IMAGE_CONNECTIONS_sensors-net-rtos ${EMCP_IMAGE_CONNECTIONS_sensors-net})
-    set(EMCP_IMAGE_SESSIONS_sensors-net-rtos ${EMCP_IMAGE_SESSIONS_sensors-net})
-    emcp_firmware(emcp-sensors-net-rtos-${EMCP_BOARD}
+  # sensors_net_rtos_image(IMAGE BASE [emcp_firmware() arguments...]): emcp-IMAGE, the network
+  # image emcp-BASE under FreeRTOS as this one is (main_rtos.cpp's owner, sensor and NIC tasks
+  # and lwIP's tcpip_thread, lwIP's and Mbed TLS's libraries built for NO_SYS 0, device_stats'
+  # inbox object), with BASE's slots for its tests; the arguments add its sources, defines and
+  # ceilings. Defined only where the board has FreeRTOS and its lwIP for it.
+  set(sensors_rtos_net_args
       SOURCES ${CMAKE_CURRENT_LIST_DIR}/main_rtos.cpp ${sensors_net_sources}
       INCLUDES ${CMAKE_CURRENT_LIST_DIR}
-      DEFINES EMCP_HTTP_MAX_AUTH=256 EMCP_MAX_LISTENS=2
       APP_DEFINES EMCP_SENSORS_NETWORK=1 EMCP_SENSORS_NO_MAIN=1 EMCP_SENSORS_INBOX_STATS=1 EMCP_SENSORS_OWNER_STACK=8192
-                  EMCP_SENSORS_NET_CONNECTIONS=${EMCP_IMAGE_CONNECTIONS_sensors-net}
-                  EMCP_SENSORS_NET_SESSIONS=${EMCP_IMAGE_SESSIONS_sensors-net}
-      LIBS ${EMCP_BOARD_NET_LIBS_RTOS}
       RTOS freertos
       TASKS emcp=owner_task:g_owner_stack sensor=sensor_task:g_sensor_stack nic_rx=nic_rx_task:g_nic_rx_stack
             tcpip=tcpip_thread:g_tcpip_stack
-      # Flash 162 KiB until its sensor task and timer interrupt posted to the inbox (merged with
-      # issue 29's inbox: 166,164 B); 167,412 B with device_stats' "inbox" object and the HTTP
-      # engine's keep-alive shedding (docs/http.md).
-      FLASH_BUDGET 167936 RAM_BUDGET 81920
       TASK_CALLS ${EMCP_FREERTOS_LWIP_TASK_CALLS})
-  endif()
+  macro(sensors_net_rtos_image image base)
+    if(EMCP_FREERTOS_FOUND AND EMCP_BOARD_NET_LIBS_RTOS)
+      set(EMCP_IMAGE_CONNECTIONS_${image} ${EMCP_IMAGE_CONNECTIONS_${base}})
+      set(EMCP_IMAGE_SESSIONS_${image} ${EMCP_IMAGE_SESSIONS_${base}})
+      emcp_firmware(emcp-${image}-${EMCP_BOARD} ${sensors_rtos_net_args} ${ARGN})
+    endif()
+  endmacro()
+  sensors_net_rtos_image(sensors-net-rtos sensors-net
+    DEFINES EMCP_HTTP_MAX_AUTH=256 EMCP_MAX_LISTENS=2
+    APP_DEFINES EMCP_SENSORS_NET_CONNECTIONS=${EMCP_IMAGE_CONNECTIONS_sensors-net}
+                EMCP_SENSORS_NET_SESSIONS=${EMCP_IMAGE_SESSIONS_sensors-net}
+    LIBS ${EMCP_BOARD_NET_LIBS_RTOS}
+    # Flash 162 KiB until its sensor task and timer interrupt posted to the inbox (merged with
+    # issue 29's inbox: 166,164 B); 167,412 B with device_stats' "inbox" object and the HTTP
+    # engine's keep-alive shedding (docs/http.md).
+    FLASH_BUDGET 167936 RAM_BUDGET 81920)
   # The same with 8 connections and 8 sessions: the load test's 8 clients each hold a session.
   set(EMCP_IMAGE_CONNECTIONS_sensors-net8 8)
   set(EMCP_IMAGE_SESSIONS_sensors-net8 8)
@@ -174,6 +183,12 @@ if(EMCP_BOARD_NET)
     APP_DEFINES EMCP_SENSORS_NETWORK=1 EMCP_SENSORS_NET_CONNECTIONS=${EMCP_IMAGE_CONNECTIONS_sensors-net8}
                 EMCP_SENSORS_NET_SESSIONS=${EMCP_IMAGE_SESSIONS_sensors-net8}
     LIBS ${EMCP_BOARD_NET_LIBS})
+  # Under FreeRTOS: the load test runs against it too (board_rtos_http_load).
+  sensors_net_rtos_image(sensors-net8-rtos sensors-net8 NOT_DOCUMENTED
+    DEFINES EMCP_HTTP_MAX_AUTH=256
+    APP_DEFINES EMCP_SENSORS_NET_CONNECTIONS=${EMCP_IMAGE_CONNECTIONS_sensors-net8}
+                EMCP_SENSORS_NET_SESSIONS=${EMCP_IMAGE_SESSIONS_sensors-net8}
+    LIBS ${EMCP_BOARD_NET_LIBS_RTOS})
   # HTTPS and WSS (TLS 1.2, Mbed TLS from a static pool), 2 connections and 2 sessions: the
   # issue's target is 256 KiB of flash and 96 KiB of static RAM. Its 24 KiB pool holds the
   # parsed certificate and key (2.5 KiB with a P-256 key), 2 established connections (7.7 KiB
@@ -182,19 +197,29 @@ if(EMCP_BOARD_NET)
   # board's credentials region (board/credentials.h), never from the image; so does, when the
   # region carries it, bearer-token authorization (Authorization headers up to 1 KiB: JWTs).
   if(EMCP_BOARD_TLS_SOURCES)
-    # sensors_tls_image(NAME CONNECTIONS POOL_KIB [emcp_firmware() arguments...]): the sensors
-    # firmware over HTTPS with CONNECTIONS connection slots, 2 sessions and a POOL_KIB pool
-    # (the other arguments: LIBS, targets, NOT_DOCUMENTED); its slots for the tests, as above.
+    # sensors_tls_image(NAME CONNECTIONS POOL_KIB [RTOS_LIBS libs...] [emcp_firmware() arguments...]):
+    # the sensors firmware over HTTPS with CONNECTIONS connection slots, 2 sessions and a
+    # POOL_KIB pool (the other arguments: LIBS, targets, NOT_DOCUMENTED); its slots for the
+    # tests, as above. With RTOS_LIBS, where the board has FreeRTOS, NAME-rtos too: the same
+    # under FreeRTOS (as emcp-sensors-net-rtos) with those libraries.
     function(sensors_tls_image name connections pool_kib)
+      cmake_parse_arguments(T "" "" "RTOS_LIBS" ${ARGN})
       string(REGEX REPLACE "^emcp-" "" image ${name})
-      set(EMCP_IMAGE_CONNECTIONS_${image} ${connections} PARENT_SCOPE)
-      set(EMCP_IMAGE_SESSIONS_${image} 2 PARENT_SCOPE)
-      emcp_firmware(${name}-${EMCP_BOARD} ${ARGN}
+      foreach(variant "" -rtos)
+        set(EMCP_IMAGE_CONNECTIONS_${image}${variant} ${connections} PARENT_SCOPE)
+        set(EMCP_IMAGE_SESSIONS_${image}${variant} 2 PARENT_SCOPE)
+      endforeach()
+      set(tls_args DEFINES EMCP_HTTP_MAX_AUTH=1024
+          APP_DEFINES EMCP_SENSORS_TLS=1 EMCP_SENSORS_NET_CONNECTIONS=${connections}
+                      EMCP_SENSORS_NET_SESSIONS=2 "EMCP_SENSORS_TLS_POOL=(${pool_kib} * 1024)")
+      emcp_firmware(${name}-${EMCP_BOARD} ${T_UNPARSED_ARGUMENTS} ${tls_args}
         SOURCES ${sensors_net_sources} ${EMCP_BOARD_TLS_SOURCES}
         INCLUDES ${CMAKE_CURRENT_FUNCTION_LIST_DIR}
-        DEFINES EMCP_HTTP_MAX_AUTH=1024
-        APP_DEFINES EMCP_SENSORS_NETWORK=1 EMCP_SENSORS_TLS=1 EMCP_SENSORS_NET_CONNECTIONS=${connections}
-                    EMCP_SENSORS_NET_SESSIONS=2 "EMCP_SENSORS_TLS_POOL=(${pool_kib} * 1024)")
+        APP_DEFINES EMCP_SENSORS_NETWORK=1)
+      if(T_RTOS_LIBS AND EMCP_FREERTOS_FOUND AND EMCP_BOARD_NET_LIBS_RTOS)
+        emcp_firmware(${name}-rtos-${EMCP_BOARD} ${sensors_rtos_net_args} ${tls_args}
+          SOURCES ${EMCP_BOARD_TLS_SOURCES} LIBS ${T_RTOS_LIBS})
+      endif()
     endfunction()
     sensors_tls_image(emcp-sensors-tls 2 24 LIBS ${EMCP_BOARD_NET_LIBS} FLASH_TARGET 262144 RAM_TARGET 98304)
     # The same with 4 connections, input records of TLS's full 16 KiB (a client's 6 KB sampling

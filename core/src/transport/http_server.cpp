@@ -115,10 +115,6 @@ int HttpServer::open(const PeerAddress& peer) {
   // when none may is the newcomer refused (busy_response()).
   bool any_free = false;
   for (const Conn& c : conns_) any_free = any_free || c.phase_ == Phase::kFree;
-  if (!any_free) {
-    pressed_ = true;
-    pressure_ms_ = server_.now();
-  }
   if (!any_free && !make_room(peer, server_.now())) {
     ++stats_.refused_busy;
     log("http: all connections busy and none may give way: 503");
@@ -340,21 +336,24 @@ char* HttpServer::place_head(Conn& c, const char* head, size_t k, char* start) {
   return start;
 }
 
-// Whether the answer starting now on `c` gives up its connection after it (and says so with
-// Connection: close), when every slot is taken: if its session holds another connection (a GET
-// stream, a call's stream: the client keeps several and opens another when it needs one), or
-// if a newcomer found every slot taken within the last keepalive_ms. Otherwise the next
-// newcomer would take an idle keep-alive connection's slot (http_fair.cpp), and a request its
-// client sent on that connection meanwhile would be lost with it (a POST is never retried);
-// told now, the client opens a new connection for its next request instead. Clients that fit
-// the slots, one connection each, keep theirs.
-bool HttpServer::shed_keepalive(const Conn& c) const {
+// An answer starting on `c` gives up its connection after it, and says so with Connection:
+// close, when every connection slot is taken and its session holds another one (its GET
+// stream, a call's stream): its client keeps several connections and opens another when it
+// needs one. Otherwise the next newcomer would take an idle keep-alive connection's slot
+// (http_fair.cpp), and a request its client sent on that connection meanwhile would be lost
+// with it (a POST is never retried); told now, the client does not reuse this one. Clients
+// that fit the slots, one connection each, keep theirs. Decided while `c` still names its
+// session (a 202 forgets it before its head is written).
+void HttpServer::shed_keepalive(Conn& c) {
+  if (!c.keep_alive_ || c.session_ < 0) return;
   bool shared = false;
   for (const Conn& o : conns_) {
-    if (o.phase_ == Phase::kFree) return false;
-    shared = shared || (&o != &c && c.session_ >= 0 && o.session_ == c.session_);
+    if (o.phase_ == Phase::kFree) return;
+    shared = shared || (&o != &c && o.session_ == c.session_);
   }
-  return shared || (pressed_ && server_.now() - pressure_ms_ <= options_.keepalive_ms);
+  if (!shared) return;
+  c.keep_alive_ = false;
+  ++stats_.shed_keepalive;
 }
 
 // The head of a response into dst (at most cap bytes); returns its length.
@@ -372,10 +371,7 @@ size_t HttpServer::write_head(Conn& c, char* dst, size_t cap, int64_t length) {
   }
   if (c.extra_header_ != nullptr) h.write(StrView(c.extra_header_));
   if (c.cors_) write_cors_headers(options_, h, c.parser_.request(), c.preflight_);
-  if (c.keep_alive_ && shed_keepalive(c)) {
-    c.keep_alive_ = false;
-    ++stats_.shed_keepalive;
-  }
+  shed_keepalive(c);
   if (!c.keep_alive_) http::write_header(h, "Connection", "close");
   http::write_end_head(h);
   EMCP_ASSERT(h.status() == Status::kOk);

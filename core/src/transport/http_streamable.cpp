@@ -123,6 +123,7 @@ void HttpServer::handle_post(Conn& c, const jsonrpc::Decoded& d) {
     c.handling_ = true;
     server_.handle(s.session_, d);
     c.handling_ = false;
+    shed_keepalive(c);
     c.session_ = -1;
     if (c.dead_) return drop(c, true);
     if (!d.batch && d.first->lost) {

@@ -165,7 +165,7 @@ struct HttpStats {
   uint32_t reclaimed_slow = 0;        ///< a slow head or stalled body gave its slot (408)
   uint32_t reclaimed_idle = 0;        ///< an idle keep-alive connection gave its slot
   uint32_t displaced = 0;             ///< a connection of a peer over its share gave its slot
-  uint32_t shed_keepalive = 0;        ///< an answer said Connection: close: every slot taken (docs/http.md)
+  uint32_t shed_keepalive = 0;        ///< an answer said Connection: close: every slot taken, its session holds another
   uint32_t timeout_head = 0;          ///< 408: head not complete in head_timeout_ms
   uint32_t timeout_body = 0;          ///< 408: body paused longer than body_timeout_ms
   uint32_t timeout_idle = 0;          ///< keep-alive connection closed after keepalive_ms
@@ -425,7 +425,7 @@ class HttpServer {
   /// Every connection slot is taken: frees the one that gives way to a newcomer from `peer`
   /// (docs/http.md, "Under attack"). False when none may.
   bool make_room(const PeerAddress& peer, uint64_t now);
-  bool shed_keepalive(const Conn& c) const;
+  void shed_keepalive(Conn& c);
   size_t conns_of(const PeerAddress& peer) const;
   size_t sessions_of(const PeerAddress& peer) const;
   bool over_conn_share(const PeerAddress& peer) const;
@@ -476,8 +476,6 @@ class HttpServer {
   Span<HttpSession> sessions_;
   Span<PeerRate> peers_;
   HttpStats stats_;
-  bool pressed_ = false;      // a newcomer found every connection slot taken, last at pressure_ms_
-  uint64_t pressure_ms_ = 0;
 };
 
 namespace detail {
