@@ -197,29 +197,19 @@ if(EMCP_BOARD_NET)
   # board's credentials region (board/credentials.h), never from the image; so does, when the
   # region carries it, bearer-token authorization (Authorization headers up to 1 KiB: JWTs).
   if(EMCP_BOARD_TLS_SOURCES)
-    # sensors_tls_image(NAME CONNECTIONS POOL_KIB [RTOS_LIBS libs...] [emcp_firmware() arguments...]):
-    # the sensors firmware over HTTPS with CONNECTIONS connection slots, 2 sessions and a
-    # POOL_KIB pool (the other arguments: LIBS, targets, NOT_DOCUMENTED); its slots for the
-    # tests, as above. With RTOS_LIBS, where the board has FreeRTOS, NAME-rtos too: the same
-    # under FreeRTOS (as emcp-sensors-net-rtos) with those libraries.
+    # sensors_tls_image(NAME CONNECTIONS POOL_KIB [emcp_firmware() arguments...]): the sensors
+    # firmware over HTTPS with CONNECTIONS connection slots, 2 sessions and a POOL_KIB pool
+    # (the other arguments: LIBS, targets, NOT_DOCUMENTED); its slots for the tests, as above.
     function(sensors_tls_image name connections pool_kib)
-      cmake_parse_arguments(T "" "" "RTOS_LIBS" ${ARGN})
       string(REGEX REPLACE "^emcp-" "" image ${name})
-      foreach(variant "" -rtos)
-        set(EMCP_IMAGE_CONNECTIONS_${image}${variant} ${connections} PARENT_SCOPE)
-        set(EMCP_IMAGE_SESSIONS_${image}${variant} 2 PARENT_SCOPE)
-      endforeach()
-      set(tls_args DEFINES EMCP_HTTP_MAX_AUTH=1024
-          APP_DEFINES EMCP_SENSORS_TLS=1 EMCP_SENSORS_NET_CONNECTIONS=${connections}
-                      EMCP_SENSORS_NET_SESSIONS=2 "EMCP_SENSORS_TLS_POOL=(${pool_kib} * 1024)")
-      emcp_firmware(${name}-${EMCP_BOARD} ${T_UNPARSED_ARGUMENTS} ${tls_args}
+      set(EMCP_IMAGE_CONNECTIONS_${image} ${connections} PARENT_SCOPE)
+      set(EMCP_IMAGE_SESSIONS_${image} 2 PARENT_SCOPE)
+      emcp_firmware(${name}-${EMCP_BOARD} ${ARGN}
         SOURCES ${sensors_net_sources} ${EMCP_BOARD_TLS_SOURCES}
         INCLUDES ${CMAKE_CURRENT_FUNCTION_LIST_DIR}
-        APP_DEFINES EMCP_SENSORS_NETWORK=1)
-      if(T_RTOS_LIBS AND EMCP_FREERTOS_FOUND AND EMCP_BOARD_NET_LIBS_RTOS)
-        emcp_firmware(${name}-rtos-${EMCP_BOARD} ${sensors_rtos_net_args} ${tls_args}
-          SOURCES ${EMCP_BOARD_TLS_SOURCES} LIBS ${T_RTOS_LIBS})
-      endif()
+        DEFINES EMCP_HTTP_MAX_AUTH=1024
+        APP_DEFINES EMCP_SENSORS_NETWORK=1 EMCP_SENSORS_TLS=1 EMCP_SENSORS_NET_CONNECTIONS=${connections}
+                    EMCP_SENSORS_NET_SESSIONS=2 "EMCP_SENSORS_TLS_POOL=(${pool_kib} * 1024)")
     endfunction()
     sensors_tls_image(emcp-sensors-tls 2 24 LIBS ${EMCP_BOARD_NET_LIBS} FLASH_TARGET 262144 RAM_TARGET 98304)
     # The same with 4 connections, input records of TLS's full 16 KiB (a client's 6 KB sampling
