@@ -122,6 +122,24 @@ def init_array_functions(elf):
     return {at[w & ~1] for w in words if (w & ~1) in at}  # an Arm function's address: bit 0 set (Thumb)
 
 
+def function_files(elf, root):
+    """{function: its source file} from the image's debug info (nm -l: the file of the
+    function's own line), by mangled and by demangled name; a file inside the checkout
+    (`root`) by its path relative to it, any other by its full path."""
+    roots = checkout_roots(root)
+    files = {}
+    for line in run([tool(elf, "nm"), "-l", elf]).splitlines():
+        m = re.match(r"^[0-9a-f]+ [tTwW] (\S+)\t(\S+):\d+$", line)
+        if m:
+            path = m.group(2)
+            path = next((path[len(r):] for r in roots if path.startswith(r)), path)
+            files.setdefault(m.group(1), path)
+    names = sorted(files)
+    for name, plain in zip(names, demangle(names, elf)):
+        files.setdefault(plain, files[name])
+    return files
+
+
 def demangle(names, elf):
     if not names:
         return []
@@ -169,7 +187,7 @@ def canonical(title, known):
 
 
 def worst_stack(elf, ci_dir, bounded_recursion=None, tasks=(), asm_calls=(), pointer_calls=None,
-                interrupt_entries=()):
+                interrupt_entries=(), root=None):
     """The worst-case stack from reset (bare metal: main() and the request path, plus the
     deepest interrupt), or, with `tasks` ((label, entry) of an RTOS image's tasks), each task's
     from its entry (the scheduler enters it, never a call) and the main stack's, which serves
@@ -178,8 +196,9 @@ def worst_stack(elf, ci_dir, bounded_recursion=None, tasks=(), asm_calls=(), poi
     which the call graph does not show, with the bytes the caller pushes before the call.
     `pointer_calls` ({where: regex}): what calls through pointers may reach, the functions whose
     demangled name the regex finds (or, for the regex ".init_array", the functions that section
-    lists: the static constructors the reset code calls), where by default any function only a
-    pointer reaches may be; `where` is a function (its own pointer calls: the inbox's post
+    lists: the static constructors the reset code calls; for "file:REGEX", the functions whose
+    source file REGEX finds, by its path relative to the checkout `root` if it is inside), where
+    by default any function only a pointer reaches may be; `where` is a function (its own pointer calls: the inbox's post
     reaches the platform's wake and critical section) or "task:LABEL" (every pointer call of that
     task's tree but those a function's rule names: lwIP's thread reaches lwIP's own functions
     and the port's callbacks, never the engine).
@@ -228,9 +247,13 @@ def worst_stack(elf, ci_dir, bounded_recursion=None, tasks=(), asm_calls=(), poi
     bounded_recursion = bounded_recursion or {}
     names = dict(zip(sorted(funcs), demangle(sorted(funcs), elf)))
 
+    shorts = {}
+
     def short_name(f):
         # GCC's clones (foo.constprop.0, foo.isra.0, foo.part.0) are the function they clone.
-        return re.sub(r"(\.(constprop|isra|part|cold|lto_priv)\.\d+)+$", "", short(names.get(f, f)))
+        if f not in shorts:
+            shorts[f] = re.sub(r"(\.(constprop|isra|part|cold|lto_priv)\.\d+)+$", "", short(names.get(f, f)))
+        return shorts[f]
 
     def recursion_bound(f):
         return bounded_recursion.get(short_name(f).split("::")[-1], 0)
@@ -241,10 +264,13 @@ def worst_stack(elf, ci_dir, bounded_recursion=None, tasks=(), asm_calls=(), poi
     # static constructors, which the reset code calls through pointers).
     pointer_calls = pointer_calls or {}
     constructors = init_array_functions(elf) if ".init_array" in pointer_calls.values() else set()
+    files = function_files(elf, root or ROOT) if any(r.startswith("file:") for r in pointer_calls.values()) else {}
 
     def reach(regex):
         if regex == ".init_array":
             return [f for f in sorted(funcs) if f in constructors]
+        if regex.startswith("file:"):
+            return [f for f in sorted(funcs) if re.search(regex[len("file:"):], files.get(f, ""))]
         return [f for f in sorted(funcs) if re.search(regex, names.get(f, f))]
     pointer_targets = {where: reach(regex) for where, regex in pointer_calls.items() if not where.startswith("task:")}
     task_calls = {where[len("task:"):]: regex for where, regex in pointer_calls.items() if where.startswith("task:")}
@@ -252,9 +278,13 @@ def worst_stack(elf, ci_dir, bounded_recursion=None, tasks=(), asm_calls=(), poi
     if unknown:
         sys.exit("footprint: --pointer-call names no --task " + ", ".join(unknown))
 
-    # Returns (bytes, path, bounded, cut): cut when a cycle was cut (through a pointer call,
-    # or a recursion of known depth), which makes the figure depend on the path (then it is
-    # not memoized).
+    # Returns (bytes, path, bounded, heads): heads, the functions at which a recursion of known
+    # depth was cut below f, on the path above or at f. One above f makes the figure depend on
+    # the path that reached f (then it is not memoized); f's own recursion does not, and f's
+    # figure is then reused wherever f is called: a path that enters a cycle at another of its
+    # functions and reaches f counts f's levels in full after its own (each function at most N
+    # times deep, as --recursion says, where recounting path by path cut the cycle at the first
+    # repeat; and recounting took 13 million calls for a TLS image, 25 s a link).
     def depth(f, path, allow_indirect=True, order=()):
         if f in path:
             n = recursion_bound(f)
@@ -262,14 +292,14 @@ def worst_stack(elf, ci_dir, bounded_recursion=None, tasks=(), asm_calls=(), poi
                 # A recursion over constant tables of known depth (schemas): the cycle's frames
                 # again for every further level.
                 cycle = order[order.index(f):]
-                return sum(frames.get(x, 0) for x in cycle) * (n - 1), [], True, True
+                return sum(frames.get(x, 0) for x in cycle) * (n - 1), [], True, frozenset((f,))
             notes.append("recursion through " + f)
-            return 0, [f], False, False
+            return 0, [f], False, frozenset()
         key = (f, allow_indirect)
         if key in memo:
             return memo[key]
         bounded = f not in dynamic
-        cut = False
+        heads = frozenset()
         best, best_path = 0, []
         path = path | {f}
         order = order + (f,)
@@ -283,7 +313,7 @@ def worst_stack(elf, ci_dir, bounded_recursion=None, tasks=(), asm_calls=(), poi
                     # memo, keyed by function and allow_indirect only, holds one true value).
                     d, p, b, c = depth(target, frozenset(), False, ())
                     bounded = bounded and b
-                    cut = cut or c
+                    heads = heads | c
                     if d > best:
                         best, best_path = d, ["(indirect) " + target] + p[1:]
                 continue
@@ -295,11 +325,12 @@ def worst_stack(elf, ci_dir, bounded_recursion=None, tasks=(), asm_calls=(), poi
                 continue  # otherwise gone from the image (--gc-sections)
             d, p, b, c = depth(callee, path, allow_indirect, order)
             bounded = bounded and b
-            cut = cut or c
+            heads = heads | c
             if d > best:
                 best, best_path = d, p
-        result = (frames.get(f, 0) + best, [f] + best_path, bounded, cut)
-        if not cut:
+        heads = heads - {f}
+        result = (frames.get(f, 0) + best, [f] + best_path, bounded, heads)
+        if not heads:
             memo[key] = result
         return result
 
@@ -334,7 +365,8 @@ def worst_stack(elf, ci_dir, bounded_recursion=None, tasks=(), asm_calls=(), poi
         for label, entry in tasks:
             calls = task_calls.get(label)
             if calls is not None:  # this task's pointer calls reach fewer functions: a fresh memo
-                indirect = [f for f in every_target if re.search(calls, names.get(f, f))]
+                reached = set(reach(calls))
+                indirect = [f for f in every_target if f in reached]
                 memo.clear()
             d, p, b, _ = depth(entry, set())
             if calls is not None:
@@ -712,7 +744,7 @@ def image(args):
             sys.exit(f"footprint: --pointer-call {item}: expected one WHERE=REGEX per function or task:LABEL")
         pointer_calls[where] = regex
     stack = worst_stack(args.elf, args.ci_dir, bounds, [(label, entry) for label, entry, _ in tasks], asm_calls,
-                        pointer_calls, args.interrupt_entry or ())
+                        pointer_calls, args.interrupt_entry or (), args.root)
     problems = []
     rtos = None
     if tasks:
@@ -848,6 +880,11 @@ VARIANTS = {  # an image built to measure another one differently: (that image, 
                               "(ports/freertos): lwIP in its own thread (tcpip_thread, NO_SYS 0, the core "
                               "lock the owner task holds but while it waits), the NIC's receive task handing "
                               "frames to it, the sensor task beside"),
+    "emcp-sensors-tls-rtos": ("emcp-sensors-tls", "the sensors TLS image, unchanged, under FreeRTOS as "
+                              "emcp-sensors-net-rtos is (the TLS layer and Mbed TLS in the owner task, "
+                              "over lwIP's raw API under the core lock)"),
+    "emcp-sensors-tls4-rtos": ("emcp-sensors-tls4", "the 4-connection TLS image, unchanged, under FreeRTOS "
+                               "as emcp-sensors-tls-rtos is"),
     "emcp-sensors-lean": ("emcp-sensors", "the sensors example without its four tools that ask the "
                           "client (sampling, elicitation, roots) or send PNG/WAV content, and without "
                           "the roots hook"),
@@ -1485,7 +1522,8 @@ def main():
     a.add_argument("--pointer-call", action="append",
                    help="WHERE=REGEX: what calls through pointers may reach, the functions whose demangled name "
                         "REGEX finds, or for REGEX .init_array the functions that section lists, the static "
-                        "constructors (default: any function only a pointer reaches); WHERE is a function, by its "
+                        "constructors, or for file:REGEX the functions whose source file (relative to --root if "
+                        "inside it) REGEX finds (default: any function only a pointer reaches); WHERE is a function, by its "
                         "name without the ABI namespace and parameters (its own pointer calls, e.g. "
                         "emcp::mcp::Inbox::put), or task:LABEL (every pointer call of that --task's tree)")
     a.add_argument("--asm-call", action="append",

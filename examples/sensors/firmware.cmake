@@ -197,26 +197,48 @@ if(EMCP_BOARD_NET)
   # board's credentials region (board/credentials.h), never from the image; so does, when the
   # region carries it, bearer-token authorization (Authorization headers up to 1 KiB: JWTs).
   if(EMCP_BOARD_TLS_SOURCES)
-    # sensors_tls_image(NAME CONNECTIONS POOL_KIB [emcp_firmware() arguments...]): the sensors
-    # firmware over HTTPS with CONNECTIONS connection slots, 2 sessions and a POOL_KIB pool
-    # (the other arguments: LIBS, targets, NOT_DOCUMENTED); its slots for the tests, as above.
+    # sensors_tls_image(NAME CONNECTIONS POOL_KIB [RTOS LIBS... CEILINGS FLASH RAM]
+    #                   [emcp_firmware() arguments...]): the sensors firmware over HTTPS with
+    # CONNECTIONS connection slots, 2 sessions and a POOL_KIB pool (the other arguments: LIBS,
+    # targets, NOT_DOCUMENTED); its slots for the tests, as above. With RTOS, NAME-rtos too:
+    # the same under FreeRTOS (sensors_net_rtos_image(), as emcp-sensors-net-rtos) with those
+    # libraries and FLASH and RAM as its ceilings; the TLS and bad-input tests run against it
+    # as well (boards/CMakeLists.txt). The TLS layer runs in the owner task over lwIP's raw API
+    # under the core lock: tcpip_thread never enters Mbed TLS.
     function(sensors_tls_image name connections pool_kib)
+      cmake_parse_arguments(T "" "" "RTOS;CEILINGS" ${ARGN})
       string(REGEX REPLACE "^emcp-" "" image ${name})
-      set(EMCP_IMAGE_CONNECTIONS_${image} ${connections} PARENT_SCOPE)
-      set(EMCP_IMAGE_SESSIONS_${image} 2 PARENT_SCOPE)
-      emcp_firmware(${name}-${EMCP_BOARD} ${ARGN}
-        SOURCES ${sensors_net_sources} ${EMCP_BOARD_TLS_SOURCES}
+      set(tls_args SOURCES ${EMCP_BOARD_TLS_SOURCES} DEFINES EMCP_HTTP_MAX_AUTH=1024
+          APP_DEFINES EMCP_SENSORS_TLS=1 EMCP_SENSORS_NET_CONNECTIONS=${connections}
+                      EMCP_SENSORS_NET_SESSIONS=2 "EMCP_SENSORS_TLS_POOL=(${pool_kib} * 1024)")
+      set(EMCP_IMAGE_CONNECTIONS_${image} ${connections})
+      set(EMCP_IMAGE_SESSIONS_${image} 2)
+      emcp_firmware(${name}-${EMCP_BOARD} ${T_UNPARSED_ARGUMENTS}
+        SOURCES ${sensors_net_sources}
         INCLUDES ${CMAKE_CURRENT_FUNCTION_LIST_DIR}
-        DEFINES EMCP_HTTP_MAX_AUTH=1024
-        APP_DEFINES EMCP_SENSORS_NETWORK=1 EMCP_SENSORS_TLS=1 EMCP_SENSORS_NET_CONNECTIONS=${connections}
-                    EMCP_SENSORS_NET_SESSIONS=2 "EMCP_SENSORS_TLS_POOL=(${pool_kib} * 1024)")
+        APP_DEFINES EMCP_SENSORS_NETWORK=1 ${tls_args})
+      set(variants ${image})
+      if(T_RTOS)
+        list(GET T_CEILINGS 0 flash)
+        list(GET T_CEILINGS 1 ram)
+        sensors_net_rtos_image(${image}-rtos ${image} ${tls_args} LIBS ${T_RTOS} FLASH_BUDGET ${flash} RAM_BUDGET ${ram})
+        list(APPEND variants ${image}-rtos)
+      endif()
+      foreach(variant ${variants})
+        set(EMCP_IMAGE_CONNECTIONS_${variant} ${connections} PARENT_SCOPE)
+        set(EMCP_IMAGE_SESSIONS_${variant} 2 PARENT_SCOPE)
+      endforeach()
     endfunction()
-    sensors_tls_image(emcp-sensors-tls 2 24 LIBS ${EMCP_BOARD_NET_LIBS} FLASH_TARGET 262144 RAM_TARGET 98304)
+    # Under FreeRTOS: 239,872 B of flash and 100,276 B of static RAM (the ceilings: rounded up to
+    # the KiB).
+    sensors_tls_image(emcp-sensors-tls 2 24 LIBS ${EMCP_BOARD_NET_LIBS} FLASH_TARGET 262144 RAM_TARGET 98304
+      RTOS ${EMCP_BOARD_NET_LIBS_RTOS} CEILINGS 240640 100352)
     # The same with 4 connections, input records of TLS's full 16 KiB (a client's 6 KB sampling
     # answer arrives as one record) and an 88 KiB pool (4 established connections of 20 KiB):
     # the SDK client's tests over HTTPS, HTTP+SSE over HTTPS and WSS, whose clients hold an event
-    # stream and post beside it.
-    sensors_tls_image(emcp-sensors-tls4 4 88 LIBS ${EMCP_BOARD_NET_LIBS_16K})
+    # stream and post beside it. Under FreeRTOS: 239,920 B and 182,340 B.
+    sensors_tls_image(emcp-sensors-tls4 4 88 LIBS ${EMCP_BOARD_NET_LIBS_16K}
+      RTOS emcp_lwip_board_rtos emcp_mbedtls_board_16k CEILINGS 240640 183296)
     # A pool too small for its slots (test only): 4 connections, a 24 KiB pool that holds the
     # certificate, 2 established connections and a handshake; a third connection's buffers do
     # not fit, and it is refused with a TLS alert while the others go on (board_tls_pool).
