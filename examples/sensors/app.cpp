@@ -809,6 +809,10 @@ void log(LogLevel level, StrView line) {
   }
 }
 
+void sampled_elsewhere(int sensor) {
+  if (sensor >= 0 && sensor < sensors::kCount) g_sampled_elsewhere[sensor] = true;
+}
+
 void sampled(int sensor, double value) {
   if (sensor < 0 || sensor >= sensors::kCount || g_server == nullptr) return;
   g_sampled_elsewhere[sensor] = true;

@@ -42,6 +42,12 @@ void log(emcp::mcp::LogLevel level, emcp::StrView line);
 /// owner only (it runs in the inbox's work on the owner's poll()).
 void sampled(int sensor, double value);
 
+/// Says that sensor `sensor`'s changes are announced by sampled() alone from the start (tick()
+/// announces none of them, even before the first sample arrives): what a firmware whose task
+/// or interrupt samples that sensor calls before starting them, so that a change a client sees
+/// is one that came through the inbox.
+void sampled_elsewhere(int sensor);
+
 /// What the platform reports through the device_stats tool (each main provides it; 0 when
 /// the platform does not know).
 struct PlatformStats {
