@@ -1042,8 +1042,8 @@ def rtos_note(r, other):
     stacks = sum(t["stack"] for t in tasks)
     text = (f"under FreeRTOS, the kernel's code takes {kernel:,} B of its flash and ports/freertos's {port:,} B; "
             "its tasks, each with a static stack (its worst case from the task's entry, with the "
-            f"{rt['task_context']} B a switched-out task keeps and the {rt['guard']} B the overflow check keeps "
-            "painted): " + ", ".join(f"`{t['label']}` (`{t['entry']}`, `{t['stack_symbol']}` {t['stack']:,} B: worst case "
+            f"{rt['task_context']} B a switched-out task keeps, its context and what the kernel leaves unused at the "
+            f"stack's top, and the {rt['guard']} B the overflow check keeps painted): " + ", ".join(f"`{t['label']}` (`{t['entry']}`, `{t['stack_symbol']}` {t['stack']:,} B: worst case "
                                      f"{t['need']:,} B)" for t in tasks)
             + f"; the stack columns are the task `{tasks[0]['label']}`'s, which serves requests; the main stack "
             f"({main['region']:,} B, not static RAM) serves main() until the scheduler starts ({main['main']:,} B) "
@@ -1518,7 +1518,8 @@ def main():
                    help="LABEL=ENTRY:STACK: an RTOS task, its entry function and its static stack (the first one "
                         "serves requests)")
     a.add_argument("--task-context", type=int, default=0,
-                   help="bytes a switched-out task keeps on its stack beyond its frames (the kernel's port)")
+                   help="bytes a switched-out task keeps on its stack beyond its frames, with those the kernel leaves "
+                        "unused at its top (the kernel's port)")
     a.add_argument("--pointer-call", action="append",
                    help="WHERE=REGEX: what calls through pointers may reach, the functions whose demangled name "
                         "REGEX finds, or for REGEX .init_array the functions that section lists, the static "
