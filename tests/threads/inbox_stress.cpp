@@ -73,7 +73,18 @@ void producer(int who) {
   }
 }
 
-void on_alarm(int) { stress::post_log(g_inbox, g_counts[kProducers], kLoggers[kProducers]); }
+// The "interrupt": once `stop` began it posts nothing. A SIGALRM the timer raised just before
+// it was turned off may still be pending, and run on the owner after the reaper's final
+// completion was posted (that post then not run when the final answer counts them: seen once
+// in a clean-clone run). The reaper stores g_stop, then waits until no handler runs; a handler
+// counts itself in, then reads g_stop: with both sequentially consistent, a handler the reaper
+// did not wait for sees g_stop set.
+std::atomic<int> g_in_alarm{0};
+void on_alarm(int) {
+  g_in_alarm.fetch_add(1);
+  if (!g_stop.load()) stress::post_log(g_inbox, g_counts[kProducers], kLoggers[kProducers]);
+  g_in_alarm.fetch_sub(1);
+}
 
 // ---- Deferred calls finished by a worker thread ------------------------------------------------
 
@@ -136,6 +147,7 @@ void stop_threads() {
   itimerval off{{0, 0}, {0, 0}};
   (void)setitimer(ITIMER_REAL, &off, nullptr);
   g_stop.store(true);
+  while (g_in_alarm.load() != 0) std::this_thread::yield();
   g_jobs_cv.notify_all();
   for (std::thread& t : g_threads)
     if (t.joinable()) t.join();
