@@ -913,9 +913,18 @@ compiler and CPU flags); the options column names what an image sets beyond the 
   call path from reset through the request handling, every call through a function pointer
   charged with the deepest function only a pointer can reach, library functions without a
   frame record charged {LIBRARY_FRAME} bytes, plus the deepest interrupt handler with its exception frame
-  ({EXC_FRAME} bytes). What a run uses is measured in QEMU, not by the build: the soak of
-  `tests/mcp/board_uart.test.mjs` (`board_uart_noise_soak`) prints the painted stack's
-  high-water mark (the `device_stats` tool).
+  ({EXC_FRAME} bytes). **Not a bound**: a function reached through a pointer is charged its
+  direct calls only (where `--pointer-call` names no targets), so a pointer call inside a
+  callback is not followed. A tool's handler (called through a pointer) whose answer drains
+  through an HTTP connection's writer (another pointer) goes deeper: the `snapshot` tool's
+  image, base64 through `HttpServer::conn_flush`, takes the owner task of the FreeRTOS network
+  image below this figure (the SDK feature test over HTTP prints both). Following every such
+  call by type makes the writers reach themselves again (a sink's writer
+  writes into a sink of its own) and over-counts by some 4 KiB. What a run uses is measured in
+  QEMU, not by the build: the soak of `tests/mcp/board_uart.test.mjs` (`board_uart_noise_soak`)
+  prints the painted stack's high-water mark (the `device_stats` tool); the FreeRTOS images
+  report every task's (`device_stats`' `tasks`), which the SDK feature tests and the limits
+  soak check against the stacks' sizes and print beside this figure.
 - **an image under FreeRTOS** (`emcp_firmware(... RTOS freertos)`, [ports/freertos](../ports/freertos)):
   each task's stack is a static array, part of its static RAM; each task's worst case is
   computed from its entry function (the scheduler enters it; no call does), with what a

@@ -145,6 +145,7 @@ bool net_init(const NetConfig& config) {
   g_nic_config.hold_when_full = true;
   g_rx_task = xTaskCreateStatic(&nic_rx_task, "nic_rx", sizeof g_nic_rx_stack / sizeof(StackType_t), nullptr,
                                 TCPIP_THREAD_PRIO, g_nic_rx_stack, &g_nic_rx_tcb);
+  (void)board::watch_stack(g_rx_task, sizeof g_nic_rx_stack);
   if (netif_add(&g_netif, &any, &any, &any, &g_nic_config, &lan9118::netif_init, &tcpip_input) == nullptr)
     return false;
 #endif

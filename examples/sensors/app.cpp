@@ -7,6 +7,9 @@
 #if EMCP_SENSORS_INBOX_STATS
 #include "emcp/mcp/inbox.h"
 #endif
+#if EMCP_SENSORS_TASK_STATS
+#include "board/freertos.h"
+#endif
 #include "media.h"
 #include "sensors.h"
 
@@ -36,6 +39,12 @@
 // when the server has an inbox.
 #ifndef EMCP_SENSORS_INBOX_STATS
 #define EMCP_SENSORS_INBOX_STATS 0
+#endif
+// EMCP_SENSORS_TASK_STATS (default 0; the FreeRTOS images: 1): the "tasks" array of
+// device_stats, each watched task's stack (board/freertos.h's task_stacks(): the owner, the
+// sensor task, lwIP's tcpip_thread and the NIC's receive task where the image has them).
+#ifndef EMCP_SENSORS_TASK_STATS
+#define EMCP_SENSORS_TASK_STATS 0
 #endif
 // EMCP_SENSORS_INPUT_SLOTS (default 2): calls asking an older client at once (InputBridge).
 // Built for MCP 2026-07-28 only (EMCP_LEGACY_ERA=0, emcp/opt.h: the image emcp-sensors-modern),
@@ -419,6 +428,19 @@ constexpr Param kInboxStats[] = {
 };
 #endif
 
+#if EMCP_SENSORS_TASK_STATS
+// A task's stack (board::TaskStack), the kernel's high-water mark of it.
+constexpr Param kTaskStackFields[] = {
+    Param::string("name").required(),
+    Param::integer("stack_size", "Bytes").required(),
+    Param::integer("stack_high_water", "Most bytes of the stack ever used").required(),
+};
+constexpr Param kTaskStack = Param::object("", kTaskStackFields);
+// device_stats' snapshot of them (static: the owner's stack is tight on the smaller boards).
+constexpr size_t kMaxTasks = EMCP_FREERTOS_WATCHED_TASKS;
+board::TaskStack g_tasks[kMaxTasks];
+#endif
+
 struct StatsNow {
   PlatformStats st;
   uint64_t uptime_ms;
@@ -426,6 +448,9 @@ struct StatsNow {
 #if EMCP_SENSORS_INBOX_STATS
   bool has_inbox = false;
   emcp::mcp::InboxStats inbox{};
+#endif
+#if EMCP_SENSORS_TASK_STATS
+  size_t tasks = 0;  // in g_tasks
 #endif
 };
 
@@ -479,6 +504,18 @@ void write_stats(emcp::json::Writer& w, const void* ctx) {
     w.end_object();
   }
 #endif
+#if EMCP_SENSORS_TASK_STATS
+  w.key("tasks");
+  w.begin_array();
+  for (size_t i = 0; i < now.tasks; ++i) {
+    w.begin_object();
+    w.member_str(kTaskStackFields[0].name, g_tasks[i].name);
+    w.member_int(kTaskStackFields[1].name, static_cast<int64_t>(g_tasks[i].size));
+    w.member_int(kTaskStackFields[2].name, static_cast<int64_t>(g_tasks[i].high_water));
+    w.end_object();
+  }
+  w.end_array();
+#endif
   w.end_object();
 }
 
@@ -488,6 +525,10 @@ void device_stats(ToolCall& call) {
 #if EMCP_SENSORS_INBOX_STATS
   now.has_inbox = g_server->inbox() != nullptr;
   if (now.has_inbox) now.inbox = g_server->inbox()->stats();
+#endif
+#if EMCP_SENSORS_TASK_STATS
+  const size_t watched = board::task_stacks(g_tasks, kMaxTasks);
+  now.tasks = watched < kMaxTasks ? watched : kMaxTasks;
 #endif
   call.structured(&write_stats, &now);
 }
@@ -561,6 +602,9 @@ constexpr Param kStatsOutput[] = {
 #endif
 #if EMCP_SENSORS_INBOX_STATS
     Param::object("inbox", kInboxStats, "The server's inbox: what other tasks and interrupts posted to the owner"),
+#endif
+#if EMCP_SENSORS_TASK_STATS
+    Param::array("tasks", kTaskStack, "The RTOS tasks' stacks").required(),
 #endif
 };
 

@@ -78,15 +78,22 @@ endif()
 # rounded up to the KiB.
 # A board short of RAM gives it options of its own (board.cmake: EMCP_BOARD_SENSORS_RTOS_DEFINES
 # for the core, EMCP_BOARD_SENSORS_RTOS_APP_DEFINES for main_rtos.cpp's stacks and inbox).
+# device_stats' "tasks" (the tasks' stacks) unless the board says no
+# (EMCP_BOARD_SENSORS_RTOS_TASK_STATS 0: the hifive1's 16 KiB has no room for it).
 if(EMCP_FREERTOS_FOUND)
   if(NOT DEFINED EMCP_BOARD_SENSORS_RTOS_DEFINES)
     set(EMCP_BOARD_SENSORS_RTOS_DEFINES ${EMCP_BOARD_SENSORS_DEFINES})
   endif()
+  if(NOT DEFINED EMCP_BOARD_SENSORS_RTOS_TASK_STATS)
+    set(EMCP_BOARD_SENSORS_RTOS_TASK_STATS 1)
+  endif()
+  set(EMCP_IMAGE_TASKS_sensors-rtos ${EMCP_BOARD_SENSORS_RTOS_TASK_STATS})
   emcp_firmware(emcp-sensors-rtos-${EMCP_BOARD}
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/main_rtos.cpp ${sensors_sources}
     INCLUDES ${CMAKE_CURRENT_LIST_DIR}
     DEFINES ${EMCP_BOARD_SENSORS_RTOS_DEFINES}
-    APP_DEFINES EMCP_SENSORS_NO_MAIN=1 EMCP_SENSORS_INBOX_STATS=1 ${EMCP_BOARD_SENSORS_RTOS_APP_DEFINES}
+    APP_DEFINES EMCP_SENSORS_NO_MAIN=1 EMCP_SENSORS_INBOX_STATS=1 EMCP_SENSORS_TASK_STATS=${EMCP_BOARD_SENSORS_RTOS_TASK_STATS}
+                ${EMCP_BOARD_SENSORS_RTOS_APP_DEFINES}
     RTOS freertos
     TASKS emcp=owner_task:g_owner_stack sensor=sensor_task:g_sensor_stack
     FLASH_BUDGET ${EMCP_BOARD_SENSORS_RTOS_FLASH_BUDGET} RAM_BUDGET ${EMCP_BOARD_SENSORS_RTOS_RAM_BUDGET})
@@ -152,7 +159,7 @@ if(EMCP_BOARD_NET)
   set(sensors_rtos_net_args
       SOURCES ${CMAKE_CURRENT_LIST_DIR}/main_rtos.cpp ${sensors_net_sources}
       INCLUDES ${CMAKE_CURRENT_LIST_DIR}
-      APP_DEFINES EMCP_SENSORS_NETWORK=1 EMCP_SENSORS_NO_MAIN=1 EMCP_SENSORS_INBOX_STATS=1 EMCP_SENSORS_OWNER_STACK=8192
+      APP_DEFINES EMCP_SENSORS_NETWORK=1 EMCP_SENSORS_NO_MAIN=1 EMCP_SENSORS_INBOX_STATS=1 EMCP_SENSORS_TASK_STATS=1 EMCP_SENSORS_OWNER_STACK=8192
       RTOS freertos
       TASKS emcp=owner_task:g_owner_stack sensor=sensor_task:g_sensor_stack nic_rx=nic_rx_task:g_nic_rx_stack
             tcpip=tcpip_thread:g_tcpip_stack
@@ -171,8 +178,9 @@ if(EMCP_BOARD_NET)
     LIBS ${EMCP_BOARD_NET_LIBS_RTOS}
     # Flash 162 KiB until its sensor task and timer interrupt posted to the inbox (merged with
     # issue 29's inbox: 166,164 B); 167,412 B with device_stats' "inbox" object and the HTTP
-    # engine's keep-alive shedding (docs/http.md).
-    FLASH_BUDGET 167936 RAM_BUDGET 81920)
+    # engine's keep-alive shedding (docs/http.md); 168,340 B and 81,924 B of static RAM with
+    # device_stats' "tasks" array (the tasks' stacks) and lwIP's spare tcpip message.
+    FLASH_BUDGET 168960 RAM_BUDGET 82944)
   # The same with 8 connections and 8 sessions: the load test's 8 clients each hold a session.
   set(EMCP_IMAGE_CONNECTIONS_sensors-net8 8)
   set(EMCP_IMAGE_SESSIONS_sensors-net8 8)
@@ -234,21 +242,21 @@ if(EMCP_BOARD_NET)
         set(EMCP_IMAGE_SESSIONS_${variant} 2 PARENT_SCOPE)
       endforeach()
     endfunction()
-    # Under FreeRTOS: 239,872 B of flash and 100,276 B of static RAM (the ceilings: rounded up to
+    # Under FreeRTOS: 240,856 B of flash and 100,436 B of static RAM (the ceilings: rounded up to
     # the KiB).
     sensors_tls_image(emcp-sensors-tls 2 24 LIBS ${EMCP_BOARD_NET_LIBS} FLASH_TARGET 262144 RAM_TARGET 98304
-      RTOS ${EMCP_BOARD_NET_LIBS_RTOS} CEILINGS 240640 100352)
+      RTOS ${EMCP_BOARD_NET_LIBS_RTOS} CEILINGS 241664 101376)
     # The same with 4 connections, input records of TLS's full 16 KiB (a client's 6 KB sampling
     # answer arrives as one record) and an 88 KiB pool (4 established connections of 20 KiB):
     # the SDK client's tests over HTTPS, HTTP+SSE over HTTPS and WSS, whose clients hold an event
-    # stream and post beside it. Under FreeRTOS: 239,920 B and 182,340 B.
+    # stream and post beside it. Under FreeRTOS: 240,912 B and 182,484 B.
     sensors_tls_image(emcp-sensors-tls4 4 88 LIBS ${EMCP_BOARD_NET_LIBS_16K}
-      RTOS emcp_lwip_board_rtos emcp_mbedtls_board_16k CEILINGS 240640 183296)
+      RTOS emcp_lwip_board_rtos emcp_mbedtls_board_16k CEILINGS 241664 183296)
     # A pool too small for its slots (test only): 4 connections, a 24 KiB pool that holds the
     # certificate, 2 established connections and a handshake; a third connection's buffers do
     # not fit, and it is refused with a TLS alert while the others go on (board_tls_pool).
-    # Under FreeRTOS: 239,928 B and 116,804 B.
+    # Under FreeRTOS: 240,912 B and 116,948 B.
     sensors_tls_image(emcp-sensors-tls-tight 4 24 NOT_DOCUMENTED LIBS ${EMCP_BOARD_NET_LIBS}
-      RTOS ${EMCP_BOARD_NET_LIBS_RTOS} CEILINGS 240640 117760)
+      RTOS ${EMCP_BOARD_NET_LIBS_RTOS} CEILINGS 241664 117760)
   endif()
 endif()

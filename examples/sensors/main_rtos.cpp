@@ -207,8 +207,9 @@ void sensors_rtos_start() {
   TaskHandle_t owner = xTaskCreateStatic(&owner_task, "emcp", sizeof g_owner_stack / sizeof(StackType_t), nullptr,
                                          kOwnerPriority, g_owner_stack, &g_owner_tcb);
   board::set_owner(owner, sizeof g_owner_stack);
-  (void)xTaskCreateStatic(&sensor_task, "sensor", sizeof g_sensor_stack / sizeof(StackType_t), nullptr,
-                          kSensorPriority, g_sensor_stack, &g_sensor_tcb);
+  TaskHandle_t sensor = xTaskCreateStatic(&sensor_task, "sensor", sizeof g_sensor_stack / sizeof(StackType_t), nullptr,
+                                          kSensorPriority, g_sensor_stack, &g_sensor_tcb);
+  (void)board::watch_stack(sensor, sizeof g_sensor_stack);  // device_stats' "tasks"
 }
 
 #if !defined(ESP_PLATFORM)

@@ -17,7 +17,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import http from "node:http";
 import net from "node:net";
-import { startNetworkServer, stopNetworkServer } from "./lib/harness.mjs";
+import { checkTaskStacks, imageReport, startNetworkServer, stopNetworkServer } from "./lib/harness.mjs";
 import { answeredWith, connectRaw, INIT, POST_HEADERS, request, rpcCall } from "./lib/rawhttp.mjs";
 
 const PART = process.env.EMCP_BOARD_HTTP_PART ?? "limits";
@@ -297,13 +297,23 @@ if (PART === "limits") {
       for (const c of clients.slice(1)) await c.end();
     };
     await run(10000, 0);  // warm-up: the same work, so timing-dependent peaks are reached
-    const before_ = marks(await stats(s));
+    const warm = await stats(s);
+    const before_ = marks(warm);
     const t0 = Date.now();
     await run(10000, 10000);
     const seconds = (Date.now() - t0) / 1000;
     const st = await stats(s);
     console.log(`10,000 requests in ${seconds.toFixed(1)} s; high-water marks ${JSON.stringify(before_)} -> ${JSON.stringify(marks(st))}`);
     assert.deepEqual(marks(st), before_, "high-water marks flat after the warm-up");
+    if (process.env.EMCP_IMAGE_TASKS) {
+      // A FreeRTOS image's other tasks (lwIP's thread, the NIC's receive task, the sensor task):
+      // their stacks' marks flat too, but for the context a switch-out pushes, at any depth.
+      const [a, b] = [checkTaskStacks(warm), checkTaskStacks(st)];
+      const context = imageReport().rtos.task_context;
+      console.log(`task stacks' high-water marks after the warm-up / at the end: ${JSON.stringify(a)} / ${JSON.stringify(b)}`);
+      for (const name of Object.keys(a))
+        assert.ok(b[name] >= a[name] && b[name] - a[name] <= context, `${name}: ${a[name]} B after the warm-up, ${b[name]} B at the end`);
+    }
     assert.equal(st.notifications_dropped, 0);
     assert.equal(st.network.rx_dropped, 0, `frames dropped since the board started: ${JSON.stringify(st.network)}`);
     await s.end();

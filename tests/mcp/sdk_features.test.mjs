@@ -17,7 +17,7 @@ import {
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { closeChecked, connect, waitFor, ON_BOARD, RecordingTransport, TRANSPORTS } from "./lib/harness.mjs";
+import { checkTaskStacks, closeChecked, connect, waitFor, ON_BOARD, RecordingTransport, TRANSPORTS } from "./lib/harness.mjs";
 import { REVISIONS } from "./lib/schema.mjs";
 
 const SERVER = process.env.EMCP_SENSORS ?? new URL("../../build/native/bin/emcp-sensors", import.meta.url).pathname;
@@ -396,6 +396,8 @@ for (const revision of REVISIONS) {
       } else {
         assert.equal(st.inbox, undefined, "no inbox in this image");
       }
+      if (process.env.EMCP_IMAGE_TASKS) checkTaskStacks(st);
+      else assert.equal(st.tasks, undefined, "no tasks in this image");
       if (ge(revision, "2025-06-18")) assert.deepEqual(r.structuredContent, st);
     });
 

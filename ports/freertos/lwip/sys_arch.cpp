@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "FreeRTOS.h"
+#include "board/freertos.h"
 #include "lwip/opt.h"
 #include "lwip/sys.h"
 #include "lwip/tcpip.h"
@@ -229,8 +230,10 @@ sys_thread_t sys_thread_new(const char* name, lwip_thread_fn thread, void* arg, 
   LWIP_ASSERT("sys_thread_new: a stack larger than TCPIP_THREAD_STACKSIZE",
               stacksize > 0 && static_cast<size_t>(stacksize) <= sizeof g_tcpip_stack);
   g_thread_started = true;
-  return xTaskCreateStatic(thread, name, sizeof g_tcpip_stack / sizeof(StackType_t), arg, static_cast<UBaseType_t>(prio),
-                           g_tcpip_stack, &g_tcpip_tcb);
+  TaskHandle_t task = xTaskCreateStatic(thread, name, sizeof g_tcpip_stack / sizeof(StackType_t), arg,
+                                        static_cast<UBaseType_t>(prio), g_tcpip_stack, &g_tcpip_tcb);
+  (void)board::watch_stack(task, sizeof g_tcpip_stack);  // device_stats' "tasks"
+  return task;
 }
 
 // ---- the core lock and its check

@@ -26,6 +26,24 @@ namespace {
 
 TaskHandle_t g_owner = nullptr;
 size_t g_owner_stack_bytes = 0;
+
+// The tasks whose stacks task_stacks() reports (watch_stack()); none with
+// EMCP_FREERTOS_WATCHED_TASKS 0 (board/freertos.h).
+#if EMCP_FREERTOS_WATCHED_TASKS > 0
+struct Watched {
+  TaskHandle_t task;
+  size_t bytes;
+};
+Watched g_watched[EMCP_FREERTOS_WATCHED_TASKS];
+size_t g_watched_count = 0;
+#endif
+
+// The most bytes of its stack `task` has used: uxTaskGetStackHighWaterMark counts StackType_t,
+// words on a kernel built here, bytes on ESP-IDF (its StackType_t is uint8_t).
+size_t used(TaskHandle_t task, size_t bytes) {
+  const size_t unused = uxTaskGetStackHighWaterMark(task) * sizeof(StackType_t);
+  return bytes > unused ? bytes - unused : 0;
+}
 void (*g_release)() = nullptr;  // set_idle_lock(): what idle() gives back while it waits
 void (*g_take)() = nullptr;
 
@@ -62,7 +80,33 @@ namespace board {
 void set_owner(TaskHandle_t task, size_t stack_bytes) {
   g_owner = task;
   g_owner_stack_bytes = stack_bytes;
+  (void)watch_stack(task, stack_bytes);
 }
+
+#if EMCP_FREERTOS_WATCHED_TASKS > 0
+bool watch_stack(TaskHandle_t task, size_t stack_bytes) {
+  if (task == nullptr) return false;
+  const uint32_t state = critical_enter();
+  const bool room = g_watched_count < EMCP_FREERTOS_WATCHED_TASKS;
+  if (room) g_watched[g_watched_count++] = Watched{task, stack_bytes};
+  critical_exit(state);
+  return room;
+}
+
+size_t task_stacks(TaskStack* out, size_t max) {
+  const uint32_t state = critical_enter();  // the count only grows: its entries are written
+  const size_t n = g_watched_count;
+  critical_exit(state);
+  for (size_t i = 0; i < n && i < max; ++i) {
+    const Watched& w = g_watched[i];
+    out[i] = TaskStack{pcTaskGetName(w.task), w.bytes, used(w.task, w.bytes)};
+  }
+  return n;
+}
+#else
+bool watch_stack(TaskHandle_t, size_t) { return false; }
+size_t task_stacks(TaskStack*, size_t) { return 0; }
+#endif
 
 // A notification given meanwhile (a byte received, a wake()) ends the wait at once, even one
 // given before the wait began: none is lost between the loop's last look and the wait.
@@ -128,12 +172,6 @@ void critical_exit(uint32_t state) {
 
 size_t stack_size() { return g_owner_stack_bytes; }
 
-// uxTaskGetStackHighWaterMark counts StackType_t: words on a kernel built here, bytes on
-// ESP-IDF (its StackType_t is uint8_t).
-size_t stack_high_water() {
-  if (g_owner == nullptr) return 0;
-  const size_t unused = uxTaskGetStackHighWaterMark(g_owner) * sizeof(StackType_t);
-  return g_owner_stack_bytes > unused ? g_owner_stack_bytes - unused : 0;
-}
+size_t stack_high_water() { return g_owner == nullptr ? 0 : used(g_owner, g_owner_stack_bytes); }
 
 }  // namespace board

@@ -3,6 +3,7 @@
 // client asks for, and records every message the server sends.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import net from "node:net";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -23,6 +24,48 @@ export const TRANSPORTS = ["stdio", "http", "sse", "ws", "qemu", "gateway", "qem
 /// transports then start that instead of `command`).
 const RUN_BOARD = process.env.EMCP_RUN_BOARD ? JSON.parse(process.env.EMCP_RUN_BOARD) : null;
 export const ON_BOARD = ["qemu", "qemu-gateway"].includes(process.env.EMCP_TRANSPORT) || RUN_BOARD !== null;
+
+/// The firmware image's footprint report (tools/footprint.py's JSON beside the ELF, written
+/// after the link: its stacks' sizes and worst cases), or null off a board.
+export function imageReport() {
+  const image = process.env.EMCP_FIRMWARE ?? RUN_BOARD?.[RUN_BOARD.indexOf("--image") + 1];
+  if (!ON_BOARD || !image || !image.endsWith(".elf")) return null;
+  return JSON.parse(readFileSync(image.replace(/\.elf$/, ".footprint.json"), "utf8"));
+}
+
+/// A FreeRTOS image's tasks (device_stats' "tasks", board::task_stacks()) against its footprint
+/// report: the tasks the image creates (the owner "emcp" and the sensor task; a network image's
+/// lwIP thread "tcpip" and NIC receive task "nic_rx"), each stack the size the report found
+/// for it, and the kernel's high-water mark of it clear of the bytes the overflow check keeps
+/// painted. The report's worst case is printed beside it, not required: it does not follow a
+/// pointer call made inside a function reached through a pointer (docs/footprint.md), and the
+/// owner's mark over HTTP is deeper than it. Returns the marks by name.
+export function checkTaskStacks(st) {
+  const tasks = st.tasks;
+  assert.ok(Array.isArray(tasks), `device_stats has "tasks": ${JSON.stringify(st)}`);
+  const names = tasks.map((t) => t.name).sort();
+  assert.deepEqual(names, (st.network ? ["emcp", "nic_rx", "sensor", "tcpip"] : ["emcp", "sensor"]).sort());
+  const report = imageReport();
+  const byLabel = Object.fromEntries((report?.rtos?.tasks ?? []).map((t) => [t.label, t]));
+  const guard = report?.rtos?.guard ?? 0;
+  const marks = {};
+  for (const t of tasks) {
+    assert.ok(t.stack_high_water > 0 && t.stack_high_water + guard <= t.stack_size,
+      `${t.name}: its stack's high-water mark clear of the ${guard} B the overflow check keeps: ${JSON.stringify(t)}`);
+    const r = byLabel[t.name];
+    if (report) {
+      assert.ok(r, `the footprint report names the task ${t.name}`);
+      assert.equal(t.stack_size, r.stack, `${t.name}: the stack the report measured`);
+    }
+    marks[t.name] = t.stack_high_water;
+  }
+  console.log("task stacks (used of size; the footprint check's figure): " +
+              tasks.map((t) => `${t.name} ${t.stack_high_water} of ${t.stack_size} B` +
+                               (byLabel[t.name] ? ` (${byLabel[t.name].need} B)` : "")).join(", "));
+  // The owner's stack is device_stats' own, read a moment before (a mark only grows).
+  assert.ok(marks.emcp >= st.stack_high_water, `the owner's stack: ${marks.emcp} B, device_stats' ${st.stack_high_water} B`);
+  return marks;
+}
 
 /// A free loopback port (bound and released: another process may take it first, rarely).
 export function freePort() {

@@ -26,6 +26,8 @@
 //   which also keeps the other core out.
 // - stack_size(), stack_high_water(): the owner task's stack (the kernel's high-water mark of
 //   it), in bytes; the main stack only serves main() before the scheduler, and interrupts.
+//   task_stacks() adds every task watch_stack() named: the image's other tasks (lwIP's
+//   tcpip_thread, the NIC's receive task, the application's), each measured the same way.
 #ifndef EMCP_BOARD_FREERTOS_H
 #define EMCP_BOARD_FREERTOS_H
 
@@ -57,6 +59,28 @@ void set_owner(TaskHandle_t task, size_t stack_bytes);
 /// API under it (docs/porting.md "With an RTOS") and lwIP's thread runs while the owner waits.
 /// From the owner task, holding the lock already; nullptr, nullptr: none (the default).
 void set_idle_lock(void (*release)(), void (*take)());
+
+/// Adds a task to those task_stacks() reports, with its stack's size in bytes (set_owner()
+/// adds the owner). From any task, or main() before the scheduler; at most
+/// EMCP_FREERTOS_WATCHED_TASKS in all: false when that many are watched already (with 0, a
+/// board short of RAM: always, and task_stacks() finds none).
+#ifndef EMCP_FREERTOS_WATCHED_TASKS
+#define EMCP_FREERTOS_WATCHED_TASKS 6
+#endif
+bool watch_stack(TaskHandle_t task, size_t stack_bytes);
+
+/// A watched task's stack: its name (the kernel's), size, and most bytes ever used (the
+/// kernel's high-water mark: the bytes below it the task never wrote, counted from the end it
+/// grows towards).
+struct TaskStack {
+  const char* name;
+  size_t size;
+  size_t high_water;
+};
+
+/// The watched tasks' stacks, in the order they were added, into `out` (at most `max`);
+/// returns how many tasks are watched. From a task.
+size_t task_stacks(TaskStack* out, size_t max);
 
 }  // namespace board
 

@@ -31,6 +31,7 @@ uint32_t ulTaskNotifyTake(BaseType_t xClearCountOnExit, TickType_t xTicksToWait)
 BaseType_t xTaskNotifyGive(TaskHandle_t xTaskToNotify);
 void vTaskNotifyGiveFromISR(TaskHandle_t xTaskToNotify, BaseType_t* pxHigherPriorityTaskWoken);
 UBaseType_t uxTaskGetStackHighWaterMark(TaskHandle_t xTask);
+char* pcTaskGetName(TaskHandle_t xTaskToQuery);
 #ifdef __cplusplus
 }
 #endif
