@@ -10,4 +10,17 @@ if(EMCP_BOARD_NET)
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/main_board.cpp ${EMCP_BOARD_NET_DRIVER_SOURCES}
     LIBS emcp_lwip_board
     NOT_DOCUMENTED)
+  # The same under FreeRTOS, lwIP in its own thread beside the NIC's receive task
+  # (main_rtos.cpp; ports/freertos/lwip): board_rtos_net runs board_net's echo against it.
+  if(EMCP_FREERTOS_FOUND AND EMCP_BOARD_NET_LIBS_RTOS)
+    emcp_firmware(emcp-netcheck-rtos-${EMCP_BOARD}
+      SOURCES ${CMAKE_CURRENT_LIST_DIR}/main_rtos.cpp ${CMAKE_CURRENT_LIST_DIR}/main_board.cpp
+              ${EMCP_BOARD_NET_DRIVER_SOURCES}
+      APP_DEFINES EMCP_NETCHECK_NO_MAIN=1
+      LIBS emcp_lwip_board_rtos
+      RTOS freertos
+      TASKS emcp=owner_task:g_owner_stack nic_rx=nic_rx_task:g_nic_rx_stack tcpip=tcpip_thread:g_tcpip_stack
+      TASK_CALLS ${EMCP_FREERTOS_LWIP_TASK_CALLS}
+      NOT_DOCUMENTED)
+  endif()
 endif()

@@ -253,7 +253,12 @@ void say_stats() {
 
 }  // namespace
 
+// EMCP_NETCHECK_NO_MAIN: the loop as netcheck_firmware(), which main_rtos.cpp's task runs.
+#if EMCP_NETCHECK_NO_MAIN
+void netcheck_firmware() {
+#else
 int main() {
+#endif
   board::init();
   say("emcp-netcheck on ");
   say(board::name());

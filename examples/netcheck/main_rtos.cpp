@@ -1,0 +1,29 @@
+// emcp-netcheck under FreeRTOS: the same bring-up firmware (main_board.cpp's loop, built with
+// EMCP_NETCHECK_NO_MAIN) in one task, where lwIP runs in its own thread (tcpip_thread, NO_SYS 0)
+// beside the NIC's receive task: board::net_init() (boards/<board>/net.cpp) starts both and
+// gives the task lwIP's core lock, which it holds but while it waits in board::idle(). So the
+// echo's lwIP callbacks run in tcpip_thread and its loop in this task, never at once.
+// Static allocation only, as every image: the task's stack and control block are below.
+#include "board/board.h"
+#include "board/freertos.h"
+
+void netcheck_firmware();  // main_board.cpp
+
+// Its stack's size in bytes: the footprint check (tools/footprint.py, after every link) fails
+// the build when the task's worst case does not fit.
+#ifndef EMCP_NETCHECK_OWNER_STACK
+#define EMCP_NETCHECK_OWNER_STACK 2048
+#endif
+StackType_t g_owner_stack[EMCP_NETCHECK_OWNER_STACK / sizeof(StackType_t)];
+StaticTask_t g_owner_tcb;
+
+extern "C" void owner_task(void*) { netcheck_firmware(); }
+
+int main() {
+  TaskHandle_t owner = xTaskCreateStatic(&owner_task, "emcp", sizeof g_owner_stack / sizeof(StackType_t), nullptr,
+                                         tskIDLE_PRIORITY + 1, g_owner_stack, &g_owner_tcb);
+  board::set_owner(owner, sizeof g_owner_stack);
+  vTaskStartScheduler();  // never returns: the idle task's memory is static, nothing can fail
+  for (;;) {
+  }
+}
