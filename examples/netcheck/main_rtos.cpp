@@ -20,9 +20,7 @@ StaticTask_t g_owner_tcb;
 extern "C" void owner_task(void*) { netcheck_firmware(); }
 
 int main() {
-  TaskHandle_t owner = xTaskCreateStatic(&owner_task, "emcp", sizeof g_owner_stack / sizeof(StackType_t), nullptr,
-                                         tskIDLE_PRIORITY + 1, g_owner_stack, &g_owner_tcb);
-  board::set_owner(owner, sizeof g_owner_stack);
+  (void)board::start_owner(&owner_task, g_owner_stack, g_owner_tcb);
   vTaskStartScheduler();  // never returns: the idle task's memory is static, nothing can fail
   for (;;) {
   }

@@ -60,7 +60,6 @@ StackType_t g_sensor_stack[EMCP_SENSORS_SENSOR_STACK / sizeof(StackType_t)];
 StaticTask_t g_sensor_tcb;
 
 namespace {
-constexpr UBaseType_t kOwnerPriority = tskIDLE_PRIORITY + 1;
 constexpr UBaseType_t kSensorPriority = tskIDLE_PRIORITY + 2;
 
 // The server's inbox (emcp/mcp/inbox.h, docs/concurrency.md): how the sensor task and the timer
@@ -204,9 +203,7 @@ void sensors_rtos_start() {
   app::sampled_elsewhere(static_cast<int>(sensors::Id::kUptime));
   start_uptime_timer();  // its interrupts wait for the scheduler (masked until it starts)
 #endif
-  TaskHandle_t owner = xTaskCreateStatic(&owner_task, "emcp", sizeof g_owner_stack / sizeof(StackType_t), nullptr,
-                                         kOwnerPriority, g_owner_stack, &g_owner_tcb);
-  board::set_owner(owner, sizeof g_owner_stack);
+  (void)board::start_owner(&owner_task, g_owner_stack, g_owner_tcb);  // priority 1
   TaskHandle_t sensor = xTaskCreateStatic(&sensor_task, "sensor", sizeof g_sensor_stack / sizeof(StackType_t), nullptr,
                                           kSensorPriority, g_sensor_stack, &g_sensor_tcb);
   (void)board::watch_stack(sensor, sizeof g_sensor_stack);  // device_stats' "tasks"

@@ -53,6 +53,16 @@ namespace board {
 /// which costs at most a tick: the owner's wait ends at the next tick anyway).
 void set_owner(TaskHandle_t task, size_t stack_bytes);
 
+/// Creates the task that owns the server, "emcp" at priority 1 (tskIDLE_PRIORITY + 1), running
+/// `entry` on the static `stack` and `tcb`, and names it (set_owner()): what main() does before
+/// vTaskStartScheduler() (the examples' main_rtos.cpp).
+template <size_t N>
+TaskHandle_t start_owner(TaskFunction_t entry, StackType_t (&stack)[N], StaticTask_t& tcb) {
+  TaskHandle_t task = xTaskCreateStatic(entry, "emcp", N, nullptr, tskIDLE_PRIORITY + 1, stack, &tcb);
+  set_owner(task, sizeof stack);
+  return task;
+}
+
 /// A lock the owner task holds all the time except while it waits in idle(): idle() calls
 /// `release` before its wait and `take` after. The network (lwIP in its own thread,
 /// boards/<board>/net.cpp) sets lwIP's core lock here, so that the owner's loop calls lwIP's raw
