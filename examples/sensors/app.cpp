@@ -437,6 +437,7 @@ constexpr Param kTaskStackFields[] = {
 };
 constexpr Param kTaskStack = Param::object("", kTaskStackFields);
 // device_stats' snapshot of them (static: the owner's stack is tight on the smaller boards).
+static_assert(EMCP_FREERTOS_WATCHED_TASKS > 0, "EMCP_SENSORS_TASK_STATS lists the watched tasks: EMCP_FREERTOS_WATCHED_TASKS > 0");
 constexpr size_t kMaxTasks = EMCP_FREERTOS_WATCHED_TASKS;
 board::TaskStack g_tasks[kMaxTasks];
 #endif
