@@ -9,8 +9,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
-import { readFileSync } from "node:fs";
-import { startQemu, stopQemu } from "./lib/harness.mjs";
+import { imageReport, startQemu, stopQemu } from "./lib/harness.mjs";
 import { stopServer, watchServer } from "./lib/server_exit.mjs";
 
 const SOAK = Number(process.env.EMCP_SOAK_REQUESTS ?? 10000);
@@ -144,7 +143,7 @@ test(`soak: ${SOAK} requests, zero lost answers, memory high-water marks stable`
   assert.equal(last.arena_high_water, first.arena_high_water, "arena high-water mark stable");
   // The receive interrupt may land at the deepest point of the request path once in a while:
   // its frame (the footprint report's interrupt figure) is the only growth allowed.
-  const report = JSON.parse(readFileSync(process.env.EMCP_FIRMWARE.replace(/\.elf$/, ".footprint.json"), "utf8"));
+  const report = imageReport();
   assert.ok(last.stack_high_water >= first.stack_high_water, "high-water marks never shrink");
   assert.ok(last.stack_high_water - first.stack_high_water <= report.stack.interrupt,
     `stack high-water mark stable: ${first.stack_high_water} after warm-up, ${last.stack_high_water} at the end ` +

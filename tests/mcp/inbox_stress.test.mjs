@@ -16,12 +16,11 @@
 //
 // EMCP_INBOX_STRESS: the program (on Linux); EMCP_TRANSPORT: stdio (default), http or qemu.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
 import { LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 
-import { ON_BOARD, closeChecked, connect, waitFor } from "./lib/harness.mjs";
+import { ON_BOARD, closeChecked, connect, imageReport, waitFor } from "./lib/harness.mjs";
 
 const SERVER = process.env.EMCP_INBOX_STRESS;
 const KIND = process.env.EMCP_TRANSPORT || "stdio";
@@ -99,7 +98,7 @@ test(`posts from ${WHO} reach the SDK client over ${KIND} in order, none lost or
 // The board's high-water marks: the inbox's and every stack's the same halfway and at the end.
 function checkStacks(half, final) {
   assert.ok(half, "`stats` answered halfway");
-  const report = JSON.parse(readFileSync(process.env.EMCP_FIRMWARE.replace(/\.elf$/, ".footprint.json"), "utf8"));
+  const report = imageReport();
   const context = report.rtos.task_context;
   const need = Object.fromEntries(report.rtos.tasks.map((t) => [t.label, t.need]));
   need.main = report.rtos.main_stack.total;
