@@ -110,7 +110,9 @@ find_shared_dir() {
   return 1
 }
 
-BASE_PACKAGES=(cmake ninja-build g++ binutils libgtest-dev libmbedtls-dev openssl python3)
+# python3-yaml: esp32_idf_compiles reads the ESP-IDF components' idf_component.yml.
+BASE_PACKAGES=(cmake ninja-build g++ binutils libgtest-dev libmbedtls-dev openssl python3
+               python3-yaml)
 # A real browser for the browser-facing tests (CORS): headless Chromium.
 BROWSER_PACKAGES=(chromium)
 # A TLS scanner we did not write, judging the server's TLS against docs/http.md (tls_testssl).
