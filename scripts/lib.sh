@@ -95,6 +95,29 @@ need_debian_source() {
   rm -rf "$tmp"
 }
 
+# need_gcc_libgcc DEST: libgcc's sources for the Xtensa lx106 (its config/xtensa assembly,
+# libgcc2.c and the headers they include) from Debian's gcc-12-source (the package's tarball of
+# GCC's source) in DEST, unless DEST already holds them from that tarball (DEST/.emcp-version).
+# Debian's libgcc for xtensa-lx106-elf lacks routines the firmware needs
+# (cmake/EmcpXtensaLibgcc.cmake builds them).
+need_gcc_libgcc() {
+  local dest=$1 tarball
+  tarball=$(ls /usr/src/gcc-12/gcc-12*.tar.xz 2>/dev/null | head -n 1)
+  if [ -z "$tarball" ]; then
+    echo "error: no /usr/src/gcc-12/gcc-12*.tar.xz: apt-get install gcc-12-source" >&2
+    return 1
+  fi
+  if [ -f "$dest/.emcp-version" ] && [ "$(cat "$dest/.emcp-version")" = "$(basename "$tarball")" ]; then
+    return 0
+  fi
+  echo "== unpacking libgcc's Xtensa sources from $tarball"
+  rm -rf "$dest"
+  mkdir -p "$dest"
+  tar -xJf "$tarball" -C "$dest" --strip-components=1 --wildcards '*/libgcc/config/xtensa/*' \
+      '*/libgcc/libgcc2.c' '*/libgcc/libgcc2.h' '*/include/longlong.h' '*/COPYING*' &&
+    basename "$tarball" > "$dest/.emcp-version"
+}
+
 # The shared/ folder (spec texts and test data): $EMCP_SHARED_DIR, else beside the checkout,
 # else /work/shared.
 find_shared_dir() {
@@ -121,7 +144,8 @@ TLS_JUDGE_PACKAGES=(testssl.sh)
 # lot otherwise).
 BOARD_PACKAGES=(gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib
                 libstdc++-arm-none-eabi-dev qemu-system-arm python3 socat
-                gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc)
+                gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc
+                gcc-xtensa-lx106 picolibc-xtensa-lx106-elf gcc-12-source)
 # The benchmark peers (scripts/bench measures against them; scripts/test cross-checks with them).
 BENCH_PACKAGES=(rapidjson-dev libyajl-dev libcjson-dev nlohmann-json3-dev pkg-config)
 

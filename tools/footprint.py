@@ -54,7 +54,10 @@ EXC_FRAME = 32  # r0-r3, r12, lr, pc, xpsr pushed by the hardware (no FPU contex
 # sp, which the ABI keeps 16-byte aligned: up to 12 bytes below the interrupted function's
 # last stored word (its frame's padding). Counting them, the figure bounds what an interrupt
 # adds to the painted stack's high-water mark too, as Arm's 32 bytes do there.
-ARCHES = {40: ("arm-none-eabi-", EXC_FRAME), 243: ("riscv64-unknown-elf-", 12)}
+# Xtensa (the lx106, call0 ABI) pushes nothing either: its level-1 interrupt entry
+# (boards/common/arch/xtensa.cpp, assembly, outside the call graph) saves what a C function may
+# change in a frame of 64 bytes, then calls Level1_Handler, whose frame the call graph has.
+ARCHES = {40: ("arm-none-eabi-", EXC_FRAME), 243: ("riscv64-unknown-elf-", 12), 94: ("xtensa-lx106-elf-", 64)}
 LIBRARY_FRAME = 64  # a library function without a frame record (libgcc, newlib): charged this much
 
 
@@ -63,14 +66,14 @@ def run(cmd):
 
 
 def arch(elf):
-    """ARCHES' entry for the image (Arm or RISC-V)."""
+    """ARCHES' entry for the image (Arm, RISC-V or Xtensa)."""
     with open(elf, "rb") as fh:
         header = fh.read(20)
     if header[:4] != b"\x7fELF":
         sys.exit(f"footprint: {elf} is not an ELF file")
     machine = int.from_bytes(header[18:20], "little" if header[5] == 1 else "big")
     if machine not in ARCHES:
-        sys.exit(f"footprint: {elf}: ELF machine {machine} is neither Arm nor RISC-V")
+        sys.exit(f"footprint: {elf}: ELF machine {machine} is none of Arm, RISC-V, Xtensa")
     return ARCHES[machine]
 
 
@@ -143,6 +146,9 @@ def function_files(elf, root):
 def demangle(names, elf):
     if not names:
         return []
+    # Xtensa's GCC names its clones with "$" (foo$constprop$0), which c++filt does not read:
+    # the "." of the other targets.
+    names = [re.sub(r"\$(constprop|isra|part|cold|lto_priv)\$(\d+)", r".\1.\2", n) for n in names]
     res = subprocess.run([tool(elf, "c++filt")], input="\n".join(names), capture_output=True, text=True, check=True)
     return res.stdout.splitlines()
 
@@ -252,7 +258,7 @@ def worst_stack(elf, ci_dir, bounded_recursion=None, tasks=(), asm_calls=(), poi
     def short_name(f):
         # GCC's clones (foo.constprop.0, foo.isra.0, foo.part.0) are the function they clone.
         if f not in shorts:
-            shorts[f] = re.sub(r"(\.(constprop|isra|part|cold|lto_priv)\.\d+)+$", "", short(names.get(f, f)))
+            shorts[f] = re.sub(r"([.$](constprop|isra|part|cold|lto_priv)[.$]\d+)+$", "", short(names.get(f, f)))
         return shorts[f]
 
     def recursion_bound(f):
@@ -395,6 +401,8 @@ PARTS = [  # (label, pattern on a source path relative to the checkout), first m
     ("application", r"^examples/"),
     ("TLS: emcp's layer, pool, credentials (ports/mbedtls)", r"^(ports/mbedtls/src/(tls|pool|jwt_key)|boards/common/credentials)"),
     ("lwIP (Debian's source): TCP, IPv4, ARP, DHCP, pools", r"^build/third_party/lwip/"),
+    # Xtensa: the routines Debian's libgcc lacks, from GCC's source (cmake/EmcpXtensaLibgcc.cmake).
+    ("libgcc: soft float, 64-bit arithmetic", r"^build/third_party/gcc/libgcc/"),
     ("Mbed TLS (Debian's source): SHA-1; TLS 1.2, X.509, ECP/RSA, AES-GCM, ChaCha20-Poly1305",
      r"^(build/third_party/mbedtls/|ports/mbedtls/)"),
 ]
@@ -615,9 +623,18 @@ def string_literals(elf, spans, part_at, funcs=frozenset()):
     # RISC-V code has no literal pools: an instruction pair (lui or auipc, then addi) makes the
     # literal's address itself, which objdump resolves ("# address"); such an instruction
     # refers to the literal for its part, and only named objects are read for pointers.
+    # Xtensa's literal pools (-mtext-section-literals) precede their function, outside any named
+    # span: each l32r names its literal's address, whose word is then the reference.
     riscv = arch(elf)[0].startswith("riscv")
+    xtensa = arch(elf)[0].startswith("xtensa")
     loader, direct = {}, []
     for line in run([tool(elf, "objdump"), "-d", elf]).splitlines():
+        if xtensa:
+            m = re.match(r"^\s*([0-9a-f]+):.*\sl32r\s+a\d+, ([0-9a-f]+)", line)
+            if m and 0 <= int(m.group(2), 16) - base <= size - 4:
+                off = int(m.group(2), 16) - base
+                direct.append((int(m.group(1), 16), int.from_bytes(data[off:off + 4], "little")))
+            continue
         if riscv:
             m = re.match(r"^\s*([0-9a-f]+):\s.*\sadd\S*\s.*# ([0-9a-f]+)", line)
             if m:
@@ -629,7 +646,7 @@ def string_literals(elf, spans, part_at, funcs=frozenset()):
 
     def words():  # (where, the word, its part) of every aligned word of a function or object
         for start, n, own in sorted(spans):
-            if riscv and start in funcs:
+            if (riscv or xtensa) and start in funcs:
                 continue
             for off in range(start - base + (-start) % 4, start - base + n - 3, 4):
                 label = loader.get(base + off) or own
@@ -637,7 +654,7 @@ def string_literals(elf, spans, part_at, funcs=frozenset()):
                     yield base + off, int.from_bytes(data[off:off + 4], "little"), label
 
     refs = words()
-    if riscv:
+    if riscv or xtensa:
         refs = sorted(list(refs) + [(a, t, part_at(a)) for a, t in direct if part_at(a)], key=lambda r: r[0])
     out, taken = {}, set()
     for _, target, label in refs:
@@ -824,8 +841,13 @@ BOARDS = [  # (board, what it is): the document's sections in this order; script
     ("stm32f4", "STM32F405/407 (QEMU `-M netduinoplus2`, Discovery and Nucleo boards)"),
     ("microbit", "BBC micro:bit v1, nRF51822 (QEMU `-M microbit`)"),
     ("hifive1", "SiFive HiFive1, FE310, RV32IMAC (QEMU `-M sifive_e`)"),
+    ("lx106-sim", "Xtensa lx106, the ESP8266's core (QEMU `-M sim -cpu lx106`)"),
 ]
 BOARD_NOTES = {  # what a board's section says about its budgets and options (no figures: those come from reports)
+    "lx106-sim": "Xtensa code (call0 ABI, 16- and 24-bit instructions, literal pools before each "
+                 "function, `-mlongcalls` as ESP-IDF builds) with the soft-float and division "
+                 "routines built from GCC's source (Debian's libgcc for the target lacks them). The "
+                 "budgets are the measured sizes rounded up to the KiB.",
     "mps2-an385": "The budgets of the minimal server are set on this Cortex-M3; the other boards' "
                   "budgets follow from them. What each feature adds to an image is measured here too "
                   "(the last table).",
@@ -1382,6 +1404,7 @@ DOC_REGIONS = {
     "examples/sensors/README.md": {"net": ("mps2-an385", _sensors_net)},
     "boards/microbit/README.md": {"budgets": ("microbit", _budgets)},
     "boards/hifive1/README.md": {"budgets": ("hifive1", _budgets)},
+    "boards/lx106-sim/README.md": {"budgets": ("lx106-sim", _budgets)},
     "ports/freertos/README.md": {"sensors": ("mps2-an385", _freertos_image("sensors")),
                                  "sensors-hifive1": ("hifive1", _freertos_image("sensors")),
                                  "sensors-net": ("mps2-an385", _freertos_image("sensors-net", lwip=True))},

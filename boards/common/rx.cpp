@@ -27,6 +27,11 @@ namespace board {
 
 bool rx_room() { return EMCP_BOARD_RX_HOLD == 0 || g_rx.room(); }
 
+size_t rx_space() {
+  const size_t n = g_rx.space();
+  return EMCP_BOARD_RX_HOLD == 0 && n == 0 ? 1 : n;
+}
+
 // Under FreeRTOS the loop's task sleeps on its notification, not in WFI: each byte (and each
 // loss) the interrupt queues gives it (board/freertos.h).
 void rx_byte(uint8_t b) {

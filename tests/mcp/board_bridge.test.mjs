@@ -15,7 +15,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import net from "node:net";
-import { freePort, qemuProgram } from "./lib/harness.mjs";
+import { freePort, spawnQemu } from "./lib/harness.mjs";
 import { bridgeClient } from "./lib/bridge_client.mjs";
 
 const MACHINE = process.env.EMCP_QEMU_MACHINE;
@@ -29,9 +29,7 @@ after(() => {
 });
 
 function qemu(port, monitor) {
-  const args = ["-M", MACHINE, "-display", "none", "-serial", `tcp:127.0.0.1:${port},server=on,wait=on`, "-kernel", FIRMWARE];
-  args.push("-monitor", monitor ? `unix:${monitor},server=on,wait=off` : "none");
-  const p = spawn(qemuProgram(MACHINE), args, { stdio: "ignore" });
+  const p = spawnQemu(MACHINE, FIRMWARE, port, ["-monitor", monitor ? `unix:${monitor},server=on,wait=off` : "none"]);
   procs.push(p);
   return p;
 }

@@ -46,9 +46,16 @@ BOARDS = {
     "stm32f4": ("netduinoplus2", None, None),
     "microbit": ("microbit", None, None),
     "hifive1": ("sifive_e", None, None),
+    "lx106-sim": ("sim", None, None),
 }
 # The QEMU program that emulates a machine: qemu-system-arm unless this table says otherwise.
-QEMU_PROGRAMS = {"sifive_e": "qemu-system-riscv32"}
+QEMU_PROGRAMS = {"sifive_e": "qemu-system-riscv32", "sim": "qemu-system-xtensa"}
+# What a machine needs besides -M (the Xtensa sim machine: the lx106 core, and semihosting, its
+# console: boards/lx106-sim).
+QEMU_MACHINE_ARGS = {"sim": ["-cpu", "lx106", "-semihosting"]}
+# The UART's -serial: stdio (QEMU's standard input and output), but on the sim machine, whose
+# semihosting console reads and writes them itself without a serial chardev (boards/lx106-sim).
+QEMU_CONSOLE = {"sim": "none"}
 CREDENTIALS_SIZE = 16384
 
 
@@ -190,7 +197,7 @@ def main():
     if not os.path.exists(image):
         say(f"no image {image}")
         return 2
-    cmd = [QEMU_PROGRAMS.get(machine, "qemu-system-arm"), "-M", machine, "-display", "none", "-monitor", "none", "-serial", "stdio",
+    cmd = [QEMU_PROGRAMS.get(machine, "qemu-system-arm"), "-M", machine, *QEMU_MACHINE_ARGS.get(machine, []), "-display", "none", "-monitor", "none", "-serial", QEMU_CONSOLE.get(machine, "stdio"),
            "-kernel", image]
     port = None
     blob_dir = None

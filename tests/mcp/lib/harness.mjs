@@ -86,21 +86,81 @@ const liveQemus = new Set();
 process.on("exit", () => { for (const p of liveQemus) p.kill("SIGKILL"); });
 
 /// The QEMU program that emulates `machine`: qemu-system-arm unless this table says otherwise.
-const QEMU_PROGRAMS = { sifive_e: "qemu-system-riscv32" };
+const QEMU_PROGRAMS = { sifive_e: "qemu-system-riscv32", sim: "qemu-system-xtensa" };
 export function qemuProgram(machine) {
   return QEMU_PROGRAMS[machine] ?? "qemu-system-arm";
+}
+/// QEMU's arguments for `machine` before the console's: the machine, and what it needs besides
+/// (the Xtensa sim machine: the lx106 core, and semihosting, its console: boards/lx106-sim).
+const QEMU_MACHINE_ARGS = { sim: ["-cpu", "lx106", "-semihosting"] };
+export function qemuMachineArgs(machine) {
+  return ["-M", machine, ...(QEMU_MACHINE_ARGS[machine] ?? [])];
 }
 
 export async function startQemu(machine, firmware) {
   const port = await freePort();
-  const proc = spawn(qemuProgram(machine), ["-M", machine, "-display", "none", "-monitor", "none",
-    "-serial", `tcp:127.0.0.1:${port},server=on,wait=on`, "-kernel", firmware], { stdio: ["ignore", "ignore", "pipe"] });
+  return { proc: spawnQemu(machine, firmware, port, ["-monitor", "none"]), port };
+}
+
+/// QEMU with `firmware` on `machine`, its first UART served on 127.0.0.1:`port` for one client
+/// at a time (QEMU's tcp chardev, waiting for the first client before the board runs), `extra`
+/// arguments besides; what it writes on stderr in proc.stderr_text(). Killed when the test
+/// process exits.
+///
+/// The Xtensa sim machine's console is semihosting on QEMU's own standard input and output
+/// (boards/lx106-sim: its serial chardev console loses and repeats bytes), so there a relay
+/// serves that port instead: what the board writes before the first client is kept for it
+/// (QEMU's wait=on keeps it from running instead: the same bytes), what it writes while no
+/// client is connected after that is dropped, as a tcp chardev drops it; each side waits for
+/// the other's buffer to drain.
+export function spawnQemu(machine, firmware, port, extra = []) {
+  const relayed = QEMU_STDIO_CONSOLE.has(machine);
+  const serial = relayed ? "none" : `tcp:127.0.0.1:${port},server=on,wait=on`;
+  const proc = spawn(qemuProgram(machine), [...qemuMachineArgs(machine), "-display", "none", ...extra,
+    "-serial", serial, "-kernel", firmware], { stdio: [relayed ? "pipe" : "ignore", relayed ? "pipe" : "ignore", "pipe"] });
   let err = "";
   proc.stderr.on("data", (d) => { err += d; });
   proc.stderr_text = () => err;
   liveQemus.add(proc);
+  if (relayed) relayConsole(proc, port);
   proc.once("exit", () => liveQemus.delete(proc));
-  return { proc, port };
+  return proc;
+}
+
+const QEMU_STDIO_CONSOLE = new Set(["sim"]);
+
+function relayConsole(proc, port) {
+  let client = null, served = false;
+  const early = [], waiting = [];
+  proc.stdin.on("error", () => {});  // QEMU gone: its exit ends the relay
+  proc.stdout.on("data", (d) => {
+    if (client) {
+      if (!client.write(d)) proc.stdout.pause();
+    } else if (!served) {
+      early.push(d);
+    }
+  });
+  const serve = (sock) => {
+    client = sock;
+    served = true;
+    for (const d of early.splice(0)) sock.write(d);
+    sock.on("data", (d) => { if (!proc.stdin.write(d)) { sock.pause(); proc.stdin.once("drain", () => sock.resume()); } });
+    sock.on("drain", () => proc.stdout.resume());
+    sock.on("error", () => {});
+    sock.on("close", () => {
+      client = null;
+      proc.stdout.resume();
+      const next = waiting.shift();
+      if (next) serve(next);
+    });
+  };
+  const server = net.createServer((sock) => { if (client) waiting.push(sock); else serve(sock); });
+  server.on("error", (e) => { console.error(`console relay on port ${port}: ${e.message}`); proc.kill("SIGKILL"); });
+  server.listen(port, "127.0.0.1");
+  proc.once("exit", () => {
+    server.close();
+    for (const s of [client, ...waiting]) s?.destroy();
+  });
 }
 
 /// Stops QEMU (always: a test never leaves one running).

@@ -1,5 +1,6 @@
 // board/arch.h - the few instructions the shared board code (common/startup.cpp, common/rx.cpp)
-// needs, for the CPU it is compiled for: Cortex-M (Thumb) or RISC-V (RV32, machine mode). The
+// needs, for the CPU it is compiled for: Cortex-M (Thumb), RISC-V (RV32, machine mode) or Xtensa
+// (the call0 ABI of the lx106, the exception architecture XEA2: PS.INTLEVEL masks). The
 // rest of an architecture's start-up (the vector table or trap entry, the fault handlers, the
 // first instructions) is in common/arch/<arch>.cpp, the one board.cmake names (EMCP_BOARD_ARCH).
 //
@@ -17,8 +18,12 @@
 /// Stops at a breakpoint (a debugger shows where; without one the trap handler's fault loop
 /// keeps the core there). One ebreak for every n: RISC-V's carries no number.
 #define EMCP_ARCH_HALT(n) __asm__ volatile("ebreak")
+#elif defined(__XTENSA__)
+/// Stops at a breakpoint (a debugger shows where; without one the debug vector's loop keeps
+/// the core there: common/arch/xtensa.cpp).
+#define EMCP_ARCH_HALT(n) __asm__ volatile("break 1, " #n)
 #else
-#error "board/arch.h: a Cortex-M or RISC-V target"
+#error "board/arch.h: a Cortex-M, RISC-V or Xtensa target"
 #endif
 
 namespace board {
@@ -29,6 +34,8 @@ inline uint32_t* stack_pointer() {
   uint32_t* sp;
 #if defined(__arm__)
   __asm__ volatile("mov %0, sp" : "=r"(sp));
+#elif defined(__XTENSA__)
+  __asm__ volatile("mov %0, a1" : "=a"(sp));
 #else
   __asm__ volatile("mv %0, sp" : "=r"(sp));
 #endif
@@ -40,6 +47,10 @@ inline uint32_t* stack_pointer() {
 inline void interrupts_off() {
 #if defined(__arm__)
   __asm__ volatile("cpsid i" ::: "memory");
+#elif defined(__XTENSA__)
+  uint32_t ps;  // PS.INTLEVEL 1: the level-1 interrupts (every one but the NMI) masked
+  __asm__ volatile("rsil %0, 1" : "=a"(ps)::"memory");
+  (void)ps;
 #else
   __asm__ volatile("csrci mstatus, 8" ::: "memory");  // mstatus.MIE
 #endif
@@ -48,6 +59,10 @@ inline void interrupts_off() {
 inline void interrupts_on() {
 #if defined(__arm__)
   __asm__ volatile("cpsie i" ::: "memory");
+#elif defined(__XTENSA__)
+  uint32_t ps;
+  __asm__ volatile("rsil %0, 0" : "=a"(ps)::"memory");
+  (void)ps;
 #else
   __asm__ volatile("csrsi mstatus, 8" ::: "memory");
 #endif
@@ -60,6 +75,9 @@ inline uint32_t interrupts_save_off() {
 #if defined(__arm__)
   __asm__ volatile("mrs %0, primask\n\tcpsid i" : "=r"(was) : : "memory");  // PRIMASK 1: masked
   return was & 1u;
+#elif defined(__XTENSA__)
+  __asm__ volatile("rsil %0, 1" : "=a"(was) : : "memory");  // the old PS
+  return (was & 0xFu) != 0 ? 1u : 0u;                       // 1: they were masked
 #else
   __asm__ volatile("csrrci %0, mstatus, 8" : "=r"(was) : : "memory");  // the old mstatus
   return (was & 8u) != 0 ? 0u : 1u;                                    // 1: they were masked
@@ -71,8 +89,16 @@ inline void interrupts_restore(uint32_t was_masked) {
 }
 
 /// Sleeps until an interrupt is pending, masked or not (Cortex-M: PRIMASK; RISC-V: mstatus.MIE
-/// clear, the interrupt enabled in mie).
-inline void wait_for_interrupt() { __asm__ volatile("wfi"); }
+/// clear, the interrupt enabled in mie). Xtensa's waiti unmasks them as it waits (PS.INTLEVEL 0):
+/// one pending meanwhile is taken at once, before waiti returns; interrupts_on() follows it in
+/// every caller.
+inline void wait_for_interrupt() {
+#if defined(__XTENSA__)
+  __asm__ volatile("waiti 0" ::: "memory");
+#else
+  __asm__ volatile("wfi");
+#endif
+}
 
 #if defined(__arm__)
 /// Cortex-M's NVIC (the same registers from ARMv6-M to ARMv8-M): one bit per interrupt line in

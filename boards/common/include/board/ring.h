@@ -23,6 +23,8 @@ class Ring {
 
   /// Interrupt side: true when a byte pushed now is kept (not full, no loss waiting).
   bool room() const { return !loss_ && head_ - tail_ != N; }
+  /// Interrupt side: how many bytes pushed now are kept (0 while a loss waits).
+  size_t space() const { return loss_ ? 0 : N - (head_ - tail_); }
   /// Interrupt side: keeps `b`, or (no room()) loses it: false.
   bool push(uint8_t b) {
     if (!room()) {

@@ -41,6 +41,9 @@ namespace board {
 
 /// True when a byte read now is kept. A board whose UART can hold bytes asks before each read.
 bool rx_room();
+/// How many bytes read now are kept, for a board that reads several at once (a host console):
+/// rx_room()'s count (without EMCP_BOARD_RX_HOLD, what the ring has room for, at least 1).
+size_t rx_space();
 /// Queues a received byte; without room() the byte is lost and counted (a gap in the input).
 void rx_byte(uint8_t b);
 /// Counts bytes the UART lost before they could be read (an overrun): a gap in the input here.
