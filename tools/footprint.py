@@ -412,7 +412,8 @@ LIBRARY_PARTS = [  # (label, pattern on a path outside the checkout, or on a nam
     ("lwIP (Debian's source): TCP, IPv4, ARP, DHCP, pools", r"/lwip[^/]*/src/"),
     ("Mbed TLS (Debian's source): SHA-1; TLS 1.2, X.509, ECP/RSA, AES-GCM, ChaCha20-Poly1305",
      r"/mbedtls[^/]*/library/"),
-    ("libgcc: soft float, 64-bit arithmetic", r"libgcc"),
+    # (Xtensa's assembly routines name their file without a folder in the line table.)
+    ("libgcc: soft float, 64-bit arithmetic", r"libgcc|^(lib1funcs|ieee754-[sd]f)\.S$"),
     ("newlib: mem*, str*", r"newlib|libc"),
     ("static constructors (the server, transport and ring objects)", r"^_sub_I_"),
 ]
