@@ -9,7 +9,7 @@ import { test, describe, before, after, afterEach } from "node:test";
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { startGateway, startLineBoard, stopNetworkServer, waitFor } from "./lib/harness.mjs";
+import { startGateway, startLineBoard, startNetworkServer, stopNetworkServer, waitFor } from "./lib/harness.mjs";
 import { stopServer, watchServer } from "./lib/server_exit.mjs";
 import { connectRaw, INIT, once, POST_HEADERS, request, newSession } from "./lib/rawhttp.mjs";
 
@@ -475,6 +475,33 @@ describe("gateway: one client cannot reach another's requests", () => {
       { ...modernHeaders("tools/call"), "Mcp-Name": `=?base64?${Buffer.from("set_led").toString("base64")}?=` }));
     assert.equal(bad.status, 400);
     assert.equal(json(bad).error.code, -32020);
+  });
+
+  test("Mcp-Name of tasks/get, tasks/update and tasks/cancel stands for taskId, checked as the engine checks it", async () => {
+    // The gateway and the engine (emcp-sensors --http) answer the same requests alike: one
+    // check, the core's (emcp::mcp::check_routing_headers).
+    const engine = await startNetworkServer(SERVER, ["--simulate"], []);
+    try {
+      for (const method of ["tasks/get", "tasks/update", "tasks/cancel"]) {
+        const body = { jsonrpc: "2.0", id: 7, method, params: { taskId: "feedc0de", _meta: modernMeta } };
+        for (const [name, mismatch] of [["other", "Header mismatch: Mcp-Name header value 'other' does not match body value 'feedc0de'"],
+                                        [undefined, `Header mismatch: the Mcp-Name header is required for ${method}`]]) {
+          const viaGateway = await once(g.port, post(body, modernHeaders(method, name)));
+          const viaEngine = await once(engine.port, post(body, modernHeaders(method, name)));
+          for (const [who, r] of [["gateway", viaGateway], ["engine", viaEngine]]) {
+            assert.equal(r.status, 400, `${who}, ${method}`);
+            assert.deepEqual(json(r).error, { code: -32020, message: mismatch }, `${who}, ${method}`);
+          }
+        }
+        // The matching name passes the gateway: the board answers (no such task).
+        const good = await once(g.port, post(body, modernHeaders(method, "feedc0de")), 5000);
+        const answer = messages(good).at(-1);
+        assert.equal(answer.id, 7);
+        assert.notEqual(answer.error?.code, -32020, JSON.stringify(answer));
+      }
+    } finally {
+      await stopNetworkServer(engine);
+    }
   });
 
   test("GET, DELETE and OPTIONS pass the Host and Origin checks too", async () => {

@@ -44,9 +44,9 @@
 //   (server/discover, whenever it becomes ready); a board that does not: 400 "unsupported
 //   MCP-Protocol-Version", as the engine built without that era. As the engine: a batch or a
 //   response 400, a notification 202 (not forwarded); the Mcp-Method header and, for
-//   tools/call, prompts/get and resources/read, Mcp-Name (plain or base64) must match the body,
-//   and the header's revision the `_meta` one (-32020, 400; Mcp-Param-* are left to the board,
-//   which sees no headers); an error answer's status: -32601 404, -32020..-32022 400.
+//   tools/call, prompts/get, resources/read and the tasks' calls, Mcp-Name (plain or base64)
+//   must match the body, and the header's revision the `_meta` one (-32020, 400: the core's
+//   check_routing_headers; Mcp-Param-* are left to the board, which sees no headers); an error answer's status: -32601 404, -32020..-32022 400.
 //   Closing the response cancels the request (notifications/cancelled to the board).
 // GET /mcp: the session's stream for what the board sends outside requests (one at a time: 409
 //   for a second; Mcp-Session-Id required). No event ids, no resumption (Last-Event-ID is
@@ -835,51 +835,27 @@ bool Gateway::refuse_busy(Conn& c, size_t requests) {
   return true;
 }
 
-// The header checks of 2026-07-28 the board cannot make (it sees no headers), with the core's
-// texts: MCP-Protocol-Version against `_meta`, Mcp-Method, Mcp-Name (plain or base64 form).
+// The header checks of 2026-07-28 the board cannot make (it sees no headers): the core's own
+// (emcp::mcp::check_routing_headers, the engine's check and its texts): MCP-Protocol-Version
+// against `_meta`, Mcp-Method, Mcp-Name against the member it names (plain or base64 form). The
+// Mcp-Param-* headers need the tool's table, which only the board has: not checked here.
 bool Gateway::headers_match(const http::Request& r, const jsonrpc::Message& m, std::string* why) const {
-  auto str = [](StrView v) { return std::string(v.data(), v.size()); };
   const emcp::Result<StrView> version = m.params["_meta"]["io.modelcontextprotocol/protocolVersion"].as_string();
   if (!version.ok()) return true;  // the board answers the missing field (-32602)
-  if (!r.protocol_version.present) {
-    *why = "Header mismatch: the MCP-Protocol-Version header is required";
-    return false;
-  }
-  if (!(r.protocol_version.view() == version.value())) {
-    *why = "Header mismatch: MCP-Protocol-Version header value '" + str(r.protocol_version.view()) +
-           "' does not match body value '" + str(version.value()) + "'";
-    return false;
-  }
-  if (!r.mcp_method.present) {
-    *why = "Header mismatch: the Mcp-Method header is required";
-    return false;
-  }
-  if (!(r.mcp_method.view() == m.method)) {
-    *why = "Header mismatch: Mcp-Method header value '" + str(r.mcp_method.view()) + "' does not match body value '" +
-           str(m.method) + "'";
-    return false;
-  }
-  const char* field = m.method == "tools/call" || m.method == "prompts/get" ? "name"
-                      : m.method == "resources/read"                         ? "uri"
-                                                                             : nullptr;
-  if (field == nullptr) return true;
-  const emcp::Result<StrView> body = m.params[field].as_string();
-  const StrView name = r.mcp_name.view();
-  if (!body.ok()) {
-    if (!r.mcp_name.present) return true;
-    *why = "Header mismatch: Mcp-Name header value '" + str(name) + "' but the body has no " + field + " string";
-    return false;
-  }
-  if (!r.mcp_name.present) {
-    *why = "Header mismatch: the Mcp-Name header is required for " + str(m.method);
-    return false;
-  }
-  if (!emcp::mcp::header_equals(name, body.value())) {
-    *why = "Header mismatch: Mcp-Name header value '" + str(name) + "' does not match body value '" +
-           str(body.value()) + "'";
-    return false;
-  }
-  return true;
+  emcp::mcp::RequestHeaders h;
+  h.protocol_version = {r.protocol_version.view(), r.protocol_version.present};
+  h.method = {r.mcp_method.view(), r.mcp_method.present};
+  h.name = {r.mcp_name.view(), r.mcp_name.present};
+  const emcp::mcp::HeaderMismatch say = [](void* out, std::initializer_list<emcp::mcp::TextPiece> message) {
+    std::string& text = *static_cast<std::string*>(out);
+    text.clear();
+    for (const emcp::mcp::TextPiece& piece : message) {
+      char buf[emcp::mcp::TextPiece::kMaxChars];
+      const StrView v = piece.render(buf);
+      text.append(v.data(), v.size());
+    }
+  };
+  return emcp::mcp::check_routing_headers(h, m, version.value(), say, why);
 }
 
 void Gateway::post_stateless(Conn& c, const jsonrpc::Decoded& d) {

@@ -162,21 +162,20 @@ static bool params_match(Span<const Param> props, Value args, StrView headers, R
   return true;
 }
 
-bool Server::check_headers(Server& server, const Message& m, StrView version, Reply& r) {
-  const RequestHeaders& h = *server.headers_;
-  auto mismatch = [&](std::initializer_list<TextPiece> detail) {
-    r.refusing().error(ErrorCode::kHeaderMismatch, detail);
+bool check_routing_headers(const RequestHeaders& h, const Message& m, StrView version, HeaderMismatch mismatch,
+                           void* ctx) {
+  auto refuse = [&](std::initializer_list<TextPiece> message) {
+    mismatch(ctx, message);
     return false;
   };
-  if (!h.protocol_version.present)
-    return mismatch({"Header mismatch: the MCP-Protocol-Version header is required"});
+  if (!h.protocol_version.present) return refuse({"Header mismatch: the MCP-Protocol-Version header is required"});
   if (!(h.protocol_version.value == version))
-    return mismatch({"Header mismatch: MCP-Protocol-Version header value '", h.protocol_version.value,
-                     "' does not match body value '", version, "'"});
-  if (!h.method.present) return mismatch({"Header mismatch: the Mcp-Method header is required"});
+    return refuse({"Header mismatch: MCP-Protocol-Version header value '", h.protocol_version.value,
+                   "' does not match body value '", version, "'"});
+  if (!h.method.present) return refuse({"Header mismatch: the Mcp-Method header is required"});
   if (!(h.method.value == m.method))
-    return mismatch({"Header mismatch: Mcp-Method header value '", h.method.value,
-                     "' does not match body value '", m.method, "'"});
+    return refuse({"Header mismatch: Mcp-Method header value '", h.method.value, "' does not match body value '",
+                   m.method, "'"});
   const char* field = name_field(m.method);
   if (field == nullptr) return true;
   const Result<StrView> body = m.params[field].as_string();
@@ -184,17 +183,27 @@ bool Server::check_headers(Server& server, const Message& m, StrView version, Re
     // An Mcp-Name the body does not bear out is a mismatch; without one the feature answers
     // the missing or malformed field (-32602).
     if (h.name.present)
-      return mismatch({"Header mismatch: Mcp-Name header value '", h.name.value, "' but the body has no ", field,
-                       " string"});
+      return refuse({"Header mismatch: Mcp-Name header value '", h.name.value, "' but the body has no ", field,
+                     " string"});
     return true;
   }
-  if (!h.name.present) return mismatch({"Header mismatch: the Mcp-Name header is required for ", m.method});
+  if (!h.name.present) return refuse({"Header mismatch: the Mcp-Name header is required for ", m.method});
   if (!header_equals(h.name.value, body.value()))
-    return mismatch({"Header mismatch: Mcp-Name header value '", h.name.value, "' does not match body value '",
-                     body.value(), "'"});
+    return refuse({"Header mismatch: Mcp-Name header value '", h.name.value, "' does not match body value '",
+                   body.value(), "'"});
+  return true;
+}
+
+bool Server::check_headers(Server& server, const Message& m, StrView version, Reply& r) {
+  const RequestHeaders& h = *server.headers_;
+  const HeaderMismatch refuse = [](void* reply, std::initializer_list<TextPiece> message) {
+    static_cast<Reply*>(reply)->refusing().error(ErrorCode::kHeaderMismatch, message);
+  };
+  if (!check_routing_headers(h, m, version, refuse, &r)) return false;
   // tools/call: the arguments its tool mirrors in Mcp-Param-* headers.
   if (!(m.method == "tools/call")) return true;
-  const Tool* tool = server.tool_named(body.value());
+  const StrView name = m.params["name"].as_string().value_or(StrView());
+  const Tool* tool = server.tool_named(name);
   return tool == nullptr || params_match(tool->params, m.params["arguments"], h.params, r);  // unknown: the feature answers
 }
 

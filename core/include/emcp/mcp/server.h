@@ -530,6 +530,18 @@ class Server {
 /// What the engine's header check uses (headers.cpp); no heap, nothing buffered.
 bool header_equals(StrView header, StrView body);
 
+/// The routing headers of a 2026-07-28 request against its body (headers.cpp): MCP-Protocol-
+/// Version against `version` (the body's `_meta` revision), Mcp-Method against the method,
+/// Mcp-Name against the member it names (`name` of tools/call and prompts/get, `uri` of
+/// resources/read, `taskId` of tasks/get, tasks/update and tasks/cancel). On the first
+/// mismatch calls `mismatch(ctx, message)` with the -32020 error's message and returns false.
+/// The Mcp-Param-* headers need the tool's Param table: Server::check_headers checks them
+/// after this. One check for every front end that has the headers: the HTTP engine's, and
+/// emcp-bridge's gateway in front of a board, which sees none.
+using HeaderMismatch = void (*)(void* ctx, std::initializer_list<TextPiece> message);
+bool check_routing_headers(const RequestHeaders& h, const jsonrpc::Message& m, StrView version,
+                           HeaderMismatch mismatch, void* ctx);
+
 }  // namespace mcp
 EMCP_NS_END
 
