@@ -1,8 +1,5 @@
 // The smallest emcp server as firmware: one tool, over the board's UART (boards/).
-#include "board/board.h"
-#include "board/serve.h"
-#include "emcp/mcp/server.h"
-#include "emcp/transport/stdio.h"
+#include "board/mcp.h"
 
 using namespace emcp::mcp;
 
@@ -16,11 +13,6 @@ constexpr Tool kTools[] = {
     Tool::make("read_temperature", &read_temperature).describe("Reads the board's temperature").read_only(),
 };
 constexpr ServerInfo kInfo = {"minimal", "1.0"};
-Server g_server(kInfo, board::platform());
-emcp::transport::StaticStdioTransport<2048, 64> g_link(g_server, &board::uart_flush, nullptr);
+emcp::board::UartMcp<2048> g_mcp(kInfo, kTools);
 
-int main() {
-  board::init();
-  g_server.set_tools(kTools);
-  board::serve_uart(g_server, g_link, "emcp-minimal", board::Loop{});
-}
+int main() { g_mcp.run(); }

@@ -17,6 +17,12 @@
 # project is firmware (tests/package/board_consumer) built against the installed package with
 # that toolchain file (from the package) for that board, and NODE runs it in QEMU through
 # emcp-bridge (EMCP_QEMU_MACHINE, EMCP_BRIDGE) under the same SDK client test.
+#   tests/package/run.sh readme_board EMCP_ROOT WORK_DIR NODE
+#       the README's board example ("## A tool on a board": its main_board.cpp and its
+#       CMakeLists.txt, tests/readme/board_example.py) taken into an empty folder and built
+#       against the installed package for EMCP_PACKAGE_BOARD with EMCP_PACKAGE_TOOLCHAIN, as the
+#       README says; NODE runs the image in QEMU under the SDK client's test of the minimal
+#       server (tests/mcp/minimal.test.mjs).
 set -eu
 mode=$1
 root=$2
@@ -26,7 +32,7 @@ rm -rf "$work"
 mkdir -p "$work"
 case "$mode" in
   add_subdirectory) how="-DEMCP_ROOT=$root" ;;
-  find_package)
+  find_package | readme_board)
     # Installing needs no tests and no examples (nor what they need: the shared test data).
     cmake -S "$root" -B "$work/emcp-build" -G Ninja -DCMAKE_INSTALL_PREFIX="$work/prefix" \
       -DEMCP_BUILD_TESTS=OFF -DEMCP_BUILD_EXAMPLES=OFF >/dev/null
@@ -35,7 +41,7 @@ case "$mode" in
     rm -rf "$work/emcp-build"
     test -f "$work/prefix/share/emcp/cmake/emcpConfig.cmake"
     how="-DCMAKE_PREFIX_PATH=$work/prefix" ;;
-  *) echo "usage: $0 add_subdirectory|find_package EMCP_ROOT WORK_DIR [NODE]" >&2; exit 2 ;;
+  *) echo "usage: $0 add_subdirectory|find_package|readme_board EMCP_ROOT WORK_DIR [NODE]" >&2; exit 2 ;;
 esac
 # The build types: "none" is CMAKE_BUILD_TYPE empty (set so, not left to the environment's
 # CMAKE_BUILD_TYPE, which CMake would take as the default).
@@ -87,7 +93,24 @@ run_sdk_client() {
     --test-reporter=tap --test-reporter-destination="${EMCP_NODE_REPORT:-/dev/null}" package_consumer.test.mjs)
 }
 
-if [ -n "${EMCP_PACKAGE_BOARD:-}" ]; then
+if [ "$mode" = readme_board ]; then
+  project="$work/readme-board"
+  target=$(python3 "$root/tests/readme/board_example.py" "$root/README.md" "$project" | tail -n 1)
+  log="$work/readme-board.log"
+  if ! { cmake -S "$project" -B "$project/build" -G Ninja "$how" -DEMCP_BOARD="$EMCP_PACKAGE_BOARD" \
+           -DCMAKE_TOOLCHAIN_FILE="$work/prefix/share/emcp/src/cmake/$EMCP_PACKAGE_TOOLCHAIN" &&
+         cmake --build "$project/build"; } >"$log" 2>&1; then
+    tail -n 40 "$log" >&2
+    echo "the README's board example did not build: $log" >&2
+    exit 1
+  fi
+  test -f "$project/build/$target.map" || { echo "no map file $project/build/$target.map" >&2; exit 1; }
+  grep -E '^ +text' "$log" >/dev/null || { echo "emcp_add_firmware printed no size report" >&2; exit 1; }
+  echo "the README's board example ($target) built against the installed package for $EMCP_PACKAGE_BOARD"
+  (cd "$root/tests/mcp" && EMCP_TRANSPORT=qemu EMCP_FIRMWARE="$project/build/$target.elf" "$node" --test \
+    --test-reporter=spec --test-reporter-destination=stdout \
+    --test-reporter=tap --test-reporter-destination="${EMCP_NODE_REPORT:-/dev/null}" minimal.test.mjs)
+elif [ -n "${EMCP_PACKAGE_BOARD:-}" ]; then
   [ "$mode" = find_package ] || { echo "a board project is tested with find_package only" >&2; exit 2; }
   for type in $build_types; do
     build_consumer "$root/tests/package/board_consumer" "$type" \
