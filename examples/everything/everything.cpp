@@ -492,10 +492,10 @@ constexpr const char* kCities[] = {"paris", "park", "party", "test", "testing"};
 void complete_arg(Completion& c) { c.add_matching(kCities); }
 
 constexpr PromptArg kTwoArgs[] = {
-    PromptArg::make("arg1", "First test argument").needed().completed_by(&complete_arg),
-    PromptArg::make("arg2", "Second test argument").needed(),
+    PromptArg::make("arg1", "First test argument").required().completed_by(&complete_arg),
+    PromptArg::make("arg2", "Second test argument").required(),
 };
-constexpr PromptArg kResourceArg[] = {PromptArg::make("resourceUri", "URI of the resource to embed").needed()};
+constexpr PromptArg kResourceArg[] = {PromptArg::make("resourceUri", "URI of the resource to embed").required()};
 
 constexpr Prompt kPrompts[] = {
     Prompt::make("test_simple_prompt", &simple_prompt).describe("A simple prompt without arguments"),

@@ -651,13 +651,15 @@ constexpr Tool kTools[] = {
         .titled("Switch the LED")
         .describe("Switches the status LED on or off.")
         .with_params(kSwitchParams)
-        .acts(false, true)
+        .destructive(false)
+        .idempotent()
         .scoped("device:control"),
     Tool::make("set_relay", &set_relay)
         .titled("Switch the relay")
         .describe("Closes (powers the load) or opens the relay. Switches real equipment on a device.")
         .with_params(kSwitchParams)
-        .acts(true, true)
+        .destructive()
+        .idempotent()
         .scoped("device:control"),
     Tool::make("sample_sensor", &sample_sensor)
         .titled("Sample a sensor")
@@ -669,7 +671,8 @@ constexpr Tool kTools[] = {
     Tool::make("calibrate_temperature", &calibrate_temperature)
         .titled("Calibrate the temperature sensor")
         .describe("Asks the user for a reference temperature and stores the offset.")
-        .acts(false, false)
+        .destructive(false)
+        .idempotent(false)
         .scoped("device:control"),
     Tool::make("summarize_readings", &summarize_readings)
         .titled("Summarize the device state")

@@ -208,7 +208,7 @@ constexpr Tool kTools[] = {
     Tool::make("echo", &echo).titled("Echo").describe("Echoes the text").with_params(kEchoParams).read_only().with_icons(kIcons),
     Tool::make("add", &add).describe("Adds two integers").with_params(kAddParams).with_output(kSumOut),
     Tool::make("kinds", &kinds).describe("One content block of each kind"),
-    Tool::make("fail", &fail).describe("Always fails").acts(true, false).open_world(false).annotation_titled("Failing tool"),
+    Tool::make("fail", &fail).describe("Always fails").destructive().idempotent(false).open_world(false).annotation_titled("Failing tool"),
     Tool::make("validate", &validate).with_params(kValidateParams),
     Tool::make("even", &check_extra).with_params(kEvenParams),
     Tool::make("slow", &slow).describe("Answers when the test says so").runs_as_task(),
@@ -268,7 +268,7 @@ void odd(PromptGet& p) {
 }
 
 constexpr PromptArg kGreetArgs[] = {
-    PromptArg::make("name", "Who to greet").needed().completed_by(&complete_id),
+    PromptArg::make("name", "Who to greet").required().completed_by(&complete_id),
     PromptArg::make("language"),
 };
 constexpr Prompt kPrompts[] = {

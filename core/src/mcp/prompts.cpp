@@ -74,7 +74,7 @@ void Server::on_prompts_list(Session& /*s*/, const Message& m, Reply& r) {
         w.member_str("name", a.name);
         if (a.title && supports(v, Feature::kTitles)) w.member_str("title", a.title);
         if (a.description) w.member_str("description", a.description);
-        if (a.required) w.member_bool("required", true);
+        if (a.is_required) w.member_bool("required", true);
         w.end_object();
       }
       w.end_array();
@@ -104,7 +104,7 @@ void Server::on_prompts_get(Session& s, const Message& m, Reply& r) {
   for (const PromptArg& a : prompt->args) {
     const Value v = args[a.name];
     if (!v.exists()) {
-      if (a.required) {
+      if (a.is_required) {
         r.reject(ErrorCode::kInvalidParams,
                 {"argument \"", a.name, "\" of prompt \"", prompt->name, "\" is required"});
         return;

@@ -157,20 +157,29 @@ struct Tool {
   }
   constexpr Tool with_input_schema(const char* json) const { Tool t = *this; t.input_schema_json = json; return t; }
   constexpr Tool with_output_schema(const char* json) const { Tool t = *this; t.output_schema_json = json; return t; }
-  /// readOnlyHint true (and so not destructive).
   /// Its calls may run as tasks: a call whose handler defers (ToolCall::defer()) becomes a
   /// task when the client allows it (emcp/mcp/tasks.h).
   constexpr Tool runs_as_task(TaskSupport s = TaskSupport::kOptional) const { Tool t = *this; t.task_support = s; return t; }
+  /// The behaviour hints of its annotations (hints a client may show, never trust): readOnlyHint
+  /// true (and so not destructive);
   constexpr Tool read_only() const { Tool t = *this; t.read_only_hint = Hint::kTrue; return t; }
-  /// readOnlyHint false, destructiveHint and idempotentHint as given.
-  constexpr Tool acts(bool destructive, bool idempotent) const {
+  /// or it changes its environment (readOnlyHint false), destructively (destructiveHint: the
+  /// protocol's default when not said) or not,
+  constexpr Tool destructive(bool v = true) const {
     Tool t = *this;
     t.read_only_hint = Hint::kFalse;
-    t.destructive_hint = destructive ? Hint::kTrue : Hint::kFalse;
-    t.idempotent_hint = idempotent ? Hint::kTrue : Hint::kFalse;
+    t.destructive_hint = v ? Hint::kTrue : Hint::kFalse;
     return t;
   }
-  constexpr Tool open_world(bool v) const { Tool t = *this; t.open_world_hint = v ? Hint::kTrue : Hint::kFalse; return t; }
+  /// and calling it again with the same arguments has no further effect (idempotentHint) or not;
+  constexpr Tool idempotent(bool v = true) const {
+    Tool t = *this;
+    t.read_only_hint = Hint::kFalse;
+    t.idempotent_hint = v ? Hint::kTrue : Hint::kFalse;
+    return t;
+  }
+  /// it reaches an open world (the internet) rather than a closed one (the device) or not.
+  constexpr Tool open_world(bool v = true) const { Tool t = *this; t.open_world_hint = v ? Hint::kTrue : Hint::kFalse; return t; }
   constexpr Tool annotation_titled(const char* s) const { Tool t = *this; t.annotation_title = s; return t; }
   template <size_t N>
   constexpr Tool with_icons(const Icon (&i)[N]) const {
@@ -255,7 +264,7 @@ struct ResourceTemplate {
 struct PromptArg {
   const char* name = "";
   const char* description = nullptr;
-  bool required = false;
+  bool is_required = false;             ///< required()
   const char* title = nullptr;
   CompleteFn complete = nullptr;        ///< completions for this argument
 
@@ -265,7 +274,8 @@ struct PromptArg {
     a.description = description;
     return a;
   }
-  constexpr PromptArg needed() const { PromptArg a = *this; a.required = true; return a; }
+  /// The client must give it (as Param::required()).
+  constexpr PromptArg required() const { PromptArg a = *this; a.is_required = true; return a; }
   constexpr PromptArg titled(const char* s) const { PromptArg a = *this; a.title = s; return a; }
   constexpr PromptArg completed_by(CompleteFn f) const { PromptArg a = *this; a.complete = f; return a; }
 };
