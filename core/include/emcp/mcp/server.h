@@ -425,7 +425,7 @@ class Server {
   // in deferred_: a deferred call, one an InputBridge asks for, a task's. Its entry, or -1 when
   // all EMCP_MAX_DEFERRED are taken.
   int hold_request(Session* s, const jsonrpc::Id& id, const Peer& peer, json::Value progress, const Tool* tool);
-  // The InputBridge (bridge.cpp): what the dispatcher and the loop need of it.
+  // The InputBridge (input_bridge.cpp): what the dispatcher and the loop need of it.
   struct BridgeOps {
     bool (*settle)(Server& sv, Inputs& in);        // after a handler that asked a legacy client
     void (*resume)(Server& sv, Inputs& in);        // a handler starts: is it running again?

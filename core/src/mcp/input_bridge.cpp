@@ -63,7 +63,7 @@ size_t InputBridge::arena_high_water() const {
 }
 
 void Server::set_input_bridge(InputBridge& bridge) {
-  if (!EMCP_LEGACY_ERA) return;  // no legacy clients to bridge to: none of bridge.cpp is linked
+  if (!EMCP_LEGACY_ERA) return;  // no legacy clients to bridge to: none of input_bridge.cpp is linked
   bridge_ = &bridge;
   bridge.server_ = this;
   features_.bridge = &kBridgeOps;
