@@ -19,9 +19,4 @@ StaticTask_t g_owner_tcb;
 
 extern "C" void owner_task(void*) { netcheck_firmware(); }
 
-int main() {
-  (void)board::start_owner(&owner_task, g_owner_stack, g_owner_tcb);
-  vTaskStartScheduler();  // never returns: the idle task's memory is static, nothing can fail
-  for (;;) {
-  }
-}
+int main() { board::run_owner(&owner_task, g_owner_stack, g_owner_tcb); }

@@ -63,6 +63,17 @@ TaskHandle_t start_owner(TaskFunction_t entry, StackType_t (&stack)[N], StaticTa
   return task;
 }
 
+/// start_owner() and the scheduler: main() of an image whose owner task starts the others (or
+/// has none). Never returns (the scheduler returns only when it cannot make the idle task,
+/// whose memory is static here).
+template <size_t N>
+[[noreturn]] void run_owner(TaskFunction_t entry, StackType_t (&stack)[N], StaticTask_t& tcb) {
+  (void)start_owner(entry, stack, tcb);
+  vTaskStartScheduler();
+  for (;;) {
+  }
+}
+
 /// A lock the owner task holds all the time except while it waits in idle(): idle() calls
 /// `release` before its wait and `take` after. The network (lwIP in its own thread,
 /// boards/<board>/net.cpp) sets lwIP's core lock here, so that the owner's loop calls lwIP's raw
