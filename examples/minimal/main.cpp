@@ -1,10 +1,5 @@
-// The smallest emcp server: one tool, over stdio (on a board, over its UART).
-#include <unistd.h>
-
-#include "emcp/mcp/server.h"
-#include "emcp/posix/fd.h"
-#include "emcp/posix/platform.h"
-#include "emcp/transport/stdio.h"
+// The smallest emcp server: one tool, over stdio (on a board, over its UART: main_board.cpp).
+#include "emcp/posix/mcp.h"
 
 using namespace emcp::mcp;
 
@@ -18,13 +13,6 @@ constexpr Tool kTools[] = {
     Tool::make("read_temperature", &read_temperature).describe("Reads the board's temperature").read_only(),
 };
 constexpr ServerInfo kInfo = {"minimal", "1.0"};
-int g_out = 1;  // stdout: the port's write callback gets it
-Server g_server(kInfo, emcp::posix::platform());  // clock, random source, log
-emcp::transport::StaticStdioTransport<2048> g_link(g_server, &emcp::posix::fd_flush, &g_out);
+emcp::posix::StdioMcp<2048> g_mcp(kInfo, kTools);  // the server, its stdio transport, the loop
 
-int main() {
-  g_server.set_tools(kTools);
-  char buf[256];
-  for (ssize_t n; (n = read(0, buf, sizeof buf)) > 0;) (void)g_link.feed(buf, static_cast<size_t>(n));
-  return 0;
-}
+int main() { return g_mcp.run(); }

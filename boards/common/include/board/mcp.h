@@ -7,8 +7,9 @@
 //
 // What it wires is the explicit form (docs/porting.md, examples with their own main loop):
 // mcp::Server with board::platform(), StaticStdioTransport<ArenaSize, OutSize> writing through
-// board::uart_flush, board::init() and board::serve() (board/serve.h). The server's other
-// features are set on server() before run(): set_resources(), set_prompts()...
+// board::uart_flush, board::init() and board::serve() (board/serve.h); the same shape as
+// posix::StdioMcp (emcp/posix/mcp.h), over transport::StreamMcp. The server's other features are
+// set on server() before run(): set_resources(), set_prompts()...
 //
 // Context: the object is a static (its arena and buffers are its members); run() from main().
 #ifndef EMCP_BOARD_MCP_H
@@ -26,23 +27,18 @@ namespace board {
 /// ArenaSize: bytes of the per-message arena (EMCP_ARENA_SIZE by default: what one request's
 /// parsed tree may take); OutSize: the output buffer the answers stream through to the UART.
 template <size_t ArenaSize = EMCP_ARENA_SIZE, size_t OutSize = 64>
-class UartMcp {
+class UartMcp : public emcp::transport::StreamMcp<ArenaSize, OutSize> {
+  using Base = emcp::transport::StreamMcp<ArenaSize, OutSize>;
+
  public:
-  /// `info` is kept by reference (the server's): a constexpr static, never a temporary.
-  explicit UartMcp(const emcp::mcp::ServerInfo& info) : server_(info, platform()), link_(server_, &uart_flush, nullptr) {}
+  explicit UartMcp(const emcp::mcp::ServerInfo& info) : Base(info, platform(), &uart_flush, nullptr) {}
   template <size_t N>
   UartMcp(const emcp::mcp::ServerInfo& info, const emcp::mcp::Tool (&tools)[N]) : UartMcp(info) {
-    server_.set_tools(tools);
+    this->server().set_tools(tools);
   }
   UartMcp(const emcp::mcp::ServerInfo&&) = delete;  // a temporary would not outlive the server
   template <size_t N>
   UartMcp(const emcp::mcp::ServerInfo&&, const emcp::mcp::Tool (&)[N]) = delete;
-  UartMcp(const UartMcp&) = delete;
-  UartMcp& operator=(const UartMcp&) = delete;
-
-  /// The server, for what the constructor does not set (resources, prompts, an inbox...).
-  emcp::mcp::Server& server() { return server_; }
-  emcp::transport::StdioTransport& link() { return link_; }
 
   /// Initializes the board (clock, UART), prints the banner line ("<server name> on <board>:
   /// MCP on this UART...") and serves forever.
@@ -50,12 +46,8 @@ class UartMcp {
   /// The same, running `loop.tick` (the application's periodic work) every round.
   [[noreturn]] void run(const Loop& loop) {
     init();
-    serve_uart(server_, link_, server_.info().name, loop);
+    serve_uart(this->server(), this->link(), this->server().info().name, loop);
   }
-
- private:
-  emcp::mcp::Server server_;
-  emcp::transport::StaticStdioTransport<ArenaSize, OutSize> link_;
 };
 
 }  // namespace board

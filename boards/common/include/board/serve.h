@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+#include "emcp/loop.h"
 #include "emcp/mcp/server.h"
 #include "emcp/transport/stdio.h"
 
@@ -17,9 +18,10 @@ namespace board {
 /// json::FlushingSink callback writing to the UART (ctx unused).
 emcp::Status uart_flush(void* ctx, const char* data, size_t n);
 
-struct Loop {
-  void (*tick)() = nullptr;  ///< the application's periodic work (may be nullptr)
-};
+/// The application's periodic work (emcp/loop.h: one struct for every serving loop). `tick`
+/// runs every round; the loop sleeps until the next interrupt, and the board's clock interrupts
+/// every millisecond (under FreeRTOS the owner waits at most a tick), so `next_tick_ms` is met.
+using Loop = emcp::Loop;
 
 /// Something else the loop runs (a network stack and its HTTP port, board/serve_net.h).
 struct Service {

@@ -93,6 +93,30 @@ class StaticStdioTransport : private detail::StdioStorage<ArenaSize, OutSize>,
                        Storage::out_storage, OutSize) {}
 };
 
+/// An mcp::Server and its line transport in one object: what posix::StdioMcp (emcp/posix/mcp.h)
+/// and board::UartMcp (board/mcp.h) add their run() to. `info` is kept by reference (the
+/// server's): a constexpr static, never a temporary; the object is a static (its arena and
+/// buffers are members), built before the loop runs.
+template <size_t ArenaSize, size_t OutSize>
+class StreamMcp {
+ public:
+  StreamMcp(const StreamMcp&) = delete;
+  StreamMcp& operator=(const StreamMcp&) = delete;
+
+  /// The server, for what the constructor does not set (resources, prompts, an inbox...).
+  mcp::Server& server() { return server_; }
+  StdioTransport& link() { return link_; }
+
+ protected:
+  StreamMcp(const mcp::ServerInfo& info, const Platform& platform, json::FlushingSink::FlushFn write, void* ctx)
+      : server_(info, platform), link_(server_, write, ctx) {}
+  ~StreamMcp() = default;
+
+ private:
+  mcp::Server server_;
+  StaticStdioTransport<ArenaSize, OutSize> link_;
+};
+
 }  // namespace transport
 EMCP_NS_END
 

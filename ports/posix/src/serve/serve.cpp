@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
-#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -32,18 +31,6 @@ namespace {
 constexpr size_t kConnections = 16;
 constexpr size_t kSessions = EMCP_LEGACY_ERA ? 8 : 0;  // a server of MCP 2026-07-28 only opens none
 
-volatile sig_atomic_t g_stop = 0;
-void on_signal(int) { g_stop = 1; }
-
-// SIGINT and SIGTERM end the serving loop; the server then reports and returns 0. No
-// SA_RESTART: the signal interrupts the loop's poll().
-void catch_stop_signals() {
-  struct sigaction sa = {};
-  sa.sa_handler = &on_signal;
-  (void)sigaction(SIGINT, &sa, nullptr);
-  (void)sigaction(SIGTERM, &sa, nullptr);
-}
-
 StrView num(uint64_t v, char* buf) { return StrView(buf, emcp::json::format_uint64(v, buf)); }
 
 
@@ -56,10 +43,6 @@ int g_stdout = 1;
 const char* g_hosts[16];
 
 }  // namespace
-
-void say(std::initializer_list<StrView> parts) {
-  for (StrView s : parts) (void)emcp::posix::write_all(2, s.data(), s.size());
-}
 
 bool parse_port(const char* text, uint16_t* port) {
   uint32_t v = 0;
@@ -201,13 +184,9 @@ bool check_http_options(const HttpConfig& config) {
 // Namespace-scope storage (no function-local statics: their guards pull in runtime locking);
 // the transports are built in place once the server is known.
 using Engine = emcp::transport::StaticHttpServer<kConnections, kSessions>;
-using Stdio = emcp::transport::StaticStdioTransport<>;
 emcp::posix::StaticHttpListener<kConnections> g_net;
 emcp::transport::HttpOptions g_options;
 alignas(Engine) unsigned char g_engine_mem[sizeof(Engine)];
-alignas(Stdio) unsigned char g_stdio_mem[sizeof(Stdio)];
-
-Stdio* g_stdio = nullptr;
 Engine* g_engine = nullptr;
 
 // HTTPS: the TLS layer between the listener and the engine, and what its connections share.
@@ -351,9 +330,9 @@ bool start_tls(const HttpConfig& config, const emcp::Platform& platform) {
 Figures figures() {
   Figures f;
   f.arena_size = EMCP_ARENA_SIZE;
-  if (g_stdio != nullptr) {
-    f.messages = g_stdio->messages();
-    f.arena_high_water = g_stdio->arena().high_water();
+  if (emcp::transport::StdioTransport* link = emcp::posix::served_stdio()) {
+    f.messages = link->messages();
+    f.arena_high_water = link->arena().high_water();
   } else if (g_engine != nullptr) {
     f.arena_high_water = g_engine->arena_high_water();
     f.http = &g_engine->stats();
@@ -366,37 +345,8 @@ Figures figures() {
 }
 
 int stdio(emcp::mcp::Server& server, const char* program, const Loop& loop) {
-  Stdio& transport = *new (g_stdio_mem) Stdio(server, &emcp::posix::fd_flush, &g_stdout);
-  g_stdio = &transport;
-  catch_stop_signals();
-  uint8_t buf[1024];
-  while (g_stop == 0) {
-    // stdin, and the eventfd other threads wake the loop with (the server's inbox).
-    pollfd pfd[2] = {{0, POLLIN, 0}, {emcp::posix::wake_fd(), POLLIN, 0}};
-    const int ready = poll(pfd, pfd[1].fd >= 0 ? 2 : 1, static_cast<int>(wait_ms(loop, 1000)));
-    if (ready > 0 && (pfd[1].revents & POLLIN) != 0) emcp::posix::clear_wake();
-    if (ready > 0 && pfd[0].revents != 0) {
-      size_t n = 0;
-      const emcp::Status s = emcp::posix::read_some(0, buf, sizeof buf, &n);
-      if (s == emcp::Status::kOk) {
-        if (transport.feed(buf, n) != emcp::Status::kOk) {
-          say({program, ": stdout failed: ", emcp::status_str(transport.status()), "\n"});
-          return 1;
-        }
-      } else if (s != emcp::Status::kWouldBlock) {
-        (void)transport.finish();
-        break;
-      }
-    }
-    if (loop.tick) loop.tick();
-    server.poll();
-  }
-  char a[24], b[24], c[24];
-  say({program, g_stop != 0 ? ": stopped by a signal after " : ": end of input after ", num(transport.messages(), a),
-       " messages (",
-       num(transport.too_long(), b), " over-long lines), arena high-water ",
-       num(transport.arena().high_water(), c), " bytes\n"});
-  return 0;
+  emcp::transport::StaticStdioTransport<> transport(server, &emcp::posix::fd_flush, &g_stdout);
+  return emcp::posix::serve_stdio(server, transport, program, loop);
 }
 
 int http(emcp::mcp::Server& server, const HttpConfig& config, const Loop& loop) {
@@ -431,7 +381,7 @@ int http(emcp::mcp::Server& server, const HttpConfig& config, const Loop& loop) 
   } else {
     g_net.attach(engine.handler());
   }
-  catch_stop_signals();
+  emcp::posix::catch_stop_signals();
   char p[24];
   const bool v6 = strchr(config.address, ':') != nullptr;
   say({config.program, ": serving MCP on ", tls ? "https://" : "http://", v6 ? "[" : "", config.address,
@@ -439,7 +389,7 @@ int http(emcp::mcp::Server& server, const HttpConfig& config, const Loop& loop) 
        config.websocket ? (tls ? ", /ws (WebSocket, wss)" : ", /ws (WebSocket)") : "",
        g_options.auth != nullptr ? "; bearer token required (metadata: /.well-known/oauth-protected-resource/mcp)" : "",
        "\n"});
-  while (g_stop == 0) {
+  while (!emcp::posix::stop_requested()) {
     if (g_net.run_once(static_cast<int>(wait_ms(loop, 100))) != emcp::Status::kOk && errno != EINTR) {
       say({config.program, ": poll failed: ", strerror(errno), "\n"});
       return 1;

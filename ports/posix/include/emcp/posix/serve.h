@@ -11,7 +11,9 @@
 
 #include <initializer_list>
 
+#include "emcp/loop.h"
 #include "emcp/mcp/server.h"
+#include "emcp/posix/loop.h"
 #include "emcp/transport/http_server.h"
 #include "emcp/util/span.h"
 
@@ -19,11 +21,10 @@ EMCP_NS_BEGIN
 namespace posix {
 namespace serve {
 
-/// The application's periodic work (may be nullptr).
-struct Loop {
-  void (*tick)() = nullptr;
-  uint32_t (*next_tick_ms)() = nullptr;  ///< how long the loop may sleep
-};
+/// The application's periodic work (emcp/loop.h: one struct for every serving loop).
+using Loop = emcp::Loop;
+/// Writes pieces of text to stderr (emcp/posix/loop.h).
+using emcp::posix::say;
 
 struct HttpConfig {
   const char* program = "emcp";         ///< for messages on stderr
@@ -73,8 +74,9 @@ bool check_http_options(const HttpConfig& config);
 /// The usage lines of those options (each ends with a newline).
 extern const char kHttpUsage[];
 
-/// Serves stdin/stdout until the end of stdin or SIGINT/SIGTERM. Returns the process exit code
-/// (0 for either end).
+/// Serves stdin/stdout until the end of stdin or SIGINT/SIGTERM, with a transport of its own
+/// (EMCP_ARENA_SIZE, 256 B of output buffer): posix::serve_stdio() (emcp/posix/loop.h). Returns
+/// the process exit code (0 for either end).
 int stdio(emcp::mcp::Server& server, const char* program, const Loop& loop);
 
 /// Serves HTTP until SIGINT/SIGTERM. Returns the process exit code (0 after a signal).
@@ -91,9 +93,6 @@ struct Figures {
   uint64_t connections_in_use = 0, connections = 0, sessions_in_use = 0, sessions = 0;
 };
 Figures figures();
-
-/// Writes pieces of text to stderr (no stdio: it allocates).
-void say(std::initializer_list<emcp::StrView> parts);
 
 /// Parses a decimal port 0..65535; false when it is not one.
 bool parse_port(const char* text, uint16_t* port);
