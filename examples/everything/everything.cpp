@@ -285,11 +285,11 @@ void test_elicitation(ToolCall& call) {
 
 constexpr const char* kStatuses[] = {"active", "inactive", "pending"};
 constexpr Param kDefaultsForm[] = {
-    Param::string("name", "User name").with_default("\"John Doe\""),
-    Param::integer("age", "User age").with_default("30"),
-    Param::number("score", "User score").with_default("95.5"),
-    Param::string("status", "User status").one_of(kStatuses).with_default("\"active\""),
-    Param::boolean("verified", "Verification status").with_default("true"),
+    Param::string("name", "User name").with_default("John Doe"),
+    Param::integer("age", "User age").with_default(30),
+    Param::number("score", "User score").with_default(95.5),
+    Param::string("status", "User status").one_of(kStatuses).with_default("active"),
+    Param::boolean("verified", "Verification status").with_default(true),
 };
 
 void test_elicitation_sep1034_defaults(ToolCall& call) {

@@ -208,8 +208,8 @@ void sample_sensor(ToolCall& call) {
   job->active = true;
   job->pending = p;
   job->id = id;
-  job->samples = call.integer("samples", 10);
-  job->interval = static_cast<uint32_t>(call.integer("interval_ms", 200));
+  job->samples = call.integer("samples");
+  job->interval = static_cast<uint32_t>(call.integer("interval_ms"));
   job->next_at = g_now();
   log(LogLevel::kInfo, "sampling started");
 }
@@ -623,8 +623,8 @@ constexpr Param kSwitchParams[] = {
 };
 constexpr Param kSampleParams[] = {
     Param::string("sensor", "Which sensor").one_of(kSensorNames).required(),
-    Param::integer("samples", "How many readings to take").range(1, 100).with_default("10"),
-    Param::integer("interval_ms", "Milliseconds between readings").range(10, 10000).with_default("200"),
+    Param::integer("samples", "How many readings to take").range(1, 100).with_default(10),
+    Param::integer("interval_ms", "Milliseconds between readings").range(10, 10000).with_default(200),
 };
 
 constexpr Param kEchoParams[] = {

@@ -10,5 +10,5 @@ if(EMCP_FREERTOS_FOUND AND EMCP_BOARD STREQUAL "mps2-an385")
     RTOS freertos
     TASKS emcp=owner_task:g_owner_stack worker=worker_task:g_worker_stack p0=producer_task:g_p0_stack
           p1=producer_task:g_p1_stack p2=producer_task:g_p2_stack p3=producer_task:g_p3_stack
-    FLASH_BUDGET 53248 RAM_BUDGET 24576 NOT_DOCUMENTED)
+    FLASH_BUDGET 54272 RAM_BUDGET 24576 NOT_DOCUMENTED)
 endif()

@@ -100,4 +100,27 @@ TEST(McpSchema, IntegersBeyondInt64AreOutsideTheBounds) {
   EXPECT_EQ(check(R"({"small":1.0e2})"), "small is above the maximum");
 }
 
+constexpr Param kId = Param::integer("");
+constexpr Param kDefaults[] = {
+    Param::string("unit").with_default("\xC2\xB0" "C \"x\""),  // text, escaped as a JSON string
+    Param::integer("samples").range(1, 100).with_default(10),
+    Param::integer("offset").with_default(-9007199254740992LL),  // -2^53: the last exact one
+    Param::number("ratio").with_default(0.25),
+    Param::number("whole").with_default(3),
+    Param::boolean("fast").with_default(false),
+    Param::array("ids", kId).with_default_json("[1,2]"),
+};
+
+TEST(McpSchema, TypedDefaultsAreWrittenAsTheirJsonValues) {
+  EXPECT_EQ(schema_of(kDefaults),
+            R"({"type":"object","properties":{)"
+            "\"unit\":{\"type\":\"string\",\"default\":\"\xC2\xB0" R"(C \"x\""},)"
+            R"("samples":{"type":"integer","minimum":1,"maximum":100,"default":10},)"
+            R"("offset":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807,"default":-9007199254740992},)"
+            R"("ratio":{"type":"number","default":0.25},)"
+            R"("whole":{"type":"number","default":3},)"
+            R"("fast":{"type":"boolean","default":false},)"
+            R"("ids":{"type":"array","items":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"default":[1,2]}}})");
+}
+
 }  // namespace

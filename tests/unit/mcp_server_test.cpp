@@ -3,6 +3,7 @@
 // server inside a NoHeapScope, from its construction to its destruction; what the server
 // writes goes to a FixedText, and inputs that need std::string are built before the scope.
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <gtest/gtest.h>
 
@@ -436,6 +437,46 @@ TEST(McpServer, FinishedStdioStreamNeedsInitializeAgain) {
   (void)out.take();
   feed(t, R"({"jsonrpc":"2.0","id":1,"method":"tools/list"})" "\n");
   EXPECT_NE(out.take().find("not initialized"), std::string_view::npos);
+}
+
+// Absent arguments are the defaults the Param table declares; present ones are the client's;
+// the two-argument forms take the caller's fallback instead; undeclared ones are "", 0, false.
+constexpr Param kDefaultParams[] = {
+    Param::string("unit").with_default("C"),
+    Param::integer("samples").range(1, 100).with_default(10),
+    Param::number("ratio").with_default(0.25),
+    Param::boolean("fast").with_default(true),
+    Param::integer("plain"),
+};
+void defaults_tool(ToolCall& c) {
+  char line[160];
+  const int n = snprintf(line, sizeof line, "%.*s %lld %g %d %lld | %.*s %lld %g %d | %lld",
+                         static_cast<int>(c.str("unit").size()), c.str("unit").data(),
+                         static_cast<long long>(c.integer("samples")), c.number("ratio"), c.boolean("fast") ? 1 : 0,
+                         static_cast<long long>(c.integer("plain")), static_cast<int>(c.str("unit", "K").size()),
+                         c.str("unit", "K").data(), static_cast<long long>(c.integer("samples", 3)),
+                         c.number("ratio", 2), c.boolean("fast", false) ? 1 : 0,
+                         static_cast<long long>(c.integer("undeclared")));
+  c.text(StrView(line, static_cast<size_t>(n)));
+}
+constexpr Tool kDefaultTools[] = {Tool::make("defaults", &defaults_tool).with_params(kDefaultParams)};
+
+TEST(McpServer, AbsentArgumentsAreTheirDeclaredDefaults) {
+  emcp_test::NoHeapScope no_heap;
+  Out out;
+  Server server(fixture::info(), fixture::platform());
+  server.set_tools(kDefaultTools);
+  emcp::transport::StaticStdioTransport<> t(server, &Out::write, &out);
+  feed(t, kInit);
+  (void)out.take();
+  feed(t, R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"defaults","arguments":{}}})" "\n");
+  EXPECT_NE(out.take().find(R"("text":"C 10 0.25 1 0 | K 3 2 0 | 0")"), std::string_view::npos);
+  feed(t, R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"defaults","arguments":)"
+          R"({"unit":"F","samples":7,"ratio":1.5,"fast":false,"plain":4}}})" "\n");
+  EXPECT_NE(out.take().find(R"("text":"F 7 1.5 0 4 | F 7 1.5 0 | 0")"), std::string_view::npos);
+  feed(t, R"({"jsonrpc":"2.0","id":3,"method":"tools/list"})" "\n");
+  EXPECT_NE(out.take().find(R"("samples":{"type":"integer","minimum":1,"maximum":100,"default":10})"),
+            std::string_view::npos);
 }
 
 TEST(McpServer, DestroyedSessionsLeaveTheServer) {

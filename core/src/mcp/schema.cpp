@@ -6,6 +6,11 @@ EMCP_NS_BEGIN
 namespace mcp {
 
 void schema_nested_too_deep() { EMCP_ASSERT(false && "Param table nested deeper than EMCP_SCHEMA_MAX_DEPTH"); }
+// Param tables are in flash, dozens to an image: keep the layout at 80 bytes on 32-bit targets.
+static_assert(sizeof(void*) != 4 || sizeof(Param) == 80, "Param grew: see the layout note in schema.h");
+
+void schema_length_out_of_range() { EMCP_ASSERT(false && "Param::length beyond 65,534"); }
+void schema_default_mismatch() { EMCP_ASSERT(false && "Param::with_default of a type the property does not have"); }
 void schema_header_not_allowed() { EMCP_ASSERT(false && "Param::in_header on a type or name x-mcp-header does not allow"); }
 
 namespace {
@@ -82,23 +87,30 @@ void write_param_schema(json::Writer& w, const Param& p) {
   }
   if (p.type == ParamType::kString) {
     if (p.min_len != 0) w.member_int("minLength", p.min_len);
-    if (p.max_len != UINT32_MAX) w.member_int("maxLength", p.max_len);
+    if (p.max_len != Param::kNoMaxLength) w.member_int("maxLength", p.max_len);
     if (p.format != nullptr) w.member_str("format", p.format);
   }
   if (p.type == ParamType::kArray) {
     if (p.min_len != 0) w.member_int("minItems", p.min_len);
-    if (p.max_len != UINT32_MAX) w.member_int("maxItems", p.max_len);
+    if (p.max_len != Param::kNoMaxLength) w.member_int("maxItems", p.max_len);
     if (p.items != nullptr) {
       w.key("items");
       write_param_schema(w, *p.items);
     }
   }
-  if (p.default_json != nullptr) {
+  if (p.default_kind != Param::DefaultKind::kNone) {
     w.key("default");
-    w.raw(p.default_json);
+    if (p.default_kind == Param::DefaultKind::kText) w.string(p.default_text);
+    else if (p.default_kind == Param::DefaultKind::kJson) w.raw(p.default_text);
+    else if (p.default_kind == Param::DefaultKind::kNumber) w.number(p.default_value.number);
+    else if (p.type == ParamType::kBoolean) w.boolean(p.default_value.integer != 0);
+    else w.int64(p.default_value.integer);
   }
   w.end_object();
 }
+
+// A length above the property's maximum (kNoMaxLength: none).
+bool beyond_max(size_t len, const Param& p) { return p.max_len != Param::kNoMaxLength && len > p.max_len; }
 
 // Number of Unicode code points in valid UTF-8 (the reader validated it).
 size_t code_points(StrView s) {
@@ -142,7 +154,7 @@ bool check(json::Value v, const Param& p, StrView name, SchemaError* err) {
       }
       const size_t len = code_points(s);
       if (len < p.min_len) return fail(err, "is too short", name);
-      if (len > p.max_len) return fail(err, "is too long", name);
+      if (beyond_max(len, p)) return fail(err, "is too long", name);
       return true;
     }
     case ParamType::kInteger:
@@ -170,7 +182,7 @@ bool check(json::Value v, const Param& p, StrView name, SchemaError* err) {
       if (!v.is_array()) return fail(err, "must be an array", name);
       if (p.raw_json != nullptr) return true;
       if (v.size() < p.min_len) return fail(err, "has too few items", name);
-      if (v.size() > p.max_len) return fail(err, "has too many items", name);
+      if (beyond_max(v.size(), p)) return fail(err, "has too many items", name);
       if (p.items == nullptr) return true;
       int32_t i = 0;
       for (json::Value e : v.elements()) {

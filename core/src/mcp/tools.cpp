@@ -31,6 +31,27 @@ void write_hint(json::Writer& w, const char* key, Hint h) {
 
 // ---- ToolCall -----------------------------------------------------------------------------------
 
+// The default the tool declares for its property `name` (nullptr: none of `kind`).
+const Param* ToolCall::declared_default(StrView name, Param::DefaultKind kind) const {
+  for (const Param& p : tool_->params)
+    if (p.default_kind == kind && name == StrView(p.name)) return &p;
+  return nullptr;
+}
+int64_t ToolCall::declared_integer(StrView name) const {
+  const Param* p = declared_default(name, Param::DefaultKind::kInteger);
+  return p != nullptr ? p->default_value.integer : 0;
+}
+
+StrView ToolCall::str(StrView name) const {
+  const Param* p = declared_default(name, Param::DefaultKind::kText);
+  return str(name, p != nullptr ? StrView(p->default_text) : StrView());
+}
+int64_t ToolCall::integer(StrView name) const { return integer(name, declared_integer(name)); }
+double ToolCall::number(StrView name) const {
+  const Param* p = declared_default(name, Param::DefaultKind::kNumber);
+  return number(name, p != nullptr ? p->default_value.number : 0);
+}
+bool ToolCall::boolean(StrView name) const { return boolean(name, declared_integer(name) != 0); }
 StrView ToolCall::str(StrView name, StrView fallback) const {
   return args_[name].as_string().value_or(fallback);
 }

@@ -196,11 +196,17 @@ class ToolCall {
   const Tool& tool() const { return *tool_; }
   /// The arguments object (missing when the client sent none).
   json::Value args() const { return args_; }
-  /// Typed arguments after validation; `fallback` when absent.
-  StrView str(StrView name, StrView fallback = StrView()) const;
-  int64_t integer(StrView name, int64_t fallback = 0) const;
-  double number(StrView name, double fallback = 0) const;
-  bool boolean(StrView name, bool fallback = false) const;
+  /// Typed arguments after validation. Absent, an argument is the default its Param declares
+  /// (`Param::integer("samples").with_default(10)`: integer("samples") is 10), else "", 0 or false.
+  StrView str(StrView name) const;
+  int64_t integer(StrView name) const;
+  double number(StrView name) const;
+  bool boolean(StrView name) const;
+  /// The same with a fallback of the caller's instead of the declared default.
+  StrView str(StrView name, StrView fallback) const;
+  int64_t integer(StrView name, int64_t fallback) const;
+  double number(StrView name, double fallback) const;
+  bool boolean(StrView name, bool fallback) const;
   Session& session() const { return *session_; }
   Server& server() const { return *server_; }
   /// The client behind this call: its revision and capabilities (its session's, or those a
@@ -266,6 +272,8 @@ class ToolCall {
   friend class Server;
   bool begin_result();
   void finish();
+  const Param* declared_default(StrView name, Param::DefaultKind kind) const;
+  int64_t declared_integer(StrView name) const;
 
   Server* server_ = nullptr;
   Session* session_ = nullptr;

@@ -38,6 +38,12 @@ void schema_nested_too_deep();
 /// Called only for an x-mcp-header the spec forbids (Param::in_header): a compile error in a
 /// constexpr table.
 void schema_header_not_allowed();
+/// Called only for a default of the wrong type (Param::with_default): a compile error in a
+/// constexpr table.
+void schema_default_mismatch();
+/// Called only for a length beyond what Param::length() holds: a compile error in a constexpr
+/// table.
+void schema_length_out_of_range();
 
 /// One property of an object schema. Build with the constexpr factories and modifiers.
 struct Param {
@@ -45,21 +51,36 @@ struct Param {
   // holes (the declaration order of members is all that changes the layout).
   double min = 0;
   double max = 0;
+  /// The default of an integer or boolean property (default_kind kInteger: `integer`, a boolean as
+  /// 0/1) or of a number property (kNumber: `number`).
+  union DefaultValue {
+    int64_t integer;
+    double number;
+    constexpr DefaultValue() : integer(0) {}
+    constexpr explicit DefaultValue(int64_t v) : integer(v) {}
+    constexpr explicit DefaultValue(double v) : number(v) {}
+  } default_value;
   const char* name = "";
   const char* description = nullptr;
   const char* title = nullptr;
   const char* const* enums = nullptr;  ///< allowed string values
   const char* format = nullptr;   ///< "email", "uri", "date", "date-time" (written, not checked)
-  const char* default_json = nullptr;  ///< default value as JSON text, written as "default"
+  const char* default_text = nullptr;  ///< kString default (kText) or JSON text (kJson)
   const Param* items = nullptr;   ///< kArray: the element schema (one Param, its name unused)
   const Param* props = nullptr;   ///< kObject: the properties
   const char* raw_json = nullptr; ///< replaces the generated schema of this property
   const char* header = nullptr;   ///< x-mcp-header: mirrored in the HTTP header Mcp-Param-{header}
-  uint32_t min_len = 0;           ///< strings: characters (code points); arrays: items
-  uint32_t max_len = UINT32_MAX;
+  /// max_len's value for "no maximum" (length() takes at most kNoMaxLength - 1).
+  static constexpr uint16_t kNoMaxLength = UINT16_MAX;
+  uint16_t min_len = 0;           ///< strings: characters (code points); arrays: items
+  uint16_t max_len = kNoMaxLength;
   uint16_t enum_count = 0;
   uint16_t prop_count = 0;
   ParamType type = ParamType::kString;
+  /// What "default" this property has: none, default_text as a string value, default_text as
+  /// JSON text, default_value.integer or default_value.number.
+  enum class DefaultKind : uint8_t { kNone, kText, kJson, kInteger, kNumber };
+  DefaultKind default_kind = DefaultKind::kNone;
   bool is_required = false;
   bool has_min = false;
   bool has_max = false;
@@ -139,11 +160,13 @@ struct Param {
     p.max = hi;
     return p;
   }
-  /// String length in characters, or array length in items.
+  /// String length in characters, or array length in items: each at most 65,534 (a larger one
+  /// does not compile in a constexpr table); `hi` UINT32_MAX: no maximum.
   constexpr Param length(uint32_t lo, uint32_t hi) const {
+    if (lo >= kNoMaxLength || (hi >= kNoMaxLength && hi != UINT32_MAX) || lo > hi) schema_length_out_of_range();
     Param p = *this;
-    p.min_len = lo;
-    p.max_len = hi;
+    p.min_len = static_cast<uint16_t>(lo);
+    p.max_len = hi == UINT32_MAX ? kNoMaxLength : static_cast<uint16_t>(hi);
     return p;
   }
   template <size_t N>
@@ -158,10 +181,43 @@ struct Param {
     p.format = f;
     return p;
   }
-  /// Default value as JSON text, e.g. "\"C\"" or "10".
-  constexpr Param with_default(const char* json) const {
+  /// The value an absent argument takes: written as the schema's "default", and what
+  /// ToolCall::integer(name) / number(name) / boolean(name) / str(name) return when the client
+  /// left the argument out. Typed: a string property takes text (`with_default("C")`), an
+  /// integer a whole number (`with_default(10)`), a number any number, a boolean
+  /// true or false; anything else does not compile in a constexpr table. An array or object
+  /// property takes JSON text (with_default_json).
+  constexpr Param with_default(const char* text) const {
+    if (type != ParamType::kString) schema_default_mismatch();
     Param p = *this;
-    p.default_json = json;
+    p.default_kind = DefaultKind::kText;
+    p.default_text = text;
+    return p;
+  }
+  constexpr Param with_default(int v) const { return with_default(static_cast<long long>(v)); }
+  constexpr Param with_default(long v) const { return with_default(static_cast<long long>(v)); }
+  constexpr Param with_default(long long v) const {
+    if (type == ParamType::kInteger) return with_value(DefaultKind::kInteger, DefaultValue(static_cast<int64_t>(v)));
+    if (type != ParamType::kNumber || v > (1LL << 53) || v < -(1LL << 53)) schema_default_mismatch();
+    return with_value(DefaultKind::kNumber, DefaultValue(static_cast<double>(v)));  // exact
+  }
+  constexpr Param with_default(double v) const {
+    if (type == ParamType::kNumber) return with_value(DefaultKind::kNumber, DefaultValue(v));
+    if (type != ParamType::kInteger || !(v >= -9223372036854775808.0 && v < 9223372036854775808.0) ||
+        v != static_cast<double>(static_cast<long long>(v)))
+      schema_default_mismatch();
+    return with_value(DefaultKind::kInteger, DefaultValue(static_cast<int64_t>(v)));
+  }
+  constexpr Param with_default(bool v) const {
+    if (type != ParamType::kBoolean) schema_default_mismatch();
+    return with_value(DefaultKind::kInteger, DefaultValue(static_cast<int64_t>(v ? 1 : 0)));
+  }
+  /// A default written as JSON text, for arrays and objects: with_default_json("[1,2]").
+  constexpr Param with_default_json(const char* json) const {
+    if (type != ParamType::kArray && type != ParamType::kObject) schema_default_mismatch();
+    Param p = *this;
+    p.default_kind = DefaultKind::kJson;
+    p.default_text = json;
     return p;
   }
   /// Mirrors this argument into the HTTP header `Mcp-Param-{name}` (MCP 2026-07-28 Streamable
@@ -191,6 +247,14 @@ struct Param {
   constexpr Param raw(const char* json) const {
     Param p = *this;
     p.raw_json = json;
+    return p;
+  }
+
+ private:
+  constexpr Param with_value(DefaultKind kind, DefaultValue v) const {
+    Param p = *this;
+    p.default_kind = kind;
+    p.default_value = v;
     return p;
   }
 };
