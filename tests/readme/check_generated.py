@@ -43,7 +43,7 @@ ANYWHERE = [
     ("a ratio", NUM + r"(?:x|×)(?![\w])"),  # 62x, 0.91x, 3-5x (not "8 x 96 B")
     ("a ratio", NUM + r"\s+times\s+(?:more|less|fewer|faster|slower|as)\b"),
 ]
-# In bench/README.md and the README's Speed section only.
+# In bench/README.md only.
 BENCH_ONLY = [
     ("a time", NUM + r"\s*(?:µs|us|ms|s|sec|seconds?|min|minutes?)(?![\w/])"),
     ("a size", NUM + r"\s*(?:MiB|GiB|MB|GB)(?![\w/])"),
