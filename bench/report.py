@@ -31,7 +31,8 @@ import docgen  # noqa: E402
 PREFIX = "bench"
 # Every region this program writes, per file (relative to the repository's root).
 REGIONS = {
-    "README.md": ["memory", "speed"],
+    "README.md": ["speed"],
+    "docs/memory.md": ["memory"],
     "examples/sensors/README.md": ["rss"],
     "bench/README.md": ["duration", "json-inputs", "machine", "json-plan", "json-results",
                         "json-reading", "json-annotate", "stdio", "http", "rtos"],
@@ -218,28 +219,17 @@ class Run:
 # ---- the regions -------------------------------------------------------------------------------
 
 def region_speed(run):
+    """README.md's two speed figures: tools/call over stdio and over Streamable HTTP, each beside
+    the official TypeScript SDK's server (bench/README.md has every figure)."""
     s, h = run.stdio, run.http
-    e_ir, t_ir = run.stdio_ir[("emcp", "pipelined")], run.stdio_ir[("ts", "pipelined")]
-    call, lst = run.inputs["call"]["bytes"], run.inputs["list"]["bytes"]
     clients = run.r.text("http-clients.txt").strip()
-    ts, tsh = "official TypeScript SDK server", "TypeScript SDK, StreamableHTTPServerTransport"
     return "\n".join([
-        run.stamp(("json", "stdio", "http")),
+        f"- `tools/call` over stdio: {sig3(s['emcp']['pipelined'])} requests/s pipelined (the official "
+        f"TypeScript SDK server: {sig3(s['ts']['pipelined'])});",
+        f"- over Streamable HTTP with {clients} keep-alive clients: {sig3(h['emcp']['rps'])} requests/s, p99 "
+        f"{ms(h['emcp']['p99'])} (the TypeScript SDK: {sig3(h['ts']['rps'])}, p99 {ms(h['ts']['p99'])}).",
         "",
-        "| | emcp | peer |",
-        "|---|---:|---:|",
-        f"| `tools/call` over stdio, pipelined requests/s | {sig3(s['emcp']['pipelined'])} | {sig3(s['ts']['pipelined'])} ({ts}) |",
-        f"| instructions per `tools/call` round trip | {thou(e_ir)} | {thou(t_ir)} ({ts}) |",
-        f"| peak RSS over stdio | {mib(s['emcp']['rss'])} | {mib(s['ts']['rss'])} ({ts}) |",
-        f"| `tools/call` over Streamable HTTP, {clients} keep-alive clients, requests/s | {sig3(h['emcp']['rps'])} | {sig3(h['ts']['rps'])} ({tsh}) |",
-        f"| same, p99 latency | {ms(h['emcp']['p99'])} | {ms(h['ts']['p99'])} |",
-        f"| peak RSS serving HTTP | {mib(h['emcp']['rss'])} | {mib(h['ts']['rss'])} |",
-        f"| JSON reader, instructions per byte ({lst / 1000:.0f} KB / {call} B) | "
-        f"{run.ipb('emcp-reader', 'list'):.1f} / {run.ipb('emcp-reader', 'call'):.1f} | "
-        f"{run.ipb('rapidjson-sax', 'list'):.1f} / {run.ipb('rapidjson-sax', 'call'):.1f} (RapidJSON SAX, no UTF-8 check) |",
-        f"| JSON-RPC decode into a tree, instructions per byte | "
-        f"{run.ipb('emcp-decoder', 'list'):.1f} / {run.ipb('emcp-decoder', 'call'):.1f} | "
-        f"{run.ipb('rapidjson-dom', 'list'):.1f} / {run.ipb('rapidjson-dom', 'call'):.1f} (RapidJSON DOM, no UTF-8 check) |",
+        run.stamp(("stdio", "http")),
     ])
 
 
@@ -263,7 +253,7 @@ def region_memory(run):
             f"(peak RSS under load), of which {mib(s['anon'])} / {mib(h['anon'])} is anonymous memory "
             f"(stack, static data, the libraries' written pages) and the rest mapped code and "
             f"read-only data of the program and its shared libraries. Measured by {run.at()} "
-            f"([bench/README.md](bench/README.md#2-stdio-emcp-sensors-against-the-official-typescript-sdk-server)).")
+            f"([bench/README.md](../bench/README.md#2-stdio-emcp-sensors-against-the-official-typescript-sdk-server)).")
 
 
 def region_rss(run):
@@ -595,7 +585,8 @@ def warn_stale(root):
 
 def build(run, root):
     return {
-        "README.md": {"speed": region_speed(run), "memory": region_memory(run)},
+        "README.md": {"speed": region_speed(run)},
+        "docs/memory.md": {"memory": region_memory(run)},
         "examples/sensors/README.md": {"rss": region_rss(run)},
         "bench/README.md": {
             "duration": region_duration(run), "json-inputs": region_inputs(run),

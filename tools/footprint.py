@@ -834,8 +834,9 @@ def short(name):
 # The document is a fixed header (below) and one section per board, each written from that
 # board's reports alone, so a board's ctest (footprint_doc_is_current) can write again and
 # compare the header and its own section, word for word; the three boards' runs together cover
-# every line. README.md's figures sit in marked regions (<!-- footprint:begin NAME --> ...
-# <!-- footprint:end NAME -->), each written from one board's reports and checked by its run.
+# every line. The figures of README.md and other documents (DOC_REGIONS) sit in marked regions
+# (<!-- footprint:begin NAME --> ... <!-- footprint:end NAME -->), each written from one board's
+# reports and checked by its run.
 
 BOARDS = [  # (board, what it is): the document's sections in this order; scripts/footprint builds them
     ("mps2-an385", "Arm MPS2 with the AN385 image (QEMU `-M mps2-an385`)"),
@@ -1270,7 +1271,7 @@ def split_doc(text):
     return "".join(header), [tuple(s) for s in sections]
 
 
-# README.md's regions: name -> (the board whose reports give it, its text from them by base name).
+# The footprint regions' texts (DOC_REGIONS below), each from one board's reports by base name.
 def _status_minimal(r):
     m = r["emcp-minimal"]
     target = m.get("flash_target") or 0
@@ -1388,19 +1389,37 @@ def _freertos_image(image, lwip=False):
     return region
 
 
-README_REGIONS = {
-    "status-minimal": ("mps2-an385", _status_minimal),
-    "status-sensors": ("mps2-an385", _status_sensors),
-    "memory-cortex-m3": ("mps2-an385", _memory_m3),
-    "memory-cortex-m0": ("microbit", _memory_m0),
-    "memory-modern-only": ("mps2-an385", _memory_modern_only),
-    "status-tls": ("mps2-an385", _status_tls),
-}
+def core_name(report):
+    """The CPU an image is built for, from its -mcpu flag: "Cortex-M3"."""
+    m = re.search(r"-mcpu=cortex-([a-z]\d+\+?)", report["cpu_flags"])
+    return f"Cortex-{m.group(1).upper()}" if m else report["cpu_flags"]
+
+
+def _readme_figures(r):
+    """README.md's three figures: the board example, every feature, and every feature over HTTPS."""
+    m, s, t = r["emcp-minimal"], r["emcp-sensors"], r["emcp-sensors-tls"]
+    return "\n".join([
+        f"Firmware images with everything they link (core, board, C library), {m['compiler']} "
+        f"`{m['cpu_flags']} -Os` with link-time optimization, on {m['board']}'s {core_name(m)}:",
+        "",
+        f"- the one-tool server above: {kib(m['flash'])} of flash, {kib(m['ram'])} of static RAM;",
+        f"- the sensors example (tools with parameters, resources, prompts, completion, logging, "
+        f"requests to the client): {kib(s['flash'])} of flash, {kib(s['ram'])} of static RAM;",
+        f"- the same over HTTPS on lwIP and Mbed TLS (Streamable HTTP, HTTP+SSE, WebSocket, bearer "
+        f"tokens): {kib(t['flash'])} of flash, {kib(t['ram'])} of static RAM.",
+    ])
+
 
 # Every file with footprint regions (relative to the folder of --readme, the checkout's root),
-# and its regions.
+# and its regions: name -> (the board whose reports give it, its text from them by base name).
 DOC_REGIONS = {
-    "README.md": README_REGIONS,
+    "README.md": {"figures": ("mps2-an385", _readme_figures)},
+    "docs/status.md": {"status-minimal": ("mps2-an385", _status_minimal),
+                       "status-sensors": ("mps2-an385", _status_sensors),
+                       "status-tls": ("mps2-an385", _status_tls)},
+    "docs/memory.md": {"memory-cortex-m3": ("mps2-an385", _memory_m3),
+                       "memory-cortex-m0": ("microbit", _memory_m0),
+                       "memory-modern-only": ("mps2-an385", _memory_modern_only)},
     "examples/netcheck/README.md": {"memory": ("mps2-an385", _netcheck_memory)},
     "examples/sensors/README.md": {"net": ("mps2-an385", _sensors_net)},
     "boards/microbit/README.md": {"budgets": ("microbit", _budgets)},
@@ -1506,8 +1525,9 @@ def check_doc(args):
                 checked.append(f"{rel} {name}")
                 start, end = regions[name]
                 was, now_text = text[start:end], region_text(rel, name, reports)
-                if was != now_text:
-                    problems.append(f"{path}: the footprint region {name} says\n  {was}\nthe build gives\n  {now_text}")
+                # What write-doc writes (a block region's content between newlines of its own).
+                if docgen.replace(text, "footprint", {name: now_text}, path) != text:
+                    problems.append(f"{path}: the footprint region {name} says\n  {was.strip()}\nthe build gives\n  {now_text}")
     for p in problems:
         print(p)
     if problems:

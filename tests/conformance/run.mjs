@@ -179,12 +179,12 @@ const DOC_FIGURES = {
   "2025-11-25": [
     ["tests/README.md", /`server --requirements 2025-11-25` \((\d+) scored \+ (\d+) unscored scenarios\)/,
      (p) => [p.scored.length, p.unscored.size]],
-    ["README.md", /and its 2025-11-25 one \((\d+)\)/, (p) => [p.scored.length]],
+    ["docs/status.md", /and its 2025-11-25 one \((\d+)\)/, (p) => [p.scored.length]],
   ],
   "2026-07-28": [
     ["tests/README.md", /`server --requirements 2026-07-28` \((\d+) scored \+ (\d+) unscored\)/,
      (p) => [p.scored.length, p.unscored.size]],
-    ["README.md", /2026-07-28 requirement set \((\d+) scored scenarios\)/, (p) => [p.scored.length]],
+    ["docs/status.md", /2026-07-28 requirement set \((\d+) scored scenarios\)/, (p) => [p.scored.length]],
     ["docs/mcp.md", /passes its (\d+) scored 2026-07-28 scenarios/, (p) => [p.scored.length]],
   ],
   "all-2026-07-28": [

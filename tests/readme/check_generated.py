@@ -13,13 +13,14 @@ scripts/bench (bench/report.py) writes every benchmark figure into regions marke
   region with wall-clock figures, the load average;
 - a stamp says "(+ uncommitted changes)": its figures were measured on a tree that differs
   from its commit, so they belong to no commit (scripts/bench warns when it writes one);
-- a figure of the benchmarks' kind stands outside the regions: any digit in the README's Speed
-  section; requests or megabytes per second, instruction counts, instructions per byte, MiB
+- a figure of the benchmarks' kind stands outside the regions: requests or megabytes per second, instruction counts, instructions per byte, MiB
   in a sentence about RSS or resident memory, and ratios such as "62x" in the README, the sensors example's
   README, docs/concurrency.md and bench/README.md (a ratio after "goal", "target", "within", "at least" or "at
   most" is a goal, not a measurement); in bench/README.md also times (µs, ms, s, min),
   percentages, "N = 9,523", "high water 680", table cells that are only a figure, and numbers
-  in code blocks (program output pasted by hand).
+  in code blocks (program output pasted by hand);
+- any digit in the README's "Footprint and speed" section outside its bench and footprint
+  regions.
 
 It measures nothing (no timings in tests): it only makes a hand-typed figure hard to add by
 mistake. Figures that are settings or goals are written without a unit of measurement, or in
@@ -42,7 +43,7 @@ ANYWHERE = [
     ("a ratio", NUM + r"(?:x|×)(?![\w])"),  # 62x, 0.91x, 3-5x (not "8 x 96 B")
     ("a ratio", NUM + r"\s+times\s+(?:more|less|fewer|faster|slower|as)\b"),
 ]
-# In bench/README.md and the README's Speed section only.
+# In bench/README.md only.
 BENCH_ONLY = [
     ("a time", NUM + r"\s*(?:µs|us|ms|s|sec|seconds?|min|minutes?)(?![\w/])"),
     ("a size", NUM + r"\s*(?:MiB|GiB|MB|GB)(?![\w/])"),
@@ -52,6 +53,8 @@ BENCH_ONLY = [
     # A table cell that is only a figure (| 583 |, | 1.1 MiB |): a results table typed by hand.
     ("a figure in a table", r"(?m)(?<=\|)[ \t]*[~≈]?\d[\d,]*(?:\.\d+)?[ \t]*(?:[^\s|]{1,5})?[ \t]*(?=\|)"),
 ]
+# The README's section of figures: nothing in it but what scripts/bench and scripts/footprint write.
+README_FIGURES = "## Footprint and speed"
 GOAL = re.compile(r"(?:goal|target|within|at least|at most|up to)\W{0,3}$", re.I)
 RSS = re.compile(r"\bRSS\b|resident", re.I)
 SIZE = re.compile(NUM + r"\s*(?:[KMG]iB|[KMG]B)\b")
@@ -143,12 +146,17 @@ def check(root):
                 for m in re.finditer(r"(?<![\w.])\d[\d,]{2,}(?:\.\d+)?|(?<![\w.])\d+\.\d+", block.group(0)):
                     hits.append((block.start() + m.start(), "a figure in a code block", m.group(0)))
         if rel == "README.md":
-            sec = section(out, "## Speed")
+            # The README's figures section: every figure in it is generated (the speed region
+            # here, the footprint regions by tools/footprint.py, checked by the boards' builds).
+            figs = strip_code(docgen.outside(docgen.outside(text, report.PREFIX, rel), "footprint", rel))
+            sec = section(figs, README_FIGURES)
             if sec is None:
-                problems.append("README.md: no '## Speed' section (its table is the region 'speed')")
+                problems.append(f"README.md: no '{README_FIGURES}' section (its speed figures are the region 'speed')")
             else:
-                for m in re.finditer(r"\d[\d,.]*", out[sec[0]:sec[1]]):
-                    hits.append((sec[0] + m.start(), "a figure in the Speed section", m.group(0)))
+                for m in re.finditer(r"\d[\d,.]*", figs[sec[0]:sec[1]]):
+                    problems.append(f"README.md:{line_of(figs, sec[0] + m.start())}: a figure in the "
+                                    f"{README_FIGURES[3:]!r} section outside the generated regions: "
+                                    f"{m.group(0)!r} (scripts/bench and scripts/footprint write them)")
         # A size in a sentence that speaks of RSS or resident memory.
         for para in re.finditer(r"(?:[^\n.]|\.(?!\s)|\n(?!\s*\n))+", out):
             if RSS.search(para.group(0)):

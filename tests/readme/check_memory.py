@@ -3,7 +3,7 @@
 
   check_memory.py --cxx arm-none-eabi-g++ --flags "-mcpu=cortex-m3 -mthumb -Os" --root REPO
 
-The README's memory table, docs/http.md's memory table and the examples' READMEs name objects
+docs/memory.md's and docs/http.md's memory tables and the examples' READMEs name objects
 and give their sizes on the Cortex-M3; this compiles one translation unit with the cross
 compiler that holds sizeof of each, reads the numbers back from the object file, and fails when
 a row or sentence disagrees, printing it and the measured sizes.
@@ -17,14 +17,14 @@ import tempfile
 
 # (document, text that starts the row's first cell, the types whose sizes the row gives, in order)
 ROWS = [
-    ("README.md", "| `mcp::Server`", ["emcp::mcp::Server"]),
-    ("README.md", "| `mcp::Session`", ["emcp::mcp::Session"]),
-    ("README.md", "| `mcp::StaticInputBridge<2, 512>`", ["emcp::mcp::StaticInputBridge<2, 512>"]),
-    ("README.md", "| `mcp::StaticInbox<8, 64>`", ["emcp::mcp::StaticInbox<8, 64>"]),
-    ("README.md", "| `transport::StaticStdioTransport<2048>`", ["emcp::transport::StaticStdioTransport<2048>"]),
-    ("README.md", "| `json::StaticReader<>` / `jsonrpc::Decoder` / `json::Writer`",
+    ("docs/memory.md", "| `mcp::Server`", ["emcp::mcp::Server"]),
+    ("docs/memory.md", "| `mcp::Session`", ["emcp::mcp::Session"]),
+    ("docs/memory.md", "| `mcp::StaticInputBridge<2, 512>`", ["emcp::mcp::StaticInputBridge<2, 512>"]),
+    ("docs/memory.md", "| `mcp::StaticInbox<8, 64>`", ["emcp::mcp::StaticInbox<8, 64>"]),
+    ("docs/memory.md", "| `transport::StaticStdioTransport<2048>`", ["emcp::transport::StaticStdioTransport<2048>"]),
+    ("docs/memory.md", "| `json::StaticReader<>` / `jsonrpc::Decoder` / `json::Writer`",
      ["emcp::json::StaticReader<>", "emcp::jsonrpc::Decoder", "emcp::json::Writer"]),
-    ("README.md", "| `transport::StaticHttpServer<2, 1, 2048, 768, 1024>`",
+    ("docs/memory.md", "| `transport::StaticHttpServer<2, 1, 2048, 768, 1024>`",
      ["emcp::transport::StaticHttpServer<2, 1, 2048, 768, 1024>"]),
     ("docs/http.md", "| per connection: HTTP parser", ["emcp::http::RequestParser"]),
     ("docs/http.md", "| per connection: WebSocket frame parser", ["emcp::ws::FrameParser"]),
@@ -36,8 +36,8 @@ ROWS = [
 SENTENCES = [
     ("examples/echo/README.md", r"reader ([\d,]+) B, decoder ([\d,]+) B",
      ["emcp::json::StaticReader<>", "emcp::jsonrpc::Decoder"]),
-    ("README.md", r"a tree node is ([\d,]+) B", ["emcp::json::Node"]),
-    ("README.md", r"through `input\(\)` at once, ([\d,]+) B each", ["emcp::mcp::BridgeSlot"]),
+    ("docs/memory.md", r"a tree node is ([\d,]+) B", ["emcp::json::Node"]),
+    ("docs/memory.md", r"through `input\(\)` at once, ([\d,]+) B each", ["emcp::mcp::BridgeSlot"]),
     ("docs/mcp.md", r"A slot is ([\d,]+) B plus its arena on Cortex-M", ["emcp::mcp::BridgeSlot"]),
     ("docs/mcp.md", r"a node is ([\d,]+) B on a 32-bit target", ["emcp::json::Node"]),
     ("docs/mcp.md", r"32-bit target: ([\d,]+) B per slot plus `ResultBytes`", ["emcp::mcp::TaskSlot"]),
