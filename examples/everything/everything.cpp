@@ -229,17 +229,12 @@ void on_sampling(const Response& r, void* ctx) {
   ready(j);
 }
 
-char g_prompt[256];
-
 void test_sampling(ToolCall& call) {
   if (!call.session().client().sampling) return call.fail("The client does not support sampling.");
-  const StrView prompt = call.str("prompt");
-  const size_t n = prompt.size() < sizeof g_prompt - 1 ? prompt.size() : sizeof g_prompt - 1;
-  memcpy(g_prompt, prompt.data(), n);
-  g_prompt[n] = '\0';
+  const StrView prompt = call.str("prompt");  // in the request's arena: written out below, at once
   Job* j = wait_for_client(call);
   if (j == nullptr) return;
-  const Status s = g_server->sample(call.session(), &everything::write_sampling, g_prompt, &on_sampling, j);
+  const Status s = g_server->sample_text(call.session(), prompt, 100, &on_sampling, j);
   if (s != Status::kOk) {
     set_text(j, {"Could not ask the client's model (", emcp::status_str(s), ")."}, true);
     ready(j);
@@ -569,22 +564,4 @@ void install(Server& server) {
 }
 
 // sampling/createMessage params: one user message, the text at `ctx` (a C string).
-void write_sampling(emcp::json::Writer& w, const void* ctx) {
-  const char* prompt = static_cast<const char*>(ctx);
-  w.begin_object();
-  w.key("messages");
-  w.begin_array();
-  w.begin_object();
-  w.member_str("role", "user");
-  w.key("content");
-  w.begin_object();
-  w.member_str("type", "text");
-  w.member_str("text", StrView(prompt));
-  w.end_object();
-  w.end_object();
-  w.end_array();
-  w.member_int("maxTokens", 100);
-  w.end_object();
-}
-
 }  // namespace everything

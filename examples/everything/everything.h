@@ -18,9 +18,6 @@ void tick();
 /// How long the loop may sleep before tick() has work (at most 1,000 ms).
 uint32_t next_tick_ms();
 
-/// The params of a sampling/createMessage asking `prompt` (a C string): one user message.
-void write_sampling(emcp::json::Writer& w, const void* prompt);
-
 // The 2026-07-28 fixtures (input_required.cpp): input-required results, a needed capability,
 // a logging tool.
 void input_elicitation(emcp::mcp::ToolCall& call);

@@ -47,7 +47,7 @@ void input_elicitation(ToolCall& call) {
 void input_sampling(ToolCall& call) {
   const StrView text = sampled_text(call.input().answer("capital"));
   if (!text.empty()) return call.text({"The model says: ", text});
-  if (!call.input().sample("capital", &write_sampling, "What is the capital of France?")) cannot_ask(call, "sampling");
+  if (!call.input().sample_text("capital", "What is the capital of France?", 100)) cannot_ask(call, "sampling");
 }
 
 void input_list_roots(ToolCall& call) {
@@ -80,7 +80,7 @@ void input_multiple(ToolCall& call) {
     return call.text({"Name ", name.as_string().value(), ", model: ", text, ", roots listed."});
   bool asked = false;
   if (!name.is_string()) asked = in.elicit("user_name", "What is your name?", kNameForm) || asked;
-  if (text.empty()) asked = in.sample("capital", &write_sampling, "What is the capital of France?") || asked;
+  if (text.empty()) asked = in.sample_text("capital", "What is the capital of France?", 100) || asked;
   if (!has_roots(in.answer("roots"))) asked = in.list_roots("roots") || asked;
   if (!asked || !in.keep("multi", 5)) cannot_ask(call, "elicitation, sampling and roots");
 }
@@ -115,7 +115,7 @@ void input_capabilities(ToolCall& call) {
   if (in.accepted("user_name").exists() || !sampled_text(in.answer("capital")).empty())
     return call.text("Got what could be asked.");
   bool asked = in.elicit("user_name", "What is your name?", kNameForm);
-  asked = in.sample("capital", &write_sampling, "What is the capital of France?") || asked;
+  asked = in.sample_text("capital", "What is the capital of France?", 100) || asked;
   if (!asked) cannot_ask(call, "elicitation or sampling");
 }
 
@@ -127,7 +127,7 @@ void missing_capability(ToolCall& call) {
   }
   const StrView text = sampled_text(call.input().answer("capital"));
   if (!text.empty()) return call.text({"The model says: ", text});
-  if (!call.input().sample("capital", &write_sampling, "What is the capital of France?"))
+  if (!call.input().sample_text("capital", "What is the capital of France?", 100))
     call.text("The client can sample: nothing more to do here.");
 }
 

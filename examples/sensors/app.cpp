@@ -305,38 +305,24 @@ void calibrate_temperature(ToolCall& call) {
 }
 
 // summarize_readings: asks the client's model (sampling) for a one-paragraph summary.
-void write_sampling_params(emcp::json::Writer& w, const void*) {
-  w.begin_object();
-  w.key("messages");
-  w.begin_array();
-  w.begin_object();
-  w.member_str("role", "user");
-  w.key("content");
-  w.begin_object();
-  w.member_str("type", "text");
-  w.key("text");
-  w.string_begin();
-  w.string_part("Summarize the state of this device in one short paragraph. Readings: ");
+// The question for the client's model: the readings, as text (format_text: no printf).
+size_t describe_device(char* out, size_t cap) {
+  size_t n = format_text(out, cap, {"Summarize the state of this device in one short paragraph. Readings: "});
   for (int i = 0; i < sensors::kCount; ++i) {
     const auto id = static_cast<sensors::Id>(i);
-    write_text_pieces(w, {sensors::name(id), " ",
-                          TextPiece(now_reading(id).value, static_cast<int8_t>(sensors::decimals(id))),
-                          unit_suffix(id), "; "});
+    n += format_text(out + n, cap - n,
+                     {sensors::name(id), " ", TextPiece(now_reading(id).value, static_cast<int8_t>(sensors::decimals(id))),
+                      unit_suffix(id), "; "});
   }
-  write_text_pieces(w, {"LED ", g_led ? "on" : "off", ", relay ", g_relay ? "closed" : "open", "."});
-  w.string_end();
-  w.end_object();
-  w.end_object();
-  w.end_array();
-  w.member_str("systemPrompt", "You are a concise embedded systems assistant.");
-  w.member_int("maxTokens", 200);
-  w.end_object();
+  return n + format_text(out + n, cap - n, {"LED ", g_led ? "on" : "off", ", relay ", g_relay ? "closed" : "open", "."});
 }
 
 void summarize_readings(ToolCall& call) {
   const emcp::json::Value answer = call.input().answer("summary");
   if (!answer.exists()) {
-    if (!call.input().sample("summary", &write_sampling_params, nullptr))
+    char question[208];  // the longest readings take about 180 bytes; format_text cuts cleanly
+    const size_t n = describe_device(question, sizeof question);
+    if (!call.input().sample_text("summary", StrView(question, n), 200, "You are a concise embedded systems assistant."))
       cannot_ask(call, call.peer().caps.sampling, "sampling");
     return;
   }

@@ -84,6 +84,9 @@ class Inputs {
   bool elicit(StrView key, StrView message, Span<const Param> schema);
   /// Asks the client's model (sampling/createMessage); `params` writes its params object.
   bool sample(StrView key, ParamsFn params, const void* params_ctx);
+  /// The common case of sample(): one user message of text, at most `max_tokens` tokens back,
+  /// and `system_prompt` when not empty. The model's text is answer(key)["content"]["text"].
+  bool sample_text(StrView key, StrView question, uint32_t max_tokens, StrView system_prompt = StrView());
   /// Asks for the client's roots (roots/list).
   bool list_roots(StrView key);
   /// Carries `n` bytes (at most EMCP_REQUEST_STATE_MAX) to the next round, and makes this

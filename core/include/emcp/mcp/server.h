@@ -202,6 +202,10 @@ class Server {
   /// sampling/createMessage; kNotFound when the client did not declare `sampling`.
   Status sample(Session& s, ParamsFn params, const void* params_ctx, ResponseFn done, void* ctx,
                 uint32_t timeout_ms = 60000);
+  /// The same with one user message of text (Inputs::sample_text's request): at most
+  /// `max_tokens` back, `system_prompt` when not empty.
+  Status sample_text(Session& s, StrView question, uint32_t max_tokens, ResponseFn done, void* ctx,
+                     StrView system_prompt = StrView(), uint32_t timeout_ms = 60000);
   /// elicitation/create in form mode with `schema` as requestedSchema; kNotFound without the
   /// client capability (2025-06-18 and later). The form holds flat primitive properties
   /// (string, number, integer, boolean, enums); arrays only as multi-select enums (items a
