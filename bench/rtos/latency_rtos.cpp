@@ -36,7 +36,7 @@
 #include "emcp/json/number.h"
 #include "emcp/mcp/inbox.h"
 #include "emcp/mcp/server.h"
-#include "emcp/transport/stdio.h"
+#include "emcp/transport/line.h"
 #include "task.h"
 
 using emcp::Status;
@@ -153,7 +153,7 @@ Status timed_flush(void*, const char* data, size_t n) {
 }  // namespace
 
 Server g_server(kInfo, kPlatform);
-emcp::transport::StaticStdioTransport<> g_link(g_server, &timed_flush, nullptr);
+emcp::transport::StaticLineTransport<> g_link(g_server, &timed_flush, nullptr);
 
 // The tasks' memory, by the names bench/rtos/firmware.cmake gives the footprint check.
 StackType_t g_owner_stack[EMCP_LATENCY_OWNER_STACK / sizeof(StackType_t)];

@@ -6,7 +6,7 @@
 namespace board {
 
 namespace {
-emcp::transport::StdioTransport* g_link = nullptr;
+emcp::transport::LineTransport* g_link = nullptr;
 
 void say(const char* s) {
   size_t n = 0;
@@ -21,9 +21,9 @@ emcp::Status uart_flush(void*, const char* data, size_t n) {
   return emcp::Status::kOk;
 }
 
-emcp::transport::StdioTransport* served_link() { return g_link; }
+emcp::transport::LineTransport* served_link() { return g_link; }
 
-void serve(emcp::mcp::Server& server, emcp::transport::StdioTransport& link, const char* program,
+void serve(emcp::mcp::Server& server, emcp::transport::LineTransport& link, const char* program,
            const Loop& loop, const Service* service) {
   g_link = &link;
   // The banner: one line that is not JSON (bridges wait for it and drop it).

@@ -54,7 +54,7 @@ void step(void*) {
 }
 }  // namespace
 
-void serve_uart_and_http(emcp::mcp::Server& server, emcp::transport::StdioTransport& link, const char* program,
+void serve_uart_and_http(emcp::mcp::Server& server, emcp::transport::LineTransport& link, const char* program,
                          const Loop& loop, const HttpService& net, const NetConfig& config) {
   g_service = net;
   if (net.keepalive_ms != 0) net.options->keepalive_ms = net.keepalive_ms;

@@ -8,7 +8,7 @@
 #include "emcp/mbedtls/sha1.h"
 #include "emcp/mcp/server.h"
 #include "emcp/transport/http_server.h"
-#include "emcp/transport/stdio.h"
+#include "emcp/transport/line.h"
 #include "everything.h"
 
 namespace {
@@ -19,7 +19,7 @@ constexpr size_t kSessions = 8;
 }  // namespace
 
 emcp::mcp::Server g_server(everything::kInfo, board::net_platform());
-emcp::transport::StaticStdioTransport<> g_link(g_server, &board::uart_flush, nullptr);
+emcp::transport::StaticLineTransport<> g_link(g_server, &board::uart_flush, nullptr);
 emcp::transport::HttpOptions g_http_options;
 emcp::lwip::StaticLwipHttpListener<kConnections> g_listener;
 emcp::transport::StaticHttpServer<kConnections, kSessions, EMCP_ARENA_SIZE, 1024, 4096> g_http(

@@ -6,7 +6,7 @@
 #include "board/board.h"
 #include "board/serve.h"
 #include "emcp/mcp/server.h"
-#include "emcp/transport/stdio.h"
+#include "emcp/transport/line.h"
 #if EMCP_FEATURE_CLIENT_REQUESTS
 #include "emcp/mcp/input_bridge.h"
 #endif
@@ -121,13 +121,13 @@ constexpr ServerInfo kInfo = {"features", "1.0"};
 // HTTP: the same server over Streamable HTTP and HTTP+SSE through lwIP (4 connections, 2
 // sessions, as emcp-sensors-net), beside the UART; with EMCP_FEATURE_WEBSOCKET, WebSocket too.
 Server g_server(kInfo, board::net_platform());
-emcp::transport::StaticStdioTransport<2048, 64> g_link(g_server, &board::uart_flush, nullptr);
+emcp::transport::StaticLineTransport<2048, 64> g_link(g_server, &board::uart_flush, nullptr);
 emcp::transport::HttpOptions g_http_options;
 emcp::lwip::StaticLwipHttpListener<4> g_listener;
 emcp::transport::StaticHttpServer<4, 2, 2048, 1024, 1536> g_http(g_server, g_http_options, g_listener.port_interface());
 #else
 Server g_server(kInfo, board::platform());
-emcp::transport::StaticStdioTransport<2048, 64> g_link(g_server, &board::uart_flush, nullptr);
+emcp::transport::StaticLineTransport<2048, 64> g_link(g_server, &board::uart_flush, nullptr);
 #endif
 
 int main() {

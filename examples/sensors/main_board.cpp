@@ -4,10 +4,10 @@
 #include "board/board.h"
 #include "board/serve.h"
 #include "emcp/mcp/server.h"
-#include "emcp/transport/stdio.h"
+#include "emcp/transport/line.h"
 
 emcp::mcp::Server g_server(app::kServerInfo, board::platform());
-emcp::transport::StaticStdioTransport<> g_link(g_server, &board::uart_flush, nullptr);
+emcp::transport::StaticLineTransport<> g_link(g_server, &board::uart_flush, nullptr);
 
 namespace {
 void board_stats(app::PlatformStats* out) {

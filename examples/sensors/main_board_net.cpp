@@ -11,9 +11,8 @@
 #include "emcp/mbedtls/sha1.h"
 #include "emcp/mcp/server.h"
 #include "emcp/transport/http_server.h"
-#include "emcp/transport/stdio.h"
+#include "emcp/transport/line.h"
 #if EMCP_SENSORS_TLS
-#include <new>
 
 #include "board/credentials.h"
 #include "emcp/auth/resource_server.h"
@@ -43,7 +42,7 @@ constexpr size_t kReplay = 1536;     // per session: events kept for Last-Event-
 }  // namespace
 
 emcp::mcp::Server g_server(app::kServerInfo, board::net_platform());
-emcp::transport::StaticStdioTransport<kHttpArena> g_link(g_server, &board::uart_flush, nullptr);
+emcp::transport::StaticLineTransport<kHttpArena> g_link(g_server, &board::uart_flush, nullptr);
 emcp::transport::HttpOptions g_http_options;
 emcp::lwip::StaticLwipHttpListener<kConnections> g_listener;
 #if EMCP_SENSORS_TLS
@@ -66,7 +65,7 @@ emcp::auth::ResourceServerConfig g_auth_config;
 emcp::auth::JwtConfig g_jwt;
 emcp::mbedtls::JwtKey g_jwt_key;
 const char* g_issuers[1];
-alignas(emcp::auth::ResourceServer) unsigned char g_auth_mem[sizeof(emcp::auth::ResourceServer)];
+emcp::auth::ResourceServer g_auth;  // started by start_auth()
 
 // nullptr when the region asks for no authorization or it is set up; otherwise why not, and
 // then it fails closed: the resource server is built without a canonical URI, so every request
@@ -114,9 +113,9 @@ const char* start_auth() {
   if (!wanted) return nullptr;
   const char* why = set_up_auth();
   if (why != nullptr) g_auth_config.resource = nullptr;  // fail closed
-  auto* auth = new (g_auth_mem) emcp::auth::ResourceServer(g_auth_config, g_server);
-  g_http_options.auth = auth->hooks();
-  if (why == nullptr && auth->status() != emcp::Status::kOk) why = "authorization needs an absolute audience URI";
+  g_http_options.auth = g_auth.hooks();  // refuses everything (500) unless start() succeeds
+  if (g_auth.start(g_auth_config, g_server) != emcp::Status::kOk && why == nullptr)
+    why = "authorization needs an absolute audience URI";
   return why;
 }
 #else

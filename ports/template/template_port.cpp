@@ -81,17 +81,9 @@ size_t uart_read(uint8_t* buf, size_t cap) {
 
 // ---- 3. HTTP: the network side --------------------------------------------------------------------
 
-emcp::transport::HttpPort Net::port_interface() {
-  emcp::transport::HttpPort p;
-  p.write = &Net::write;
-  p.wait_writable = &Net::wait_writable;
-  p.close = &Net::close;
-  p.ctx = this;
-  return p;
-}
+emcp::transport::HttpPort Net::port_interface() { return emcp::transport::HttpPort::of(this); }
 
-emcp::Status Net::write(void* ctx, uint16_t conn, const char* data, size_t n, size_t* taken) {
-  (void)ctx;
+emcp::Status Net::port_write(uint16_t conn, const char* data, size_t n, size_t* taken) {
   (void)conn;
   (void)data;
   // PORT: room = the connection's free send buffer; queue min(n, room) bytes (copied: `data`
@@ -102,8 +94,7 @@ emcp::Status Net::write(void* ctx, uint16_t conn, const char* data, size_t n, si
   return n == 0 ? emcp::Status::kOk : emcp::Status::kClosed;
 }
 
-emcp::Status Net::wait_writable(void* ctx, uint16_t conn, uint32_t timeout_ms) {
-  (void)ctx;
+emcp::Status Net::port_wait_writable(uint16_t conn, uint32_t timeout_ms) {
   (void)conn;
   (void)timeout_ms;
   // PORT: until the deadline: if the connection has room, return kOk; if it failed, kClosed;
@@ -112,8 +103,7 @@ emcp::Status Net::wait_writable(void* ctx, uint16_t conn, uint32_t timeout_ms) {
   return emcp::Status::kWouldBlock;
 }
 
-void Net::close(void* ctx, uint16_t conn) {
-  (void)ctx;
+void Net::port_close(uint16_t conn) {
   (void)conn;
   // PORT: clear the connection's callbacks, close it gracefully (what was written still goes
   // out), free its received buffers and its slot. Report nothing more for it.
@@ -138,7 +128,7 @@ void Net::run_once() {
 
 // ---- 4. The loop ----------------------------------------------------------------------------------
 
-void serve(emcp::mcp::Server& server, emcp::transport::StdioTransport& link, Net* net, void (*tick)()) {
+void serve(emcp::mcp::Server& server, emcp::transport::LineTransport& link, Net* net, void (*tick)()) {
   uint8_t buf[128];
   for (;;) {
     const size_t n = uart_read(buf, sizeof buf);

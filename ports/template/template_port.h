@@ -23,7 +23,7 @@
 #include "emcp/mcp/server.h"
 #include "emcp/platform.h"
 #include "emcp/transport/http_server.h"
-#include "emcp/transport/stdio.h"
+#include "emcp/transport/line.h"
 
 namespace template_port {
 
@@ -75,14 +75,16 @@ class Net {
   void run_once();
 
  private:
+  // The HttpPort's three functions, as members (port_interface(): HttpPort::of(this)).
+  friend struct emcp::transport::HttpPort;
   // HttpPort::write: take what the connection's send buffer takes now, set *taken, never
   // block; when that is less than n, remember to call writable() once it has room.
-  static emcp::Status write(void* ctx, uint16_t conn, const char* data, size_t n, size_t* taken);
+  emcp::Status port_write(uint16_t conn, const char* data, size_t n, size_t* taken);
   // HttpPort::wait_writable: run the stack (not the engine) until `conn` has room (kOk), fails
   // (kClosed) or timeout_ms pass (kWouldBlock).
-  static emcp::Status wait_writable(void* ctx, uint16_t conn, uint32_t timeout_ms);
+  emcp::Status port_wait_writable(uint16_t conn, uint32_t timeout_ms);
   // HttpPort::close: close `conn` once what was written is sent; forget it at once.
-  static void close(void* ctx, uint16_t conn);
+  void port_close(uint16_t conn);
 
   emcp::transport::ConnectionHandler http_;
   uint64_t last_poll_ms_ = 0;
@@ -92,7 +94,7 @@ class Net {
 
 /// Serves `link` (and `net`, when not nullptr) forever: input to the transports, the
 /// application's `tick`, the server's timeouts, and sleep until the next interrupt.
-[[noreturn]] void serve(emcp::mcp::Server& server, emcp::transport::StdioTransport& link, Net* net,
+[[noreturn]] void serve(emcp::mcp::Server& server, emcp::transport::LineTransport& link, Net* net,
                         void (*tick)());
 
 }  // namespace template_port

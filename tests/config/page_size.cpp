@@ -2,7 +2,7 @@
 // with emcp_configure): its EMCP_PAGE_SIZE of 2 makes the core's tools/list pages of 2 tools,
 // and its EMCP_ERROR_STRINGS=0 leaves the texts out of the decoder's errors. Exit 0 when so.
 #include "emcp/mcp/server.h"
-#include "emcp/transport/stdio.h"
+#include "emcp/transport/line.h"
 #include "../stdio_capture.h"
 
 using namespace emcp::mcp;
@@ -19,7 +19,7 @@ int main() {
   static_assert(EMCP_PAGE_SIZE == 2, "built with tests/config/emcp_config.h");
   Server server(kInfo, kStdioTestPlatform);
   server.set_tools(kTools);
-  emcp::transport::StaticStdioTransport<> t(server, &StdioCapture::write, &g_cap);
+  emcp::transport::StaticLineTransport<> t(server, &StdioCapture::write, &g_cap);
   (void)t.feed(kStdioTestHello, strlen(kStdioTestHello));
   const char* in =
       "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}\n"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emcp/transport/http.h"
+#include "emcp/http/http.h"
 
 namespace {
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "emcp/json/reader.h"
-#include "emcp/transport/stdio.h"
+#include "emcp/transport/line.h"
 #include "../unit/mcp_fixture_app.h"
 
 namespace {
@@ -71,8 +71,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fixture::advance_ms(start_ms - fixture::now_ms());  // (modulo 2^64: back to start_ms)
   emcp::mcp::Server server(fixture::info(), fixture::platform());
   fixture::install(server);
-  emcp::transport::StaticStdioTransport<2048> stdio(server, &capture, nullptr);
-  emcp::transport::StaticStdioTransport<2048>* transport = &stdio;
+  emcp::transport::StaticLineTransport<2048> stdio(server, &capture, nullptr);
+  emcp::transport::StaticLineTransport<2048>* transport = &stdio;
   g_reader.reset();
   g_line_len = 0;
   g_last_len = 0;

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emcp/transport/websocket.h"
+#include "emcp/http/websocket.h"
 
 namespace {
 

@@ -13,7 +13,7 @@
 
 #include "emcp/mcp/server.h"
 #include "emcp/transport/http_server.h"
-#include "emcp/transport/stdio.h"
+#include "emcp/transport/line.h"
 
 using namespace emcp::mcp;
 using emcp::Status;
@@ -77,7 +77,7 @@ Status write_out(void*, const char* p, size_t n) {
 }
 
 // Feeds one line (a newline is added) and returns what the server wrote for it.
-StrView exchange(emcp::transport::StdioTransport& t, const char* line) {
+StrView exchange(emcp::transport::LineTransport& t, const char* line) {
   g_len = 0;
   (void)t.feed(line, strlen(line));
   (void)t.feed("\n", 1);
@@ -85,7 +85,7 @@ StrView exchange(emcp::transport::StdioTransport& t, const char* line) {
 }
 
 void over_stdio(Server& server) {
-  emcp::transport::StaticStdioTransport<> t(server, &write_out, nullptr);
+  emcp::transport::StaticLineTransport<> t(server, &write_out, nullptr);
   char line[1024];
 
   StrView out = exchange(t, R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",)"

@@ -1,7 +1,7 @@
 // Built with EMCP_NOTIFY_QUEUE=0 (tests/CMakeLists.txt): without the queue, a notification sent
 // while the answer is open is dropped and counted, and the rest still works. Exit 0 when so.
 #include "emcp/mcp/server.h"
-#include "emcp/transport/stdio.h"
+#include "emcp/transport/line.h"
 #include "../stdio_capture.h"
 
 using namespace emcp::mcp;
@@ -23,7 +23,7 @@ int main() {
   Server server(kInfo, kStdioTestPlatform);
   g_server = &server;
   server.set_tools(kTools);
-  emcp::transport::StaticStdioTransport<> t(server, &StdioCapture::write, &g_cap);
+  emcp::transport::StaticLineTransport<> t(server, &StdioCapture::write, &g_cap);
   (void)t.feed(kStdioTestHello, strlen(kStdioTestHello));
   const char* in =
       "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"answer_then_log\"}}\n";

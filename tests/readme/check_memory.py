@@ -21,7 +21,7 @@ ROWS = [
     ("docs/memory.md", "| `mcp::Session`", ["emcp::mcp::Session"]),
     ("docs/memory.md", "| `mcp::StaticInputBridge<2, 512>`", ["emcp::mcp::StaticInputBridge<2, 512>"]),
     ("docs/memory.md", "| `mcp::StaticInbox<8, 64>`", ["emcp::mcp::StaticInbox<8, 64>"]),
-    ("docs/memory.md", "| `transport::StaticStdioTransport<2048>`", ["emcp::transport::StaticStdioTransport<2048>"]),
+    ("docs/memory.md", "| `transport::StaticLineTransport<2048>`", ["emcp::transport::StaticLineTransport<2048>"]),
     ("docs/memory.md", "| `json::StaticReader<>` / `jsonrpc::Decoder` / `json::Writer`",
      ["emcp::json::StaticReader<>", "emcp::jsonrpc::Decoder", "emcp::json::Writer"]),
     ("docs/memory.md", "| `transport::StaticHttpServer<2, 1, 2048, 768, 1024>`",
@@ -49,8 +49,8 @@ SENTENCES = [
 
 def measure(cxx, flags, root, types):
     src = ['#include "emcp/mcp/server.h"', '#include "emcp/mcp/input_bridge.h"', '#include "emcp/mcp/tasks.h"',
-           '#include "emcp/transport/stdio.h"',
-           '#include "emcp/transport/http_server.h"', '#include "emcp/transport/websocket.h"',
+           '#include "emcp/transport/line.h"',
+           '#include "emcp/transport/http_server.h"', '#include "emcp/http/websocket.h"',
            '__attribute__((section(".emcp_sizes"), used)) extern const unsigned kSizes[] = {']
     src += [f"    sizeof({t})," for t in types]
     src.append("};")

@@ -32,7 +32,7 @@
 #include "board/serve.h"
 #include "emcp/mcp/inbox.h"
 #include "emcp/mcp/server.h"
-#include "emcp/transport/stdio.h"
+#include "emcp/transport/line.h"
 #include "inbox_stress.h"
 #include "queue.h"
 #include "task.h"
@@ -68,7 +68,7 @@ constexpr emcp::Platform kPlatform{&now_ms, nullptr, nullptr, nullptr, &wake};
 }  // namespace
 
 Server g_server(kInfo, kPlatform);
-emcp::transport::StaticStdioTransport<> g_link(g_server, &board::uart_flush, nullptr);
+emcp::transport::StaticLineTransport<> g_link(g_server, &board::uart_flush, nullptr);
 StaticInbox<16, 64> g_inbox;
 
 // The tasks' memory, by the names tests/threads/firmware.cmake gives the footprint check.

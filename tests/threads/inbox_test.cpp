@@ -17,7 +17,7 @@
 
 #include "emcp/mcp/inbox.h"
 #include "emcp/mcp/server.h"
-#include "emcp/transport/stdio.h"
+#include "emcp/transport/line.h"
 #include "mcp_fixture_app.h"
 #include "no_heap_util.h"
 
@@ -43,7 +43,7 @@ constexpr std::string_view kInit =
 struct Served {
   Out out;
   Server server{fixture::info(), kWakingPlatform};
-  emcp::transport::StaticStdioTransport<> t{server, &Out::write, &out};
+  emcp::transport::StaticLineTransport<> t{server, &Out::write, &out};
   explicit Served(Inbox* inbox) {
     fixture::install(server);
     if (inbox != nullptr) server.set_inbox(*inbox);

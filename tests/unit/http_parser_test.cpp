@@ -1,6 +1,6 @@
 // The HTTP/1.1 request parser: RFC 9112 framing (Content-Length, chunked), the kept headers,
 // every limit with its status, and the same result for every split of the input.
-#include "emcp/transport/http.h"
+#include "emcp/http/http.h"
 
 #include <gtest/gtest.h>
 

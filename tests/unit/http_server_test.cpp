@@ -565,6 +565,37 @@ TEST_F(HttpEngine, ResourceServerRefusesAConfigurationThatCannotWork) {
   EXPECT_STREQ(what, "mcp unknown-scope");
 }
 
+// A plain static that is started later (as the serving loops hold it): before start(), and after
+// a start() that failed, every request is refused (fail closed, 500) - never served unchecked;
+// a good start() then lets the right token through.
+TEST_F(HttpEngine, ResourceServerRefusesEverythingUntilStarted) {
+  emcp::auth::ResourceServer auth;
+  EXPECT_EQ(auth.status(), emcp::Status::kInvalidState);
+  const char* what = nullptr;
+  EXPECT_EQ(auth.check(&what), emcp::Status::kInvalidState);
+  options_.auth = auth.hooks();
+  const int c = open_conn();
+  feed(c, post(init_body(), "Authorization: Bearer good-token\r\n"));
+  auto rs = responses(c);
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_EQ(rs[0].status, 500);
+  emcp::auth::ResourceServerConfig cfg = auth_config();
+  cfg.resource = "not a uri";
+  EXPECT_EQ(auth.start(cfg, server_), emcp::Status::kInvalidArgument);
+  feed(c, post(init_body(), "Authorization: Bearer good-token\r\n"));
+  rs = responses(c);
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_EQ(rs[0].status, 500);
+  const emcp::auth::ResourceServerConfig good = auth_config();
+  ASSERT_EQ(auth.start(good, server_), emcp::Status::kOk);
+  EXPECT_EQ(auth.check(&what), emcp::Status::kOk);
+  feed(c, post(init_body(), "Authorization: Bearer good-token\r\n"));
+  rs = responses(c);
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_EQ(rs[0].status, 200) << rs[0].body;
+  options_.auth = nullptr;
+}
+
 TEST_F(HttpEngine, IdleSessionsExpire) {
   options_.session_idle_ms = 60000;
   const std::string sid = session();

@@ -11,7 +11,7 @@
 
 #include "emcp/mcp/input_bridge.h"
 #include "emcp/mcp/server.h"
-#include "emcp/transport/stdio.h"
+#include "emcp/transport/line.h"
 #include "heap_guard.h"
 #include "mcp_fixture_app.h"
 #include "no_heap_util.h"
@@ -34,7 +34,7 @@ namespace {
 
 using Out = emcp_test::FixedText<1 << 15>;
 
-void feed(emcp::transport::StdioTransport& t, std::string_view s) {
+void feed(emcp::transport::LineTransport& t, std::string_view s) {
   emcp_test::NoHeapScope no_heap;
   (void)t.feed(s.data(), s.size());
 }
@@ -120,7 +120,7 @@ struct Rig {
   Out out;
   emcp::mcp::StaticInputBridge<2, 1024> bridge;
   Server server{fixture::info(), kPlatform};
-  emcp::transport::StaticStdioTransport<> t{server, &Out::write, &out};
+  emcp::transport::StaticLineTransport<> t{server, &Out::write, &out};
   explicit Rig(bool with_bridge = true, std::string_view init = kInit) {
     server.set_tools(kTools);
     server.set_prompts(kPrompts);

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "emcp/transport/stdio.h"
+#include "emcp/transport/line.h"
 #include "heap_guard.h"
 #include "mcp_fixture_app.h"
 
@@ -58,7 +58,7 @@ std::string run_fixture(const std::string& path, std::vector<std::string>* failu
   capture.len = 0;
   auto server = std::make_unique<emcp::mcp::Server>(fixture::info(), fixture::platform());
   fixture::install(*server);
-  auto transport = std::make_unique<emcp::transport::StaticStdioTransport<>>(*server, &Capture::write, &capture);
+  auto transport = std::make_unique<emcp::transport::StaticLineTransport<>>(*server, &Capture::write, &capture);
 
   std::string rewritten;
   size_t seen = 0;  // output bytes already matched

@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "emcp/mcp/server.h"
-#include "emcp/transport/stdio.h"
+#include "emcp/transport/line.h"
 #include "heap_guard.h"
 #include "mcp_fixture_app.h"
 #include "no_heap_util.h"
@@ -28,7 +28,7 @@ namespace {
 using Out = emcp_test::FixedText<1 << 16>;
 
 // Each feed has a scope of its own too, so that none can escape one.
-void feed(emcp::transport::StdioTransport& t, std::string_view s) {
+void feed(emcp::transport::LineTransport& t, std::string_view s) {
   emcp_test::NoHeapScope no_heap;
   (void)t.feed(s.data(), s.size());
 }
@@ -41,7 +41,7 @@ constexpr std::string_view kInit =
 struct Initialized {
   Out out;
   Server server{fixture::info(), fixture::platform()};
-  emcp::transport::StaticStdioTransport<> t{server, &Out::write, &out};
+  emcp::transport::StaticLineTransport<> t{server, &Out::write, &out};
   Initialized() {
     fixture::install(server);
     feed(t, kInit);
@@ -73,7 +73,7 @@ TEST(McpServer, CompleteKeepsItsIdWhenTheSlotIsReusedMeanwhile) {
   g_server = &server;
   g_count = 0;
   server.set_tools(kDeferTools);
-  emcp::transport::StaticStdioTransport<> t(server, &Out::write, &out);
+  emcp::transport::StaticLineTransport<> t(server, &Out::write, &out);
   feed(t, kInit);
   (void)out.take();
   feed(t, R"({"jsonrpc":"2.0","id":"aaa","method":"tools/call","params":{"name":"defer"}})" "\n"
@@ -96,7 +96,7 @@ TEST(McpServer, TooLongLineAnswersWithoutIdBeforeInitialize) {
   Out out;
   Server server(fixture::info(), fixture::platform());
   fixture::install(server);
-  emcp::transport::StaticStdioTransport<> t(server, &Out::write, &out);
+  emcp::transport::StaticLineTransport<> t(server, &Out::write, &out);
   feed(t, line);
   EXPECT_EQ(out.take(),
             R"x({"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: message longer than the line limit (EMCP_MAX_MESSAGE_LEN)"}})x" "\n"sv);
@@ -149,7 +149,7 @@ TEST(McpServer, ResponsesTooBigToKeepEndTheirRequestAtOnce) {
   Initialized rig;
   Out& out = rig.out;
   Server& server = rig.server;
-  emcp::transport::StdioTransport& t = rig.t;
+  emcp::transport::LineTransport& t = rig.t;
   for (size_t i = 0; i < 3; ++i) {
     const Case& c = cases[i];
     Answer& a = answers[i];
@@ -188,14 +188,14 @@ TEST(McpServer, ResponsesTooBigToKeepEndTheirRequestAtOnce) {
 }
 
 TEST(McpServer, ALineThatLostBytesIsAnsweredAsSuch) {
-  // A UART's receive buffer overflowed inside a line (StdioTransport::input_lost()): the line
+  // A UART's receive buffer overflowed inside a line (LineTransport::input_lost()): the line
   // is answered with -32600 and data.inputLost, with the request's id when it was read before
   // the gap; what the gap left of it is never parsed; the next line is served.
   emcp_test::NoHeapScope no_heap;
   Answer answer;
   Initialized rig;
   Out& out = rig.out;
-  emcp::transport::StdioTransport& t = rig.t;
+  emcp::transport::LineTransport& t = rig.t;
   feed(t, R"({"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"ec)");
   t.input_lost();
   feed(t, R"(xt":"lost"}}})" "\n" R"({"jsonrpc":"2.0","id":10,"method":"ping"})" "\n");
@@ -249,7 +249,7 @@ TEST(McpServer, RootsChangedReachesTheApplication) {
   Out out;
   Server server(fixture::info(), fixture::platform());
   server.on_roots_changed(&roots_changed, nullptr);
-  emcp::transport::StaticStdioTransport<> t(server, &Out::write, &out);
+  emcp::transport::StaticLineTransport<> t(server, &Out::write, &out);
   feed(t, note);
   feed(t, R"({"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})" "\n");
   feed(t, note);
@@ -289,7 +289,7 @@ void oversize_log(ToolCall& c) {
   g_server->log(LogLevel::kError, StrView(big, sizeof big));
   g_server->log(LogLevel::kError, "small enough");
 }
-emcp::transport::StdioTransport* g_held_link = nullptr;
+emcp::transport::LineTransport* g_held_link = nullptr;
 Status g_log_after_detach = Status::kOk;
 void detach_while_answering(ToolCall& c) {
   c.text("answer");
@@ -301,7 +301,7 @@ void detach_while_answering(ToolCall& c) {
 struct HeldFixture {
   Out out;
   Server server{fixture::info(), fixture::platform()};
-  emcp::transport::StaticStdioTransport<> t{server, &Out::write, &out};
+  emcp::transport::StaticLineTransport<> t{server, &Out::write, &out};
   HeldFixture() {
     g_server = &server;
     g_held_link = &t;
@@ -358,7 +358,7 @@ TEST(McpServer, OnlyTheBusySessionsNotificationsWait) {
   emcp_test::NoHeapScope no_heap;
   HeldFixture f;  // session A
   Out out_b;
-  emcp::transport::StaticStdioTransport<> b(f.server, &Out::write, &out_b);
+  emcp::transport::StaticLineTransport<> b(f.server, &Out::write, &out_b);
   feed(b, kInit);
   feed(b, R"({"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"test://watched"}})" "\n");
   (void)out_b.take();
@@ -379,7 +379,7 @@ TEST(McpServer, ListChangedOnlyForCapabilitiesTheSessionWasOffered) {
   Out out;
   Server server(fixture::info(), fixture::platform());
   server.set_tools(kDeferTools);  // tools only
-  emcp::transport::StaticStdioTransport<> t(server, &Out::write, &out);
+  emcp::transport::StaticLineTransport<> t(server, &Out::write, &out);
   feed(t, kInit);
   EXPECT_EQ(out.take().find("prompts"), std::string_view::npos);
   static const Prompt kPrompts[] = {Prompt::make("p", nullptr)};
@@ -410,7 +410,7 @@ TEST(McpServer, ReinitializeAnswersBeforeAnythingTheOldWorkSends) {
   Initialized rig;
   Out& out = rig.out;
   Server& server = rig.server;
-  emcp::transport::StdioTransport& t = rig.t;
+  emcp::transport::LineTransport& t = rig.t;
   g_resend_server = &server;
   g_resend_session = &t.session();
   g_closed = 0;
@@ -431,7 +431,7 @@ TEST(McpServer, FinishedStdioStreamNeedsInitializeAgain) {
   Out out;
   Server server(fixture::info(), fixture::platform());
   fixture::install(server);
-  emcp::transport::StaticStdioTransport<> t(server, &Out::write, &out);
+  emcp::transport::StaticLineTransport<> t(server, &Out::write, &out);
   feed(t, kInit);
   (void)t.finish();
   (void)out.take();
@@ -466,7 +466,7 @@ TEST(McpServer, AbsentArgumentsAreTheirDeclaredDefaults) {
   Out out;
   Server server(fixture::info(), fixture::platform());
   server.set_tools(kDefaultTools);
-  emcp::transport::StaticStdioTransport<> t(server, &Out::write, &out);
+  emcp::transport::StaticLineTransport<> t(server, &Out::write, &out);
   feed(t, kInit);
   (void)out.take();
   feed(t, R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"defaults","arguments":{}}})" "\n");
@@ -485,7 +485,7 @@ TEST(McpServer, DestroyedSessionsLeaveTheServer) {
   Server server(fixture::info(), fixture::platform());
   fixture::install(server);
   {
-    emcp::transport::StaticStdioTransport<> t(server, &Out::write, &out);
+    emcp::transport::StaticLineTransport<> t(server, &Out::write, &out);
     feed(t, kInit);
   }
   // Under ASan a dangling session in the server's list would be caught here.
@@ -493,7 +493,7 @@ TEST(McpServer, DestroyedSessionsLeaveTheServer) {
   server.resource_updated("test://static");
   Out out2;
   {
-    emcp::transport::StaticStdioTransport<> t2(server, &Out::write, &out2);
+    emcp::transport::StaticLineTransport<> t2(server, &Out::write, &out2);
     feed(t2, kInit);
     server.log(LogLevel::kEmergency, "one listens");
   }
@@ -516,7 +516,7 @@ TEST(McpServer, ServerOutlivedBySessionIsSafe) {
     Out out;
     Server* server = new (memory) Server(fixture::info(), fixture::platform());
     fixture::install(*server);
-    emcp::transport::StaticStdioTransport<> t(*server, &Out::write, &out);
+    emcp::transport::StaticLineTransport<> t(*server, &Out::write, &out);
     feed(t, kInit);
     (void)out.take();
     EXPECT_EQ(server->ping(t.session(), &on_answer, &ping), Status::kOk);
@@ -531,7 +531,7 @@ TEST(McpServer, ServerOutlivedBySessionIsSafe) {
     feed(t, R"({"jsonrpc":"2.0","id":2,"method":"ping"})");  // no newline yet
     EXPECT_EQ(out.take(), ""sv);
     EXPECT_EQ(t.status(), Status::kOk);
-  }  // ~StdioTransport: its session is detached, it leaves no server
+  }  // ~LineTransport: its session is detached, it leaves no server
   EXPECT_EQ(ping.calls, 1);
 }
 

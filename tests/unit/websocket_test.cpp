@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "emcp/mbedtls/sha1.h"
-#include "emcp/transport/websocket.h"
+#include "emcp/http/websocket.h"
 #include "heap_guard.h"
 #include "no_heap_util.h"
 

@@ -3,7 +3,7 @@
 //
 // Each HTTP request's JSON-RPC message goes to the board as one line (board_link.h does the
 // board's side: readiness, pings, resets); the board's answer comes back on the request's own
-// response. The HTTP side is the core's: its request parser (emcp/transport/http.h), its status
+// response. The HTTP side is the core's: its request parser (emcp/http/http.h), its status
 // and header writers, its admission of a request (emcp/transport/http_security.h: Host/Origin,
 // CORS and the preflight, bearer tokens through emcp/auth/resource_server.h) with the engine's
 // options (transport::HttpOptions) and defaults; messages are read with the core's JSON-RPC
@@ -86,7 +86,7 @@
 #include "emcp/jsonrpc/decoder.h"
 #include "emcp/jsonrpc/encode.h"
 #include "emcp/mcp/server.h"
-#include "emcp/transport/http.h"
+#include "emcp/http/http.h"
 #include "emcp/transport/http_security.h"
 #include "emcp/transport/http_server.h"
 #include "emcp/util/arena.h"
@@ -599,7 +599,7 @@ void Gateway::accept_all() {
             (idlest == conns_.size() || conns_[i]->last_ms < conns_[idlest]->last_ms))
           idlest = i;
       if (idlest == conns_.size()) {
-        const StrView busy = emcp::transport::HttpServer::busy_response();
+        const StrView busy = emcp::transport::busy_response();
         (void)!write(fd, busy.data(), busy.size());
         close(fd);
         log("http: every connection busy: 503");
@@ -739,7 +739,7 @@ void Gateway::on_head(Conn& c) {
   emcp::mcp::Version v = emcp::mcp::kLatestVersion;
   c.bad_version = r.protocol_version.present && !emcp::mcp::parse_version(r.protocol_version.view(), &v);
   const bool modern_header = r.protocol_version.present && !c.bad_version &&
-                             emcp::mcp::supports(v, emcp::mcp::Feature::kStateless);
+                             emcp::mcp::supports(v, emcp::mcp::Feature::kModern);
   const http::Method m = r.method;
   if (modern_header && m != http::Method::kPost)
     return refuse(405, "Method Not Allowed: protocol revision 2026-07-28 uses POST only", "Allow: POST\r\n");

@@ -113,8 +113,7 @@ uint32_t fnv(uint32_t h, StrView s) {
 
 }  // namespace
 
-ResourceServer::ResourceServer(const ResourceServerConfig& config, const mcp::Server& server)
-    : config_(config), server_(server) {
+ResourceServer::ResourceServer() {
   hooks_.document = [](void* ctx, StrView path, StrView mcp_path) {
     return static_cast<const ResourceServer*>(ctx)->document(path, mcp_path);
   };
@@ -125,18 +124,30 @@ ResourceServer::ResourceServer(const ResourceServerConfig& config, const mcp::Se
     return static_cast<ResourceServer*>(ctx)->permit(grant, message);
   };
   hooks_.ctx = this;
+}
+
+ResourceServer::ResourceServer(const ResourceServerConfig& config, const mcp::Server& server) : ResourceServer() {
+  (void)start(config, server);
+}
+
+Status ResourceServer::start(const ResourceServerConfig& config, const mcp::Server& server) {
+  config_ = &config;
+  server_ = &server;
+  status_ = Status::kOk;
+  required_ = 0;
   build();
+  return status_;
 }
 
 void ResourceServer::build() {
   metadata_url_[0] = metadata_[0] = h401_[0] = challenge_[0] = '\0';
-  const StrView resource(config_.resource);
+  const StrView resource(config_->resource);
   size_t scheme = 0;
   while (scheme + 2 < resource.size() && !(resource[scheme] == ':' && resource[scheme + 1] == '/' && resource[scheme + 2] == '/'))
     ++scheme;
-  if (resource.empty() || scheme + 2 >= resource.size() || config_.scopes.size() > 31 ||
-      (config_.jwt != nullptr && (config_.unix_time_s == nullptr || config_.jwt->audience == nullptr ||
-                                  StrView(config_.jwt->audience) != resource))) {
+  if (resource.empty() || scheme + 2 >= resource.size() || config_->scopes.size() > 31 ||
+      (config_->jwt != nullptr && (config_->unix_time_s == nullptr || config_->jwt->audience == nullptr ||
+                                  StrView(config_->jwt->audience) != resource))) {
     status_ = Status::kInvalidArgument;
     return;
   }
@@ -155,26 +166,26 @@ void ResourceServer::build() {
   w.member_str("resource", resource);
   w.key("authorization_servers");
   w.begin_array();
-  for (const char* as : config_.authorization_servers) w.string(StrView(as));
+  for (const char* as : config_->authorization_servers) w.string(StrView(as));
   w.end_array();
-  if (!config_.scopes.empty()) {
+  if (!config_->scopes.empty()) {
     w.key("scopes_supported");
     w.begin_array();
-    for (const char* sc : config_.scopes) w.string(StrView(sc));
+    for (const char* sc : config_->scopes) w.string(StrView(sc));
     w.end_array();
   }
   w.key("bearer_methods_supported");
   w.begin_array();
   w.string("header");
   w.end_array();
-  if (config_.resource_name != nullptr) w.member_str("resource_name", StrView(config_.resource_name));
+  if (config_->resource_name != nullptr) w.member_str("resource_name", StrView(config_->resource_name));
   w.end_object();
   metadata_len_ = static_cast<uint16_t>(sink.view().size());
   metadata_[metadata_len_] = '\0';
 
   Text a(h401_, sizeof h401_);
   a.add("WWW-Authenticate: Bearer resource_metadata=\"").add(metadata_url_).add("\"");
-  if (config_.required_scope != nullptr) a.add(", scope=\"").add(config_.required_scope).add("\"");
+  if (config_->required_scope != nullptr) a.add(", scope=\"").add(config_->required_scope).add("\"");
   a.add("\r\n");
   if (!url.ok() || w.status() != Status::kOk || !a.ok()) status_ = Status::kInvalidArgument;
   // Every challenge but a long scope list fits: the longest error, a description of up to 64
@@ -182,7 +193,7 @@ void ResourceServer::build() {
   static_assert(sizeof "WWW-Authenticate: Bearer error=\"invalid_request\", error_description=\"\", resource_metadata=\"\"\r\n" +
                         64 + sizeof metadata_url_ <= sizeof challenge_,
                 "challenge_ holds every challenge without a scope");
-  required_ = config_.required_scope != nullptr ? mask_of(StrView(config_.required_scope), true) : 0;
+  required_ = config_->required_scope != nullptr ? mask_of(StrView(config_->required_scope), true) : 0;
 }
 
 StrView ResourceServer::document(StrView path, StrView mcp_path) const {
@@ -196,6 +207,7 @@ StrView ResourceServer::document(StrView path, StrView mcp_path) const {
 
 uint32_t ResourceServer::mask_of(StrView scopes, bool strict) const {
   uint32_t mask = 0;
+  if (config_ == nullptr) return strict ? kUnknownScope : 0;
   size_t i = 0;
   while (i < scopes.size()) {
     while (i < scopes.size() && scopes[i] == ' ') ++i;
@@ -204,8 +216,8 @@ uint32_t ResourceServer::mask_of(StrView scopes, bool strict) const {
     if (end > i) {
       const StrView one = scopes.sub(i, end - i);
       bool known = false;
-      for (size_t k = 0; k < config_.scopes.size(); ++k) {
-        if (one == StrView(config_.scopes[k])) {
+      for (size_t k = 0; k < config_->scopes.size(); ++k) {
+        if (one == StrView(config_->scopes[k])) {
           mask |= 1u << k;
           known = true;
         }
@@ -222,10 +234,10 @@ bool ResourceServer::match_static(StrView token, Grant* grant) const {
   bool found = false;
   Grant g;
   uint32_t index = 0;
-  for (const StaticToken& t : config_.static_tokens) {
+  for (const StaticToken& t : config_->static_tokens) {
     if (equal_constant_time(token, StrView(t.token)) && !found) {
       found = true;
-      g.scopes = t.scope == nullptr ? (1u << config_.scopes.size()) - 1u : mask_of(StrView(t.scope), false);
+      g.scopes = t.scope == nullptr ? (1u << config_->scopes.size()) - 1u : mask_of(StrView(t.scope), false);
       g.principal = fnv(fnv(2166136261u, "static"), StrView(reinterpret_cast<const char*>(&index), sizeof index));
     }
     ++index;
@@ -293,14 +305,14 @@ Refusal ResourceServer::authenticate(const http::Request& request, Grant* grant)
     invalid = jwt_result_text(JwtResult::kTooLarge);
   } else if (match_static(token, &g)) {
     valid = true;
-  } else if (config_.jwt != nullptr) {
+  } else if (config_->jwt != nullptr) {
     JwtClaims claims;
-    const JwtResult jr = verify_jwt(token, *config_.jwt, config_.unix_time_s(),
+    const JwtResult jr = verify_jwt(token, *config_->jwt, config_->unix_time_s(),
                                     Span<uint8_t>(scratch_, sizeof scratch_), &claims);
     if (jr == JwtResult::kOk) {
       valid = true;
       g.scopes = mask_of(claims.scope, false);
-      g.principal = fnv(fnv(fnv(2166136261u, "jwt"), StrView(config_.jwt->issuer)), claims.sub);
+      g.principal = fnv(fnv(fnv(2166136261u, "jwt"), StrView(config_->jwt->issuer)), claims.sub);
       g.expires = claims.exp;
     } else {
       invalid = jwt_result_text(jr);
@@ -308,37 +320,43 @@ Refusal ResourceServer::authenticate(const http::Request& request, Grant* grant)
   }
   if (!valid) return challenge(401, "invalid_token", invalid, "Unauthorized: the bearer token is not valid");
   if ((g.scopes & required_) != required_)
-    return challenge(403, "insufficient_scope", nullptr, "Forbidden: insufficient scope", config_.required_scope);
+    return challenge(403, "insufficient_scope", nullptr, "Forbidden: insufficient scope", config_->required_scope);
   *grant = g;
   return r;
 }
 
 Refusal ResourceServer::permit(const Grant& grant, const jsonrpc::Message& message) {
   Refusal r;
-  if (grant.expires != 0 && config_.jwt != nullptr && config_.unix_time_s != nullptr &&
-      static_cast<int64_t>(config_.unix_time_s()) > grant.expires + static_cast<int64_t>(config_.jwt->skew_s))
+  if (status_ != Status::kOk) {  // never started, or misconfigured: nothing passes
+    r.status = 500;
+    r.text = "Internal Server Error: authorization misconfigured";
+    return r;
+  }
+  if (grant.expires != 0 && config_->jwt != nullptr && config_->unix_time_s != nullptr &&
+      static_cast<int64_t>(config_->unix_time_s()) > grant.expires + static_cast<int64_t>(config_->jwt->skew_s))
     return challenge(401, "invalid_token", jwt_result_text(JwtResult::kExpired), "Unauthorized: the bearer token expired");
-  const char* scope = server_.scope_of(message);
+  const char* scope = server_->scope_of(message);
   if (scope == nullptr) return r;
   const uint32_t need = mask_of(StrView(scope), true);
   if ((grant.scopes & need) == need) return r;
   // Every scope the operation needs: the server-wide one and the operation's.
-  return config_.required_scope != nullptr
-             ? challenge(403, "insufficient_scope", nullptr, "Forbidden: insufficient scope", config_.required_scope, scope)
+  return config_->required_scope != nullptr
+             ? challenge(403, "insufficient_scope", nullptr, "Forbidden: insufficient scope", config_->required_scope, scope)
              : challenge(403, "insufficient_scope", nullptr, "Forbidden: insufficient scope", scope);
 }
 
 Status ResourceServer::check(const char** what) const {
   *what = nullptr;
-  for (const mcp::Tool& t : server_.tools())
+  if (status_ != Status::kOk) return status_;
+  for (const mcp::Tool& t : server_->tools())
     if (t.scope != nullptr && (mask_of(StrView(t.scope), true) & kUnknownScope) != 0) *what = t.name;
-  for (const mcp::Resource& res : server_.resources())
+  for (const mcp::Resource& res : server_->resources())
     if (res.scope != nullptr && (mask_of(StrView(res.scope), true) & kUnknownScope) != 0) *what = res.uri;
-  for (const mcp::ResourceTemplate& t : server_.templates())
+  for (const mcp::ResourceTemplate& t : server_->templates())
     if (t.scope != nullptr && (mask_of(StrView(t.scope), true) & kUnknownScope) != 0) *what = t.uri_template;
-  for (const mcp::Prompt& p : server_.prompts())
+  for (const mcp::Prompt& p : server_->prompts())
     if (p.scope != nullptr && (mask_of(StrView(p.scope), true) & kUnknownScope) != 0) *what = p.name;
-  if (config_.required_scope != nullptr && (required_ & kUnknownScope) != 0) *what = config_.required_scope;
+  if (config_->required_scope != nullptr && (required_ & kUnknownScope) != 0) *what = config_->required_scope;
   return *what == nullptr ? Status::kOk : Status::kNotFound;
 }
 

@@ -19,7 +19,7 @@ void Server::handle_input(Session& s, const jsonrpc::Decoded& d) {
   attach(s);
   if (!d.batch) {
     const Message& m = *d.first;
-    // The era first: a 2026-07-28 request is served from its own `_meta` (stateless.cpp). A
+    // The era first: a 2026-07-28 request is served from its own `_meta` (modern.cpp). A
     // transport hands headers only with a request it routed to that era (by its
     // MCP-Protocol-Version header or its `_meta`): without `_meta` it is -32602 there.
     // With EMCP_LEGACY_ERA=0 every request is (initialize and any without `_meta` refused).

@@ -151,7 +151,7 @@ HttpSession* HttpServer::evictable_session(const PeerAddress& peer, uint64_t now
     for (const Conn& c : conns_) {
       if (c.phase_ == Phase::kFree || c.session_ != static_cast<int16_t>(s.index_) || c.session_gen_ != s.generation_)
         continue;
-      const bool streaming = (c.phase_ == Phase::kStream && (c.route_ == Route::kGet || c.route_ == Route::kLegacySse)) ||
+      const bool streaming = (c.phase_ == Phase::kStream && (c.route_ == Route::kGet || c.route_ == Route::kSseStream)) ||
                              c.phase_ == Phase::kWebSocket;
       (streaming ? stream : request) = true;
     }

@@ -2,7 +2,7 @@
 // buffer, response heads, Content-Length / chunked / WebSocket framing, bytes the port has not
 // taken yet), answers, routing of a request to its transport, and the timers. The transports
 // live beside it: http_streamable.cpp (Streamable HTTP, with the outbound routing of messages to
-// streams), http_legacy_sse.cpp (HTTP+SSE of 2024-11-05), http_websocket.cpp; the session table
+// streams), http_sse.cpp (HTTP+SSE of 2024-11-05), http_websocket.cpp; the session table
 // in http_session.cpp; the replay buffer in replay_ring.cpp; the admission of a request
 // (Host/Origin, CORS, authorization) in http_security.cpp, shared with tools/bridge's gateway.
 #include "emcp/transport/http_server.h"
@@ -64,12 +64,6 @@ HttpServer::~HttpServer() {
   for (Conn& c : conns_) server_.detach(c.rpc_);
 }
 
-StrView HttpServer::busy_response() {
-  return StrView(
-      "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: 26\r\n"
-      "Retry-After: 1\r\nConnection: close\r\n\r\nno free connection, retry\n");
-}
-
 namespace {
 const ConnectionHandler::Ops kEngineOps = {
     [](void* ctx, const PeerAddress& peer) { return static_cast<HttpServer*>(ctx)->open(peer); },
@@ -81,7 +75,7 @@ const ConnectionHandler::Ops kEngineOps = {
     [](void* ctx, uint16_t conn) { static_cast<HttpServer*>(ctx)->closed(conn); },
     [](void* ctx) { static_cast<HttpServer*>(ctx)->poll(); },
     [](void* ctx) { return static_cast<HttpServer*>(ctx)->mcp().now(); },
-    [](void*) { return HttpServer::busy_response(); },
+    [](void*) { return busy_response(); },
 };
 }  // namespace
 
@@ -179,13 +173,13 @@ void HttpServer::closed(uint16_t conn) {
 }
 
 // The connection no longer serves its session: its stream is detached, and a session that
-// lives on it (legacy SSE, WebSocket) ends. Nothing routes to it afterwards.
+// lives on it (HTTP+SSE, WebSocket) ends. Nothing routes to it afterwards.
 void HttpServer::leave_session(Conn& c) {
   const Phase was = c.phase_;
   if (EMCP_LEGACY_ERA && c.session_ >= 0) {
     HttpSession& s = sessions_[static_cast<size_t>(c.session_)];
     if (c.stream_ >= 0) detach_stream(s, c.stream_);
-    if ((s.kind_ == HttpSession::Kind::kLegacy && was == Phase::kStream) ||
+    if ((s.kind_ == HttpSession::Kind::kSse && was == Phase::kStream) ||
         (s.kind_ == HttpSession::Kind::kWebSocket && was == Phase::kWebSocket))
       free_session(s);
   }
@@ -676,7 +670,7 @@ void HttpServer::on_head(Conn& c) {
   // With EMCP_LEGACY_ERA=0 every request on the endpoint is (the session table, the GET
   // stream, HTTP+SSE and WebSocket are then not linked: their paths are 404, GET 405).
   const bool stateless = !EMCP_LEGACY_ERA || (r.protocol_version.present && !c.bad_version_ && EMCP_MODERN_ERA &&
-                                              mcp::supports(version, mcp::Feature::kStateless));
+                                              mcp::supports(version, mcp::Feature::kModern));
   c.modern_ = stateless && path == StrView(options_.path) && m == http::Method::kPost;
   if (c.bad_version_ && !(m == http::Method::kPost && path == StrView(options_.path)))
     return refuse(400, "Bad Request: unsupported MCP-Protocol-Version");
@@ -720,7 +714,7 @@ void HttpServer::on_head(Conn& c) {
     if (m != http::Method::kGet) return refuse(405, "Method Not Allowed", "Allow: GET\r\n");
     if (r.accept.present && !r.accepts("text/event-stream"))
       return refuse(406, "Not Acceptable: Accept must list text/event-stream");
-    c.route_ = Route::kLegacySse;
+    c.route_ = Route::kSseStream;
   } else if (EMCP_LEGACY_ERA && options_.sse_path != nullptr && options_.messages_path != nullptr &&
              path == StrView(options_.messages_path)) {
     if (m != http::Method::kPost) return refuse(405, "Method Not Allowed", "Allow: POST\r\n");
@@ -728,11 +722,11 @@ void HttpServer::on_head(Conn& c) {
       return refuse(415, "Unsupported Media Type: Content-Type must be application/json");
     const StrView sid = r.query_param("sessionId");
     if (sid.empty()) return refuse(400, "Bad Request: sessionId query parameter required");
-    HttpSession* s = session_by_id(sid, HttpSession::Kind::kLegacy, c);
+    HttpSession* s = session_by_id(sid, HttpSession::Kind::kSse, c);
     if (s == nullptr) return refuse(404, "Not Found: unknown or ended session");
     c.session_ = static_cast<int16_t>(s->index_);
     c.session_gen_ = s->generation_;
-    c.route_ = Route::kLegacyPost;
+    c.route_ = Route::kSsePost;
   } else if (EMCP_LEGACY_ERA && options_.ws_path != nullptr && options_.sha1 != nullptr &&
              path == StrView(options_.ws_path)) {
     if (m != http::Method::kGet) return refuse(405, "Method Not Allowed", "Allow: GET\r\n");
@@ -746,7 +740,7 @@ void HttpServer::on_head(Conn& c) {
   } else {
     return refuse(404, "Not Found");
   }
-  if (c.route_ == Route::kPost || c.route_ == Route::kLegacyPost) {
+  if (c.route_ == Route::kPost || c.route_ == Route::kSsePost) {
     c.decoder_.begin();
     c.feeding_ = true;
     if (r.expect_continue) send_tail(c, "HTTP/1.1 100 Continue\r\n\r\n", 25);
@@ -779,11 +773,11 @@ void HttpServer::on_request_done(Conn& c) {
     case Route::kDelete:
       if (legacy) route_delete(c);
       break;
-    case Route::kLegacySse:
-      if (legacy) open_legacy(c);
+    case Route::kSseStream:
+      if (legacy) open_sse(c);
       break;
-    case Route::kLegacyPost:
-      if (legacy) route_legacy_post(c);
+    case Route::kSsePost:
+      if (legacy) route_sse_post(c);
       break;
     case Route::kWebSocket:
       if (legacy) upgrade(c);

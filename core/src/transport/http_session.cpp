@@ -65,7 +65,7 @@ HttpSession* HttpServer::new_session(HttpSession::Kind kind, const PeerAddress& 
 }
 
 // A new session for connection c (503 when there is no slot it may take, 429 when only another
-// peer's is left and its peer's bucket is empty). Legacy and WebSocket sessions live on c: their only stream is c.
+// peer's is left and its peer's bucket is empty). HTTP+SSE and WebSocket sessions live on c: their only stream is c.
 HttpSession* HttpServer::open_session(Conn& c, HttpSession::Kind kind) {
   bool rate_limited = false;
   HttpSession* s = new_session(kind, c.peer_, &rate_limited);

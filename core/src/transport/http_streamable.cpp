@@ -68,7 +68,7 @@ void HttpServer::route_post(Conn& c) {
   // with EMCP_LEGACY_ERA=0 (what follows, the sessions' part, is then not linked).
   if (EMCP_MODERN_ERA && (!EMCP_LEGACY_ERA || c.modern_ ||
                           (!d.batch && first.kind == jsonrpc::Kind::kRequest && mcp::Server::is_modern(first))))
-    return route_stateless_post(c, d);
+    return route_modern_post(c, d);
   if (c.bad_version_) return answer(c, 400, "Bad Request: unsupported MCP-Protocol-Version");
   if (!permitted(c, d)) return;
   if (c.session_ < 0) {
@@ -497,7 +497,7 @@ json::Sink* HttpServer::channel_open(HttpSession& s, const mcp::OutMessage& m) {
   }
   Conn& c = conns_[static_cast<size_t>(S.conn)];
   if (s.kind_ == HttpSession::Kind::kWebSocket) return ws_message_begin(c);
-  if (s.kind_ == HttpSession::Kind::kLegacy) return legacy_message_begin(c);
+  if (s.kind_ == HttpSession::Kind::kSse) return sse_message_begin(c);
   if (c.body_ == Body::kNone && !c.head_sent_) {
     if (m.kind == mcp::OutMessage::Kind::kResponse && !c.force_sse_) {
       // A plain JSON answer: its length is known if it fits the buffer.

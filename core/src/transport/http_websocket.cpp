@@ -1,7 +1,7 @@
 // MCP over HTTP: the WebSocket route of the engine. GET on ws_path upgrades the connection
 // (subprotocol "mcp") and opens a session that lives on it; each text message is one JSON-RPC
 // message in, and each message out goes as one text message (frames as the output buffer
-// fills). The framing codec itself is emcp/transport/websocket.h.
+// fills). The framing codec itself is emcp/http/websocket.h.
 #include "emcp/transport/http_server.h"
 
 #include <string.h>

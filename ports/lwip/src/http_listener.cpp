@@ -134,14 +134,7 @@ LwipHttpListener::LwipHttpListener(Span<LwipConn> slots) : slots_(slots) {
 // lwIP is told.
 LwipHttpListener::~LwipHttpListener() { shut(false); }
 
-transport::HttpPort LwipHttpListener::port_interface() {
-  transport::HttpPort p;
-  p.write = &LwipHttpListener::write_cb;
-  p.wait_writable = &LwipHttpListener::wait_cb;
-  p.close = &LwipHttpListener::close_cb;
-  p.ctx = this;
-  return p;
-}
+transport::HttpPort LwipHttpListener::port_interface() { return transport::HttpPort::of(this); }
 
 Status LwipHttpListener::listen(uint16_t port, altcp_allocator_s* allocator) {
   if (!server_.valid() || listen_pcb_ != nullptr) return Status::kInvalidState;
@@ -281,7 +274,7 @@ void LwipHttpListener::run_once(uint32_t poll_ms) {
     }
     if (s.want_write && has_room(s.pcb)) {
       s.want_write = false;
-      server_.writable(conn);  // may close it (close_cb)
+      server_.writable(conn);  // may close it (port_close)
       if (s.state != LwipConn::State::kOpen) continue;
     }
     offer(s);
@@ -425,10 +418,9 @@ LwipConn* LwipHttpListener::by_conn(uint16_t conn) {
 
 // ---- The engine's calls (from the loop, never from inside lwIP) ----------------------------------
 
-Status LwipHttpListener::write_cb(void* ctx, uint16_t conn, const char* data, size_t n, size_t* taken) {
-  auto* self = static_cast<LwipHttpListener*>(ctx);
+Status LwipHttpListener::port_write(uint16_t conn, const char* data, size_t n, size_t* taken) {
   *taken = 0;
-  LwipConn* s = self->by_conn(conn);
+  LwipConn* s = by_conn(conn);
   if (s == nullptr || s->failed || s->pcb == nullptr) return Status::kClosed;
   const size_t room = has_room(s->pcb) ? altcp_sndbuf(s->pcb) : 0;
   size_t k = n < room ? n : room;
@@ -440,7 +432,7 @@ Status LwipHttpListener::write_cb(void* ctx, uint16_t conn, const char* data, si
     // Out of heap or segments, or the piece needs one pbuf more than the queue has left (a
     // write can take two: the end of the last segment and a new one): a smaller piece, down
     // to nothing (then the engine waits, and the stack runs meanwhile).
-    ++self->stats_.write_mem;
+    ++stats_.write_mem;
     k /= 2;
   }
   // Out now; if lwIP cannot (no pbuf for the header), its timers send it later.
@@ -450,12 +442,11 @@ Status LwipHttpListener::write_cb(void* ctx, uint16_t conn, const char* data, si
   return Status::kOk;
 }
 
-Status LwipHttpListener::wait_cb(void* ctx, uint16_t conn, uint32_t timeout_ms) {
-  auto* self = static_cast<LwipHttpListener*>(ctx);
-  LwipConn* s = self->by_conn(conn);
+Status LwipHttpListener::port_wait_writable(uint16_t conn, uint32_t timeout_ms) {
+  LwipConn* s = by_conn(conn);
   if (s == nullptr) return Status::kClosed;
-  if (self->pump_ == nullptr) return Status::kWouldBlock;
-  const transport::ConnectionHandler& clock = self->server_;
+  if (pump_ == nullptr) return Status::kWouldBlock;
+  const transport::ConnectionHandler& clock = server_;
   const uint64_t deadline = clock.now_ms() + timeout_ms;
   // The stack runs first (acknowledgements come in, memory is freed; its callbacks only
   // record), then the connection is asked again: the write that brought the engine here took
@@ -463,7 +454,7 @@ Status LwipHttpListener::wait_cb(void* ctx, uint16_t conn, uint32_t timeout_ms) 
   // so answering from that same state would bring it straight back, the stack never running.
   for (;;) {
     if (clock.now_ms() >= deadline) return Status::kWouldBlock;
-    self->pump_(self->pump_ctx_);
+    pump_(pump_ctx_);
     if (s->failed || s->pcb == nullptr) return Status::kClosed;
     if (has_room(s->pcb)) return Status::kOk;
   }
@@ -473,10 +464,9 @@ Status LwipHttpListener::wait_cb(void* ctx, uint16_t conn, uint32_t timeout_ms) 
 // what it still held (the peer stopped reading, or lwIP had no memory): no FIN can follow that
 // output, and the pcb would sit on the peer's closed window (zero-window probes, for minutes):
 // reset instead. Otherwise FIN after the answer, and linger.
-void LwipHttpListener::close_cb(void* ctx, uint16_t conn) {
-  auto* self = static_cast<LwipHttpListener*>(ctx);
-  LwipConn* s = self->by_conn(conn);
-  if (s != nullptr) self->release(*s, s->want_write);
+void LwipHttpListener::port_close(uint16_t conn) {
+  LwipConn* s = by_conn(conn);
+  if (s != nullptr) release(*s, s->want_write);
 }
 
 }  // namespace lwip

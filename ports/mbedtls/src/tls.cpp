@@ -185,14 +185,7 @@ TlsLayer::~TlsLayer() {
     if (t.used) release(t);
 }
 
-transport::HttpPort TlsLayer::port_interface() {
-  transport::HttpPort p;
-  p.write = &TlsLayer::write_cb;
-  p.wait_writable = &TlsLayer::wait_cb;
-  p.close = &TlsLayer::close_cb;
-  p.ctx = this;
-  return p;
-}
+transport::HttpPort TlsLayer::port_interface() { return transport::HttpPort::of(this); }
 
 const transport::ConnectionHandler::Ops TlsLayer::kOps = {
     [](void* ctx, const transport::PeerAddress& peer) { return static_cast<TlsLayer*>(ctx)->open(peer); },
@@ -396,7 +389,7 @@ void TlsLayer::deliver(TlsConn& t) {
     if (ret == MBEDTLS_ERR_SSL_PEER_CLOSE_NOTIFY) {
       // The client is done (close_notify): like the end of a plain connection, answered with a
       // close_notify of ours first (RFC 5246 7.2.1: "The other party MUST respond with a
-      // close_notify alert of its own"; best effort, as in close_cb: the listener flushes what
+      // close_notify alert of its own"; best effort, as in port_close: the listener flushes what
       // it took before its FIN).
       if (t.ssl.out_left == 0) (void)mbedtls_ssl_close_notify(&t.ssl);
       const uint16_t c = conn;
@@ -440,21 +433,20 @@ void TlsLayer::fail(TlsConn& t, int code) {
 
 // ---- The engine's side (HttpPort) ----
 
-Status TlsLayer::write_cb(void* ctx, uint16_t conn, const char* data, size_t n, size_t* taken) {
-  auto* self = static_cast<TlsLayer*>(ctx);
+Status TlsLayer::port_write(uint16_t conn, const char* data, size_t n, size_t* taken) {
   *taken = 0;
-  if (!self->live(conn)) return Status::kClosed;
-  TlsConn& t = self->conns_[conn];
+  if (!live(conn)) return Status::kClosed;
+  TlsConn& t = conns_[conn];
   if (!t.established) return Status::kInvalidState;
   // A record still going out holds the engine's bytes: they count as taken once it is out.
-  const int pending = self->flush(t);
+  const int pending = flush(t);
   if (pending == MBEDTLS_ERR_SSL_WANT_WRITE) {
     t.engine_waits = true;
     return Status::kOk;
   }
   if (pending != 0) {
-    self->context_.note_error(pending);
-    return Status::kIoError;  // the engine drops the connection (close_cb)
+    context_.note_error(pending);
+    return Status::kIoError;  // the engine drops the connection (port_close)
   }
   if (t.in_flight != 0) {
     const size_t k = t.in_flight <= n ? t.in_flight : n;
@@ -481,41 +473,39 @@ Status TlsLayer::write_cb(void* ctx, uint16_t conn, const char* data, size_t n, 
       t.engine_waits = true;
       return Status::kOk;
     }
-    self->context_.note_error(ret);
+    context_.note_error(ret);
     return Status::kIoError;
   }
   return Status::kOk;
 }
 
-Status TlsLayer::wait_cb(void* ctx, uint16_t conn, uint32_t timeout_ms) {
-  auto* self = static_cast<TlsLayer*>(ctx);
-  if (!self->live(conn)) return Status::kClosed;
-  TlsConn& t = self->conns_[conn];
-  const uint64_t deadline = self->inner_.now_ms() + timeout_ms;
+Status TlsLayer::port_wait_writable(uint16_t conn, uint32_t timeout_ms) {
+  if (!live(conn)) return Status::kClosed;
+  TlsConn& t = conns_[conn];
+  const uint64_t deadline = inner_.now_ms() + timeout_ms;
   for (;;) {
-    const int ret = self->flush(t);
+    const int ret = flush(t);
     if (ret == 0) return Status::kOk;
     if (ret != MBEDTLS_ERR_SSL_WANT_WRITE) {
-      self->context_.note_error(ret);
+      context_.note_error(ret);
       return Status::kIoError;
     }
-    const uint64_t now = self->inner_.now_ms();
+    const uint64_t now = inner_.now_ms();
     if (now >= deadline) return Status::kWouldBlock;
-    if (self->outer_.wait_writable == nullptr) return Status::kWouldBlock;
-    const Status s = self->outer_.wait_writable(self->outer_.ctx, conn, static_cast<uint32_t>(deadline - now));
+    if (outer_.wait_writable == nullptr) return Status::kWouldBlock;
+    const Status s = outer_.wait_writable(outer_.ctx, conn, static_cast<uint32_t>(deadline - now));
     if (s != Status::kOk) return s;
   }
 }
 
-void TlsLayer::close_cb(void* ctx, uint16_t conn) {
-  auto* self = static_cast<TlsLayer*>(ctx);
-  if (!self->live(conn)) return;
-  TlsConn& t = self->conns_[conn];
+void TlsLayer::port_close(uint16_t conn) {
+  if (!live(conn)) return;
+  TlsConn& t = conns_[conn];
   // close_notify when nothing else is still going out (best effort: the listener flushes what
   // it took before its FIN).
   if (t.established && t.ssl.out_left == 0) (void)mbedtls_ssl_close_notify(&t.ssl);
-  self->release(t);
-  self->outer_.close(self->outer_.ctx, conn);
+  release(t);
+  outer_.close(outer_.ctx, conn);
 }
 
 int TlsLayer::bio_send(void* ctx, const unsigned char* buf, size_t len) {

@@ -75,14 +75,7 @@ HttpListener::~HttpListener() {
   if (listen_fd_ >= 0) ::close(listen_fd_);
 }
 
-transport::HttpPort HttpListener::port_interface() {
-  transport::HttpPort p;
-  p.write = &HttpListener::write_cb;
-  p.wait_writable = &HttpListener::wait_cb;
-  p.close = &HttpListener::close_cb;
-  p.ctx = this;
-  return p;
-}
+transport::HttpPort HttpListener::port_interface() { return transport::HttpPort::of(this); }
 
 Status HttpListener::listen(const char* address, uint16_t port, int backlog) {
   sockaddr_storage ss{};
@@ -127,11 +120,10 @@ Status HttpListener::listen(const char* address, uint16_t port, int backlog) {
 
 // Takes what the socket's send buffer takes now; when that is not all, the slot watches for
 // POLLOUT and run_once() tells the engine (writable()).
-Status HttpListener::write_cb(void* ctx, uint16_t conn, const char* data, size_t n, size_t* taken) {
-  auto* self = static_cast<HttpListener*>(ctx);
+Status HttpListener::port_write(uint16_t conn, const char* data, size_t n, size_t* taken) {
   *taken = 0;
-  if (conn >= self->slots_.size() || self->slots_[conn].fd < 0) return Status::kClosed;
-  ListenerConn& c = self->slots_[conn];
+  if (conn >= slots_.size() || slots_[conn].fd < 0) return Status::kClosed;
+  ListenerConn& c = slots_[conn];
   while (*taken < n) {
     const ssize_t k = ::send(c.fd, data + *taken, n - *taken, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (k > 0) {
@@ -150,14 +142,13 @@ Status HttpListener::write_cb(void* ctx, uint16_t conn, const char* data, size_t
 
 // A handler's output waits for the window: poll() on this socket alone (the engine is inside
 // one of its calls; nothing else is served meanwhile, which send_timeout_ms bounds).
-Status HttpListener::wait_cb(void* ctx, uint16_t conn, uint32_t timeout_ms) {
-  auto* self = static_cast<HttpListener*>(ctx);
-  if (conn >= self->slots_.size() || self->slots_[conn].fd < 0) return Status::kClosed;
+Status HttpListener::port_wait_writable(uint16_t conn, uint32_t timeout_ms) {
+  if (conn >= slots_.size() || slots_[conn].fd < 0) return Status::kClosed;
   const uint64_t deadline = now_ms() + timeout_ms;
   for (;;) {
     const uint64_t now = now_ms();
     if (now >= deadline) return Status::kWouldBlock;
-    pollfd p{self->slots_[conn].fd, POLLOUT, 0};
+    pollfd p{slots_[conn].fd, POLLOUT, 0};
     const int r = ::poll(&p, 1, static_cast<int>(deadline - now));
     if (r < 0 && errno != EINTR) return Status::kIoError;
     if (r > 0 && (p.revents & (POLLERR | POLLHUP | POLLNVAL)) != 0) return Status::kClosed;
@@ -175,28 +166,27 @@ void clear_slot(ListenerConn& c) {
 }
 }  // namespace
 
-void HttpListener::close_cb(void* ctx, uint16_t conn) {
-  auto* self = static_cast<HttpListener*>(ctx);
-  if (conn >= self->slots_.size()) return;
-  ListenerConn& c = self->slots_[conn];
+void HttpListener::port_close(uint16_t conn) {
+  if (conn >= slots_.size()) return;
+  ListenerConn& c = slots_[conn];
   if (c.fd < 0) return;
   // Linger: the client reads our last answer before it sees the end, not a reset. Any slot's
   // lingering place will do; when all are taken, the one closest to its deadline gives way.
   (void)::shutdown(c.fd, SHUT_WR);
   ListenerConn* spot = nullptr;
-  for (ListenerConn& x : self->slots_)
+  for (ListenerConn& x : slots_)
     if (x.closing_fd < 0) {
       spot = &x;
       break;
     }
   if (spot == nullptr) {
     spot = &c;
-    for (ListenerConn& x : self->slots_)
+    for (ListenerConn& x : slots_)
       if (x.closing_until < spot->closing_until) spot = &x;
     ::close(spot->closing_fd);
   }
   spot->closing_fd = c.fd;
-  spot->closing_until = now_ms() + self->linger_ms_;
+  spot->closing_until = now_ms() + linger_ms_;
   clear_slot(c);
 }
 

@@ -15,7 +15,7 @@ namespace {
 volatile sig_atomic_t g_stop = 0;
 void on_signal(int) { g_stop = 1; }
 
-transport::StdioTransport* g_served = nullptr;
+transport::LineTransport* g_served = nullptr;
 
 StrView num(uint64_t v, char* buf) { return StrView(buf, json::format_uint64(v, buf)); }
 
@@ -34,9 +34,9 @@ void say(std::initializer_list<StrView> parts) {
   for (StrView s : parts) (void)write_all(2, s.data(), s.size());
 }
 
-transport::StdioTransport* served_stdio() { return g_served; }
+transport::LineTransport* served_stdio() { return g_served; }
 
-int serve_stdio(mcp::Server& server, transport::StdioTransport& link, const char* program, const Loop& loop) {
+int serve_stdio(mcp::Server& server, transport::LineTransport& link, const char* program, const Loop& loop) {
   g_served = &link;
   catch_stop_signals();
   uint8_t buf[1024];

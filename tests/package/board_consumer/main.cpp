@@ -3,11 +3,11 @@
 #include "board/board.h"
 #include "board/serve.h"
 #include "emcp/mcp/server.h"
-#include "emcp/transport/stdio.h"
+#include "emcp/transport/line.h"
 #include "tools.h"
 
 emcp::mcp::Server g_server(kInfo, board::platform());
-emcp::transport::StaticStdioTransport<2048, 64> g_link(g_server, &board::uart_flush, nullptr);
+emcp::transport::StaticLineTransport<2048, 64> g_link(g_server, &board::uart_flush, nullptr);
 
 int main() {
   board::init();

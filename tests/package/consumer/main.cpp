@@ -4,12 +4,12 @@
 #include "emcp/mcp/server.h"
 #include "emcp/posix/fd.h"
 #include "emcp/posix/platform.h"
-#include "emcp/transport/stdio.h"
+#include "emcp/transport/line.h"
 #include "tools.h"
 
 int g_out = 1;
 emcp::mcp::Server g_server(kInfo, emcp::posix::platform());
-emcp::transport::StaticStdioTransport<> g_link(g_server, &emcp::posix::fd_flush, &g_out);
+emcp::transport::StaticLineTransport<> g_link(g_server, &emcp::posix::fd_flush, &g_out);
 
 int main() {
   g_server.set_tools(kTools);

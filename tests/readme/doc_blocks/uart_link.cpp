@@ -3,7 +3,7 @@
 #include <stdint.h>
 
 #include "emcp/mcp/server.h"
-#include "emcp/transport/stdio.h"
+#include "emcp/transport/line.h"
 
 emcp::Status uart_flush(void* ctx, const char* data, size_t n);  // sends all n bytes
 

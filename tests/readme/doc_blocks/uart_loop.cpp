@@ -3,7 +3,7 @@
 #include <stdint.h>
 
 #include "emcp/mcp/server.h"
-#include "emcp/transport/stdio.h"
+#include "emcp/transport/line.h"
 
 size_t uart_read(uint8_t* buf, size_t cap);  // takes what the receive interrupt put in the ring
 bool uart_take_loss();                       // true once per gap in the input
@@ -11,7 +11,7 @@ void network_run_once();                     // the network port's delivery (non
 void app_tick();
 void sleep_until_interrupt();
 extern emcp::mcp::Server server;
-extern emcp::transport::StdioTransport& link;
+extern emcp::transport::LineTransport& link;
 
 [[noreturn]] void doc_block() {
   uint8_t buf[64];

@@ -31,7 +31,7 @@ void uart_write(const char* data, size_t n);
 /// and 0 at a place where bytes went missing, until uart_take_loss() has taken it.
 size_t uart_read(uint8_t* buf, size_t cap);
 /// True once for each gap in the input, when every byte before it has been read: tell the
-/// transport (StdioTransport::input_lost()) before feeding what uart_read() returns next.
+/// transport (LineTransport::input_lost()) before feeding what uart_read() returns next.
 bool uart_take_loss();
 /// Bytes lost because the RX ring had no room (a UART that cannot hold them back) or the UART
 /// overran (board/rx.h).

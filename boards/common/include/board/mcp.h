@@ -6,7 +6,7 @@
 //   int main() { g_mcp.run(); }                         // board::init(), banner, serve forever
 //
 // What it wires is the explicit form (docs/porting.md, examples with their own main loop):
-// mcp::Server with board::platform(), StaticStdioTransport<ArenaSize, OutSize> writing through
+// mcp::Server with board::platform(), StaticLineTransport<ArenaSize, OutSize> writing through
 // board::uart_flush, board::init() and board::serve() (board/serve.h); the same shape as
 // posix::StdioMcp (emcp/posix/mcp.h), over transport::StreamMcp. The server's other features are
 // set on server() before run(): set_resources(), set_prompts()...
@@ -20,7 +20,7 @@
 #include "board/board.h"
 #include "board/serve.h"
 #include "emcp/mcp/server.h"
-#include "emcp/transport/stdio.h"
+#include "emcp/transport/line.h"
 
 namespace board {
 

@@ -11,7 +11,7 @@
 
 #include "emcp/loop.h"
 #include "emcp/mcp/server.h"
-#include "emcp/transport/stdio.h"
+#include "emcp/transport/line.h"
 
 namespace board {
 
@@ -31,17 +31,17 @@ struct Service {
 };
 
 /// Serves forever: the UART, and `service` when not nullptr.
-[[noreturn]] void serve(emcp::mcp::Server& server, emcp::transport::StdioTransport& link, const char* program,
+[[noreturn]] void serve(emcp::mcp::Server& server, emcp::transport::LineTransport& link, const char* program,
                         const Loop& loop, const Service* service);
 
 /// Serves forever on the UART alone.
-[[noreturn]] inline void serve_uart(emcp::mcp::Server& server, emcp::transport::StdioTransport& link,
+[[noreturn]] inline void serve_uart(emcp::mcp::Server& server, emcp::transport::LineTransport& link,
                                     const char* program, const Loop& loop) {
   serve(server, link, program, loop, nullptr);
 }
 
 /// The transport being served (for diagnostics), or nullptr before serve_uart().
-emcp::transport::StdioTransport* served_link();
+emcp::transport::LineTransport* served_link();
 
 }  // namespace board
 

@@ -43,7 +43,7 @@ struct HttpService {
 
 /// Serves forever: the UART as serve_uart() does, and HTTP once the network is up. The banner
 /// line says whether the NIC answered.
-[[noreturn]] void serve_uart_and_http(emcp::mcp::Server& server, emcp::transport::StdioTransport& link,
+[[noreturn]] void serve_uart_and_http(emcp::mcp::Server& server, emcp::transport::LineTransport& link,
                                       const char* program, const Loop& loop, const HttpService& net,
                                       const NetConfig& config);
 

@@ -30,12 +30,13 @@
 // Example:
 //   static const char* const kScopes[] = {"mcp", "relay:write"};
 //   static const emcp::auth::StaticToken kTokens[] = {{"s3cret-token", "mcp relay:write"}};
-//   emcp::auth::ResourceServerConfig cfg;
+//   static emcp::auth::ResourceServerConfig cfg;            // kept by reference
 //   cfg.resource = "https://sensor.local:8443/mcp";
 //   cfg.scopes = kScopes;
 //   cfg.static_tokens = kTokens;
-//   static emcp::auth::ResourceServer auth(cfg, server);
-//   options.auth = auth.hooks();
+//   emcp::auth::ResourceServer g_auth;                    // a plain static
+//   if (g_auth.start(cfg, server) != emcp::Status::kOk) { /* the configuration is wrong */ }
+//   options.auth = g_auth.hooks();
 #ifndef EMCP_AUTH_RESOURCE_SERVER_H
 #define EMCP_AUTH_RESOURCE_SERVER_H
 
@@ -45,7 +46,7 @@
 #include "emcp/auth/jwt.h"
 #include "emcp/jsonrpc/message.h"
 #include "emcp/mcp/server.h"
-#include "emcp/transport/http.h"
+#include "emcp/http/http.h"
 #include "emcp/util/span.h"
 #include "emcp/util/status.h"
 
@@ -105,9 +106,14 @@ struct AuthHooks {
 
 class ResourceServer {
  public:
-  /// `server`: the tables whose scopes are checked. kInvalidArgument from status() when the
-  /// configuration cannot work (no resource, more than 32 scopes, a URI that does not fit).
+  /// Not started: status() is kInvalidState and every request is refused (500) until start().
+  ResourceServer();
+  /// ResourceServer() and start().
   ResourceServer(const ResourceServerConfig& config, const mcp::Server& server);
+  /// Takes the configuration (kept by reference: a static) and `server`, whose tables' scopes are
+  /// checked. kOk, or kInvalidArgument when the configuration cannot work (no resource, more
+  /// than 32 scopes, a URI that does not fit); status() says the same afterwards.
+  Status start(const ResourceServerConfig& config, const mcp::Server& server);
   ResourceServer(const ResourceServer&) = delete;
   ResourceServer& operator=(const ResourceServer&) = delete;
   Status status() const { return status_; }
@@ -143,10 +149,10 @@ class ResourceServer {
   Refusal challenge(int status, const char* error, const char* description, const char* text,
                     const char* scope = nullptr, const char* more_scope = nullptr);
 
-  const ResourceServerConfig& config_;
-  const mcp::Server& server_;
+  const ResourceServerConfig* config_ = nullptr;
+  const mcp::Server* server_ = nullptr;
   AuthHooks hooks_;
-  Status status_ = Status::kOk;
+  Status status_ = Status::kInvalidState;
   uint32_t required_ = 0;
   uint32_t refused_400_ = 0;
   uint32_t refused_401_ = 0;

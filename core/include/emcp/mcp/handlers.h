@@ -262,7 +262,7 @@ class ToolCall {
   /// the client to come back after `retry_ms`; progress and the result then wait in the
   /// session's replay buffer until the client reconnects (GET with Last-Event-ID). Frees the
   /// connection during long work. kInvalidState on transports without resumable streams
-  /// (stdio, WebSocket, legacy HTTP+SSE) or when the answer has started.
+  /// (stdio, WebSocket, HTTP+SSE) or when the answer has started.
   Status close_stream(uint32_t retry_ms);
   /// Finishes the call later, outside the handler: returns a handle for Server::complete(),
   /// Server::progress() and Server::cancelled(). When EMCP_MAX_DEFERRED calls are pending, the

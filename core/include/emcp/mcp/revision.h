@@ -43,7 +43,7 @@ enum class Feature : uint8_t {
   kSsePolling,             ///< SSE priming events with ids, streams the server ends (SEP-1699)
   kSessions,               ///< the legacy era: initialize, sessions, ping, logging/setLevel,
                            ///< resources/subscribe, requests to the client
-  kStateless,              ///< the modern era: `_meta` on every request, server/discover,
+  kModern,              ///< the modern era: `_meta` on every request, server/discover,
                            ///< resultType, caching hints, -32602 for an unknown resource
   kTasks,                  ///< the experimental tasks (capability tasks, params.task,
                            ///< tasks/get|result|list|cancel); 2026-07-28 has an extension instead
@@ -77,7 +77,7 @@ constexpr FeatureSpan kFeatureSpans[] = {
     {Version::k2025_11_25, kStill},        // kOmitUnknownId
     {Version::k2025_11_25, Version::k2025_11_25},  // kSsePolling
     {Version::k2024_11_05, Version::k2025_11_25},  // kSessions
-    {Version::k2026_07_28, kStill},        // kStateless
+    {Version::k2026_07_28, kStill},        // kModern
     {Version::k2025_11_25, Version::k2025_11_25},  // kTasks
 };
 static_assert(sizeof kFeatureSpans / sizeof kFeatureSpans[0] == static_cast<size_t>(Feature::kCount),

@@ -6,7 +6,7 @@
 // flight (deferred tool calls, requests to clients). A Session is one client connection: its
 // negotiated revision, the client's capabilities, its log level and subscriptions, and the
 // Channel its outbound messages go to. Transports decode input with jsonrpc::Decoder and hand
-// each decoded input to Server::handle(); the stdio transport (emcp/transport/stdio.h) does it
+// each decoded input to Server::handle(); the stdio transport (emcp/transport/line.h) does it
 // for a byte stream.
 //
 // The API is in four headers, all included by this one: this one (the server object),
@@ -27,7 +27,7 @@
 // Example (stdio, see examples/sensors):
 //   static emcp::mcp::Server server(kInfo, emcp::posix::platform());  // or board::platform()
 //   server.set_tools(kTools);
-//   static emcp::transport::StdioTransport<> stdio(server, &write_stdout, nullptr);
+//   static emcp::transport::LineTransport<> stdio(server, &write_stdout, nullptr);
 //   ... stdio.feed(bytes, n) as input arrives; server.poll() now and then ...
 #ifndef EMCP_MCP_SERVER_H
 #define EMCP_MCP_SERVER_H
@@ -318,7 +318,7 @@ class Server {
   void on_request(Session& s, const jsonrpc::Message& m, Reply& r);
   // What both eras serve: tools, resources, prompts, completion (as the reply's peer has them).
   void serve_features(Session& s, const jsonrpc::Message& m, Reply& r);
-  // The modern era (stateless.cpp).
+  // The modern era (modern.cpp).
   void serve_modern(Session& s, const jsonrpc::Message& m);
   void on_discover(Reply& r);
   // subscriptions/listen (listen.cpp): one open listen stream.

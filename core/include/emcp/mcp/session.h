@@ -102,7 +102,7 @@ struct Peer {
   bool tools = false, resources = false, prompts = false, completions = false;
   /// A request of the stateless era (2026-07-28): no session, `_meta` on every request. Always
   /// with EMCP_LEGACY_ERA=0 (a constant: the legacy branches that test it are not linked).
-  bool modern() const { return !EMCP_LEGACY_ERA || (EMCP_MODERN_ERA && supports(version, Feature::kStateless)); }
+  bool modern() const { return !EMCP_LEGACY_ERA || (EMCP_MODERN_ERA && supports(version, Feature::kModern)); }
   /// A log message at `level` may go to it.
   bool wants_log(LogLevel level) const { return logs && level >= log_level; }
 };

@@ -2,9 +2,9 @@
 // front of it (ports/mbedtls: TLS) that stands in for the engine towards the listener and for
 // the listener towards the engine.
 //
-// The listener (ports/posix, ports/lwip) reports connections and bytes through a
-// ConnectionHandler and gives the handler an HttpPort (emcp/transport/http_server.h) to answer
-// through. A layer takes the listener's HttpPort and offers its own to the engine, and offers
+// The port contract, in one header that knows no engine (listeners and layers include only
+// this): the listener (ports/posix, ports/lwip) reports connections and bytes through a
+// ConnectionHandler and gives the handler an HttpPort to answer through. A layer takes the listener's HttpPort and offers its own to the engine, and offers
 // its own ConnectionHandler to the listener:
 //
 //   listener --ConnectionHandler--> TLS layer --ConnectionHandler--> HttpServer
@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "emcp/util/span.h"
+#include "emcp/util/status.h"
 
 EMCP_NS_BEGIN
 namespace transport {
@@ -60,6 +61,52 @@ struct PeerAddress {
   }
   bool operator!=(const PeerAddress& o) const { return !(*this == o); }
 };
+
+/// How the engine reaches the network: what a port (a listener, or a layer such as TLS) offers
+/// the engine to answer through (docs/porting.md, section 4).
+///
+/// Output never blocks inside the port: write() takes what the connection can take now. The
+/// engine keeps the rest in the connection's output buffer and resumes from there when the
+/// port calls HttpServer::writable(). Only when a handler is still producing an answer (its
+/// output fills the buffer again before the window opens) does the engine wait, through
+/// wait_writable(), for at most HttpOptions::send_timeout_ms; then the connection is dropped.
+struct HttpPort {
+  /// Offers `n` bytes for connection `conn`: sets `*taken` to how many it accepted now (0..n)
+  /// and returns kOk, or returns an error (kClosed, kIoError) and the engine drops the
+  /// connection. When it took fewer than `n`, the port calls HttpServer::writable(conn) once
+  /// the connection can take more. Must not call back into the HttpServer.
+  Status (*write)(void* ctx, uint16_t conn, const char* data, size_t n, size_t* taken) = nullptr;
+  /// Waits until connection `conn` can take more bytes (kOk), fails (kClosed), or `timeout_ms`
+  /// pass (kWouldBlock). The port keeps its network stack running meanwhile (acknowledgements
+  /// must arrive) but must not call into the HttpServer: the engine is inside one of its own
+  /// calls. nullptr: output that cannot wait fails at once (the connection is dropped).
+  Status (*wait_writable)(void* ctx, uint16_t conn, uint32_t timeout_ms) = nullptr;
+  /// Ends connection `conn` once what was written is out. The slot is free at once: the port
+  /// must not report anything more for that connection.
+  void (*close)(void* ctx, uint16_t conn) = nullptr;
+  void* ctx = nullptr;
+
+  /// The port of `self`, whose members port_write(conn, data, n, taken),
+  /// port_wait_writable(conn, timeout_ms) and port_close(conn) do what the three functions
+  /// above say (private members need `friend struct transport::HttpPort;` in T).
+  template <class T>
+  static HttpPort of(T* self) {
+    HttpPort p;
+    p.write = [](void* ctx, uint16_t conn, const char* data, size_t n, size_t* taken) {
+      return static_cast<T*>(ctx)->port_write(conn, data, n, taken);
+    };
+    p.wait_writable = [](void* ctx, uint16_t conn, uint32_t timeout_ms) {
+      return static_cast<T*>(ctx)->port_wait_writable(conn, timeout_ms);
+    };
+    p.close = [](void* ctx, uint16_t conn) { static_cast<T*>(ctx)->port_close(conn); };
+    p.ctx = self;
+    return p;
+  }
+};
+
+/// A complete HTTP 503 answer for a connection refused before it gets a slot (what a listener
+/// sends when open() returns -1 and the handler has no refusal of its own).
+StrView busy_response();
 
 class ConnectionHandler {
  public:

@@ -17,7 +17,7 @@
 
 #include "emcp/auth/resource_server.h"
 #include "emcp/json/sink.h"
-#include "emcp/transport/http.h"
+#include "emcp/http/http.h"
 
 EMCP_NS_BEGIN
 namespace transport {

@@ -37,7 +37,7 @@
 //   408  request head or body too slow (HttpOptions timeouts), or slow when a newcomer needed
 //        its slot (docs/http.md, "Under attack")
 //   409  a second GET stream for a session that has one
-//   411/413/414/431/501/505  see emcp/transport/http.h
+//   411/413/414/431/501/505  see emcp/http/http.h
 //   415  POST without Content-Type: application/json
 //   429  a peer taking other peers' session slots faster than HttpOptions::session_burst allows
 //   503  no connection slot, or no session slot, that could be freed (with Retry-After)
@@ -64,40 +64,16 @@
 #include "emcp/jsonrpc/decoder.h"
 #include "emcp/mcp/server.h"
 #include "emcp/transport/connection.h"
-#include "emcp/transport/http.h"
+#include "emcp/http/http.h"
 #include "emcp/transport/http_security.h"
 #include "emcp/transport/replay_ring.h"
-#include "emcp/transport/websocket.h"
+#include "emcp/http/websocket.h"
 #include "emcp/util/arena.h"
 
 EMCP_NS_BEGIN
 namespace transport {
 
 class HttpServer;
-
-/// How the engine reaches the network. The port implements it (docs/porting.md).
-///
-/// Output never blocks inside the port: write() takes what the connection can take now. The
-/// engine keeps the rest in the connection's output buffer and resumes from there when the
-/// port calls HttpServer::writable(). Only when a handler is still producing an answer (its
-/// output fills the buffer again before the window opens) does the engine wait, through
-/// wait_writable(), for at most HttpOptions::send_timeout_ms; then the connection is dropped.
-struct HttpPort {
-  /// Offers `n` bytes for connection `conn`: sets `*taken` to how many it accepted now (0..n)
-  /// and returns kOk, or returns an error (kClosed, kIoError) and the engine drops the
-  /// connection. When it took fewer than `n`, the port calls HttpServer::writable(conn) once
-  /// the connection can take more. Must not call back into the HttpServer.
-  Status (*write)(void* ctx, uint16_t conn, const char* data, size_t n, size_t* taken) = nullptr;
-  /// Waits until connection `conn` can take more bytes (kOk), fails (kClosed), or `timeout_ms`
-  /// pass (kWouldBlock). The port keeps its network stack running meanwhile (acknowledgements
-  /// must arrive) but must not call into the HttpServer: the engine is inside one of its own
-  /// calls. nullptr: output that cannot wait fails at once (the connection is dropped).
-  Status (*wait_writable)(void* ctx, uint16_t conn, uint32_t timeout_ms) = nullptr;
-  /// Ends connection `conn` once what was written is out. The slot is free at once: the port
-  /// must not report anything more for that connection.
-  void (*close)(void* ctx, uint16_t conn) = nullptr;
-  void* ctx = nullptr;
-};
 
 struct HttpOptions {
   const char* path = "/mcp";               ///< Streamable HTTP endpoint
@@ -209,11 +185,11 @@ class HttpConnection {
     kRequest,   // reading a request (head or body)
     kDiscard,   // reading a body that will be refused (answer after it)
     kWaiting,   // the request is in; answers still to come (deferred calls)
-    kStream,    // an SSE stream (GET, legacy /sse) open for events
+    kStream,    // an SSE stream (GET, the HTTP+SSE /sse) open for events
     kWebSocket, // upgraded
     kClosing,   // the last answer waits in the output buffer; closed once it is out
   };
-  enum class Route : uint8_t { kNone, kPost, kGet, kDelete, kLegacySse, kLegacyPost, kWebSocket, kDocument };
+  enum class Route : uint8_t { kNone, kPost, kGet, kDelete, kSseStream, kSsePost, kWebSocket, kDocument };
   enum class Body : uint8_t { kNone, kBuffered, kChunked, kUntilClose, kWs };
 
   http::RequestParser parser_;
@@ -285,7 +261,7 @@ class HttpSession {
 
  private:
   friend class HttpServer;
-  enum class Kind : uint8_t { kFree, kStreamable, kLegacy, kWebSocket };
+  enum class Kind : uint8_t { kFree, kStreamable, kSse, kWebSocket };
   struct Stream {
     bool used = false;
     bool get = false;          // the session's standalone GET stream
@@ -341,7 +317,7 @@ class HttpServer {
 
   // ---- The port's calls (through handler(), or directly)
   /// A new connection from `peer` (all zero: not known): its slot number, or -1 when no slot
-  /// could be had (send busy_response() and close). When all are taken, a slow, idle or
+  /// could be had (send transport::busy_response() and close). When all are taken, a slow, idle or
   /// over-share connection gives way first (docs/http.md, "Under attack"; HttpPort::close is
   /// called for it from here).
   int open(const PeerAddress& peer = PeerAddress());
@@ -361,8 +337,6 @@ class HttpServer {
   /// Timeouts, heartbeats, session expiry, and mcp::Server::poll(). Call it now and then
   /// (every 100 ms or so) and after input.
   void poll();
-  /// A complete HTTP 503 answer for connections refused before they get a slot.
-  static StrView busy_response();
 
   // ---- Observation (tests, diagnostics)
   size_t connections_in_use() const;
@@ -436,8 +410,8 @@ class HttpServer {
   // ---- Streamable HTTP: POST, streams, GET stream, resumption, outbound routing
   // (http_streamable.cpp)
   void route_post(Conn& c);
-  void route_stateless_post(Conn& c, const jsonrpc::Decoded& d);
-  void serve_stateless(Conn& c, const jsonrpc::Decoded& d);
+  void route_modern_post(Conn& c, const jsonrpc::Decoded& d);
+  void serve_modern_request(Conn& c, const jsonrpc::Decoded& d);
   json::Sink* rpc_open(Conn& c, const mcp::OutMessage& m);
   Status rpc_close(Conn& c);
   void handle_post(Conn& c, const jsonrpc::Decoded& d);
@@ -457,12 +431,12 @@ class HttpServer {
   Status channel_close(HttpSession& s);
   Status channel_end_stream(HttpSession& s, const jsonrpc::Id& related, uint32_t retry_ms);
 
-  // ---- HTTP+SSE of 2024-11-05 (http_legacy_sse.cpp)
-  void open_legacy(Conn& c);
-  void route_legacy_post(Conn& c);
-  json::Sink* legacy_message_begin(Conn& c);
+  // ---- HTTP+SSE of 2024-11-05 (http_sse.cpp)
+  void open_sse(Conn& c);
+  void route_sse_post(Conn& c);
+  json::Sink* sse_message_begin(Conn& c);
 
-  // ---- WebSocket (http_websocket.cpp; the framing codec is emcp/transport/websocket.h)
+  // ---- WebSocket (http_websocket.cpp; the framing codec is emcp/http/websocket.h)
   void upgrade(Conn& c);
   void receive_ws(Conn& c, const uint8_t* p, size_t n);
   void ws_close(Conn& c, uint16_t code);

@@ -18,7 +18,7 @@
 #include "emcp/posix/http_listener.h"
 #include "emcp/posix/platform.h"
 #include "emcp/transport/http_server.h"
-#include "emcp/transport/stdio.h"
+#include "emcp/transport/line.h"
 
 EMCP_NS_BEGIN
 namespace posix {
@@ -233,7 +233,7 @@ emcp::auth::StaticToken g_static[8];
 emcp::auth::ResourceServerConfig g_auth_config;
 emcp::auth::JwtConfig g_jwt;
 emcp::mbedtls::JwtKey g_jwt_key;
-alignas(emcp::auth::ResourceServer) unsigned char g_auth_mem[sizeof(emcp::auth::ResourceServer)];
+emcp::auth::ResourceServer g_auth;  // started by start_auth()
 char g_resource[160];
 const char* g_issuers[1];
 
@@ -293,18 +293,17 @@ bool start_auth(const HttpConfig& config, const emcp::mcp::Server& server, bool 
     g_auth_config.jwt = &g_jwt;
     g_auth_config.unix_time_s = server.platform().unix_time_s;
   }
-  auto* auth = new (g_auth_mem) emcp::auth::ResourceServer(g_auth_config, server);
   const char* unknown = nullptr;
-  if (auth->status() != emcp::Status::kOk) {
+  if (g_auth.start(g_auth_config, server) != emcp::Status::kOk) {
     say({config.program, ": authorization not usable: the audience must be an absolute URI (", g_auth_config.resource,
          ")\n"});
     return false;
   }
-  if (auth->check(&unknown) != emcp::Status::kOk) {
+  if (g_auth.check(&unknown) != emcp::Status::kOk) {
     say({config.program, ": a scope of ", unknown, " is not among the server's scopes\n"});
     return false;
   }
-  g_options.auth = auth->hooks();
+  g_options.auth = g_auth.hooks();
   return true;
 }
 
@@ -330,7 +329,7 @@ bool start_tls(const HttpConfig& config, const emcp::Platform& platform) {
 Figures figures() {
   Figures f;
   f.arena_size = EMCP_ARENA_SIZE;
-  if (emcp::transport::StdioTransport* link = emcp::posix::served_stdio()) {
+  if (emcp::transport::LineTransport* link = emcp::posix::served_stdio()) {
     f.messages = link->messages();
     f.arena_high_water = link->arena().high_water();
   } else if (g_engine != nullptr) {
@@ -345,7 +344,7 @@ Figures figures() {
 }
 
 int stdio(emcp::mcp::Server& server, const char* program, const Loop& loop) {
-  emcp::transport::StaticStdioTransport<> transport(server, &emcp::posix::fd_flush, &g_stdout);
+  emcp::transport::StaticLineTransport<> transport(server, &emcp::posix::fd_flush, &g_stdout);
   return emcp::posix::serve_stdio(server, transport, program, loop);
 }
 

@@ -49,7 +49,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "emcp/transport/http_server.h"
+#include "emcp/transport/connection.h"
 #include "emcp/util/span.h"
 #include "emcp/util/status.h"
 
@@ -136,9 +136,11 @@ class LwipHttpListener {
   static int8_t on_sent(void* arg, altcp_pcb* pcb, uint16_t len);
   static int8_t on_poll(void* arg, altcp_pcb* pcb);
   static void on_err(void* arg, int8_t err);
-  static Status write_cb(void* ctx, uint16_t conn, const char* data, size_t n, size_t* taken);
-  static Status wait_cb(void* ctx, uint16_t conn, uint32_t timeout_ms);
-  static void close_cb(void* ctx, uint16_t conn);
+  // The HttpPort this object offers (port_interface(): HttpPort::of).
+  friend struct transport::HttpPort;
+  Status port_write(uint16_t conn, const char* data, size_t n, size_t* taken);
+  Status port_wait_writable(uint16_t conn, uint32_t timeout_ms);
+  void port_close(uint16_t conn);
 
   LwipConn* by_conn(uint16_t conn);
   void shut(bool tell_engine);

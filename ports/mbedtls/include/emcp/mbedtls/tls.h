@@ -56,7 +56,6 @@
 
 #include "emcp/platform.h"
 #include "emcp/transport/connection.h"
-#include "emcp/transport/http_server.h"
 #include "emcp/util/span.h"
 #include "emcp/util/status.h"
 
@@ -181,9 +180,11 @@ class TlsLayer {
   bool resumed(uint16_t conn) const;
 
  private:
-  static Status write_cb(void* ctx, uint16_t conn, const char* data, size_t n, size_t* taken);
-  static Status wait_cb(void* ctx, uint16_t conn, uint32_t timeout_ms);
-  static void close_cb(void* ctx, uint16_t conn);
+  // The HttpPort this object offers (port_interface(): HttpPort::of).
+  friend struct transport::HttpPort;
+  Status port_write(uint16_t conn, const char* data, size_t n, size_t* taken);
+  Status port_wait_writable(uint16_t conn, uint32_t timeout_ms);
+  void port_close(uint16_t conn);
   static int bio_send(void* ctx, const unsigned char* buf, size_t len);
   static int bio_recv(void* ctx, unsigned char* buf, size_t len);
 

@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "emcp/transport/http_server.h"
+#include "emcp/transport/connection.h"
 #include "emcp/util/span.h"
 #include "emcp/util/status.h"
 
@@ -82,9 +82,11 @@ class HttpListener {
   uint64_t refused() const { return refused_; }
 
  private:
-  static Status write_cb(void* ctx, uint16_t conn, const char* data, size_t n, size_t* taken);
-  static Status wait_cb(void* ctx, uint16_t conn, uint32_t timeout_ms);
-  static void close_cb(void* ctx, uint16_t conn);
+  // The HttpPort this object offers (port_interface(): HttpPort::of).
+  friend struct transport::HttpPort;
+  Status port_write(uint16_t conn, const char* data, size_t n, size_t* taken);
+  Status port_wait_writable(uint16_t conn, uint32_t timeout_ms);
+  void port_close(uint16_t conn);
   void accept_all();
   void read_conn(uint16_t i);
   /// The peer is gone: frees slot i, tells the engine, closes the descriptor.

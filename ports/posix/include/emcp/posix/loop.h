@@ -14,7 +14,7 @@
 
 #include "emcp/loop.h"
 #include "emcp/mcp/server.h"
-#include "emcp/transport/stdio.h"
+#include "emcp/transport/line.h"
 #include "emcp/util/span.h"
 
 EMCP_NS_BEGIN
@@ -23,10 +23,10 @@ namespace posix {
 /// Serves stdin through `link` until the end of stdin or SIGINT/SIGTERM, then writes a summary
 /// line to stderr ("<program>: end of input after N messages ..."). Returns the process exit
 /// code: 0 for either end, 1 when the output failed (the reason on stderr).
-int serve_stdio(mcp::Server& server, transport::StdioTransport& link, const char* program, const Loop& loop);
+int serve_stdio(mcp::Server& server, transport::LineTransport& link, const char* program, const Loop& loop);
 
 /// The transport serve_stdio() is serving, or nullptr (for diagnostics: messages, arena).
-transport::StdioTransport* served_stdio();
+transport::LineTransport* served_stdio();
 
 /// From now on SIGINT and SIGTERM end the serving loops (no SA_RESTART: a signal interrupts their
 /// poll()); stop_requested() then says true.

@@ -7,7 +7,7 @@
 //   int main() { return g_mcp.run(); }                  // serves until the end of stdin
 //
 // The same shape as board::UartMcp (board/mcp.h). What it wires is the explicit form: mcp::Server
-// with posix::platform(), StaticStdioTransport<ArenaSize, OutSize> writing through fd_flush to
+// with posix::platform(), StaticLineTransport<ArenaSize, OutSize> writing through fd_flush to
 // descriptor 1, and serve_stdio() (emcp/posix/loop.h). For HTTP: emcp/posix/serve.h.
 //
 // Context: the object is a static; run() from main().
@@ -21,7 +21,7 @@
 #include "emcp/posix/fd.h"
 #include "emcp/posix/loop.h"
 #include "emcp/posix/platform.h"
-#include "emcp/transport/stdio.h"
+#include "emcp/transport/line.h"
 
 EMCP_NS_BEGIN
 namespace posix {

@@ -1,4 +1,4 @@
-// emcp/transport/http.h - incremental HTTP/1.1 request parser and response helpers.
+// emcp/http/http.h - incremental HTTP/1.1 request parser and response helpers.
 //
 // The parser is fed bytes as they arrive (any split: a TCP segment, an lwIP pbuf) and never
 // buffers a body: body bytes come back as views into the input, to go straight into the JSON
@@ -27,8 +27,8 @@
 //     else if (e == Event::kError) reply_status(p.error_status());
 //     else break;                                          // kNeedInput
 //   }
-#ifndef EMCP_TRANSPORT_HTTP_H
-#define EMCP_TRANSPORT_HTTP_H
+#ifndef EMCP_HTTP_HTTP_H
+#define EMCP_HTTP_HTTP_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -181,4 +181,4 @@ void write_end_head(json::Sink& out);
 }  // namespace http
 EMCP_NS_END
 
-#endif  // EMCP_TRANSPORT_HTTP_H
+#endif  // EMCP_HTTP_HTTP_H

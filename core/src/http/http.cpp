@@ -1,4 +1,4 @@
-#include "emcp/transport/http.h"
+#include "emcp/http/http.h"
 
 #include <string.h>
 

@@ -29,7 +29,7 @@ mcp::RequestHeaders headers_of(const http::Request& r) {
 }  // namespace
 
 // The body of a POST of the 2026-07-28 era (its MCP-Protocol-Version header, or its `_meta`).
-void HttpServer::route_stateless_post(Conn& c, const jsonrpc::Decoded& d) {
+void HttpServer::route_modern_post(Conn& c, const jsonrpc::Decoded& d) {
   c.session_ = -1;  // an Mcp-Session-Id header is ignored at this revision
   c.modern_ = true;
   const jsonrpc::Message& first = *d.first;
@@ -55,10 +55,10 @@ void HttpServer::route_stateless_post(Conn& c, const jsonrpc::Decoded& d) {
       break;
   }
   if (!permitted(c, d)) return;
-  serve_stateless(c, d);
+  serve_modern_request(c, d);
 }
 
-void HttpServer::serve_stateless(Conn& c, const jsonrpc::Decoded& d) {
+void HttpServer::serve_modern_request(Conn& c, const jsonrpc::Decoded& d) {
   const mcp::RequestHeaders h = headers_of(c.parser_.request());
   c.handling_ = true;
   server_.handle(c.rpc_, d, &h);

@@ -1,11 +1,11 @@
-#include "emcp/transport/stdio.h"
+#include "emcp/transport/line.h"
 
 #include "emcp/jsonrpc/encode.h"
 
 EMCP_NS_BEGIN
 namespace transport {
 
-StdioTransport::StdioTransport(mcp::Server& server, json::FlushingSink::FlushFn write, void* ctx,
+LineTransport::LineTransport(mcp::Server& server, json::FlushingSink::FlushFn write, void* ctx,
                                json::Reader& reader, Arena& arena, char* out_buf, size_t out_cap,
                                size_t max_line)
     : server_(server),
@@ -13,22 +13,22 @@ StdioTransport::StdioTransport(mcp::Server& server, json::FlushingSink::FlushFn 
       decoder_(reader, arena),
       framer_(decoder_, max_line),
       out_(out_buf, out_cap, write, ctx),
-      session_(mcp::Channel{&StdioTransport::open, &StdioTransport::close, this}) {
+      session_(mcp::Channel{&LineTransport::open, &LineTransport::close, this}) {
   server_.attach(session_);
 }
 
-json::Sink* StdioTransport::open(void* ctx, const mcp::OutMessage&) {
-  auto* self = static_cast<StdioTransport*>(ctx);
+json::Sink* LineTransport::open(void* ctx, const mcp::OutMessage&) {
+  auto* self = static_cast<LineTransport*>(ctx);
   return self->out_.status() == Status::kOk ? &self->out_ : nullptr;
 }
 
-Status StdioTransport::close(void* ctx) {
-  auto* self = static_cast<StdioTransport*>(ctx);
+Status LineTransport::close(void* ctx) {
+  auto* self = static_cast<LineTransport*>(ctx);
   self->out_.put('\n');
   return self->out_.flush();
 }
 
-void StdioTransport::dispatch(LineFramer::Event ev, bool lost) {
+void LineTransport::dispatch(LineFramer::Event ev, bool lost) {
   if (ev == LineFramer::Event::kMessage) {
     server_.handle(session_, framer_.decoded());
   } else if (ev == LineFramer::Event::kTooLong) {
@@ -47,7 +47,7 @@ void StdioTransport::dispatch(LineFramer::Event ev, bool lost) {
   }
 }
 
-Status StdioTransport::feed(const void* data, size_t n) {
+Status LineTransport::feed(const void* data, size_t n) {
   const uint8_t* p = static_cast<const uint8_t*>(data);
   while (n != 0) {
     size_t used = 0;
@@ -60,7 +60,7 @@ Status StdioTransport::feed(const void* data, size_t n) {
   return out_.status();
 }
 
-Status StdioTransport::finish() {
+Status LineTransport::finish() {
   dispatch(framer_.finish(), false);
   server_.detach(session_);
   session_.reset();  // a new stream on this transport starts with initialize again

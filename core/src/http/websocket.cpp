@@ -1,4 +1,4 @@
-#include "emcp/transport/websocket.h"
+#include "emcp/http/websocket.h"
 
 #include <string.h>
 

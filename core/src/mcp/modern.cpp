@@ -76,7 +76,7 @@ void Server::serve_modern(Session& s, const Message& m) {
   // Streamable HTTP: the headers mirror the body (-32020), checked before the revision.
   if (headers_ != nullptr && headers_->check != nullptr && !headers_->check(*this, m, requested.value(), r)) return;
   Version v;
-  if (!parse_version(requested.value(), &v) || !supports(v, Feature::kStateless))
+  if (!parse_version(requested.value(), &v) || !supports(v, Feature::kModern))
     return unsupported_version(r, requested.value());
   const Value level = meta[kMetaLogLevel];
   if (level.exists()) {

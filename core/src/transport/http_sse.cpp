@@ -7,8 +7,8 @@
 EMCP_NS_BEGIN
 namespace transport {
 
-void HttpServer::open_legacy(Conn& c) {
-  HttpSession* s = open_session(c, HttpSession::Kind::kLegacy);
+void HttpServer::open_sse(Conn& c) {
+  HttpSession* s = open_session(c, HttpSession::Kind::kSse);
   if (s == nullptr) return;
   c.phase_ = Phase::kStream;
   start_stream_body(c, "text/event-stream", true);
@@ -22,7 +22,7 @@ void HttpServer::open_legacy(Conn& c) {
 
 // POST to messages_path: the messages are handled in the session the stream opened; the POST
 // itself is answered 202, the answers go out on the stream.
-void HttpServer::route_legacy_post(Conn& c) {
+void HttpServer::route_sse_post(Conn& c) {
   HttpSession& s = sessions_[static_cast<size_t>(c.session_)];
   const jsonrpc::Decoded& d = c.decoder_.finish();
   if (!permitted(c, d)) {
@@ -43,7 +43,7 @@ void HttpServer::route_legacy_post(Conn& c) {
 
 // A message from the server: a `message` event on the stream (without id: this transport does
 // not resume).
-json::Sink* HttpServer::legacy_message_begin(Conn& c) {
+json::Sink* HttpServer::sse_message_begin(Conn& c) {
   c.sink_.write("event: message\ndata: ", 21);
   return &c.sink_;
 }

@@ -1,4 +1,5 @@
-// emcp/transport/stdio.h - the MCP stdio transport over any byte stream (stdin/stdout, a UART).
+// emcp/transport/line.h - LineTransport: MCP's stdio transport over any byte stream (a UART,
+// stdin/stdout, a pipe, a serial device).
 //
 // One JSON-RPC message per line in and out (MCP "stdio" transport). Input bytes are handed to
 // feed() as they arrive, in any split; answers and notifications leave through a small output
@@ -6,15 +7,15 @@
 // lines get their JSON-RPC error; the transport keeps serving. Nothing but JSON-RPC is written
 // to the output (log through another channel).
 //
-// StdioTransport works on storage the caller provides; StaticStdioTransport<> carries its own.
+// LineTransport works on storage the caller provides; StaticLineTransport<> carries its own.
 //
 // Context: the loop that owns the server.
 //
 // Example:
-//   static emcp::transport::StaticStdioTransport<> stdio(server, &emcp::posix::fd_flush, &fd1);
-//   stdio.feed(bytes, n);   // whenever input arrives
-#ifndef EMCP_TRANSPORT_STDIO_H
-#define EMCP_TRANSPORT_STDIO_H
+//   static emcp::transport::StaticLineTransport<> link(server, &uart_flush, nullptr);
+//   link.feed(bytes, n);   // whenever input arrives
+#ifndef EMCP_TRANSPORT_LINE_H
+#define EMCP_TRANSPORT_LINE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -29,16 +30,16 @@
 EMCP_NS_BEGIN
 namespace transport {
 
-class StdioTransport {
+class LineTransport {
  public:
   /// Serves `server` (not owned) on one session. `write(ctx, data, n)` must take all bytes or
   /// return an error; `out_buf` (at least 1 byte) is the output buffer; `reader` and `arena`
   /// decode input. All must outlive the transport.
-  StdioTransport(mcp::Server& server, json::FlushingSink::FlushFn write, void* ctx,
+  LineTransport(mcp::Server& server, json::FlushingSink::FlushFn write, void* ctx,
                  json::Reader& reader, Arena& arena, char* out_buf, size_t out_cap,
                  size_t max_line = EMCP_MAX_MESSAGE_LEN);
-  StdioTransport(const StdioTransport&) = delete;
-  StdioTransport& operator=(const StdioTransport&) = delete;
+  LineTransport(const LineTransport&) = delete;
+  LineTransport& operator=(const LineTransport&) = delete;
 
   /// Consumes input bytes; answers as messages complete. Returns the output's status (kOk,
   /// or the first error of `write`, after which output is dropped).
@@ -74,22 +75,22 @@ class StdioTransport {
 
 namespace detail {
 template <size_t ArenaSize, size_t OutSize>
-struct StdioStorage {
+struct LineStorage {
   json::StaticReader<> reader_storage;
   StaticArena<ArenaSize> arena_storage;
   char out_storage[OutSize];
 };
 }  // namespace detail
 
-/// A StdioTransport with its own reader, arena and output buffer.
+/// A LineTransport with its own reader, arena and output buffer.
 template <size_t ArenaSize = EMCP_ARENA_SIZE, size_t OutSize = 256>
-class StaticStdioTransport : private detail::StdioStorage<ArenaSize, OutSize>,
-                             public StdioTransport {
-  using Storage = detail::StdioStorage<ArenaSize, OutSize>;
+class StaticLineTransport : private detail::LineStorage<ArenaSize, OutSize>,
+                             public LineTransport {
+  using Storage = detail::LineStorage<ArenaSize, OutSize>;
 
  public:
-  StaticStdioTransport(mcp::Server& server, json::FlushingSink::FlushFn write, void* ctx)
-      : StdioTransport(server, write, ctx, Storage::reader_storage, Storage::arena_storage,
+  StaticLineTransport(mcp::Server& server, json::FlushingSink::FlushFn write, void* ctx)
+      : LineTransport(server, write, ctx, Storage::reader_storage, Storage::arena_storage,
                        Storage::out_storage, OutSize) {}
 };
 
@@ -105,7 +106,7 @@ class StreamMcp {
 
   /// The server, for what the constructor does not set (resources, prompts, an inbox...).
   mcp::Server& server() { return server_; }
-  StdioTransport& link() { return link_; }
+  LineTransport& link() { return link_; }
 
  protected:
   StreamMcp(const mcp::ServerInfo& info, const Platform& platform, json::FlushingSink::FlushFn write, void* ctx)
@@ -114,10 +115,10 @@ class StreamMcp {
 
  private:
   mcp::Server server_;
-  StaticStdioTransport<ArenaSize, OutSize> link_;
+  StaticLineTransport<ArenaSize, OutSize> link_;
 };
 
 }  // namespace transport
 EMCP_NS_END
 
-#endif  // EMCP_TRANSPORT_STDIO_H
+#endif  // EMCP_TRANSPORT_LINE_H

@@ -1,4 +1,4 @@
-// emcp/transport/websocket.h - RFC 6455 WebSocket framing, byte in / byte out.
+// emcp/http/websocket.h - RFC 6455 WebSocket framing, byte in / byte out.
 //
 // The parser takes the bytes of a client's frames in any split (a TCP segment, an lwIP pbuf),
 // checks them (masking, reserved bits, opcodes, control frame rules, fragmentation order,
@@ -30,8 +30,8 @@
 //     else if (e == Event::kClose || e == Event::kError) close_with(p.close_code()...);
 //     else break;  // kNeedInput, kPong
 //   }
-#ifndef EMCP_TRANSPORT_WEBSOCKET_H
-#define EMCP_TRANSPORT_WEBSOCKET_H
+#ifndef EMCP_HTTP_WEBSOCKET_H
+#define EMCP_HTTP_WEBSOCKET_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -142,4 +142,4 @@ void accept_key(StrView client_key, Sha1Fn sha1, char out[29]);
 }  // namespace ws
 EMCP_NS_END
 
-#endif  // EMCP_TRANSPORT_WEBSOCKET_H
+#endif  // EMCP_HTTP_WEBSOCKET_H
