@@ -16,11 +16,17 @@ set(EMCP_MBEDTLS_WRAPPER_SOURCES ${emcp_SOURCE_DIR}/ports/mbedtls/src/sha1.cpp
     ${emcp_SOURCE_DIR}/ports/mbedtls/src/tls.cpp ${emcp_SOURCE_DIR}/ports/mbedtls/src/jwt_key.cpp
     ${emcp_SOURCE_DIR}/ports/mbedtls/src/pool.cpp)
 
-# emcp_mbedtls_library(NAME [DEFINES D...]): DEFINES override the configuration's defaults
-# (#ifndef in emcp_mbedtls_config.h, e.g. MBEDTLS_SSL_IN_CONTENT_LEN=16384); PUBLIC, so the images
-# that link NAME compile emcp's wrappers with the same options.
+# emcp_mbedtls_library(NAME [DEFINES D...] [DEFAULT_CONFIG]): DEFINES override the
+# configuration's defaults (#ifndef in emcp_mbedtls_config.h, e.g.
+# MBEDTLS_SSL_IN_CONTENT_LEN=16384); PUBLIC, so the images that link NAME compile emcp's wrappers
+# with the same options. DEFAULT_CONFIG: Mbed TLS's own configuration instead (its
+# include/mbedtls/config.h, what a Linux system's libmbedtls has: files, sockets, the system's
+# entropy and allocator), for a Linux target whose system has no Mbed TLS (ports/mbedtls,
+# EMCP_MBEDTLS_FROM_SOURCE), and a shared library as the system's is: a program's zero-heap
+# check reads its own code, not Mbed TLS's, and the unit tests put a function of their own in
+# front of one of Mbed TLS's (tests/unit/tls_layer_test.cpp).
 function(emcp_mbedtls_library name)
-  cmake_parse_arguments(M "" "" "DEFINES" ${ARGN})
+  cmake_parse_arguments(M "DEFAULT_CONFIG" "" "DEFINES" ${ARGN})
   set(dir ${EMCP_MBEDTLS_SOURCE_DIR})
   if(NOT EXISTS ${dir}/library/sha1.c)
     message(FATAL_ERROR "Mbed TLS's source is not in EMCP_MBEDTLS_SOURCE_DIR=${dir}: run scripts/third-party "
@@ -29,11 +35,20 @@ function(emcp_mbedtls_library name)
   # Every module: what the configuration leaves out compiles to nothing, and the images link
   # only what they call (-ffunction-sections, --gc-sections).
   file(GLOB sources ${dir}/library/*.c)
-  add_library(${name} STATIC ${sources})
+  if(M_DEFAULT_CONFIG)
+    add_library(${name} SHARED ${sources})
+  else()
+    add_library(${name} STATIC ${sources})
+  endif()
   target_include_directories(${name} SYSTEM PUBLIC ${dir}/include)
-  target_include_directories(${name} PUBLIC ${emcp_SOURCE_DIR}/ports/mbedtls/config
-                                            ${emcp_SOURCE_DIR}/ports/mbedtls/include)
-  target_compile_definitions(${name} PUBLIC MBEDTLS_CONFIG_FILE="emcp_mbedtls_config.h" ${M_DEFINES})
+  if(NOT M_DEFAULT_CONFIG)
+    target_include_directories(${name} PUBLIC ${emcp_SOURCE_DIR}/ports/mbedtls/config
+                                              ${emcp_SOURCE_DIR}/ports/mbedtls/include)
+    target_compile_definitions(${name} PUBLIC MBEDTLS_CONFIG_FILE="emcp_mbedtls_config.h")
+  endif()
+  if(M_DEFINES)
+    target_compile_definitions(${name} PUBLIC ${M_DEFINES})
+  endif()
   # Third-party code: its own warnings are not ours to fix (-w); the target's code generation
   # flags apply as everywhere.
   target_compile_options(${name} PRIVATE -w)

@@ -146,6 +146,10 @@ BOARD_PACKAGES=(gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eab
                 libstdc++-arm-none-eabi-dev qemu-system-arm python3 socat
                 gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc
                 gcc-xtensa-lx106 picolibc-xtensa-lx106-elf gcc-12-source)
+# An embedded Linux, the linux-aarch64 configuration: Debian's cross compiler and the target's C
+# library, and qemu-user to run what it builds (Mbed TLS and GoogleTest are built for the target
+# from their sources: scripts/third-party's, libgtest-dev's).
+ELINUX_PACKAGES=(g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user)
 # The benchmark peers (scripts/bench measures against them; scripts/test cross-checks with them).
 BENCH_PACKAGES=(rapidjson-dev libyajl-dev libcjson-dev nlohmann-json3-dev pkg-config)
 

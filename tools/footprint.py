@@ -949,7 +949,7 @@ compiler and CPU flags); the options column names what an image sets beyond the 
   prints the painted stack's high-water mark (the `device_stats` tool); the FreeRTOS images
   report every task's (`device_stats`' `tasks`), which the SDK feature tests and the limits
   soak check against the stacks' sizes and print beside this figure.
-- **an image under FreeRTOS** (`emcp_firmware(... RTOS freertos)`, [ports/freertos](../ports/freertos)):
+- **an image under FreeRTOS** (`emcp_add_firmware(... RTOS freertos)`, [ports/freertos](../ports/freertos)):
   each task's stack is a static array, part of its static RAM; each task's worst case is
   computed from its entry function (the scheduler enters it; no call does), with what a
   task the kernel switched out keeps on its stack and the bytes the kernel's overflow check
@@ -959,7 +959,7 @@ compiler and CPU flags); the options column names what an image sets beyond the 
   interrupts alone, counted with every handler nested on the others (on RISC-V, where they
   come in by the kernel's one trap entry and do not nest, at that entry's deepest). The
   kernel's code is a part of its own in the flash table.
-- **budget**: `FLASH_BUDGET` / `RAM_BUDGET` of `emcp_firmware()` in `boards/CMakeLists.txt`
+- **budget**: `FLASH_BUDGET` / `RAM_BUDGET` of `emcp_add_firmware()` where the image is declared (`examples/<name>/firmware.cmake`)
   (per board in `boards/<board>/board.cmake`): an image's link fails when it is over one
   (`footprint_budget_enforced` proves the check fails). A `FLASH_TARGET` is a goal the section
   compares the image with, not enforced.

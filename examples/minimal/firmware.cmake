@@ -1,13 +1,13 @@
-# examples/minimal: its firmware images, declared with emcp_firmware() (boards/CMakeLists.txt
-# includes this file after defining it, EMCP_BOARD and, on a board with a network,
-# EMCP_BOARD_NET_SOURCES / EMCP_BOARD_NET_LIBS).
+# examples/minimal: its firmware images, declared with emcp_add_firmware() (the example's
+# CMakeLists.txt includes this file on a board, EMCP_BOARD; boards/CMakeLists.txt defines the
+# function and, on a board with a network, EMCP_BOARD_NET_SOURCES / EMCP_BOARD_NET_LIBS).
 # The minimal server (one tool, 2 KiB arena) in the small profile: JSON-RPC envelope errors
 # carry the standard messages only (EMCP_ERROR_STRINGS=0; MCP-level errors keep their detail),
 # and it serves the legacy sessions only (EMCP_MODERN_ERA=0: today's desktop clients; so no
 # subscriptions/listen table either, EMCP_MAX_LISTENS=0).
 # Budgets: 6 KiB static RAM; flash per board (board.cmake: a 21 KiB ceiling and the 20 KiB
 # target on the Cortex-M3).
-emcp_firmware(emcp-minimal-${EMCP_BOARD}
+emcp_add_firmware(emcp-minimal-${EMCP_BOARD}
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/main_board.cpp
   DEFINES EMCP_ERROR_STRINGS=0 EMCP_MODERN_ERA=0 EMCP_MAX_LISTENS=0
   FLASH_BUDGET ${EMCP_BOARD_MINIMAL_FLASH_BUDGET} FLASH_TARGET "${EMCP_BOARD_MINIMAL_FLASH_TARGET}" RAM_BUDGET 6144)
@@ -15,11 +15,11 @@ emcp_firmware(emcp-minimal-${EMCP_BOARD}
 # for docs/footprint.md on the Cortex-M3 only (where the budgets are set; one more link, of the
 # shared emcp_core): what the small profile saves.
 if(EMCP_BOARD STREQUAL "mps2-an385")
-  emcp_firmware(emcp-minimal-strings-${EMCP_BOARD}
+  emcp_add_firmware(emcp-minimal-strings-${EMCP_BOARD}
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/main_board.cpp)
   # And in the small profile with the 2026-07-28 era beside the legacy one (the default of
   # EMCP_MODERN_ERA): what serving both eras costs.
-  emcp_firmware(emcp-minimal-dual-${EMCP_BOARD}
+  emcp_add_firmware(emcp-minimal-dual-${EMCP_BOARD}
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/main_board.cpp
     DEFINES EMCP_ERROR_STRINGS=0)
   # And the mirror of emcp-minimal: the small profile serving MCP 2026-07-28 alone
@@ -27,7 +27,7 @@ if(EMCP_BOARD STREQUAL "mps2-an385")
   # listen streams, EMCP_MAX_LISTENS=0, nothing holds notifications either, so the queue is
   # gone with them). Its ceilings are its measured flash and RAM, rounded up to the KiB (22 KiB
   # since the server's inbox hook and board::wake() in the platform, 56 B: 21,532 B).
-  emcp_firmware(emcp-minimal-modern-${EMCP_BOARD}
+  emcp_add_firmware(emcp-minimal-modern-${EMCP_BOARD}
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/main_board.cpp
     DEFINES EMCP_ERROR_STRINGS=0 EMCP_LEGACY_ERA=0 EMCP_MAX_LISTENS=0
     FLASH_BUDGET 22528 RAM_BUDGET 6144)

@@ -1,6 +1,6 @@
-# examples/sensors: its firmware images, declared with emcp_firmware() (boards/CMakeLists.txt
-# includes this file after defining it, EMCP_BOARD and, on a board with a network,
-# EMCP_BOARD_NET_SOURCES / EMCP_BOARD_NET_LIBS).
+# examples/sensors: its firmware images, declared with emcp_add_firmware() (the example's
+# CMakeLists.txt includes this file on a board, EMCP_BOARD; boards/CMakeLists.txt defines the
+# function and, on a board with a network, EMCP_BOARD_NET_SOURCES / EMCP_BOARD_NET_LIBS).
 # board.cmake may leave the sensors image out (EMCP_BOARD_SENSORS OFF: not enough RAM), give it
 # its own options (EMCP_BOARD_SENSORS_DEFINES) or another flash ceiling.
 if(NOT DEFINED EMCP_BOARD_SENSORS)
@@ -32,7 +32,7 @@ set(sensors_sources
   ${CMAKE_CURRENT_LIST_DIR}/main_board.cpp ${CMAKE_CURRENT_LIST_DIR}/app.cpp
   ${CMAKE_CURRENT_LIST_DIR}/media.cpp ${CMAKE_CURRENT_LIST_DIR}/sensors_common.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sensors_board.cpp)
-emcp_firmware(emcp-sensors-${EMCP_BOARD}
+emcp_add_firmware(emcp-sensors-${EMCP_BOARD}
   SOURCES ${sensors_sources}
   INCLUDES ${CMAKE_CURRENT_LIST_DIR}
   DEFINES ${EMCP_BOARD_SENSORS_DEFINES}
@@ -41,7 +41,7 @@ emcp_firmware(emcp-sensors-${EMCP_BOARD}
 # (EMCP_BOARD_RX_HOLD=0, board/rx.h), as a UART without FIFO or flow control, for the tests of
 # what is lost then and how it is reported (board_uart_gap); not documented, no budget.
 if(EMCP_BOARD STREQUAL "microbit")
-  emcp_firmware(emcp-sensors-nohold-${EMCP_BOARD}
+  emcp_add_firmware(emcp-sensors-nohold-${EMCP_BOARD}
     SOURCES ${sensors_sources}
     INCLUDES ${CMAKE_CURRENT_LIST_DIR}
     DEFINES ${EMCP_BOARD_SENSORS_DEFINES}
@@ -52,7 +52,7 @@ endif()
 # the client or send PNG/WAV content, and without the roots hook (EMCP_SENSORS_CLIENT_TOOLS=0,
 # examples/sensors/app.cpp), for docs/footprint.md; not run in QEMU.
 if(EMCP_BOARD STREQUAL "mps2-an385")
-  emcp_firmware(emcp-sensors-lean-${EMCP_BOARD}
+  emcp_add_firmware(emcp-sensors-lean-${EMCP_BOARD}
     SOURCES ${sensors_sources}
     INCLUDES ${CMAKE_CURRENT_LIST_DIR}
     DEFINES ${EMCP_BOARD_SENSORS_DEFINES}
@@ -64,7 +64,7 @@ if(EMCP_BOARD STREQUAL "mps2-an385")
   # ceilings are its measured flash and RAM, rounded up to the KiB (66 KiB of flash since the
   # server's inbox hook, 28 B: Server::poll() runs a set inbox, the server holds its pointer;
   # and board::wake(), whose flag idle() checks, 24 B: 52 B past the 65 KiB it had).
-  emcp_firmware(emcp-sensors-modern-${EMCP_BOARD}
+  emcp_add_firmware(emcp-sensors-modern-${EMCP_BOARD}
     SOURCES ${sensors_sources}
     INCLUDES ${CMAKE_CURRENT_LIST_DIR}
     DEFINES ${EMCP_BOARD_SENSORS_DEFINES} EMCP_LEGACY_ERA=0
@@ -73,7 +73,7 @@ endif()
 # Under FreeRTOS, on a board with the kernel's port (ports/freertos): the same firmware
 # (main_board.cpp without its main()) in the task that owns the server, and a sensor task
 # sampling on the kernel's timer (main_rtos.cpp). The UART tests run against it too
-# (board_rtos_*, boards/CMakeLists.txt). Its ceilings, board.cmake's
+# (board_rtos_*, tests/boards/CMakeLists.txt). Its ceilings, board.cmake's
 # EMCP_BOARD_SENSORS_RTOS_FLASH_BUDGET and _RAM_BUDGET, are its measured flash and static RAM
 # rounded up to the KiB.
 # A board short of RAM gives it options of its own (board.cmake: EMCP_BOARD_SENSORS_RTOS_DEFINES
@@ -88,7 +88,7 @@ if(EMCP_FREERTOS_FOUND)
     set(EMCP_BOARD_SENSORS_RTOS_TASK_STATS 1)
   endif()
   set(EMCP_IMAGE_TASKS_sensors-rtos ${EMCP_BOARD_SENSORS_RTOS_TASK_STATS})
-  emcp_firmware(emcp-sensors-rtos-${EMCP_BOARD}
+  emcp_add_firmware(emcp-sensors-rtos-${EMCP_BOARD}
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/main_rtos.cpp ${sensors_sources}
     INCLUDES ${CMAKE_CURRENT_LIST_DIR}
     DEFINES ${EMCP_BOARD_SENSORS_RTOS_DEFINES}
@@ -129,12 +129,13 @@ if(EMCP_BOARD_NET)
   # holds a connection of the 4; the default 4 would take 272 B more).
   # Each network image's connection and session slots are set here, once: the image is built
   # with them and the tests that run it are given them (EMCP_IMAGE_CONNECTIONS_<image>,
-  # EMCP_IMAGE_SESSIONS_<image>: boards/CMakeLists.txt passes them as EMCP_IMAGE_CONNECTIONS and
-  # EMCP_IMAGE_SESSIONS), so that a test checks the limits against the build, not against what
-  # the firmware says about itself.
+  # EMCP_IMAGE_SESSIONS_<image>, properties of the image at the end of this file, which
+  # tests/boards/CMakeLists.txt passes as EMCP_IMAGE_CONNECTIONS and EMCP_IMAGE_SESSIONS), so
+  # that a test checks the limits against the build, not against what the firmware says about
+  # itself.
   set(EMCP_IMAGE_CONNECTIONS_sensors-net 4)
   set(EMCP_IMAGE_SESSIONS_sensors-net 2)
-  emcp_firmware(emcp-sensors-net-${EMCP_BOARD}
+  emcp_add_firmware(emcp-sensors-net-${EMCP_BOARD}
     SOURCES ${sensors_net_sources}
     INCLUDES ${CMAKE_CURRENT_LIST_DIR}
     DEFINES EMCP_HTTP_MAX_AUTH=256 EMCP_MAX_LISTENS=2
@@ -145,13 +146,13 @@ if(EMCP_BOARD_NET)
   # The same under FreeRTOS (ports/freertos) with lwIP in its own thread (NO_SYS 0: tcpip_thread,
   # the core lock the owner task holds but while it waits, the NIC's receive task handing frames
   # to tcpip_input: ports/freertos/lwip, boards/<board>/net.cpp), the sensor task beside: the
-  # network tests run against it too (board_rtos_*, boards/CMakeLists.txt). Its ceilings are its
+  # network tests run against it too (board_rtos_*, tests/boards/CMakeLists.txt). Its ceilings are its
   # measured flash and static RAM rounded up to the KiB (165,324 B and 81,460 B). The owner task's
   # stack is the bare-metal image's main stack, 8 KiB: the request path's worst case from the call
   # graph is 4.9 KiB, but a handler's output waiting for the TCP window runs the listener's pump
   # (board::idle()) through pointer calls the graph does not follow, and 5 KiB overflowed there
   # (the kernel's check halted the image in the SDK test's binary content).
-  # sensors_net_rtos_image(IMAGE BASE [emcp_firmware() arguments...]): emcp-IMAGE, the network
+  # sensors_net_rtos_image(IMAGE BASE [emcp_add_firmware() arguments...]): emcp-IMAGE, the network
   # image emcp-BASE under FreeRTOS as this one is (main_rtos.cpp's owner, sensor and NIC tasks
   # and lwIP's tcpip_thread, lwIP's and Mbed TLS's libraries built for NO_SYS 0, device_stats'
   # inbox object), with BASE's slots for its tests; the arguments add its sources, defines and
@@ -168,7 +169,7 @@ if(EMCP_BOARD_NET)
     if(EMCP_FREERTOS_FOUND AND EMCP_BOARD_NET_LIBS_RTOS)
       set(EMCP_IMAGE_CONNECTIONS_${image} ${EMCP_IMAGE_CONNECTIONS_${base}})
       set(EMCP_IMAGE_SESSIONS_${image} ${EMCP_IMAGE_SESSIONS_${base}})
-      emcp_firmware(emcp-${image}-${EMCP_BOARD} ${sensors_rtos_net_args} ${ARGN})
+      emcp_add_firmware(emcp-${image}-${EMCP_BOARD} ${sensors_rtos_net_args} ${ARGN})
     endif()
   endmacro()
   sensors_net_rtos_image(sensors-net-rtos sensors-net
@@ -184,7 +185,7 @@ if(EMCP_BOARD_NET)
   # The same with 8 connections and 8 sessions: the load test's 8 clients each hold a session.
   set(EMCP_IMAGE_CONNECTIONS_sensors-net8 8)
   set(EMCP_IMAGE_SESSIONS_sensors-net8 8)
-  emcp_firmware(emcp-sensors-net8-${EMCP_BOARD}
+  emcp_add_firmware(emcp-sensors-net8-${EMCP_BOARD}
     SOURCES ${sensors_net_sources}
     INCLUDES ${CMAKE_CURRENT_LIST_DIR}
     DEFINES EMCP_HTTP_MAX_AUTH=256
@@ -206,12 +207,12 @@ if(EMCP_BOARD_NET)
   # region carries it, bearer-token authorization (Authorization headers up to 1 KiB: JWTs).
   if(EMCP_BOARD_TLS_SOURCES)
     # sensors_tls_image(NAME CONNECTIONS POOL_KIB [RTOS LIBS... CEILINGS FLASH RAM]
-    #                   [emcp_firmware() arguments...]): the sensors firmware over HTTPS with
+    #                   [emcp_add_firmware() arguments...]): the sensors firmware over HTTPS with
     # CONNECTIONS connection slots, 2 sessions and a POOL_KIB pool (the other arguments: LIBS,
     # targets, NOT_DOCUMENTED); its slots for the tests, as above. With RTOS, NAME-rtos too:
     # the same under FreeRTOS (sensors_net_rtos_image(), as emcp-sensors-net-rtos) with those
     # libraries and FLASH and RAM as its ceilings; the TLS and bad-input tests run against it
-    # as well (boards/CMakeLists.txt). The TLS layer runs in the owner task over lwIP's raw API
+    # as well (tests/boards/CMakeLists.txt). The TLS layer runs in the owner task over lwIP's raw API
     # under the core lock: tcpip_thread never enters Mbed TLS.
     function(sensors_tls_image name connections pool_kib)
       cmake_parse_arguments(T "NOT_DOCUMENTED" "" "RTOS;CEILINGS" ${ARGN})
@@ -225,7 +226,7 @@ if(EMCP_BOARD_NET)
                       EMCP_SENSORS_NET_SESSIONS=2 "EMCP_SENSORS_TLS_POOL=(${pool_kib} * 1024)")
       set(EMCP_IMAGE_CONNECTIONS_${image} ${connections})
       set(EMCP_IMAGE_SESSIONS_${image} 2)
-      emcp_firmware(${name}-${EMCP_BOARD} ${T_UNPARSED_ARGUMENTS} ${documented}
+      emcp_add_firmware(${name}-${EMCP_BOARD} ${T_UNPARSED_ARGUMENTS} ${documented}
         SOURCES ${sensors_net_sources}
         INCLUDES ${CMAKE_CURRENT_FUNCTION_LIST_DIR}
         APP_DEFINES EMCP_SENSORS_NETWORK=1 ${tls_args})
@@ -260,3 +261,16 @@ if(EMCP_BOARD_NET)
       RTOS ${EMCP_BOARD_NET_LIBS_RTOS} CEILINGS 241664 117760)
   endif()
 endif()
+
+# What the tests that run an image must know of its build (tests/boards/CMakeLists.txt), as
+# properties of the image: EMCP_IMAGE_CONNECTIONS and EMCP_IMAGE_SESSIONS (its slots, above)
+# and EMCP_IMAGE_TASKS (0: its device_stats has no "tasks").
+get_directory_property(sensors_targets BUILDSYSTEM_TARGETS)
+foreach(target ${sensors_targets})
+  string(REGEX REPLACE "^emcp-(.+)-${EMCP_BOARD}$" "\\1" image ${target})
+  foreach(what CONNECTIONS SESSIONS TASKS)
+    if(DEFINED EMCP_IMAGE_${what}_${image})
+      set_target_properties(${target} PROPERTIES EMCP_IMAGE_${what} ${EMCP_IMAGE_${what}_${image}})
+    endif()
+  endforeach()
+endforeach()

@@ -11,7 +11,7 @@
 //                                requests with flat high-water marks, then more TCP connections
 //                                than lwIP has PCBs (the 4-connection image)
 // The image's limits come from its build options (EMCP_IMAGE_CONNECTIONS, EMCP_IMAGE_SESSIONS,
-// EMCP_IMAGE_TCP_PCBS: boards/CMakeLists.txt), not from what the firmware reports; its reports
+// EMCP_IMAGE_TCP_PCBS: tests/boards/CMakeLists.txt), not from what the firmware reports; its reports
 // must agree with them.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";

@@ -22,7 +22,7 @@ const EVERYTHING = ON_BOARD ? null : process.env.EMCP_EVERYTHING ?? new URL("../
 // (the table's server keeps the default 10 s, so that no row's request meets a deadline on a
 // loaded machine); a board keeps its default for every row (EMCP_HTTP_TIMEOUT_MS=10000). The
 // connection slots: emcp-sensors --http's 16 on Linux; on a board, the image's, from its build
-// options (EMCP_IMAGE_CONNECTIONS, given by boards/CMakeLists.txt).
+// options (EMCP_IMAGE_CONNECTIONS, given by tests/boards/CMakeLists.txt).
 const TIMEOUT_MS = Number(process.env.EMCP_HTTP_TIMEOUT_MS ?? 800);
 const SLOTS = ON_BOARD ? Number(process.env.EMCP_IMAGE_CONNECTIONS) : 16;
 assert.ok(SLOTS > 0, "on a board, EMCP_IMAGE_CONNECTIONS (the image's connection slots) must be given");

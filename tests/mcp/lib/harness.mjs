@@ -25,6 +25,14 @@ export const TRANSPORTS = ["stdio", "http", "sse", "ws", "qemu", "gateway", "qem
 const RUN_BOARD = process.env.EMCP_RUN_BOARD ? JSON.parse(process.env.EMCP_RUN_BOARD) : null;
 export const ON_BOARD = ["qemu", "qemu-gateway"].includes(process.env.EMCP_TRANSPORT) || RUN_BOARD !== null;
 
+/// A cross build's programs run here under the target's emulator (tests/cross): EMCP_EMULATOR is
+/// its command as a JSON array (["qemu-aarch64", "-L", "/usr/aarch64-linux-gnu"]), which every
+/// server connect() and startNetworkServer() start goes through. [command, args] to spawn.
+const EMULATOR = process.env.EMCP_EMULATOR ? JSON.parse(process.env.EMCP_EMULATOR) : null;
+export function serverCommand(command, args) {
+  return EMULATOR ? [EMULATOR[0], [...EMULATOR.slice(1), command, ...args]] : [command, args];
+}
+
 /// The firmware image's footprint report (tools/footprint.py's JSON beside the ELF, written
 /// after the link: its stacks' sizes and worst cases), or null off a board.
 export function imageReport() {
@@ -273,7 +281,7 @@ function startAnnouncing(what, cmd, argv, url, startMs, stdin = "pipe") {
 /// With TLS, `tlsName` is the certificate of the test PKI it serves (EMCP_TLS_NAME by default).
 export function startNetworkServer(command, args = [], extra = ["--ws"], tlsName = TLS_NAME) {
   const [cmd, argv] = RUN_BOARD ? [RUN_BOARD[0], [...RUN_BOARD.slice(1), "--http", "0", ...tlsArgs(tlsName), ...boardArgs(args)]]
-                                : [command, [...args, "--http", "0", ...extra, ...tlsArgs(tlsName)]];
+                                : serverCommand(command, [...args, "--http", "0", ...extra, ...tlsArgs(tlsName)]);
   // The scheme it announces must be the one asked for.
   return startAnnouncing("server", cmd, argv, new RegExp(`serving MCP on ${HTTP_SCHEME}://127\\.0\\.0\\.1:(\\d+)/`),
                          RUN_BOARD ? 60000 : 5000);
@@ -378,7 +386,8 @@ export async function connect({ command, args = [], revision, capabilities = {},
   let qemu = null;
   let inner;
   if (kind === "stdio") {
-    inner = new StdioClientTransport({ command, args, stderr: "pipe" });
+    const [cmd, argv] = serverCommand(command, args);
+    inner = new StdioClientTransport({ command: cmd, args: argv, stderr: "pipe" });
   } else if (kind === "qemu") {
     // The firmware on an emulated board, reached through emcp-bridge (EMCP_BRIDGE,
     // EMCP_QEMU_MACHINE, EMCP_FIRMWARE); `command` and `args` are not used.

@@ -1,5 +1,5 @@
 // board/freertos.h - the board layer under FreeRTOS (ports/freertos, an image built with
-// emcp_firmware(... RTOS freertos), or ESP-IDF's FreeRTOS: boards/esp32): one task owns the
+// emcp_add_firmware(... RTOS freertos), or ESP-IDF's FreeRTOS: boards/esp32): one task owns the
 // server and runs the same loop as bare metal (board::serve(), board/serve.h); what
 // board/board.h says of "the main loop" is said of that task. main() creates it
 // (xTaskCreateStatic), names it here, and starts the scheduler (on ESP-IDF, app_main() creates
