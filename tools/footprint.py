@@ -472,8 +472,8 @@ DATA_PARTS = [  # (label, pattern on a data object's name) when no line info say
     ("core: JSON reader, writer, tree, numbers", r"^emcp::[^:]+::json::"),
     ("core: JSON-RPC decoder and encoder", r"^emcp::[^:]+::jsonrpc::"),
     ("core: MCP server, content, schemas", r"^emcp::[^:]+::mcp::"),
+    ("board: start-up, UART, loop, mem*/str*", r"^(emcp::board::|g_vectors$)"),  # before emcp::
     ("core: transports, utilities", r"^emcp::"),
-    ("board: start-up, UART, loop, mem*/str*", r"^(board::|g_vectors$)"),
     ("lwIP (Debian's source): TCP, IPv4, ARP, DHCP, pools",
      r"^(memp_|lwip_|tcp_|udp_|ip4?_|ip_addr_|netif_|etharp|dhcp|pbuf_|ethbroadcast|ethzero)"),
     ("Mbed TLS (Debian's source): SHA-1; TLS 1.2, X.509, ECP/RSA, AES-GCM, ChaCha20-Poly1305",
@@ -499,7 +499,7 @@ def flash_parts(elf, flash, root=ROOT, kernel_dir=""):
     """Flash by part. Code by the source file of each instruction (the line table: code that
     link-time optimization inlined into another file's function still counts for its own
     file); read-only data objects by the file that defines them (-g symbol info), else by
-    their namespace (emcp::json, board::, the application's own names); string literals by
+    their namespace (emcp::json, emcp::board::, the application's own names); string literals by
     the part that refers to them (string_literals); compiler tables and padding remain. Files
     are told apart by their path inside the checkout (`root`), wherever it is."""
     roots = checkout_roots(root)

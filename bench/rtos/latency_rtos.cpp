@@ -3,7 +3,7 @@
 // mps2-an385, to leave the owner task as the first byte of its notification on the UART; from a
 // task and from an interrupt.
 //
-// The owner task serves the UART with the library's loop (board::serve_uart, as the sensors
+// The owner task serves the UART with the library's loop (emcp::board::serve_uart, as the sensors
 // image's owner, at its priority 1); the stdio transport's output goes through timed_flush(),
 // which takes the time before it hands a message's bytes to the UART. The CMSDK APB timer
 // TIMER0 (IRQ 8) interrupts at pseudo-random intervals of 0.5 to 1.5 ms (never in step with the
@@ -53,9 +53,9 @@ using namespace emcp::mcp;
 namespace {
 
 constexpr ServerInfo kInfo{"emcp-inbox-latency", "1.0.0"};
-uint64_t now_ms() { return board::now_ms(); }
-void wake() { board::wake(); }
-// The board's clock and board::wake(): a post wakes the owner task at once.
+uint64_t now_ms() { return emcp::board::now_ms(); }
+void wake() { emcp::board::wake(); }
+// The board's clock and emcp::board::wake(): a post wakes the owner task at once.
 constexpr emcp::Platform kPlatform{&now_ms, nullptr, nullptr, nullptr, &wake};
 
 // ---- The CMSDK APB timers (QEMU's mps2-an385, the AN385 documentation) -------------------------
@@ -146,7 +146,7 @@ Status timed_flush(void*, const char* data, size_t n) {
       ++g_bad;
     }
   }
-  board::uart_write(data, n);
+  emcp::board::uart_write(data, n);
   return Status::kOk;
 }
 
@@ -263,24 +263,24 @@ const Tool kTools[] = {
 }  // namespace
 
 extern "C" void owner_task(void*) {
-  board::init();
+  emcp::board::init();
   // TIMER1: the clock (free running, no interrupt); TIMER0's interrupt at a priority the kernel
   // masks (FromISR calls allowed), one below the UART's receive interrupt.
   timer1().ctrl = 0;
   timer1().reload = 0xFFFFFFFFu;
   timer1().value = 0xFFFFFFFFu;
   timer1().ctrl = 1u;
-  board::arch::nvic_set_priority(kIrqTimer0, static_cast<uint8_t>(configMAX_SYSCALL_INTERRUPT_PRIORITY + (1u << (8 - configPRIO_BITS))));
-  board::arch::nvic_enable(kIrqTimer0);
+  emcp::board::arch::nvic_set_priority(kIrqTimer0, static_cast<uint8_t>(configMAX_SYSCALL_INTERRUPT_PRIORITY + (1u << (8 - configPRIO_BITS))));
+  emcp::board::arch::nvic_enable(kIrqTimer0);
   g_server.set_tools(kTools);
   g_server.set_inbox(g_inbox);
-  board::serve_uart(g_server, g_link, "emcp-inbox-latency", board::Loop());
+  emcp::board::serve_uart(g_server, g_link, "emcp-inbox-latency", emcp::board::Loop());
 }
 
 int main() {
   TaskHandle_t owner = xTaskCreateStatic(&owner_task, "emcp", sizeof g_owner_stack / sizeof(StackType_t), nullptr,
                                          kOwnerPriority, g_owner_stack, &g_owner_tcb);
-  board::set_owner(owner, sizeof g_owner_stack);
+  emcp::board::set_owner(owner, sizeof g_owner_stack);
   g_producer = xTaskCreateStatic(&producer_task, "producer", sizeof g_producer_stack / sizeof(StackType_t), nullptr,
                                  kProducerPriority, g_producer_stack, &g_producer_tcb);
   vTaskStartScheduler();  // never returns: every task's memory is static, nothing can fail

@@ -9,6 +9,7 @@
 #define EMCP_BOARD_CREDENTIALS_SIZE 16384
 #endif
 
+namespace emcp {
 namespace board {
 
 namespace {
@@ -58,3 +59,4 @@ const char* credential_entry(Entry type, unsigned index) {
 }
 
 }  // namespace board
+}  // namespace emcp

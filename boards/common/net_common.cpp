@@ -4,6 +4,7 @@
 #include "emcp/json/number.h"
 #include "emcp/util/atomic.h"
 
+namespace emcp {
 namespace board {
 
 namespace {
@@ -47,3 +48,4 @@ unsigned format_ipv4(const Ipv4& ip, char* out) {
 }
 
 }  // namespace board
+}  // namespace emcp

@@ -6,7 +6,7 @@
 #include "board/ring.h"
 
 namespace {
-board::Ring<EMCP_BOARD_RX_RING> g_rx;
+emcp::board::Ring<EMCP_BOARD_RX_RING> g_rx;
 volatile uint32_t g_dropped = 0;  // bytes the ring lost, and overruns
 volatile uint32_t g_holds = 0;    // times the interrupt held the UART back
 volatile bool g_held = false;     // it holds it now
@@ -18,11 +18,12 @@ volatile bool g_woken = false;    // wake() since the last idle()
 void release_if_room() {
   if (g_held && g_rx.room()) {
     g_held = false;
-    board::rx_release();
+    emcp::board::rx_release();
   }
 }
 }  // namespace
 
+namespace emcp {
 namespace board {
 
 bool rx_room() { return EMCP_BOARD_RX_HOLD == 0 || g_rx.room(); }
@@ -87,3 +88,4 @@ void wake() { g_woken = true; }
 #endif
 
 }  // namespace board
+}  // namespace emcp

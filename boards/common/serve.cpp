@@ -3,6 +3,7 @@
 #include "board/board.h"
 #include "board/rx.h"
 
+namespace emcp {
 namespace board {
 
 namespace {
@@ -52,3 +53,4 @@ void serve(emcp::mcp::Server& server, emcp::transport::LineTransport& link, cons
 }
 
 }  // namespace board
+}  // namespace emcp

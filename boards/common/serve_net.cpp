@@ -5,6 +5,7 @@
 #include "emcp/json/number.h"
 #include "emcp/json/sink.h"
 
+namespace emcp {
 namespace board {
 
 namespace {
@@ -86,3 +87,4 @@ void serve_uart_and_http(emcp::mcp::Server& server, emcp::transport::LineTranspo
 }
 
 }  // namespace board
+}  // namespace emcp

@@ -31,11 +31,11 @@ __attribute__((used)) void Reset_Handler() {
   for (uint32_t* dst = &__data_start__; dst < &__data_end__;) *dst++ = *src++;
   for (uint32_t* dst = &__bss_start__; dst < &__bss_end__;) *dst++ = 0;
   // Paint the stack below the current frame for the high-water mark.
-  uint32_t* sp = board::arch::stack_pointer();
+  uint32_t* sp = emcp::board::arch::stack_pointer();
   for (uint32_t* p = &__stack_limit__; p < sp - 16; ++p) *p = kStackPaint;
   for (auto* f = __init_array_start__; f < __init_array_end__; ++f) (*f)();
   (void)main();
-  for (;;) board::arch::wait_for_interrupt();
+  for (;;) emcp::board::arch::wait_for_interrupt();
 }
 
 // ---- runtime hooks: no exceptions, no exit, no allocator -------------------------------------
@@ -50,6 +50,7 @@ int __cxa_atexit(void (*)(void*), void*, void*) { return 0; }
 void __cxa_pure_virtual() { abort(); }
 }  // extern "C"
 
+namespace emcp {
 namespace board {
 
 #if !EMCP_BOARD_RTOS  // FreeRTOS: the kernel's critical section (ports/freertos/src/owner.cpp)
@@ -58,7 +59,7 @@ void critical_exit(uint32_t state) { arch::interrupts_restore(state); }
 #endif
 
 const emcp::Platform& platform() {
-  // The server's inbox (emcp/mcp/inbox.h) wakes the loop with board::wake(); without atomic
+  // The server's inbox (emcp/mcp/inbox.h) wakes the loop with emcp::board::wake(); without atomic
   // read-modify-write (Cortex-M0) it posts with interrupts masked.
   static constexpr emcp::Platform kBoard{&now_ms, nullptr, nullptr, nullptr, &wake,
                                          EMCP_ATOMIC_RMW ? nullptr : &critical_enter,
@@ -91,3 +92,4 @@ size_t stack_high_water() {
 #endif
 
 }  // namespace board
+}  // namespace emcp

@@ -102,7 +102,7 @@ void schedule_tick() {
 // received bytes go into the ring while it has room. Without room the bytes wait in the UART's
 // FIFO, its receive interrupt off until rx_release(): QEMU then holds further input back (the
 // bridge's socket waits), where taking them would lose them. The FE310's UART has no overrun
-// flag: a byte that finds its 8-byte FIFO full is lost without a trace (board::rx_lost() is
+// flag: a byte that finds its 8-byte FIFO full is lost without a trace (emcp::board::rx_lost() is
 // never called here).
 extern "C" void MachineExternal_Handler() {
   for (;;) {
@@ -111,14 +111,14 @@ extern "C" void MachineExternal_Handler() {
     if (id == kIrqUart0) {
       Fe310Uart& u = uart0();
       for (;;) {
-        if (!board::rx_room()) {
+        if (!emcp::board::rx_room()) {
           u.ie = 0;
-          board::rx_hold();
+          emcp::board::rx_hold();
           break;
         }
         const uint32_t d = u.rxdata;
         if (d & kEmpty) break;
-        board::rx_byte(static_cast<uint8_t>(d));
+        emcp::board::rx_byte(static_cast<uint8_t>(d));
       }
     }
     reg(kPlicClaim) = id;  // complete
@@ -134,6 +134,7 @@ extern "C" void MachineTimer_Handler() {
 }
 #endif
 
+namespace emcp {
 namespace board {
 
 const char* name() { return "hifive1"; }
@@ -187,3 +188,4 @@ void uart_write(const char* data, size_t n) {
 }
 
 }  // namespace board
+}  // namespace emcp

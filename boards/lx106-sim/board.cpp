@@ -12,7 +12,7 @@
 // holds of what is there). It fires every
 // millisecond while nothing comes, and every kPollUs microseconds for kFlowMs after a byte came,
 // so a request of a few hundred bytes arrives in a fraction of a millisecond instead of one
-// 16-byte piece a tick. Between interrupts the loop sleeps in waiti (board::idle()): QEMU sleeps,
+// 16-byte piece a tick. Between interrupts the loop sleeps in waiti (emcp::board::idle()): QEMU sleeps,
 // the host's processor is free. When the ring has no room the poll leaves the bytes with QEMU,
 // which then takes no more from the host (nothing lost: board/rx.h), and rx_release() asks for a
 // poll at once through the software interrupt.
@@ -81,10 +81,10 @@ bool poll_console() {
   if (g_holding) return false;
   bool got = false;
   for (;;) {
-    size_t space = board::rx_space();
+    size_t space = emcp::board::rx_space();
     if (space == 0) {
       g_holding = true;  // the rest waits in the host's pipe, which holds the host back
-      board::rx_hold();
+      emcp::board::rx_hold();
       return got;
     }
     const uint32_t no_wait[2] = {0, 0};  // struct timeval: 0 s, 0 us
@@ -93,7 +93,7 @@ bool poll_console() {
     if (space > sizeof buf) space = sizeof buf;
     const int32_t n = simcall(kSysRead, 0, reinterpret_cast<uintptr_t>(buf), space);
     if (n <= 0) return got;
-    for (int32_t i = 0; i < n; ++i) board::rx_byte(buf[i]);
+    for (int32_t i = 0; i < n; ++i) emcp::board::rx_byte(buf[i]);
     got = true;
   }
 }
@@ -147,6 +147,7 @@ extern "C" __attribute__((noreturn, used)) void Fault_Handler(uint32_t cause) {
   for (;;) __asm__ volatile("waiti 15");
 }
 
+namespace emcp {
 namespace board {
 
 const char* name() { return "lx106-sim"; }
@@ -176,3 +177,4 @@ void uart_write(const char* data, size_t n) {
 }
 
 }  // namespace board
+}  // namespace emcp

@@ -96,19 +96,19 @@ constexpr uint32_t kIrqUart0 = 2, kIrqTimer0 = 8;
 extern "C" void IRQ2_Handler() {
   Nrf51Uart& u = uart0();
   while (u.events_rxdrdy) {
-    if (!board::rx_room()) {
-      board::arch::nvic_disable(kIrqUart0);
-      board::rx_hold();
+    if (!emcp::board::rx_room()) {
+      emcp::board::arch::nvic_disable(kIrqUart0);
+      emcp::board::rx_hold();
       break;
     }
     u.events_rxdrdy = 0;
-    board::rx_byte(static_cast<uint8_t>(u.rxd));
+    emcp::board::rx_byte(static_cast<uint8_t>(u.rxd));
   }
   if (u.events_error) {  // overrun (or a framing error, a break): a byte is lost
     u.events_error = 0;
     u.errorsrc = u.errorsrc;
     (void)u.events_error;  // the clear has reached the peripheral before the return
-    board::rx_lost();
+    emcp::board::rx_lost();
   }
 }
 
@@ -123,6 +123,7 @@ extern "C" void IRQ8_Handler() {
   g_board_ms = g_board_ms + 1;
 }
 
+namespace emcp {
 namespace board {
 
 const char* name() { return "microbit"; }
@@ -186,3 +187,4 @@ void uart_write(const char* data, size_t n) {
 }
 
 }  // namespace board
+}  // namespace emcp

@@ -17,7 +17,7 @@ set(EMCP_BOARD_MINIMAL_FLASH_TARGET 20480)
 set(EMCP_BOARD_NET ON)
 set(EMCP_BOARD_NET_DRIVER lan9118.cpp net.cpp)
 # TLS credentials region: the last 512 KiB of SSRAM1 (board/credentials.h; QEMU loads it).
-# No TRNG: TLS images seed their random generator from a test-only source (board::net_random).
+# No TRNG: TLS images seed their random generator from a test-only source (emcp::board::net_random).
 set(EMCP_BOARD_TRNG OFF)
 set(EMCP_BOARD_CREDENTIALS_ADDR 0x00380000)
 # FreeRTOS (ports/freertos): the kernel's Cortex-M3 port; its configuration is freertos/.
@@ -32,6 +32,6 @@ set(EMCP_BOARD_FREERTOS_MAIN_STACK 1536)
 # task and timer 1's interrupt post their samples to the server's inbox (the inbox's code, the
 # timer's set-up and handler, app::sampled: 840 B), 80,620 B; with device_stats' "inbox" object
 # (its schema and writer, Inbox::stats(): 944 B), 81,564 B; with its "tasks" array (the tasks'
-# stacks: board::task_stacks(), the schema and writer: 928 B), 82,500 B.
+# stacks: emcp::board::task_stacks(), the schema and writer: 928 B), 82,500 B.
 set(EMCP_BOARD_SENSORS_RTOS_FLASH_BUDGET 82944)
 set(EMCP_BOARD_SENSORS_RTOS_RAM_BUDGET 21504)

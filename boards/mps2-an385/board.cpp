@@ -43,19 +43,20 @@ extern "C" void IRQ0_Handler() {
   // and with it the receiver: the UART holds that byte and takes no more.)
   u.intstatus = 2u;
   while (u.state & 2u) {
-    if (!board::rx_room()) {
-      board::arch::nvic_disable(kIrqUart0Rx);
-      board::rx_hold();
+    if (!emcp::board::rx_room()) {
+      emcp::board::arch::nvic_disable(kIrqUart0Rx);
+      emcp::board::rx_hold();
       break;
     }
-    board::rx_byte(static_cast<uint8_t>(u.data));
+    emcp::board::rx_byte(static_cast<uint8_t>(u.data));
   }
   if (u.state & 8u) {  // RX overrun: a byte was lost before we read it
     u.state = 8u;
-    board::rx_lost();
+    emcp::board::rx_lost();
   }
 }
 
+namespace emcp {
 namespace board {
 
 const char* name() { return "mps2-an385"; }
@@ -69,9 +70,9 @@ void init() {
 #if EMCP_BOARD_RTOS
   // The receive interrupt wakes the owner task through FreeRTOS's API: its priority must be
   // one the kernel masks (freertos/FreeRTOSConfig.h).
-  board::arch::nvic_set_priority(kIrqUart0Rx, configMAX_SYSCALL_INTERRUPT_PRIORITY);
+  emcp::board::arch::nvic_set_priority(kIrqUart0Rx, configMAX_SYSCALL_INTERRUPT_PRIORITY);
 #endif
-  board::arch::nvic_enable(kIrqUart0Rx);
+  emcp::board::arch::nvic_enable(kIrqUart0Rx);
 #if !EMCP_BOARD_RTOS  // FreeRTOS owns SysTick
   systick().load = kSysClk / 1000 - 1;
   systick().val = 0;
@@ -96,3 +97,4 @@ void uart_write(const char* data, size_t n) {
 }
 
 }  // namespace board
+}  // namespace emcp

@@ -123,7 +123,7 @@ constexpr uint64_t kResetMs = 100, kAccessMs = 5, kTxRoomMs = 10;
 
 // ---- driver state -------------------------------------------------------------------------------
 struct State {
-  board::lan9118::Counters counters;
+  emcp::board::lan9118::Counters counters;
   uint32_t mac_cr;  // MAC_CR as last written
   uint16_t tx_tag;
   bool wake_irq;
@@ -136,12 +136,12 @@ State g;
 /// Waits until `done()` or `ms` milliseconds have passed; true when done.
 template <typename Done>
 bool wait_for(Done done, uint64_t ms) {
-  const uint64_t start = board::now_ms();
+  const uint64_t start = emcp::board::now_ms();
   for (;;) {
     if (done()) return true;
     // Checked once more after the deadline, so a tick that lands between the two reads cannot
     // fail a wait that succeeded.
-    if (board::now_ms() - start > ms) return done();
+    if (emcp::board::now_ms() - start > ms) return done();
   }
 }
 
@@ -281,14 +281,15 @@ err_t link_output(struct netif*, struct pbuf* p) {
 extern "C" void IRQ13_Handler() {
   regs().int_en = 0;
 #if !NO_SYS
-  board::lan9118::on_rx_interrupt();
+  emcp::board::lan9118::on_rx_interrupt();
 #else
   // The loop may be between its last look at the NIC and its WFI: without the wake flag
-  // (board::idle() checks it with interrupts masked) the frame would wait for the next tick.
-  board::wake();
+  // (emcp::board::idle() checks it with interrupts masked) the frame would wait for the next tick.
+  emcp::board::wake();
 #endif
 }
 
+namespace emcp {
 namespace board {
 namespace lan9118 {
 
@@ -436,3 +437,4 @@ uint32_t free_run() { return regs().free_run; }
 
 }  // namespace lan9118
 }  // namespace board
+}  // namespace emcp

@@ -28,6 +28,7 @@
 
 struct netif;
 
+namespace emcp {
 namespace board {
 namespace lan9118 {
 
@@ -98,5 +99,6 @@ uint32_t free_run();
 
 }  // namespace lan9118
 }  // namespace board
+}  // namespace emcp
 
 #endif  // EMCP_BOARDS_MPS2_AN385_LAN9118_H

@@ -9,7 +9,7 @@
 // Under FreeRTOS (lwIP built with NO_SYS 0: ports/freertos/lwip), lwIP runs in its own thread
 // (tcpip_thread: its timers, the frames it is handed) and this file's functions run in the task
 // that owns the server, which holds lwIP's core lock all the time except while it waits in
-// board::idle() (board::set_idle_lock): the raw/altcp API the HTTP listener calls, netif and
+// emcp::board::idle() (emcp::board::set_idle_lock): the raw/altcp API the HTTP listener calls, netif and
 // DHCP calls here, all under the lock (lwIP checks it: LWIP_ASSERT_CORE_LOCKED). The NIC's
 // interrupt calls no lwIP: it wakes a receive task (nic_rx_task) with a task notification, which
 // drains the chip's FIFO into pool pbufs and hands them to tcpip_thread through its mailbox
@@ -40,26 +40,26 @@ namespace {
 
 constexpr uint64_t kLinkPollMs = 500;
 
-board::NetConfig g_config;
-board::lan9118::Config g_nic_config;
+emcp::board::NetConfig g_config;
+emcp::board::lan9118::Config g_nic_config;
 struct netif g_netif;
 struct dhcp g_dhcp;
 bool g_ready = false;
 bool g_static = false;            // the static address is in use (DHCP off, or given up)
 bool g_address_changed = false;  // set by lwIP's status callback, reported by net_poll()
-board::Ipv4 g_reported{};         // the address on_address was last told (0.0.0.0: none)
+emcp::board::Ipv4 g_reported{};         // the address on_address was last told (0.0.0.0: none)
 uint64_t g_started_ms = 0;
 uint64_t g_link_checked_ms = 0;
 uint32_t g_rand_state = 0;  // emcp_lwip_rand's xorshift32 state (0: not seeded yet)
 
-ip4_addr_t to_lwip(const board::Ipv4& a) {
+ip4_addr_t to_lwip(const emcp::board::Ipv4& a) {
   ip4_addr_t r;
   memcpy(&r.addr, a.octets, 4);  // network order: the first octet first in memory
   return r;
 }
 
-board::Ipv4 from_lwip(const ip4_addr_t* a) {
-  board::Ipv4 r;
+emcp::board::Ipv4 from_lwip(const ip4_addr_t* a) {
+  emcp::board::Ipv4 r;
   memcpy(r.octets, &a->addr, 4);
   return r;
 }
@@ -77,12 +77,12 @@ void use_static_address() {
 }
 
 void follow_link() {
-  const bool up = board::lan9118::link_up();
+  const bool up = emcp::board::lan9118::link_up();
   if (up && !netif_is_link_up(&g_netif)) netif_set_link_up(&g_netif);
   if (!up && netif_is_link_up(&g_netif)) netif_set_link_down(&g_netif);
 }
 
-void say(const char* s) { board::uart_write(s, strlen(s)); }
+void say(const char* s) { emcp::board::uart_write(s, strlen(s)); }
 
 #if !NO_SYS
 // The receive task: the NIC's interrupt gives its notification; it moves the frames waiting in
@@ -107,7 +107,7 @@ void lock_core() { LOCK_TCPIP_CORE(); }
 StackType_t g_nic_rx_stack[EMCP_NET_RX_STACK / sizeof(StackType_t)];
 
 // The NIC's interrupt (lan9118.h): the receive task's notification, nothing of lwIP.
-void board::lan9118::on_rx_interrupt() {
+void emcp::board::lan9118::on_rx_interrupt() {
   BaseType_t woken = pdFALSE;
   if (g_rx_task != nullptr) vTaskNotifyGiveFromISR(g_rx_task, &woken);
   portYIELD_FROM_ISR(woken);
@@ -117,13 +117,14 @@ void board::lan9118::on_rx_interrupt() {
 // every tick until lwIP has freed pbufs, the interrupt masked meanwhile.
 extern "C" void nic_rx_task(void*) {
   for (;;) {
-    (void)ulTaskNotifyTake(pdTRUE, board::lan9118::holding() ? 1 : portMAX_DELAY);
-    (void)board::lan9118::poll(&g_netif);
-    board::wake();
+    (void)ulTaskNotifyTake(pdTRUE, emcp::board::lan9118::holding() ? 1 : portMAX_DELAY);
+    (void)emcp::board::lan9118::poll(&g_netif);
+    emcp::board::wake();
   }
 }
 #endif
 
+namespace emcp {
 namespace board {
 
 bool net_init(const NetConfig& config) {
@@ -140,12 +141,12 @@ bool net_init(const NetConfig& config) {
   // interrupt is enabled (netif_init), and that interrupt has a priority the kernel masks.
   tcpip_init(nullptr, nullptr);
   LOCK_TCPIP_CORE();
-  board::set_idle_lock(&unlock_core, &lock_core);
+  emcp::board::set_idle_lock(&unlock_core, &lock_core);
   g_nic_config.irq_priority = configMAX_SYSCALL_INTERRUPT_PRIORITY;
   g_nic_config.hold_when_full = true;
   g_rx_task = xTaskCreateStatic(&nic_rx_task, "nic_rx", sizeof g_nic_rx_stack / sizeof(StackType_t), nullptr,
                                 TCPIP_THREAD_PRIO, g_nic_rx_stack, &g_nic_rx_tcb);
-  (void)board::watch_stack(g_rx_task, sizeof g_nic_rx_stack);
+  (void)emcp::board::watch_stack(g_rx_task, sizeof g_nic_rx_stack);
   if (netif_add(&g_netif, &any, &any, &any, &g_nic_config, &lan9118::netif_init, &tcpip_input) == nullptr)
     return false;
 #endif
@@ -227,7 +228,7 @@ bool net_random(void* out, size_t n) {
   static uint64_t state = 0;
   auto* p = static_cast<uint8_t*>(out);
   const uint32_t systick_val = *reinterpret_cast<volatile uint32_t*>(0xE000E018u);
-  state ^= (static_cast<uint64_t>(board::lan9118::free_run()) << 32) ^ systick_val ^ (now_ms() << 17);
+  state ^= (static_cast<uint64_t>(emcp::board::lan9118::free_run()) << 32) ^ systick_val ^ (now_ms() << 17);
   for (unsigned i = 0; i < 6; ++i) state ^= static_cast<uint64_t>(g_netif.hwaddr[i]) << (8 * i + 3);
   while (n != 0) {
     state += 0x9E3779B97F4A7C15ull;
@@ -242,12 +243,13 @@ bool net_random(void* out, size_t n) {
 
 
 }  // namespace board
+}  // namespace emcp
 
 // ---- what lwIP needs from the platform (ports/lwip/include/arch/cc.h, NO_SYS) ----------------
 extern "C" {
 
 #if NO_SYS  // else ports/freertos/lwip's sys_arch: the kernel's tick
-u32_t sys_now(void) { return static_cast<u32_t>(board::now_ms()); }
+u32_t sys_now(void) { return static_cast<u32_t>(emcp::board::now_ms()); }
 #endif
 
 // LWIP_ASSERT: a programmer error inside lwIP (or a pool misconfiguration); the message goes
@@ -259,7 +261,7 @@ void emcp_lwip_assert(const char* message, const char* file, int line) {
   say(" (");
   say(file);
   say(":");
-  board::uart_write(num, emcp::json::format_uint64(static_cast<uint64_t>(line), num));
+  emcp::board::uart_write(num, emcp::json::format_uint64(static_cast<uint64_t>(line), num));
   say(")\n");
   abort();
 }
@@ -273,9 +275,9 @@ uint32_t emcp_lwip_rand(void) {
   uint32_t s = g_rand_state;
   if (s == 0) {
     const uint32_t systick_val = *reinterpret_cast<volatile uint32_t*>(0xE000E018u);
-    s = 0x9E3779B9u ^ static_cast<uint32_t>(board::now_ms()) ^ (systick_val << 8);
+    s = 0x9E3779B9u ^ static_cast<uint32_t>(emcp::board::now_ms()) ^ (systick_val << 8);
   }
-  s ^= board::lan9118::free_run();
+  s ^= emcp::board::lan9118::free_run();
   if (s == 0) s = 0x6D2B79F5u;  // xorshift's one fixed point
   s ^= s << 13;
   s ^= s >> 17;

@@ -65,17 +65,18 @@ extern "C" void IRQ37_Handler() {
   for (;;) {
     const uint32_t sr = u.sr;
     if ((sr & (kRxne | kOre)) == 0) break;
-    if ((sr & kRxne) && !board::rx_room()) {
-      board::arch::nvic_disable(kIrqUsart1);
-      board::rx_hold();
+    if ((sr & kRxne) && !emcp::board::rx_room()) {
+      emcp::board::arch::nvic_disable(kIrqUsart1);
+      emcp::board::rx_hold();
       break;
     }
     const uint8_t b = static_cast<uint8_t>(u.dr);
-    if (sr & kRxne) board::rx_byte(b);
-    if (sr & kOre) board::rx_lost();
+    if (sr & kRxne) emcp::board::rx_byte(b);
+    if (sr & kOre) emcp::board::rx_lost();
   }
 }
 
+namespace emcp {
 namespace board {
 
 const char* name() { return "stm32f4"; }
@@ -123,3 +124,4 @@ void uart_write(const char* data, size_t n) {
 }
 
 }  // namespace board
+}  // namespace emcp

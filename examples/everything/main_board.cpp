@@ -18,8 +18,8 @@ constexpr size_t kConnections = 8;
 constexpr size_t kSessions = 8;
 }  // namespace
 
-emcp::mcp::Server g_server(everything::kInfo, board::net_platform());
-emcp::transport::StaticLineTransport<> g_link(g_server, &board::uart_flush, nullptr);
+emcp::mcp::Server g_server(everything::kInfo, emcp::board::net_platform());
+emcp::transport::StaticLineTransport<> g_link(g_server, &emcp::board::uart_flush, nullptr);
 emcp::transport::HttpOptions g_http_options;
 emcp::lwip::StaticLwipHttpListener<kConnections> g_listener;
 emcp::transport::StaticHttpServer<kConnections, kSessions, EMCP_ARENA_SIZE, 1024, 4096> g_http(
@@ -28,16 +28,16 @@ emcp::transport::StaticHttpServer<kConnections, kSessions, EMCP_ARENA_SIZE, 1024
 /// The firmware; never returns. main() on bare metal; under FreeRTOS the task that owns the
 /// server (main_rtos.cpp builds this file with EMCP_EVERYTHING_NO_MAIN).
 void everything_firmware() {
-  board::init();
+  emcp::board::init();
   everything::install(g_server);
   g_http_options.sha1 = &emcp::mbedtls::sha1;
-  board::HttpService net;
+  emcp::board::HttpService net;
   net.http = &g_http;
   net.listener = &g_listener;
   net.options = &g_http_options;
-  board::Loop loop;
+  emcp::board::Loop loop;
   loop.tick = &everything::tick;
-  board::serve_uart_and_http(g_server, g_link, "emcp-everything", loop, net, board::NetConfig{});
+  emcp::board::serve_uart_and_http(g_server, g_link, "emcp-everything", loop, net, emcp::board::NetConfig{});
 }
 
 #ifndef EMCP_EVERYTHING_NO_MAIN

@@ -1,6 +1,6 @@
 // emcp-everything under FreeRTOS: main_board.cpp's firmware (built with EMCP_EVERYTHING_NO_MAIN)
 // in the task that owns the server, lwIP in its own thread beside it (tcpip_thread and the NIC's
-// receive task, started by board::net_init(): ports/freertos/README.md, "lwIP in its own
+// receive task, started by emcp::board::net_init(): ports/freertos/README.md, "lwIP in its own
 // thread"), so that the conformance suite runs against that architecture too. Static
 // allocation only.
 #include "FreeRTOS.h"
@@ -20,4 +20,4 @@ StaticTask_t g_owner_tcb;
 
 extern "C" void owner_task(void*) { everything_firmware(); }
 
-int main() { board::run_owner(&owner_task, g_owner_stack, g_owner_tcb); }
+int main() { emcp::board::run_owner(&owner_task, g_owner_stack, g_owner_tcb); }

@@ -120,18 +120,18 @@ constexpr ServerInfo kInfo = {"features", "1.0"};
 #if EMCP_FEATURE_HTTP
 // HTTP: the same server over Streamable HTTP and HTTP+SSE through lwIP (4 connections, 2
 // sessions, as emcp-sensors-net), beside the UART; with EMCP_FEATURE_WEBSOCKET, WebSocket too.
-Server g_server(kInfo, board::net_platform());
-emcp::transport::StaticLineTransport<2048, 64> g_link(g_server, &board::uart_flush, nullptr);
+Server g_server(kInfo, emcp::board::net_platform());
+emcp::transport::StaticLineTransport<2048, 64> g_link(g_server, &emcp::board::uart_flush, nullptr);
 emcp::transport::HttpOptions g_http_options;
 emcp::lwip::StaticLwipHttpListener<4> g_listener;
 emcp::transport::StaticHttpServer<4, 2, 2048, 1024, 1536> g_http(g_server, g_http_options, g_listener.port_interface());
 #else
-Server g_server(kInfo, board::platform());
-emcp::transport::StaticLineTransport<2048, 64> g_link(g_server, &board::uart_flush, nullptr);
+Server g_server(kInfo, emcp::board::platform());
+emcp::transport::StaticLineTransport<2048, 64> g_link(g_server, &emcp::board::uart_flush, nullptr);
 #endif
 
 int main() {
-  board::init();
+  emcp::board::init();
   g_server.set_tools(kTools);
 #if EMCP_FEATURE_RESOURCES
   g_server.set_resources(kResources);
@@ -149,12 +149,12 @@ int main() {
 #else
   g_http_options.ws_path = nullptr;
 #endif
-  board::HttpService net;
+  emcp::board::HttpService net;
   net.http = &g_http;
   net.listener = &g_listener;
   net.options = &g_http_options;
-  board::serve_uart_and_http(g_server, g_link, "emcp-features", board::Loop{}, net, board::NetConfig{});
+  emcp::board::serve_uart_and_http(g_server, g_link, "emcp-features", emcp::board::Loop{}, net, emcp::board::NetConfig{});
 #else
-  board::serve_uart(g_server, g_link, "emcp-features", board::Loop{});
+  emcp::board::serve_uart(g_server, g_link, "emcp-features", emcp::board::Loop{});
 #endif
 }

@@ -26,7 +26,7 @@ if(EMCP_BOARD STREQUAL "mps2-an385")
   # (EMCP_LEGACY_ERA=0: no initialize, no session state, no requests to the client; with no
   # listen streams, EMCP_MAX_LISTENS=0, nothing holds notifications either, so the queue is
   # gone with them). Its ceilings are its measured flash and RAM, rounded up to the KiB (22 KiB
-  # since the server's inbox hook and board::wake() in the platform, 56 B: 21,532 B).
+  # since the server's inbox hook and emcp::board::wake() in the platform, 56 B: 21,532 B).
   emcp_add_firmware(emcp-minimal-modern-${EMCP_BOARD}
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/main_board.cpp
     DEFINES EMCP_ERROR_STRINGS=0 EMCP_LEGACY_ERA=0 EMCP_MAX_LISTENS=0

@@ -36,17 +36,17 @@ struct Connection {
 Connection g_connections[MEMP_NUM_TCP_PCB];
 uint32_t g_accepted = 0, g_refused = 0, g_closed = 0, g_aborted = 0;
 
-void say(const char* s) { board::uart_write(s, strlen(s)); }
+void say(const char* s) { emcp::board::uart_write(s, strlen(s)); }
 
 void say_number(uint32_t v) {
   char out[24];
-  board::uart_write(out, emcp::json::format_uint64(v, out));
+  emcp::board::uart_write(out, emcp::json::format_uint64(v, out));
 }
 
 void say_hex_byte(uint8_t b) {
   const char digits[] = "0123456789abcdef";
   const char out[2] = {digits[b >> 4], digits[b & 15]};
-  board::uart_write(out, 2);
+  emcp::board::uart_write(out, 2);
 }
 
 // ---- the echo -----------------------------------------------------------------------------------
@@ -188,16 +188,16 @@ void service_echo() {
 }
 
 // ---- UART reports -------------------------------------------------------------------------------
-void on_address(const board::NetState& state) {
+void on_address(const emcp::board::NetState& state) {
   if (!state.bound) {
     say("ip none\n");
     return;
   }
   char ip[16];
-  board::format_ipv4(state.address, ip);
+  emcp::board::format_ipv4(state.address, ip);
   say("ip ");
   say(ip);
-  say(state.source == board::NetSource::kDhcp ? " (dhcp)\n" : " (static)\n");
+  say(state.source == emcp::board::NetSource::kDhcp ? " (dhcp)\n" : " (static)\n");
 }
 
 void say_pool(const char* name, memp_t pool) {
@@ -215,7 +215,7 @@ void say_pool(const char* name, memp_t pool) {
 }
 
 void say_stats() {
-  const board::NetCounters n = board::net_counters();
+  const emcp::board::NetCounters n = emcp::board::net_counters();
   say("stats rx ");
   say_number(n.rx_frames);
   say(" tx ");
@@ -245,9 +245,9 @@ void say_stats() {
   say("/");
   say_number(lwip_stats.mem.avail);
   say(" stack ");
-  say_number(static_cast<uint32_t>(board::stack_high_water()));
+  say_number(static_cast<uint32_t>(emcp::board::stack_high_water()));
   say("/");
-  say_number(static_cast<uint32_t>(board::stack_size()));
+  say_number(static_cast<uint32_t>(emcp::board::stack_size()));
   say("\n");
 }
 
@@ -259,17 +259,17 @@ void netcheck_firmware() {
 #else
 int main() {
 #endif
-  board::init();
+  emcp::board::init();
   say("emcp-netcheck on ");
-  say(board::name());
+  say(emcp::board::name());
   say(": DHCP, then a TCP echo on port 80; 's' prints the counters\n");
-  board::NetConfig config;
+  emcp::board::NetConfig config;
   config.on_address = &on_address;
-  if (!board::net_init(config)) {
+  if (!emcp::board::net_init(config)) {
     say("net: no NIC answers\n");
-    for (;;) board::idle();
+    for (;;) emcp::board::idle();
   }
-  const board::NetState state = board::net_state();
+  const emcp::board::NetState state = emcp::board::net_state();
   say("mac ");
   for (unsigned i = 0; i < 6; ++i) {
     if (i != 0) say(":");
@@ -278,12 +278,12 @@ int main() {
   say(state.link_up ? " link up\n" : " link down\n");
   if (!start_echo()) say("echo: cannot listen on port 80\n");
   for (;;) {
-    board::net_poll();
+    emcp::board::net_poll();
     service_echo();
     uint8_t cmd[16];
-    const size_t n = board::uart_read(cmd, sizeof cmd);
+    const size_t n = emcp::board::uart_read(cmd, sizeof cmd);
     for (size_t i = 0; i < n; ++i)
       if (cmd[i] == 's') say_stats();
-    board::idle();
+    emcp::board::idle();
   }
 }

@@ -1,7 +1,7 @@
 // emcp-netcheck under FreeRTOS: the same bring-up firmware (main_board.cpp's loop, built with
 // EMCP_NETCHECK_NO_MAIN) in one task, where lwIP runs in its own thread (tcpip_thread, NO_SYS 0)
-// beside the NIC's receive task: board::net_init() (boards/<board>/net.cpp) starts both and
-// gives the task lwIP's core lock, which it holds but while it waits in board::idle(). So the
+// beside the NIC's receive task: emcp::board::net_init() (boards/<board>/net.cpp) starts both and
+// gives the task lwIP's core lock, which it holds but while it waits in emcp::board::idle(). So the
 // echo's lwIP callbacks run in tcpip_thread and its loop in this task, never at once.
 // Static allocation only, as every image: the task's stack and control block are below.
 #include "board/board.h"
@@ -19,4 +19,4 @@ StaticTask_t g_owner_tcb;
 
 extern "C" void owner_task(void*) { netcheck_firmware(); }
 
-int main() { board::run_owner(&owner_task, g_owner_stack, g_owner_tcb); }
+int main() { emcp::board::run_owner(&owner_task, g_owner_stack, g_owner_tcb); }

@@ -415,7 +415,7 @@ constexpr Param kInboxStats[] = {
 #endif
 
 #if EMCP_SENSORS_TASK_STATS
-// A task's stack (board::TaskStack), the kernel's high-water mark of it.
+// A task's stack (emcp::board::TaskStack), the kernel's high-water mark of it.
 constexpr Param kTaskStackFields[] = {
     Param::string("name").required(),
     Param::integer("stack_size", "Bytes").required(),
@@ -425,7 +425,7 @@ constexpr Param kTaskStack = Param::object("", kTaskStackFields);
 // device_stats' snapshot of them (static: the owner's stack is tight on the smaller boards).
 static_assert(EMCP_FREERTOS_WATCHED_TASKS > 0, "EMCP_SENSORS_TASK_STATS lists the watched tasks: EMCP_FREERTOS_WATCHED_TASKS > 0");
 constexpr size_t kMaxTasks = EMCP_FREERTOS_WATCHED_TASKS;
-board::TaskStack g_tasks[kMaxTasks];
+emcp::board::TaskStack g_tasks[kMaxTasks];
 #endif
 
 struct StatsNow {
@@ -514,7 +514,7 @@ void device_stats(ToolCall& call) {
   if (now.has_inbox) now.inbox = g_server->inbox()->stats();
 #endif
 #if EMCP_SENSORS_TASK_STATS
-  const size_t watched = board::task_stacks(g_tasks, kMaxTasks);
+  const size_t watched = emcp::board::task_stacks(g_tasks, kMaxTasks);
   now.tasks = watched < kMaxTasks ? watched : kMaxTasks;
 #endif
   call.structured(&write_stats, &now);

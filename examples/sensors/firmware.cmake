@@ -18,7 +18,7 @@ endif()
 # store, so tasks.cpp itself is not linked); 75 KiB with the lossless UART (76,756 B: the
 # receive interrupt holding the UART back, the gap in the input answered with data.inputLost,
 # device_stats' input_held: about 470 B); 76 KiB since the server's inbox (issue 29: poll()'s
-# hook and the server's pointer to an inbox, 32 B; board::wake() in the platform and the flag
+# hook and the server's pointer to an inbox, 32 B; emcp::board::wake() in the platform and the flag
 # idle() checks, 24 B: 76,812 B).
 if(NOT DEFINED EMCP_BOARD_SENSORS_FLASH_BUDGET)
   set(EMCP_BOARD_SENSORS_FLASH_BUDGET 77824)
@@ -63,7 +63,7 @@ if(EMCP_BOARD STREQUAL "mps2-an385")
   # roots hook; list changes and resource updates go to subscriptions/listen streams. Its
   # ceilings are its measured flash and RAM, rounded up to the KiB (66 KiB of flash since the
   # server's inbox hook, 28 B: Server::poll() runs a set inbox, the server holds its pointer;
-  # and board::wake(), whose flag idle() checks, 24 B: 52 B past the 65 KiB it had).
+  # and emcp::board::wake(), whose flag idle() checks, 24 B: 52 B past the 65 KiB it had).
   emcp_add_firmware(emcp-sensors-modern-${EMCP_BOARD}
     SOURCES ${sensors_sources}
     INCLUDES ${CMAKE_CURRENT_LIST_DIR}
@@ -150,7 +150,7 @@ if(EMCP_BOARD_NET)
   # measured flash and static RAM rounded up to the KiB (165,324 B and 81,460 B). The owner task's
   # stack is the bare-metal image's main stack, 8 KiB: the request path's worst case from the call
   # graph is 4.9 KiB, but a handler's output waiting for the TCP window runs the listener's pump
-  # (board::idle()) through pointer calls the graph does not follow, and 5 KiB overflowed there
+  # (emcp::board::idle()) through pointer calls the graph does not follow, and 5 KiB overflowed there
   # (the kernel's check halted the image in the SDK test's binary content).
   # sensors_net_rtos_image(IMAGE BASE [emcp_add_firmware() arguments...]): emcp-IMAGE, the network
   # image emcp-BASE under FreeRTOS as this one is (main_rtos.cpp's owner, sensor and NIC tasks

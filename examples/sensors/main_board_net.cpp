@@ -41,8 +41,8 @@ constexpr size_t kHttpOut = 1024;    // per connection: the output buffer (answe
 constexpr size_t kReplay = 1536;     // per session: events kept for Last-Event-ID
 }  // namespace
 
-emcp::mcp::Server g_server(app::kServerInfo, board::net_platform());
-emcp::transport::StaticLineTransport<kHttpArena> g_link(g_server, &board::uart_flush, nullptr);
+emcp::mcp::Server g_server(app::kServerInfo, emcp::board::net_platform());
+emcp::transport::StaticLineTransport<kHttpArena> g_link(g_server, &emcp::board::uart_flush, nullptr);
 emcp::transport::HttpOptions g_http_options;
 emcp::lwip::StaticLwipHttpListener<kConnections> g_listener;
 #if EMCP_SENSORS_TLS
@@ -71,21 +71,21 @@ emcp::auth::ResourceServer g_auth;  // started by start_auth()
 // then it fails closed: the resource server is built without a canonical URI, so every request
 // is answered 500 ("authorization misconfigured") and none passes unchecked.
 const char* set_up_auth() {
-  using board::Entry;
+  using emcp::board::Entry;
   size_t n = 0;
   for (; n < sizeof g_tokens / sizeof g_tokens[0]; ++n) {
-    const char* t = board::credential_entry(Entry::kStaticToken, static_cast<unsigned>(n));
+    const char* t = emcp::board::credential_entry(Entry::kStaticToken, static_cast<unsigned>(n));
     if (t == nullptr) break;
     g_tokens[n].token = t;
     g_tokens[n].scope = nullptr;  // every scope
   }
-  const char* key = board::credential_entry(Entry::kJwtKey);
-  const char* issuer = board::credential_entry(Entry::kIssuer);
-  const char* type = board::credential_entry(Entry::kJwtType);
-  const char* clock = board::credential_entry(Entry::kClock);
+  const char* key = emcp::board::credential_entry(Entry::kJwtKey);
+  const char* issuer = emcp::board::credential_entry(Entry::kIssuer);
+  const char* type = emcp::board::credential_entry(Entry::kJwtType);
+  const char* clock = emcp::board::credential_entry(Entry::kClock);
   if (clock != nullptr && emcp::StrView(clock) == emcp::StrView("semihosting"))
-    board::set_unix_time(board::semihosting_time());
-  g_auth_config.resource = board::credential_entry(Entry::kAudience);
+    emcp::board::set_unix_time(emcp::board::semihosting_time());
+  g_auth_config.resource = emcp::board::credential_entry(Entry::kAudience);
   g_auth_config.scopes = app::kScopes;
   g_auth_config.required_scope = app::kRequiredScope;
   g_auth_config.static_tokens = emcp::Span<const emcp::auth::StaticToken>(g_tokens, n);
@@ -95,7 +95,7 @@ const char* set_up_auth() {
   if (g_jwt_key.load_public_key_pem(emcp::auth::JwtAlg::kES256, key) != emcp::Status::kOk &&
       g_jwt_key.load_public_key_pem(emcp::auth::JwtAlg::kRS256, key) != emcp::Status::kOk)
     return "the JWT key is no EC P-256 or RSA public key";
-  if (board::unix_time_s() == 0) return "JWTs need a wall clock (none set)";
+  if (emcp::board::unix_time_s() == 0) return "JWTs need a wall clock (none set)";
   g_jwt.issuer = issuer;
   g_jwt.audience = g_auth_config.resource;
   g_jwt.require_at_jwt = type != nullptr;
@@ -103,13 +103,13 @@ const char* set_up_auth() {
   g_issuers[0] = issuer;
   g_auth_config.authorization_servers = emcp::Span<const char* const>(g_issuers, 1);
   g_auth_config.jwt = &g_jwt;
-  g_auth_config.unix_time_s = &board::unix_time_s;
+  g_auth_config.unix_time_s = &emcp::board::unix_time_s;
   return nullptr;
 }
 
 const char* start_auth() {
-  const bool wanted = board::credential_entry(board::Entry::kStaticToken) != nullptr ||
-                      board::credential_entry(board::Entry::kJwtKey) != nullptr;
+  const bool wanted = emcp::board::credential_entry(emcp::board::Entry::kStaticToken) != nullptr ||
+                      emcp::board::credential_entry(emcp::board::Entry::kJwtKey) != nullptr;
   if (!wanted) return nullptr;
   const char* why = set_up_auth();
   if (why != nullptr) g_auth_config.resource = nullptr;  // fail closed
@@ -142,7 +142,7 @@ app::PlatformStats::Http g_http_figures;
 
 void read_network() {
   const emcp::lwip::LwipHttpStats& ls = g_listener.stats();
-  const board::NetCounters nic = board::net_counters();
+  const emcp::board::NetCounters nic = emcp::board::net_counters();
   NetFigures& n = g_net;
   n = NetFigures{};
   n.connections_in_use = static_cast<int64_t>(g_http.connections_in_use());
@@ -218,16 +218,16 @@ void write_network(emcp::json::Writer& w) {
 }
 
 void board_stats(app::PlatformStats* out) {
-  out->platform = board::name();
+  out->platform = emcp::board::name();
   out->messages = g_link.messages();
   // The most any message arena ever held, the UART's or an HTTP connection's (all 2 KiB).
   const size_t uart = g_link.arena().high_water(), http = g_http.arena_high_water();
   out->arena_high_water = uart > http ? uart : http;
   out->arena_size = kHttpArena;  // the UART's arena is as large
-  out->stack_high_water = board::stack_high_water();
-  out->stack_size = board::stack_size();
-  out->input_dropped = board::uart_dropped();
-  out->input_held = board::uart_held();
+  out->stack_high_water = emcp::board::stack_high_water();
+  out->stack_size = emcp::board::stack_size();
+  out->input_dropped = emcp::board::uart_dropped();
+  out->input_held = emcp::board::uart_held();
   read_network();
   out->write_network = &write_network;
   g_http_figures = app::PlatformStats::Http{g_http.connections_in_use(), kConnections, g_http.sessions_in_use(), kSessions,
@@ -240,30 +240,30 @@ void board_stats(app::PlatformStats* out) {
 /// The firmware; never returns. main() on the Cortex-M boards, a FreeRTOS task on ESP-IDF
 /// (boards/esp32/examples/sensors_net builds this file with EMCP_SENSORS_NO_MAIN).
 void sensors_net_firmware() {
-  board::init();
-  app::init(g_server, &board::now_ms);
+  emcp::board::init();
+  app::init(g_server, &emcp::board::now_ms);
   app::set_stats_source(&board_stats);
   g_server.set_page_size(5);
   g_http_options.sha1 = &emcp::mbedtls::sha1;  // WebSocket on /ws
-  board::HttpService net;
+  emcp::board::HttpService net;
   net.http = &g_http;
 #if EMCP_SENSORS_TLS
   // The certificate and key from the board's credentials region. Without them the layer
   // refuses every connection (a TLS alert), and the banner says why.
   emcp::mbedtls::pool_init(g_tls_pool, sizeof g_tls_pool);
-  board::Credentials creds;
-  const char* program = board::net_random_is_cryptographic()
+  emcp::board::Credentials creds;
+  const char* program = emcp::board::net_random_is_cryptographic()
                             ? "emcp-sensors-tls"
                             : "emcp-sensors-tls (TEST-ONLY entropy: this board has no TRNG; do not deploy)";
-  if (!board::credentials(&creds)) {
+  if (!emcp::board::credentials(&creds)) {
     program = "emcp-sensors-tls (no TLS credentials provisioned: connections refused)";
-  } else if (g_tls_context.init(board::net_platform(), creds.cert, creds.cert_len, creds.key, creds.key_len) !=
+  } else if (g_tls_context.init(emcp::board::net_platform(), creds.cert, creds.cert_len, creds.key, creds.key_len) !=
              emcp::Status::kOk) {
     program = "emcp-sensors-tls (the provisioned certificate or key does not load: connections refused)";
   } else if (start_auth() != nullptr) {
     program = "emcp-sensors-tls (the provisioned authorization is not usable: every request refused)";
   } else if (g_http_options.auth != nullptr) {
-    program = board::net_random_is_cryptographic()
+    program = emcp::board::net_random_is_cryptographic()
                   ? "emcp-sensors-tls (bearer token required)"
                   : "emcp-sensors-tls (bearer token required; TEST-ONLY entropy: this board has no TRNG; do not deploy)";
   }
@@ -274,9 +274,9 @@ void sensors_net_firmware() {
 #endif
   net.listener = &g_listener;
   net.options = &g_http_options;
-  board::Loop loop;
+  emcp::board::Loop loop;
   loop.tick = &app::tick;
-  board::serve_uart_and_http(g_server, g_link, program, loop, net, board::NetConfig{});
+  emcp::board::serve_uart_and_http(g_server, g_link, program, loop, net, emcp::board::NetConfig{});
 }
 
 #ifndef EMCP_SENSORS_NO_MAIN

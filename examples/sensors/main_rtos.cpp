@@ -1,6 +1,6 @@
 // emcp-sensors under FreeRTOS: the same firmware as bare metal (main_board.cpp's
 // sensors_firmware(), built with EMCP_SENSORS_NO_MAIN: the application over the UART in
-// board::serve()'s loop) in the task that owns the server, beside a sensor task sampling on
+// emcp::board::serve()'s loop) in the task that owns the server, beside a sensor task sampling on
 // a timer. Static allocation only: the tasks' stacks and control blocks are the arrays below.
 // emcp-sensors-net-rtos (EMCP_SENSORS_NETWORK): main_board_net.cpp's sensors_net_firmware()
 // instead, over the UART and lwIP at once, lwIP in its own thread (tcpip_thread, priority 3)
@@ -100,7 +100,7 @@ void sample_uptime() {
 
 #if defined(__arm__)
 // The MPS2's CMSDK APB timer 1 (0x40001000, IRQ 9, 25 MHz): its interrupt samples the uptime.
-// Its priority allows FreeRTOS calls from the handler (board::wake()).
+// Its priority allows FreeRTOS calls from the handler (emcp::board::wake()).
 struct CmsdkTimer {
   volatile uint32_t ctrl, value, reload, intstatus;
 };
@@ -113,8 +113,8 @@ void start_uptime_timer() {
   timer1().reload = kTimerHz / kUptimeSamplesPerSecond - 1;
   timer1().value = kTimerHz / kUptimeSamplesPerSecond - 1;
   timer1().intstatus = 1;  // clear
-  board::arch::nvic_set_priority(kTimer1Irq, configMAX_SYSCALL_INTERRUPT_PRIORITY);
-  board::arch::nvic_enable(kTimer1Irq);
+  emcp::board::arch::nvic_set_priority(kTimer1Irq, configMAX_SYSCALL_INTERRUPT_PRIORITY);
+  emcp::board::arch::nvic_enable(kTimer1Irq);
   timer1().ctrl = 1u | 8u;  // enable, interrupt enable
 }
 #elif defined(__riscv)
@@ -138,8 +138,8 @@ void start_uptime_timer() {
 
 extern "C" {
 
-// The task that owns the server: board::serve()'s loop, for ever. In the network image it also
-// starts lwIP's thread and the NIC's receive task (board::net_init(), boards/<board>/net.cpp) and
+// The task that owns the server: emcp::board::serve()'s loop, for ever. In the network image it also
+// starts lwIP's thread and the NIC's receive task (emcp::board::net_init(), boards/<board>/net.cpp) and
 // holds lwIP's core lock but while it waits.
 void owner_task(void*) {
 #if EMCP_SENSORS_NETWORK
@@ -155,7 +155,7 @@ void sensor_task(void*) {
   TickType_t last = xTaskGetTickCount();
   for (;;) {
     (void)xTaskDelayUntil(&last, pdMS_TO_TICKS(EMCP_SENSORS_SAMPLE_MS));
-    const sensors::Reading r = sensors::read(sensors::Id::kTemperature, board::now_ms());
+    const sensors::Reading r = sensors::read(sensors::Id::kTemperature, emcp::board::now_ms());
     post_sample<static_cast<int>(sensors::Id::kTemperature)>(r.value);
   }
 }
@@ -203,10 +203,10 @@ void sensors_rtos_start() {
   app::sampled_elsewhere(static_cast<int>(sensors::Id::kUptime));
   start_uptime_timer();  // its interrupts wait for the scheduler (masked until it starts)
 #endif
-  (void)board::start_owner(&owner_task, g_owner_stack, g_owner_tcb);  // priority 1
+  (void)emcp::board::start_owner(&owner_task, g_owner_stack, g_owner_tcb);  // priority 1
   TaskHandle_t sensor = xTaskCreateStatic(&sensor_task, "sensor", sizeof g_sensor_stack / sizeof(StackType_t), nullptr,
                                           kSensorPriority, g_sensor_stack, &g_sensor_tcb);
-  (void)board::watch_stack(sensor, sizeof g_sensor_stack);  // device_stats' "tasks"
+  (void)emcp::board::watch_stack(sensor, sizeof g_sensor_stack);  // device_stats' "tasks"
 }
 
 #if !defined(ESP_PLATFORM)

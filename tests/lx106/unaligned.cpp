@@ -11,10 +11,10 @@ alignas(4) uint8_t g_bytes[8] = {1, 2, 3, 4, 5, 6, 7, 8};
 }
 
 int main() {
-  board::init();
+  emcp::board::init();
   uintptr_t at = reinterpret_cast<uintptr_t>(g_bytes) + 1;
   __asm__ volatile("" : "+a"(at));  // the compiler cannot see it is unaligned
   const uint32_t word = *reinterpret_cast<volatile const uint32_t*>(at);
-  board::uart_write("unreached\n", 10);
+  emcp::board::uart_write("unreached\n", 10);
   return static_cast<int>(word);
 }

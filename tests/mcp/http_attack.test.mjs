@@ -46,7 +46,7 @@ const MODES = {
     // Its slots: the image's build options (EMCP_IMAGE_CONNECTIONS, EMCP_IMAGE_SESSIONS, given
     // by tests/boards/CMakeLists.txt from examples/sensors/firmware.cmake), not what it says itself.
     slots: Number(process.env.EMCP_IMAGE_CONNECTIONS), sessions: Number(process.env.EMCP_IMAGE_SESSIONS),
-    headMs: 10000, keepaliveMs: 5000, // HttpOptions' default; board::HttpService::keepalive_ms
+    headMs: 10000, keepaliveMs: 5000, // HttpOptions' default; emcp::board::HttpService::keepalive_ms
     graceMs: 1000,
     firstByteMs: 3000,
     reconnectMs: 20000,

@@ -60,15 +60,15 @@ using stress::kLoggers;
 using stress::kProducers;
 constexpr ServerInfo kInfo{"emcp-inbox-stress", "1.0.0"};
 
-uint64_t now_ms() { return board::now_ms(); }
-void wake() { board::wake(); }
-// The board's platform with board::wake(): a post wakes the owner task at once.
+uint64_t now_ms() { return emcp::board::now_ms(); }
+void wake() { emcp::board::wake(); }
+// The board's platform with emcp::board::wake(): a post wakes the owner task at once.
 constexpr emcp::Platform kPlatform{&now_ms, nullptr, nullptr, nullptr, &wake};
 
 }  // namespace
 
 Server g_server(kInfo, kPlatform);
-emcp::transport::StaticLineTransport<> g_link(g_server, &board::uart_flush, nullptr);
+emcp::transport::StaticLineTransport<> g_link(g_server, &emcp::board::uart_flush, nullptr);
 StaticInbox<16, 64> g_inbox;
 
 // The tasks' memory, by the names tests/threads/firmware.cmake gives the footprint check.
@@ -112,14 +112,14 @@ void timer_start() {
   t.intclear = 1u;
   // A priority the kernel masks (numerically at or above configMAX_SYSCALL_INTERRUPT_PRIORITY:
   // FromISR calls are allowed), one below the UART's receive interrupt.
-  board::arch::nvic_set_priority(kIrqTimer0, static_cast<uint8_t>(configMAX_SYSCALL_INTERRUPT_PRIORITY + (1u << (8 - configPRIO_BITS))));
-  board::arch::nvic_enable(kIrqTimer0);
+  emcp::board::arch::nvic_set_priority(kIrqTimer0, static_cast<uint8_t>(configMAX_SYSCALL_INTERRUPT_PRIORITY + (1u << (8 - configPRIO_BITS))));
+  emcp::board::arch::nvic_enable(kIrqTimer0);
   t.ctrl = 1u | 8u;
 }
 
 void timer_stop() {
   timer0().ctrl = 0;
-  board::arch::nvic_disable(kIrqTimer0);  // a request already raised never runs after this
+  emcp::board::arch::nvic_disable(kIrqTimer0);  // a request already raised never runs after this
 }
 
 }  // namespace
@@ -285,18 +285,18 @@ const Resource kResources[] = {
 }  // namespace
 
 extern "C" void owner_task(void*) {
-  board::init();
+  emcp::board::init();
   g_server.set_tools(kTools);
   g_server.set_resources(kResources);
   g_server.set_inbox(g_inbox);
-  board::serve_uart(g_server, g_link, "emcp-inbox-stress", board::Loop());
+  emcp::board::serve_uart(g_server, g_link, "emcp-inbox-stress", emcp::board::Loop());
 }
 
 int main() {
   g_jobs = xQueueCreateStatic(kJobs, sizeof(Job), g_jobs_storage, &g_jobs_queue);
   g_owner = xTaskCreateStatic(&owner_task, "emcp", sizeof g_owner_stack / sizeof(StackType_t), nullptr, kOwnerPriority,
                               g_owner_stack, &g_owner_tcb);
-  board::set_owner(g_owner, sizeof g_owner_stack);
+  emcp::board::set_owner(g_owner, sizeof g_owner_stack);
   g_worker = xTaskCreateStatic(&worker_task, "worker", sizeof g_worker_stack / sizeof(StackType_t), nullptr,
                                kWorkerPriority, g_worker_stack, &g_worker_tcb);
   vTaskStartScheduler();  // never returns: every task's memory is static, nothing can fail

@@ -10,7 +10,7 @@
 
 namespace {
 
-std::string drain(board::Ring<8>& r) {
+std::string drain(emcp::board::Ring<8>& r) {
   std::string out;
   uint8_t buf[3];
   for (size_t n; (n = r.pop(buf, sizeof buf)) != 0;) out.append(reinterpret_cast<char*>(buf), n);
@@ -20,7 +20,7 @@ std::string drain(board::Ring<8>& r) {
 }  // namespace
 
 TEST(BoardRing, BytesInOrderUntilFull) {
-  board::Ring<8> r;
+  emcp::board::Ring<8> r;
   for (uint8_t c = 'a'; c < 'a' + 8; ++c) EXPECT_TRUE(r.push(c));
   EXPECT_TRUE(r.full());
   EXPECT_FALSE(r.room());
@@ -30,7 +30,7 @@ TEST(BoardRing, BytesInOrderUntilFull) {
 }
 
 TEST(BoardRing, ALossComesOutWhereItHappened) {
-  board::Ring<8> r;
+  emcp::board::Ring<8> r;
   EXPECT_TRUE(r.push('a'));
   EXPECT_TRUE(r.push('b'));
   r.lose();
@@ -46,7 +46,7 @@ TEST(BoardRing, ALossComesOutWhereItHappened) {
 }
 
 TEST(BoardRing, AFullRingLosesAtItsEnd) {
-  board::Ring<8> r;
+  emcp::board::Ring<8> r;
   for (uint8_t c = '0'; c < '8'; ++c) EXPECT_TRUE(r.push(c));
   EXPECT_FALSE(r.push('x'));  // no room: the gap follows the eight kept bytes
   uint8_t buf[4];
@@ -65,7 +65,7 @@ TEST(BoardRing, AFullRingLosesAtItsEnd) {
 TEST(BoardRing, TheReaderSeesEveryGapInItsPlace) {
   std::mt19937 rng(28);
   for (int round = 0; round < 200; ++round) {
-    board::Ring<8> r;
+    emcp::board::Ring<8> r;
     std::string expected, seen;
     bool in_gap = false;
     for (int step = 0; step < 2000; ++step) {

@@ -61,7 +61,7 @@ __asm__(
 // exception's mcause, mepc and mtval are still in their registers for a debugger.
 __attribute__((noreturn)) void Fault_Handler(uint32_t) {
   __asm__ volatile("csrw mie, zero");
-  for (;;) board::arch::wait_for_interrupt();
+  for (;;) emcp::board::arch::wait_for_interrupt();
 }
 
 void Default_Handler() { Fault_Handler(0); }

@@ -43,6 +43,7 @@ void drain_events() {
 }
 }  // namespace
 
+namespace emcp {
 namespace board {
 
 const char* name() { return CONFIG_IDF_TARGET; }
@@ -70,7 +71,7 @@ bool random_bytes(void* out, size_t n) {
 }
 }  // namespace
 
-// The server's inbox (emcp/mcp/inbox.h) wakes the owner task with board::wake(); without atomic
+// The server's inbox (emcp/mcp/inbox.h) wakes the owner task with emcp::board::wake(); without atomic
 // read-modify-write (the ESP32-C3's RV32IMC, the ESP32-S2) it posts inside the kernel's
 // critical section.
 const emcp::Platform& platform() {
@@ -112,3 +113,4 @@ uint32_t uart_held() {
 }
 
 }  // namespace board
+}  // namespace emcp

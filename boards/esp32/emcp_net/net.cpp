@@ -1,7 +1,7 @@
 // board/net.h on ESP-IDF: lwIP is ESP-IDF's own, run in its tcpip thread, and the interface is
 // whatever the application brought up with ESP-IDF's APIs (esp_netif_init, a Wi-Fi station or
 // Ethernet, DHCP or a static address: boards/esp32/examples/sensors_net/main/main.cpp) before
-// the firmware calls board::net_init(). This file configures nothing of it: it takes lwIP's core
+// the firmware calls emcp::board::net_init(). This file configures nothing of it: it takes lwIP's core
 // lock for the serving task, releases it while that task waits, and reads the default
 // interface's state.
 //
@@ -10,7 +10,7 @@
 // CONFIG_LWIP_TCPIP_CORE_LOCKING). The engine writes from everywhere in the loop: run_once(),
 // but also the server's poll(), the application's tick and a UART request whose tool notifies
 // the HTTP sessions. So from net_init() on, the task that owns the server holds the lock all the
-// time but while it waits in board::idle() (board::set_idle_lock(): the owner's wait of
+// time but while it waits in emcp::board::idle() (emcp::board::set_idle_lock(): the owner's wait of
 // ports/freertos, the same as on the mps2-an385's FreeRTOS image with lwIP in its own thread),
 // which is both the loop's wait and, after net_poll(), the listener's pump (a handler's output
 // waiting for the TCP window: boards/common/serve_net.cpp). lwIP's callbacks run in the tcpip
@@ -35,7 +35,7 @@
 #include "esp_random.h"
 #include "lwip/tcpip.h"
 
-// The listener's pump waits in board::idle(), giving the lock back, only in a FreeRTOS build
+// The listener's pump waits in emcp::board::idle(), giving the lock back, only in a FreeRTOS build
 // (boards/common/serve_net.cpp): the emcp component defines it for every component using it.
 static_assert(EMCP_BOARD_RTOS, "EMCP_BOARD_RTOS=1: boards/esp32/emcp's CMakeLists.txt defines it");
 static_assert(LWIP_TCPIP_CORE_LOCKING,
@@ -44,17 +44,17 @@ static_assert(LWIP_TCPIP_CORE_LOCKING,
 
 namespace {
 
-board::NetConfig g_config;
+emcp::board::NetConfig g_config;
 bool g_ready = false;     // net_init() succeeded: this task holds the lock outside net_poll()
 bool g_reported_bound = false;
-board::Ipv4 g_reported{};  // the address on_address was last told
+emcp::board::Ipv4 g_reported{};  // the address on_address was last told
 
-// What board::idle() gives back while it waits, and takes again.
+// What emcp::board::idle() gives back while it waits, and takes again.
 void unlock_core() { UNLOCK_TCPIP_CORE(); }
 void lock_core() { LOCK_TCPIP_CORE(); }
 
-board::Ipv4 from_esp(const esp_ip4_addr_t& a) {
-  board::Ipv4 r;
+emcp::board::Ipv4 from_esp(const esp_ip4_addr_t& a) {
+  emcp::board::Ipv4 r;
   memcpy(r.octets, &a.addr, 4);  // network order: the first octet first in memory
   return r;
 }
@@ -62,7 +62,7 @@ board::Ipv4 from_esp(const esp_ip4_addr_t& a) {
 // Tells the application when the address changed (bound, lost, another one), as the Cortex-M
 // boards do from their netif's status callback; polled here, with the lock held.
 void report_address() {
-  const board::NetState s = board::net_state();
+  const emcp::board::NetState s = emcp::board::net_state();
   const bool changed =
       s.bound != g_reported_bound || (s.bound && memcmp(&s.address, &g_reported, sizeof g_reported) != 0);
   if (!changed) return;
@@ -73,6 +73,7 @@ void report_address() {
 
 }  // namespace
 
+namespace emcp {
 namespace board {
 
 // Only `on_address` of `config` applies: the application configured the interface itself (DHCP
@@ -84,12 +85,12 @@ bool net_init(const NetConfig& config) {
   if (esp_netif_get_nr_of_ifs() == 0) return false;
   g_config = config;
   LOCK_TCPIP_CORE();
-  board::set_idle_lock(&unlock_core, &lock_core);
+  emcp::board::set_idle_lock(&unlock_core, &lock_core);
   g_ready = true;
   return true;  // an address it already has is reported by the first net_poll()
 }
 
-// lwIP runs in its own thread, which has the core lock while the owner waits (board::idle()):
+// lwIP runs in its own thread, which has the core lock while the owner waits (emcp::board::idle()):
 // this only reports an address change.
 void net_poll() {
   if (g_ready) report_address();
@@ -135,3 +136,4 @@ bool net_random(void* out, size_t n) {
 
 
 }  // namespace board
+}  // namespace emcp

@@ -14,7 +14,7 @@
  * named objects the footprint report shows, not from the kernel's own arrays. */
 #define configKERNEL_PROVIDED_STATIC_MEMORY 0
 
-/* A 1 kHz tick: board::now_ms() is the tick count (ports/freertos/src/kernel.cpp checks). */
+/* A 1 kHz tick: emcp::board::now_ms() is the tick count (ports/freertos/src/kernel.cpp checks). */
 #define configTICK_RATE_HZ 1000
 #define configTICK_TYPE_WIDTH_IN_BITS TICK_TYPE_WIDTH_32_BITS
 #define configUSE_PREEMPTION 1
@@ -44,7 +44,7 @@
 #define configCHECK_FOR_STACK_OVERFLOW 2
 
 /* What the owner task's wait and the inbox need: one notification per task (the owner sleeps
- * on it, board::wake() gives it), mutexes and counting semaphores (for a network stack's
+ * on it, emcp::board::wake() gives it), mutexes and counting semaphores (for a network stack's
  * sys_arch). No software timers (no timer task), no queue sets, no co-routines. */
 #define configUSE_TASK_NOTIFICATIONS 1
 #define configTASK_NOTIFICATION_ARRAY_ENTRIES 1

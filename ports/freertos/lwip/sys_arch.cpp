@@ -232,7 +232,7 @@ sys_thread_t sys_thread_new(const char* name, lwip_thread_fn thread, void* arg, 
   g_thread_started = true;
   TaskHandle_t task = xTaskCreateStatic(thread, name, sizeof g_tcpip_stack / sizeof(StackType_t), arg,
                                         static_cast<UBaseType_t>(prio), g_tcpip_stack, &g_tcpip_tcb);
-  (void)board::watch_stack(task, sizeof g_tcpip_stack);  // device_stats' "tasks"
+  (void)emcp::board::watch_stack(task, sizeof g_tcpip_stack);  // device_stats' "tasks"
   return task;
 }
 

@@ -10,7 +10,7 @@
 #include "board/board.h"
 #include "board/freertos.h"
 
-static_assert(configTICK_RATE_HZ == 1000, "board::now_ms() counts ticks as milliseconds");
+static_assert(configTICK_RATE_HZ == 1000, "emcp::board::now_ms() counts ticks as milliseconds");
 static_assert(configSUPPORT_DYNAMIC_ALLOCATION == 0, "emcp images allocate nothing (static allocation only)");
 
 // The idle task's memory (the kernel asks for it when the scheduler starts); its stack's
@@ -39,7 +39,7 @@ void vApplicationGetTimerTaskMemory(StaticTask_t** tcb, StackType_t** stack, con
 #endif
 
 // Nothing is ready: sleep until an interrupt (the tick, the UART) makes something ready.
-void vApplicationIdleHook() { board::arch::wait_for_interrupt(); }
+void vApplicationIdleHook() { emcp::board::arch::wait_for_interrupt(); }
 
 #if configUSE_TICK_HOOK
 // The tick hook, where the board's configuration turns it on (hifive1's) and the image defines
@@ -59,6 +59,7 @@ void emcp_freertos_assert_failed() {
 
 }  // extern "C"
 
+namespace emcp {
 namespace board {
 
 // The kernel's tick count and its count of the count's wraps, read together in a critical
@@ -70,3 +71,4 @@ uint64_t now_ms() {
 }
 
 }  // namespace board
+}  // namespace emcp

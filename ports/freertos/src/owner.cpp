@@ -66,7 +66,7 @@ bool in_interrupt() {
   // stack is a static array elsewhere: once the scheduler runs, code on that region is an
   // interrupt's. (Before, main() runs there: a wake() from it gives the notification as an
   // interrupt does, which the kernel allows before it starts.)
-  const uint32_t* sp = board::arch::stack_pointer();
+  const uint32_t* sp = emcp::board::arch::stack_pointer();
   return sp >= &__stack_limit__ && sp <= &__stack_top__;
 #else
 #error "ports/freertos: in_interrupt() for this architecture (the kernel's port says whether an interrupt runs)"
@@ -75,6 +75,7 @@ bool in_interrupt() {
 
 }  // namespace
 
+namespace emcp {
 namespace board {
 
 void set_owner(TaskHandle_t task, size_t stack_bytes) {
@@ -175,3 +176,4 @@ size_t stack_size() { return g_owner_stack_bytes; }
 size_t stack_high_water() { return g_owner == nullptr ? 0 : used(g_owner, g_owner_stack_bytes); }
 
 }  // namespace board
+}  // namespace emcp

@@ -41,7 +41,7 @@ export function imageReport() {
   return JSON.parse(readFileSync(image.replace(/\.elf$/, ".footprint.json"), "utf8"));
 }
 
-/// A FreeRTOS image's tasks (device_stats' "tasks", board::task_stacks()) against its footprint
+/// A FreeRTOS image's tasks (device_stats' "tasks", emcp::board::task_stacks()) against its footprint
 /// report: the tasks the image creates (the owner "emcp" and the sensor task; a network image's
 /// lwIP thread "tcpip" and NIC receive task "nic_rx"), each stack the size the report found
 /// for it, and the kernel's high-water mark of it clear of the bytes the overflow check keeps

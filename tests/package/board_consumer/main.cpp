@@ -6,11 +6,11 @@
 #include "emcp/transport/line.h"
 #include "tools.h"
 
-emcp::mcp::Server g_server(kInfo, board::platform());
-emcp::transport::StaticLineTransport<2048, 64> g_link(g_server, &board::uart_flush, nullptr);
+emcp::mcp::Server g_server(kInfo, emcp::board::platform());
+emcp::transport::StaticLineTransport<2048, 64> g_link(g_server, &emcp::board::uart_flush, nullptr);
 
 int main() {
-  board::init();
+  emcp::board::init();
   g_server.set_tools(kTools);
-  board::serve_uart(g_server, g_link, "consumer", board::Loop{});
+  emcp::board::serve_uart(g_server, g_link, "consumer", emcp::board::Loop{});
 }

@@ -26,6 +26,7 @@
 #error "board/arch.h: a Cortex-M, RISC-V or Xtensa target"
 #endif
 
+namespace emcp {
 namespace board {
 namespace arch {
 
@@ -126,5 +127,6 @@ inline void nvic_set_priority(uint32_t irq, uint8_t priority) {
 
 }  // namespace arch
 }  // namespace board
+}  // namespace emcp
 
 #endif  // EMCP_BOARD_ARCH_H

@@ -11,6 +11,7 @@
 
 #include "emcp/platform.h"
 
+namespace emcp {
 namespace board {
 
 /// Clocks, the UART (115200 8N1 on real hardware; RX interrupt on), a 1 kHz tick (SysTick, or
@@ -60,5 +61,6 @@ size_t stack_size();
 size_t stack_high_water();
 
 }  // namespace board
+}  // namespace emcp
 
 #endif  // EMCP_BOARD_BOARD_H

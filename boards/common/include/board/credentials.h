@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+namespace emcp {
 namespace board {
 
 struct Credentials {
@@ -41,5 +42,6 @@ enum class Entry : uint32_t {
 const char* credential_entry(Entry type, unsigned index = 0);
 
 }  // namespace board
+}  // namespace emcp
 
 #endif

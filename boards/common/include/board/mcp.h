@@ -3,11 +3,11 @@
 //
 //   constexpr emcp::mcp::ServerInfo kInfo = {"minimal", "1.0"};
 //   emcp::board::UartMcp<2048> g_mcp(kInfo, kTools);   // static: no heap, nothing on the stack
-//   int main() { g_mcp.run(); }                         // board::init(), banner, serve forever
+//   int main() { g_mcp.run(); }                         // emcp::board::init(), banner, serve forever
 //
 // What it wires is the explicit form (docs/porting.md, examples with their own main loop):
-// mcp::Server with board::platform(), StaticLineTransport<ArenaSize, OutSize> writing through
-// board::uart_flush, board::init() and board::serve() (board/serve.h); the same shape as
+// mcp::Server with emcp::board::platform(), StaticLineTransport<ArenaSize, OutSize> writing through
+// emcp::board::uart_flush, emcp::board::init() and emcp::board::serve() (board/serve.h); the same shape as
 // posix::StdioMcp (emcp/posix/mcp.h), over transport::StreamMcp. The server's other features are
 // set on server() before run(): set_resources(), set_prompts()...
 //
@@ -22,6 +22,7 @@
 #include "emcp/mcp/server.h"
 #include "emcp/transport/line.h"
 
+namespace emcp {
 namespace board {
 
 /// ArenaSize: bytes of the per-message arena (EMCP_ARENA_SIZE by default: what one request's
@@ -51,10 +52,6 @@ class UartMcp : public emcp::transport::StreamMcp<ArenaSize, OutSize> {
 };
 
 }  // namespace board
-
-// The board layer under emcp's name, as the rest of the public API (emcp::board::UartMcp).
-namespace emcp {
-namespace board = ::board;
 }  // namespace emcp
 
 #endif  // EMCP_BOARD_MCP_H

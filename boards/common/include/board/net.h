@@ -4,13 +4,13 @@
 // implements it in its own folder (mps2-an385: net.cpp over the LAN9118 driver); the
 // application then uses lwIP's raw/altcp API directly for its connections.
 //
-// Context: main loop only, after board::init(). lwIP runs entirely inside net_poll() (frames
+// Context: main loop only, after emcp::board::init(). lwIP runs entirely inside net_poll() (frames
 // in, timers), so the application's lwIP calls and its lwIP callbacks share that one context;
 // an application callback must not call net_poll().
 //
-//   board::NetConfig config;               // DHCP, static 10.0.2.15/24 after 10 s without
-//   if (!board::net_init(config)) ...      // no NIC
-//   for (;;) { board::net_poll(); ... board::idle(); }
+//   emcp::board::NetConfig config;               // DHCP, static 10.0.2.15/24 after 10 s without
+//   if (!emcp::board::net_init(config)) ...      // no NIC
+//   for (;;) { emcp::board::net_poll(); ... emcp::board::idle(); }
 #ifndef EMCP_BOARD_NET_H
 #define EMCP_BOARD_NET_H
 
@@ -21,6 +21,7 @@
 
 struct netif;
 
+namespace emcp {
 namespace board {
 
 /// An IPv4 address, most significant octet first (10.0.2.15 is {10, 0, 2, 15}).
@@ -102,7 +103,7 @@ uint64_t unix_time_s();
 /// emulator enables semihosting (QEMU: -semihosting-config enable=on,target=native): without it
 /// the call faults.
 uint64_t semihosting_time();
-/// board::platform() with net_random as its random source (a network image's platform).
+/// emcp::board::platform() with net_random as its random source (a network image's platform).
 const emcp::Platform& net_platform();
 
 /// Formats `ip` as dotted decimal into `out` (at least 16 bytes), NUL-terminated; returns the
@@ -110,5 +111,6 @@ const emcp::Platform& net_platform();
 unsigned format_ipv4(const Ipv4& ip, char* out);
 
 }  // namespace board
+}  // namespace emcp
 
 #endif  // EMCP_BOARD_NET_H

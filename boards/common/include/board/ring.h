@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+namespace emcp {
 namespace board {
 
 template <size_t N>
@@ -70,5 +71,6 @@ class Ring {
 };
 
 }  // namespace board
+}  // namespace emcp
 
 #endif  // EMCP_BOARD_RING_H

@@ -37,6 +37,7 @@ static_assert(EMCP_BOARD_RX_RING >= 256 && (EMCP_BOARD_RX_RING & (EMCP_BOARD_RX_
 #define EMCP_BOARD_RX_HOLD 1
 #endif
 
+namespace emcp {
 namespace board {
 
 /// True when a byte read now is kept. A board whose UART can hold bytes asks before each read.
@@ -56,5 +57,6 @@ void rx_hold();
 void rx_release();
 
 }  // namespace board
+}  // namespace emcp
 
 #endif  // EMCP_BOARD_RX_H

@@ -13,6 +13,7 @@
 #include "emcp/mcp/server.h"
 #include "emcp/transport/line.h"
 
+namespace emcp {
 namespace board {
 
 /// json::FlushingSink callback writing to the UART (ctx unused).
@@ -44,5 +45,6 @@ struct Service {
 emcp::transport::LineTransport* served_link();
 
 }  // namespace board
+}  // namespace emcp
 
 #endif  // EMCP_BOARD_SERVE_H

@@ -3,7 +3,7 @@
 // WebSocket on /ws) at the same time. For boards with board/net.h.
 //
 // The loop: UART bytes into the stdio transport; the NIC's frames into lwIP and lwIP's timers
-// (board::net_poll, where lwIP's callbacks only record); the HTTP port delivers what they
+// (emcp::board::net_poll, where lwIP's callbacks only record); the HTTP port delivers what they
 // recorded to the engine (LwipHttpListener::run_once); the application's tick; the server's
 // timeouts; sleep until the next interrupt. A handler's output that waits for a TCP window
 // runs net_poll (the listener's pump), never the engine.
@@ -12,7 +12,7 @@
 // (added once the network has one), or by a name in `extra_hosts`; browsers' Origins likewise
 // (DNS rebinding protection, docs/http.md).
 //
-// Context: main(), after board::init(); never returns.
+// Context: main(), after emcp::board::init(); never returns.
 #ifndef EMCP_BOARD_SERVE_NET_H
 #define EMCP_BOARD_SERVE_NET_H
 
@@ -23,6 +23,7 @@
 #include "emcp/lwip/http_listener.h"
 #include "emcp/transport/http_server.h"
 
+namespace emcp {
 namespace board {
 
 struct HttpService {
@@ -51,5 +52,6 @@ struct HttpService {
 const HttpService* served_http();
 
 }  // namespace board
+}  // namespace emcp
 
 #endif  // EMCP_BOARD_SERVE_NET_H

@@ -25,7 +25,7 @@
 // through the server's Inbox (emcp/mcp/inbox.h, docs/concurrency.md), never by calling here.
 //
 // Example (stdio, see examples/sensors):
-//   static emcp::mcp::Server server(kInfo, emcp::posix::platform());  // or board::platform()
+//   static emcp::mcp::Server server(kInfo, emcp::posix::platform());  // or emcp::board::platform()
 //   server.set_tools(kTools);
 //   static emcp::transport::LineTransport<> stdio(server, &write_stdout, nullptr);
 //   ... stdio.feed(bytes, n) as input arrives; server.poll() now and then ...

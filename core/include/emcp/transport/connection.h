@@ -92,13 +92,13 @@ struct HttpPort {
   template <class T>
   static HttpPort of(T* self) {
     HttpPort p;
-    p.write = [](void* ctx, uint16_t conn, const char* data, size_t n, size_t* taken) {
-      return static_cast<T*>(ctx)->port_write(conn, data, n, taken);
+    p.write = [](void* obj, uint16_t conn, const char* data, size_t n, size_t* taken) {
+      return static_cast<T*>(obj)->port_write(conn, data, n, taken);
     };
-    p.wait_writable = [](void* ctx, uint16_t conn, uint32_t timeout_ms) {
-      return static_cast<T*>(ctx)->port_wait_writable(conn, timeout_ms);
+    p.wait_writable = [](void* obj, uint16_t conn, uint32_t timeout_ms) {
+      return static_cast<T*>(obj)->port_wait_writable(conn, timeout_ms);
     };
-    p.close = [](void* ctx, uint16_t conn) { static_cast<T*>(ctx)->port_close(conn); };
+    p.close = [](void* obj, uint16_t conn) { static_cast<T*>(obj)->port_close(conn); };
     p.ctx = self;
     return p;
   }

@@ -95,7 +95,7 @@ class StaticLineTransport : private detail::LineStorage<ArenaSize, OutSize>,
 };
 
 /// An mcp::Server and its line transport in one object: what posix::StdioMcp (emcp/posix/mcp.h)
-/// and board::UartMcp (board/mcp.h) add their run() to. `info` is kept by reference (the
+/// and emcp::board::UartMcp (board/mcp.h) add their run() to. `info` is kept by reference (the
 /// server's): a constexpr static, never a temporary; the object is a static (its arena and
 /// buffers are members), built before the loop runs.
 template <size_t ArenaSize, size_t OutSize>

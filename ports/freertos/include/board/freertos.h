@@ -1,12 +1,12 @@
 // board/freertos.h - the board layer under FreeRTOS (ports/freertos, an image built with
 // emcp_add_firmware(... RTOS freertos), or ESP-IDF's FreeRTOS: boards/esp32): one task owns the
-// server and runs the same loop as bare metal (board::serve(), board/serve.h); what
+// server and runs the same loop as bare metal (emcp::board::serve(), board/serve.h); what
 // board/board.h says of "the main loop" is said of that task. main() creates it
 // (xTaskCreateStatic), names it here, and starts the scheduler (on ESP-IDF, app_main() creates
 // and names it; the scheduler already runs):
 //
 //   TaskHandle_t owner = xTaskCreateStatic(&owner_task, "emcp", ..., g_owner_stack, &g_owner_tcb);
-//   board::set_owner(owner, sizeof g_owner_stack);
+//   emcp::board::set_owner(owner, sizeof g_owner_stack);
 //   vTaskStartScheduler();
 //
 // What changes from bare metal (board/board.h's functions, implemented in
@@ -45,9 +45,10 @@
 #include "task.h"
 #endif
 
+namespace emcp {
 namespace board {
 
-/// Names the task that owns the server (the one calling board::serve()) and its stack's size
+/// Names the task that owns the server (the one calling emcp::board::serve()) and its stack's size
 /// in bytes. Call once, from main() before vTaskStartScheduler(); on ESP-IDF, where the
 /// scheduler already runs, right after creating the task (a wake() before it does nothing,
 /// which costs at most a tick: the owner's wait ends at the next tick anyway).
@@ -104,5 +105,6 @@ struct TaskStack {
 size_t task_stacks(TaskStack* out, size_t max);
 
 }  // namespace board
+}  // namespace emcp
 
 #endif  // EMCP_BOARD_FREERTOS_H

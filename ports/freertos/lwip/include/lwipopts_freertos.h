@@ -15,7 +15,7 @@
  * SYS_ARCH_PROTECT guards them (sys_arch_protect: the kernel's nesting critical section). */
 #define SYS_LIGHTWEIGHT_PROT 1
 
-/* The core lock: the owner task holds it except while it waits (board::idle()), tcpip_thread
+/* The core lock: the owner task holds it except while it waits (emcp::board::idle()), tcpip_thread
  * while it works; the holder is recorded so that every raw API call checks it is the caller
  * (LWIP_ASSERT_CORE_LOCKED, sys_arch.cpp). Received frames go through the mailbox
  * (tcpip_input posts them), not through the lock. */

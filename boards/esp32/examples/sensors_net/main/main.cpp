@@ -26,7 +26,7 @@ void sensors_rtos_start();  // examples/sensors/main_rtos.cpp
 namespace {
 
 // The station (re)connects when it starts and whenever it loses the network; esp_netif's own
-// handlers then run DHCP, and board::net_poll() reports the address to the firmware.
+// handlers then run DHCP, and emcp::board::net_poll() reports the address to the firmware.
 void on_wifi(void*, esp_event_base_t base, int32_t id, void*) {
   if (base == WIFI_EVENT && (id == WIFI_EVENT_STA_START || id == WIFI_EVENT_STA_DISCONNECTED)) esp_wifi_connect();
 }
@@ -48,7 +48,7 @@ void start_wifi() {
   ESP_ERROR_CHECK(err);
   ESP_ERROR_CHECK(esp_netif_init());  // starts lwIP's tcpip thread
   ESP_ERROR_CHECK(esp_event_loop_create_default());
-  (void)esp_netif_create_default_wifi_sta();  // the default netif board::net_state() reads
+  (void)esp_netif_create_default_wifi_sta();  // the default netif emcp::board::net_state() reads
   wifi_init_config_t init = WIFI_INIT_CONFIG_DEFAULT();
   ESP_ERROR_CHECK(esp_wifi_init(&init));
   ESP_ERROR_CHECK(esp_event_handler_instance_register(WIFI_EVENT, ESP_EVENT_ANY_ID, &on_wifi, nullptr, nullptr));
@@ -62,7 +62,7 @@ void start_wifi() {
 }  // namespace
 
 extern "C" void app_main() {
-  // The network first: board::net_init() (in the firmware) finds the interface it brought up.
+  // The network first: emcp::board::net_init() (in the firmware) finds the interface it brought up.
   start_wifi();
   sensors_rtos_start();
 }

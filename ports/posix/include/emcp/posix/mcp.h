@@ -6,7 +6,7 @@
 //   emcp::posix::StdioMcp<2048> g_mcp(kInfo, kTools);  // static: no heap, nothing on the stack
 //   int main() { return g_mcp.run(); }                  // serves until the end of stdin
 //
-// The same shape as board::UartMcp (board/mcp.h). What it wires is the explicit form: mcp::Server
+// The same shape as emcp::board::UartMcp (board/mcp.h). What it wires is the explicit form: mcp::Server
 // with posix::platform(), StaticLineTransport<ArenaSize, OutSize> writing through fd_flush to
 // descriptor 1, and serve_stdio() (emcp/posix/loop.h). For HTTP: emcp/posix/serve.h.
 //
