@@ -79,9 +79,18 @@ struct TaskOpsLegacy {
   void (*execution)(json::Writer& w, const Tool& tool, Version v);
 };
 
-// tasks.cpp: the tree of the JSON `text` in `arena` (missing when it is not one JSON value or
-// does not fit); what the arena held stays.
+// tasks_store.cpp: the tree of the JSON `text` in `arena` (missing when it is not one JSON value
+// or does not fit); what the arena held stays.
 json::Value task_parse(StrView text, Arena& arena);
+// A task in this state ended (completed, failed, cancelled).
+bool task_is_terminal(uint8_t state);
+// The request declared the tasks extension in its `_meta` capabilities.
+bool task_declared(json::Value params);
+// A 2025-11-25 task's result gets _meta related-task first: `rest` is the result object without
+// its '{' (in t.buf, after where the text will start); false when it does not fit.
+bool task_with_related_meta(TaskSlot& t, StrView rest);
+// tasks_run.cpp: -32021 naming the extension ({"requiredCapabilities":{"extensions":{...}}}).
+void task_refuse_without_extension(Reply& r, std::initializer_list<TextPiece> message);
 
 // What a ClientCapabilities object declares, as revision `v` reads it.
 ClientCaps read_client_caps(json::Value caps, Version v);
