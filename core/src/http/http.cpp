@@ -305,29 +305,18 @@ RequestParser::Event RequestParser::head_done() {
   return Event::kHead;
 }
 
-RequestParser::Event RequestParser::push(const void* data, size_t n, size_t* used) {
-  const uint8_t* const start = static_cast<const uint8_t*>(data);
-  const uint8_t* p = start;
-  const uint8_t* const end = p + n;
-  auto done = [&](Event e) {
-    *used = static_cast<size_t>(p - start);
-    return e;
-  };
-  // kDone is reported once; then nothing is parsed until reset().
-  if (state_ == kFinished) return done(finish());
-  if (state_ == kEnded) return done(Event::kNeedInput);
-  if (state_ == kFailed) return done(Event::kError);
-  while (p != end) {
+// The request line and the headers, byte by byte (every byte counts towards the head's limit):
+// the event that ends this push (kHead once the blank line is in, or an error), or kNeedInput
+// when the input ran out first.
+RequestParser::Event RequestParser::parse_head(const uint8_t*& p, const uint8_t* end) {
+  for (; p != end; ++p) {
     const uint8_t c = *p;
-    // The head: every byte counts towards the limit.
-    if (state_ < kBodyLength) {
-      if (++head_bytes_ > EMCP_HTTP_MAX_HEAD) return done(fail(431, "request head too large"));
-    }
+    if (++head_bytes_ > EMCP_HTTP_MAX_HEAD) return fail(431, "request head too large");
     switch (state_) {
       case kMethod:
         if (c == ' ') {
           const StrView m(token_, token_len_);
-          if (token_len_ == 0 || token_long_) return done(fail(400, "bad method"));
+          if (token_len_ == 0 || token_long_) return fail(400, "bad method");
           if (m == "GET") req_.method = Method::kGet;
           else if (m == "POST") req_.method = Method::kPost;
           else if (m == "DELETE") req_.method = Method::kDelete;
@@ -340,19 +329,19 @@ RequestParser::Event RequestParser::push(const void* data, size_t n, size_t* use
           if (token_len_ < sizeof token_) token_[token_len_++] = static_cast<char>(c);
           else token_long_ = true;
         } else {
-          return done(fail(400, "bad request line"));
+          return fail(400, "bad request line");
         }
         break;
       case kTarget:
         if (c == ' ') {
-          if (req_.target.len == 0) return done(fail(400, "empty request target"));
+          if (req_.target.len == 0) return fail(400, "empty request target");
           state_ = kVersion;
         } else if (c <= 0x20 || c == 0x7F) {
-          return done(fail(400, "bad request target"));
+          return fail(400, "bad request target");
         } else if (req_.target.len < sizeof req_.target.data) {
           req_.target.data[req_.target.len++] = static_cast<char>(c);
         } else {
-          return done(fail(414, "request target too long"));
+          return fail(414, "request target too long");
         }
         break;
       case kVersion:
@@ -360,21 +349,21 @@ RequestParser::Event RequestParser::push(const void* data, size_t n, size_t* use
           const StrView v(version_, version_len_);
           if (v == "HTTP/1.1") req_.version_minor = 1;
           else if (v == "HTTP/1.0") req_.version_minor = 0;
-          else if (v.starts_with("HTTP/")) return done(fail(505, "HTTP version not supported"));
-          else return done(fail(400, "bad request line"));
+          else if (v.starts_with("HTTP/")) return fail(505, "HTTP version not supported");
+          else return fail(400, "bad request line");
           if (req_.version_minor == 0) req_.keep_alive = false;
           req_.target.present = true;
           state_ = c == '\r' ? kRequestLineLf : kHeaderStart;
         } else if (version_len_ < sizeof version_) {
           version_[version_len_++] = static_cast<char>(c);
         } else {
-          return done(fail(400, "bad request line"));
+          return fail(400, "bad request line");
         }
         break;
       case kRequestLineLf:
       case kHeaderLf:
-        if (c != '\n') return done(fail(400, "bare CR"));
-        if (state_ == kHeaderLf && !end_header()) return done(Event::kError);
+        if (c != '\n') return fail(400, "bare CR");
+        if (state_ == kHeaderLf && !end_header()) return Event::kError;
         state_ = kHeaderStart;
         break;
       case kHeaderStart:
@@ -382,17 +371,17 @@ RequestParser::Event RequestParser::push(const void* data, size_t n, size_t* use
           state_ = kHeadLf;
         } else if (c == '\n') {
           ++p;
-          return done(head_done());
+          return head_done();
         } else if (c == ' ' || c == '\t') {
-          return done(fail(400, "obsolete header line folding"));
+          return fail(400, "obsolete header line folding");
         } else if (is_tchar(c)) {
-          if (++headers_ > EMCP_HTTP_MAX_HEADERS) return done(fail(431, "too many headers"));
+          if (++headers_ > EMCP_HTTP_MAX_HEADERS) return fail(431, "too many headers");
           token_len_ = 0;
           token_long_ = false;
           token_[token_len_++] = static_cast<char>(lower(c));
           state_ = kHeaderName;
         } else {
-          return done(fail(400, "bad header name"));
+          return fail(400, "bad header name");
         }
         break;
       case kHeaderName:
@@ -421,7 +410,7 @@ RequestParser::Event RequestParser::push(const void* data, size_t n, size_t* use
           if (token_len_ < sizeof token_) token_[token_len_++] = static_cast<char>(lower(c));
           else token_long_ = true;
         } else {
-          return done(fail(400, "bad header name"));
+          return fail(400, "bad header name");
         }
         break;
       case kHeaderValueSkipWs:
@@ -432,36 +421,53 @@ RequestParser::Event RequestParser::push(const void* data, size_t n, size_t* use
         if (c == '\r') {
           state_ = kHeaderLf;
         } else if (c == '\n') {
-          if (!end_header()) return done(Event::kError);
+          if (!end_header()) return Event::kError;
           state_ = kHeaderStart;
         } else if ((c < 0x20 && c != '\t') || c == 0x7F) {
-          return done(fail(400, "control character in a header value"));
+          return fail(400, "control character in a header value");
         } else {
           store_value(c);
         }
         break;
       case kHeadLf:
-        if (c != '\n') return done(fail(400, "bare CR"));
+        if (c != '\n') return fail(400, "bare CR");
         ++p;
-        return done(head_done());
-      case kBodyLength: {
-        const size_t take = static_cast<size_t>(static_cast<uint64_t>(end - p) < remaining_ ? static_cast<uint64_t>(end - p) : remaining_);
-        body_ = StrView(reinterpret_cast<const char*>(p), take);
-        p += take;
-        remaining_ -= take;
-        body_seen_ += take;
-        if (remaining_ == 0) state_ = kFinished;
-        return done(Event::kBody);
-      }
+        return head_done();
+      default:
+        return Event::kError;  // not a state of the head: push() dispatches by state
+    }
+  }
+  return Event::kNeedInput;
+}
+
+// Body bytes of a Content-Length body or of a chunk, as many as the input holds and the length
+// or chunk allows: kBody with body() viewing them.
+RequestParser::Event RequestParser::take_body(const uint8_t*& p, const uint8_t* end) {
+  const uint64_t avail = static_cast<uint64_t>(end - p);
+  const size_t take = static_cast<size_t>(avail < remaining_ ? avail : remaining_);
+  body_ = StrView(reinterpret_cast<const char*>(p), take);
+  p += take;
+  remaining_ -= take;
+  body_seen_ += take;
+  if (remaining_ == 0) state_ = state_ == kBodyLength ? kFinished : kChunkDataCr;
+  return Event::kBody;
+}
+
+// The chunked framing around the chunks' data: sizes, extensions, line ends, trailers. A chunk's
+// data is taken as it starts (kBody); the last chunk's trailers end the request (kDone).
+RequestParser::Event RequestParser::parse_chunked(const uint8_t*& p, const uint8_t* end) {
+  while (p != end) {
+    const uint8_t c = *p;
+    switch (state_) {
       case kChunkSize: {
         uint8_t d = 255;
         if (c >= '0' && c <= '9') d = static_cast<uint8_t>(c - '0');
         else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f') d = static_cast<uint8_t>((c | 0x20) - 'a' + 10);
         if (d != 255) {
-          if (++chunk_digits_ > 8) return done(fail(400, "chunk size too long"));
+          if (++chunk_digits_ > 8) return fail(400, "chunk size too long");
           remaining_ = remaining_ * 16 + d;
         } else if (chunk_digits_ == 0) {
-          return done(fail(400, "bad chunk size"));
+          return fail(400, "bad chunk size");
         } else if (c == ';' || c == ' ' || c == '\t') {
           state_ = kChunkExt;
         } else if (c == '\r') {
@@ -470,7 +476,7 @@ RequestParser::Event RequestParser::push(const void* data, size_t n, size_t* use
           state_ = kChunkSizeLf;
           continue;  // handle as the LF below without consuming twice
         } else {
-          return done(fail(400, "bad chunk size"));
+          return fail(400, "bad chunk size");
         }
         break;
       }
@@ -480,31 +486,22 @@ RequestParser::Event RequestParser::push(const void* data, size_t n, size_t* use
           state_ = kChunkSizeLf;
           continue;
         } else if (++head_bytes_ > EMCP_HTTP_MAX_HEAD) {
-          return done(fail(431, "chunk extensions too long"));
+          return fail(431, "chunk extensions too long");
         }
         break;
       case kChunkSizeLf:
-        if (c != '\n') return done(fail(400, "bad chunk size line"));
+        if (c != '\n') return fail(400, "bad chunk size line");
         chunk_digits_ = 0;
-        if (body_seen_ + remaining_ > max_body_) return done(fail(413, "body too large"));
+        if (body_seen_ + remaining_ > max_body_) return fail(413, "body too large");
         state_ = remaining_ == 0 ? kTrailerStart : kChunkData;
         break;
-      case kChunkData: {
-        const size_t take = static_cast<size_t>(static_cast<uint64_t>(end - p) < remaining_ ? static_cast<uint64_t>(end - p) : remaining_);
-        body_ = StrView(reinterpret_cast<const char*>(p), take);
-        p += take;
-        remaining_ -= take;
-        body_seen_ += take;
-        if (remaining_ == 0) state_ = kChunkDataCr;
-        return done(Event::kBody);
-      }
       case kChunkDataCr:
         if (c == '\r') state_ = kChunkDataLf;
         else if (c == '\n') state_ = kChunkSize;
-        else return done(fail(400, "chunk data longer than its size"));
+        else return fail(400, "chunk data longer than its size");
         break;
       case kChunkDataLf:
-        if (c != '\n') return done(fail(400, "bad chunk end"));
+        if (c != '\n') return fail(400, "bad chunk end");
         state_ = kChunkSize;
         break;
       case kTrailerStart:
@@ -512,30 +509,44 @@ RequestParser::Event RequestParser::push(const void* data, size_t n, size_t* use
           state_ = kTrailerLf;
         } else if (c == '\n') {
           ++p;
-          return done(finish());
+          return finish();
         } else {
           state_ = kTrailerLine;
         }
         break;
       case kTrailerLine:
-        if (++head_bytes_ > EMCP_HTTP_MAX_HEAD) return done(fail(431, "trailers too large"));
+        if (++head_bytes_ > EMCP_HTTP_MAX_HEAD) return fail(431, "trailers too large");
         if (c == '\n') state_ = kTrailerStart;
         break;
       case kTrailerLf:
-        if (c != '\n') return done(fail(400, "bad trailer end"));
+        if (c != '\n') return fail(400, "bad trailer end");
         ++p;
-        return done(finish());
-      case kFinished:
-        return done(finish());
-      case kEnded:
-        return done(Event::kNeedInput);
-      case kFailed:
-        return done(Event::kError);
+        return finish();
+      case kChunkData:
+        return take_body(p, end);
+      default:
+        return Event::kError;  // not a state of the framing: push() dispatches by state
     }
     ++p;
   }
-  if (state_ == kFinished) return done(finish());
-  return done(Event::kNeedInput);
+  return Event::kNeedInput;
+}
+
+RequestParser::Event RequestParser::push(const void* data, size_t n, size_t* used) {
+  const uint8_t* const start = static_cast<const uint8_t*>(data);
+  const uint8_t* p = start;
+  const uint8_t* const end = p + n;
+  Event e = Event::kNeedInput;
+  // kDone is reported once; then nothing is parsed until reset().
+  if (state_ == kFinished) e = finish();
+  else if (state_ == kEnded) e = Event::kNeedInput;
+  else if (state_ == kFailed) e = Event::kError;
+  else if (p == end) e = Event::kNeedInput;
+  else if (state_ < kBodyLength) e = parse_head(p, end);
+  else if (state_ == kBodyLength || state_ == kChunkData) e = take_body(p, end);
+  else e = parse_chunked(p, end);
+  *used = static_cast<size_t>(p - start);
+  return e;
 }
 
 RequestParser::Event RequestParser::finish() {

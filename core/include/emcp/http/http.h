@@ -138,6 +138,10 @@ class RequestParser {
     kBodyLength, kChunkSize, kChunkExt, kChunkSizeLf, kChunkData, kChunkDataCr, kChunkDataLf,
     kTrailerStart, kTrailerLine, kTrailerLf, kFinished, kEnded, kFailed,
   };
+  // push()'s three phases, each advancing `p` over what it used.
+  Event parse_head(const uint8_t*& p, const uint8_t* end);
+  Event take_body(const uint8_t*& p, const uint8_t* end);
+  Event parse_chunked(const uint8_t*& p, const uint8_t* end);
   Event fail(int status, const char* reason);
   Event finish();
   Event head_done();
