@@ -48,14 +48,14 @@ bool HttpServer::make_room(const PeerAddress& peer, uint64_t now) {
   int best_rank = 5;
   uint64_t best_since = 0;
   for (Conn& c : conns_) {
-    if (c.phase_ == Phase::kFree || c.handling_) continue;
+    if (c.phase_ == Phase::kFree || c.request_.handling) continue;
     const bool over = over_conn_share(c.peer_);
     const bool reading = c.phase_ == Phase::kRequest || c.phase_ == Phase::kDiscard;
     int rank = 5;
     uint64_t since = 0;
-    if (c.pend_len_ != 0) {
+    if (c.output_.pend_len != 0) {
       // Output its peer has not taken yet: not slow by this rule (send_timeout_ms ends it).
-    } else if (c.phase_ == Phase::kIdle && c.fresh_) {
+    } else if (c.phase_ == Phase::kIdle && c.request_.fresh) {
       if (now - c.opened_ms_ > grace) rank = over ? 0 : 1, since = c.opened_ms_;
     } else if (reading && !c.parser_.in_body()) {
       if (now - c.started_ms_ > grace) rank = over ? 0 : 1, since = c.started_ms_;
@@ -84,10 +84,10 @@ bool HttpServer::make_room(const PeerAddress& peer, uint64_t now) {
     ++stats_.displaced;
     log("http: all connections busy; one of a peer over its share gives way");
     const bool arriving = c.phase_ == Phase::kRequest || c.phase_ == Phase::kDiscard || c.phase_ == Phase::kIdle;
-    if (c.pend_len_ == 0 && arriving) {  // told why, and when to come back
+    if (c.output_.pend_len == 0 && arriving) {  // told why, and when to come back
       close_with(c, 503, "Service Unavailable: this address holds more than its share of connections",
                  "Retry-After: 1\r\n");
-    } else if (EMCP_LEGACY_ERA && c.phase_ == Phase::kWebSocket && c.pend_len_ == 0) {
+    } else if (EMCP_LEGACY_ERA && c.phase_ == Phase::kWebSocket && c.output_.pend_len == 0) {
       ws_close(c, ws::kCloseGoingAway);
     }
   }
@@ -149,7 +149,7 @@ HttpSession* HttpServer::evictable_session(const PeerAddress& peer, uint64_t now
     jsonrpc::Id pending[1];
     bool request = server_.deferred_ids(s.session_, pending, 1) != 0, stream = false;
     for (const Conn& c : conns_) {
-      if (c.phase_ == Phase::kFree || c.session_ != static_cast<int16_t>(s.index_) || c.session_gen_ != s.generation_)
+      if (c.phase_ == Phase::kFree || c.session_ != static_cast<int16_t>(s.index_) || c.request_.session_gen != s.generation_)
         continue;
       const bool streaming = (c.phase_ == Phase::kStream && (c.route_ == Route::kGet || c.route_ == Route::kSseStream)) ||
                              c.phase_ == Phase::kWebSocket;

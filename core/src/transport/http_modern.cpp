@@ -31,7 +31,7 @@ mcp::RequestHeaders headers_of(const http::Request& r) {
 // The body of a POST of the 2026-07-28 era (its MCP-Protocol-Version header, or its `_meta`).
 void HttpServer::route_modern_post(Conn& c, const jsonrpc::Decoded& d) {
   c.session_ = -1;  // an Mcp-Session-Id header is ignored at this revision
-  c.modern_ = true;
+  c.request_.modern = true;
   const jsonrpc::Message& first = *d.first;
   if (d.batch) {
     answer_rpc_error(c, 400, jsonrpc::ErrorCode::kInvalidRequest,
@@ -60,12 +60,12 @@ void HttpServer::route_modern_post(Conn& c, const jsonrpc::Decoded& d) {
 
 void HttpServer::serve_modern_request(Conn& c, const jsonrpc::Decoded& d) {
   const mcp::RequestHeaders h = headers_of(c.parser_.request());
-  c.handling_ = true;
+  c.request_.handling = true;
   server_.handle(c.rpc_, d, &h);
-  c.handling_ = false;
-  if (c.dead_) return drop(c, true);
-  if (c.ended_) {
-    c.ended_ = false;
+  c.request_.handling = false;
+  if (c.output_.dead) return drop(c, true);
+  if (c.request_.ended) {
+    c.request_.ended = false;
     end_request(c);
     return;
   }
@@ -89,10 +89,10 @@ Status HttpConnection::rpc_close(void* ctx) {
 json::Sink* HttpServer::rpc_open(Conn& c, const mcp::OutMessage& m) {
   // Only what relates to the request in flight; never a request to the client (MRTR
   // replaces them at this revision).
-  if (!c.modern_ || c.dead_ || c.phase_ != Phase::kWaiting || m.kind == mcp::OutMessage::Kind::kRequest)
+  if (!c.request_.modern || c.output_.dead || c.phase_ != Phase::kWaiting || m.kind == mcp::OutMessage::Kind::kRequest)
     return nullptr;
   c.msg_response_ = m.kind == mcp::OutMessage::Kind::kResponse;
-  if (c.body_ == Body::kNone && !c.head_sent_) {
+  if (c.body_ == Body::kNone && !c.output_.head_sent) {
     if (c.msg_response_) {
       // The answer first: plain JSON, its status from its error.
       c.status_ = m.refused ? 400 : m.error == static_cast<int32_t>(jsonrpc::ErrorCode::kMethodNotFound) ? 404 : 200;
@@ -105,7 +105,7 @@ json::Sink* HttpServer::rpc_open(Conn& c, const mcp::OutMessage& m) {
     // resumes at this revision).
     c.extra_header_ = "X-Accel-Buffering: no\r\n";
     start_stream_body(c, "text/event-stream", true);
-  } else if (!c.sse_) {
+  } else if (!c.output_.sse) {
     return nullptr;  // a JSON answer is out already
   }
   c.sink_.write("event: message\ndata: ", 21);
@@ -114,12 +114,12 @@ json::Sink* HttpServer::rpc_open(Conn& c, const mcp::OutMessage& m) {
 
 Status HttpServer::rpc_close(Conn& c) {
   Status result = c.sink_.status();
-  if (c.sse_) {
+  if (c.output_.sse) {
     c.sink_.write("\n\n", 2);
     push_out(c);
     result = c.sink_.status();
   }
-  if (c.dead_) result = Status::kClosed;
+  if (c.output_.dead) result = Status::kClosed;
   if (c.msg_response_) {
     c.msg_response_ = false;
     finish_body(c);

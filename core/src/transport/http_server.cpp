@@ -37,9 +37,9 @@ size_t format_hex(uint64_t v, char* out) {
 HttpConnection::HttpConnection(json::Reader& reader, Arena& arena, char* out, size_t out_cap)
     : decoder_(reader, arena),
       sink_(out + kHeadroom, out_cap - kHeadroom - 2, &HttpServer::conn_flush, this),
-      out_(out),
-      out_cap_(static_cast<uint32_t>(out_cap)) {
+      out_(out) {
   EMCP_ASSERT(out_cap >= kHeadroom + 64 && out_cap <= 0x7FFFFFFFu);
+  output_.cap = static_cast<uint32_t>(out_cap);
 }
 
 HttpServer::HttpServer(mcp::Server& server, const HttpOptions& options, const HttpPort& port,
@@ -123,18 +123,18 @@ int HttpServer::open(const PeerAddress& peer) {
     c.phase_ = Phase::kIdle;
     c.route_ = Route::kNone;
     c.body_ = Body::kNone;
-    c.head_sent_ = c.head_pending_ = c.feeding_ = c.handling_ = c.dead_ = c.sse_ = c.tee_ = c.ended_ = false;
-    c.force_sse_ = c.defer_ = c.replaying_ = c.cors_ = c.preflight_ = false;
-    c.pend_off_ = c.pend_len_ = 0;
-    c.input_hash_ = 0;
-    c.ws_first_ = true;
-    c.ws_final_ = false;
-    c.keep_alive_ = true;
+    c.output_.head_sent = c.output_.head_pending = c.request_.feeding = c.request_.handling = c.output_.dead = c.output_.sse = c.output_.tee = c.request_.ended = false;
+    c.output_.force_sse = c.output_.defer = c.replay_.active = c.request_.cors = c.request_.preflight = false;
+    c.output_.pend_off = c.output_.pend_len = 0;
+    c.request_.input_hash = 0;
+    c.ws_.first = true;
+    c.ws_.final = false;
+    c.request_.keep_alive = true;
     c.session_ = -1;
     c.stream_ = -1;
     c.status_ = 200;
     c.last_ms_ = c.started_ms_ = c.opened_ms_ = server_.now();
-    c.fresh_ = true;
+    c.request_.fresh = true;
     c.peer_ = peer;
     return c.index_;
   }
@@ -146,25 +146,25 @@ bool HttpServer::wants_input(uint16_t conn) const {
   const Conn& c = conns_[conn];
   // Output the peer has not taken yet holds its input back too (no new request is answered
   // into a full window).
-  if (c.pend_len_ != 0) return false;
+  if (c.output_.pend_len != 0) return false;
   return c.phase_ == Phase::kIdle || c.phase_ == Phase::kRequest || c.phase_ == Phase::kDiscard ||
          c.phase_ == Phase::kWebSocket;
 }
 
 bool HttpServer::output_pending(uint16_t conn) const {
-  return conn < conns_.size() && conns_[conn].phase_ != Phase::kFree && conns_[conn].pend_len_ != 0;
+  return conn < conns_.size() && conns_[conn].phase_ != Phase::kFree && conns_[conn].output_.pend_len != 0;
 }
 
 void HttpServer::writable(uint16_t conn) {
   if (conn >= conns_.size()) return;
   Conn& c = conns_[conn];
-  if (c.phase_ == Phase::kFree || c.handling_) return;
+  if (c.phase_ == Phase::kFree || c.request_.handling) return;
   (void)drain_pending(c, false);
-  if (c.dead_ || (c.phase_ == Phase::kClosing && c.pend_len_ == 0)) {
+  if (c.output_.dead || (c.phase_ == Phase::kClosing && c.output_.pend_len == 0)) {
     drop(c, true);
     return;
   }
-  if (c.replaying_ && c.pend_len_ == 0) continue_replay(c);
+  if (c.replay_.active && c.output_.pend_len == 0) continue_replay(c);
 }
 
 void HttpServer::closed(uint16_t conn) {
@@ -185,15 +185,15 @@ void HttpServer::leave_session(Conn& c) {
   }
   c.session_ = -1;
   c.stream_ = -1;
-  if (c.modern_) {
-    c.modern_ = false;
+  if (c.request_.modern) {
+    c.request_.modern = false;
     server_.detach(c.rpc_);  // a request still running is cancelled
   }
 }
 
 // Ends the connection once the port has taken its last bytes (at once when nothing waits).
 void HttpServer::close_when_out(Conn& c) {
-  if (c.handling_ || c.dead_ || c.pend_len_ == 0) {
+  if (c.request_.handling || c.output_.dead || c.output_.pend_len == 0) {
     drop(c, true);
     return;
   }
@@ -203,15 +203,15 @@ void HttpServer::close_when_out(Conn& c) {
 
 void HttpServer::drop(Conn& c, bool tell_port) {
   if (c.phase_ == Phase::kFree) return;
-  if (c.handling_) {  // inside Server::handle(): finish when it returns
-    c.dead_ = true;
+  if (c.request_.handling) {  // inside Server::handle(): finish when it returns
+    c.output_.dead = true;
     return;
   }
   leave_session(c);
   c.phase_ = Phase::kFree;
-  c.ended_ = false;
-  c.pend_off_ = c.pend_len_ = 0;  // whatever the port did not take is lost with the connection
-  c.replaying_ = false;
+  c.request_.ended = false;
+  c.output_.pend_off = c.output_.pend_len = 0;  // whatever the port did not take is lost with the connection
+  c.replay_.active = false;
   c.sink_.release();
   c.sink_.reset();
   if (tell_port && port_.close != nullptr) port_.close(port_.ctx, c.index_);
@@ -226,27 +226,27 @@ void HttpServer::log(const char* text) const {
 // ---- Output -------------------------------------------------------------------------------------
 //
 // The port takes what it can (HttpPort::write). Bytes it did not take at the end of a message
-// (`may_defer`) stay where they are in the connection's output buffer, out_[pend_off_,
-// +pend_len_); the sink is held meanwhile (json::Sink::hold), so the first byte of the next
+// (`may_defer`) stay where they are in the connection's output buffer, out_[output_.pend_off,
+// +output_.pend_len); the sink is held meanwhile (json::Sink::hold), so the first byte of the next
 // output waits for them (drain_pending) and nothing overwrites them. writable() and poll()
 // move them on. Bytes in the middle of a message (the sink is full and the handler still
 // writes) cannot wait there: the engine waits for the window instead, at most send_timeout_ms.
 
-// Offers out_[pend_off_, +pend_len_) to the port; with `wait`, until all is taken (or the
+// Offers out_[output_.pend_off, +output_.pend_len) to the port; with `wait`, until all is taken (or the
 // connection failed or timed out: then it is dead). True when nothing is pending any more.
 bool HttpServer::drain_pending(Conn& c, bool wait) {
   const uint64_t deadline = server_.now() + options_.send_timeout_ms;
-  while (c.pend_len_ != 0 && !c.dead_) {
+  while (c.output_.pend_len != 0 && !c.output_.dead) {
     size_t taken = 0;
-    const Status st = port_.write(port_.ctx, c.index_, c.out_ + c.pend_off_, c.pend_len_, &taken);
-    if (st != Status::kOk || taken > c.pend_len_) {
-      c.dead_ = true;
+    const Status st = port_.write(port_.ctx, c.index_, c.out_ + c.output_.pend_off, c.output_.pend_len, &taken);
+    if (st != Status::kOk || taken > c.output_.pend_len) {
+      c.output_.dead = true;
       break;
     }
     if (taken != 0) c.last_ms_ = server_.now();
-    c.pend_off_ += static_cast<uint32_t>(taken);
-    c.pend_len_ -= static_cast<uint32_t>(taken);
-    if (c.pend_len_ == 0 || taken != 0) continue;
+    c.output_.pend_off += static_cast<uint32_t>(taken);
+    c.output_.pend_len -= static_cast<uint32_t>(taken);
+    if (c.output_.pend_len == 0 || taken != 0) continue;
     if (!wait) return false;
     const uint64_t now = server_.now();
     if (port_.wait_writable != nullptr && now < deadline &&
@@ -256,44 +256,44 @@ bool HttpServer::drain_pending(Conn& c, bool wait) {
       log("http: connection dropped: its peer stopped reading (send_timeout_ms)");
       ++stats_.timeout_send;
     }
-    c.dead_ = true;
+    c.output_.dead = true;
   }
-  if (c.dead_) c.pend_len_ = 0;  // dropped with the connection
-  c.pend_off_ = 0;
+  if (c.output_.dead) c.output_.pend_len = 0;  // dropped with the connection
+  c.output_.pend_off = 0;
   c.sink_.release();
-  return !c.dead_;
+  return !c.output_.dead;
 }
 
 // Holds the sink while bytes of the buffer wait for the port.
 void HttpServer::lend(Conn& c) {
-  if (c.pend_len_ != 0 && !c.sink_.held() && c.sink_.buffered() == 0) c.sink_.hold();
+  if (c.output_.pend_len != 0 && !c.sink_.held() && c.sink_.buffered() == 0) c.sink_.hold();
 }
 
 // Hands data[0, n) to the port, after whatever is pending. The bytes are in the connection's
 // output buffer (every output is assembled there), so what the port does not take stays
 // pending: with `may_defer` until writable() or poll(); otherwise the engine waits for it.
 Status HttpServer::send(Conn& c, const char* data, size_t n, bool may_defer) {
-  if (c.dead_ || !drain_pending(c, true)) return Status::kClosed;
-  EMCP_ASSERT(data >= c.out_ && data + n <= c.out_ + c.out_cap_);
-  c.pend_off_ = static_cast<uint32_t>(data - c.out_);
-  c.pend_len_ = static_cast<uint32_t>(n);
+  if (c.output_.dead || !drain_pending(c, true)) return Status::kClosed;
+  EMCP_ASSERT(data >= c.out_ && data + n <= c.out_ + c.output_.cap);
+  c.output_.pend_off = static_cast<uint32_t>(data - c.out_);
+  c.output_.pend_len = static_cast<uint32_t>(n);
   (void)drain_pending(c, !may_defer);
-  return c.dead_ ? Status::kClosed : Status::kOk;
+  return c.output_.dead ? Status::kClosed : Status::kOk;
 }
 
 // A few bytes that end a piece of output (a last chunk, a WebSocket control frame, an interim
 // response): they go after what is pending, and wait with it if the port cannot take them.
 // The sink must be empty.
 void HttpServer::send_tail(Conn& c, const char* data, size_t n) {
-  if (c.dead_) return;
-  EMCP_ASSERT(c.sink_.buffered() == 0 && n <= c.out_cap_);
-  if (c.pend_len_ + n > c.out_cap_ && !drain_pending(c, true)) return;  // no room even compacted
-  if (c.pend_off_ + c.pend_len_ + n > c.out_cap_) {
-    memmove(c.out_, c.out_ + c.pend_off_, c.pend_len_);
-    c.pend_off_ = 0;
+  if (c.output_.dead) return;
+  EMCP_ASSERT(c.sink_.buffered() == 0 && n <= c.output_.cap);
+  if (c.output_.pend_len + n > c.output_.cap && !drain_pending(c, true)) return;  // no room even compacted
+  if (c.output_.pend_off + c.output_.pend_len + n > c.output_.cap) {
+    memmove(c.out_, c.out_ + c.output_.pend_off, c.output_.pend_len);
+    c.output_.pend_off = 0;
   }
-  memcpy(c.out_ + c.pend_off_ + c.pend_len_, data, n);  // data: a literal or the caller's array
-  c.pend_len_ += static_cast<uint32_t>(n);
+  memcpy(c.out_ + c.output_.pend_off + c.output_.pend_len, data, n);  // data: a literal or the caller's array
+  c.output_.pend_len += static_cast<uint32_t>(n);
   (void)drain_pending(c, false);
   lend(c);
 }
@@ -301,9 +301,9 @@ void HttpServer::send_tail(Conn& c, const char* data, size_t n) {
 // A head with no body bytes in the buffer: after what is pending; one longer than the whole
 // buffer (a small OutSize) goes through it in pieces, each waited for.
 void HttpServer::send_head(Conn& c, const char* head, size_t k) {
-  if (k <= c.out_cap_) return send_tail(c, head, k);
+  if (k <= c.output_.cap) return send_tail(c, head, k);
   while (k != 0 && drain_pending(c, true)) {
-    const size_t n = k < c.out_cap_ ? k : c.out_cap_;
+    const size_t n = k < c.output_.cap ? k : c.output_.cap;
     memcpy(c.out_, head, n);
     (void)send(c, c.out_, n, false);
     head += n;
@@ -339,14 +339,14 @@ char* HttpServer::place_head(Conn& c, const char* head, size_t k, char* start) {
 // that fit the slots, one connection each, keep theirs. Decided while `c` still names its
 // session (a 202 forgets it before its head is written).
 void HttpServer::shed_keepalive(Conn& c) {
-  if (!c.keep_alive_ || c.session_ < 0) return;
+  if (!c.request_.keep_alive || c.session_ < 0) return;
   bool shared = false;
   for (const Conn& o : conns_) {
     if (o.phase_ == Phase::kFree) return;
     shared = shared || (&o != &c && o.session_ == c.session_);
   }
   if (!shared) return;
-  c.keep_alive_ = false;
+  c.request_.keep_alive = false;
   ++stats_.shed_keepalive;
 }
 
@@ -357,16 +357,16 @@ size_t HttpServer::write_head(Conn& c, char* dst, size_t cap, int64_t length) {
   if (c.content_type_ != nullptr) http::write_header(h, "Content-Type", StrView(c.content_type_));
   if (c.body_ == Body::kChunked) http::write_header(h, "Transfer-Encoding", "chunked");
   else if (length >= 0 && c.status_ != 204) http::write_header(h, "Content-Length", static_cast<uint64_t>(length));
-  if (c.sse_) http::write_header(h, "Cache-Control", "no-cache");
+  if (c.output_.sse) http::write_header(h, "Cache-Control", "no-cache");
   if (EMCP_LEGACY_ERA && c.session_ >= 0) {
     HttpSession& s = sessions_[static_cast<size_t>(c.session_)];
     if (s.kind_ == HttpSession::Kind::kStreamable && s.session_.initialized())
       http::write_header(h, "Mcp-Session-Id", s.id());
   }
   if (c.extra_header_ != nullptr) h.write(StrView(c.extra_header_));
-  if (c.cors_) write_cors_headers(options_, h, c.parser_.request(), c.preflight_);
+  if (c.request_.cors) write_cors_headers(options_, h, c.parser_.request(), c.request_.preflight);
   shed_keepalive(c);
-  if (!c.keep_alive_) http::write_header(h, "Connection", "close");
+  if (!c.request_.keep_alive) http::write_header(h, "Connection", "close");
   http::write_end_head(h);
   EMCP_ASSERT(h.status() == Status::kOk);
   return h.view().size();
@@ -376,27 +376,27 @@ size_t HttpServer::write_head(Conn& c, char* dst, size_t cap, int64_t length) {
 // on HTTP/1.1, until close on HTTP/1.0. The head goes out with the first bytes.
 void HttpServer::start_stream_body(Conn& c, const char* content_type, bool sse) {
   c.content_type_ = content_type;
-  c.sse_ = sse;
+  c.output_.sse = sse;
   c.body_ = c.parser_.request().version_minor >= 1 ? Body::kChunked : Body::kUntilClose;
-  if (c.body_ == Body::kUntilClose) c.keep_alive_ = false;
-  c.head_pending_ = true;
+  if (c.body_ == Body::kUntilClose) c.request_.keep_alive = false;
+  c.output_.head_pending = true;
 }
 
 // Sends what the sink holds (with the pending head); the head alone when the sink is empty.
 // It ends a piece of output: what the port cannot take now waits in the buffer.
 void HttpServer::push_out(Conn& c) {
   if (c.sink_.buffered() != 0) {
-    c.defer_ = true;
+    c.output_.defer = true;
     (void)c.sink_.flush();
-    c.defer_ = false;
+    c.output_.defer = false;
     lend(c);
     return;
   }
-  if (c.head_pending_) {
+  if (c.output_.head_pending) {
     char head[HttpConnection::kMaxHead];
     const size_t n = write_head(c, head, sizeof head, -1);
-    c.head_pending_ = false;
-    c.head_sent_ = true;
+    c.output_.head_pending = false;
+    c.output_.head_sent = true;
     send_head(c, head, n);
   }
 }
@@ -406,19 +406,19 @@ Status HttpServer::conn_flush(void* ctx, const char* data, size_t n) {
   HttpServer& hs = *c.server_;
   if (n == 0) {
     // The sink was held (its buffer still has bytes for the port) and is written again. An
-    // event whose connection failed still goes whole into the replay buffer (tee_, below).
+    // event whose connection failed still goes whole into the replay buffer (output_.tee, below).
     const bool ok = hs.drain_pending(c, true);
-    return ok || c.tee_ ? Status::kOk : Status::kClosed;
+    return ok || c.output_.tee ? Status::kOk : Status::kClosed;
   }
-  if (EMCP_LEGACY_ERA && c.tee_ && c.session_ >= 0) hs.sessions_[static_cast<size_t>(c.session_)].ring_.append(data, n);
+  if (EMCP_LEGACY_ERA && c.output_.tee && c.session_ >= 0) hs.sessions_[static_cast<size_t>(c.session_)].ring_.append(data, n);
   // data is the sink's buffer: out_ + kHeadroom, with 2 spare bytes after it.
   char* start = const_cast<char*>(data);
   size_t len = n;
   if (c.body_ == Body::kBuffered) {
     // The answer outgrew the buffer: its length is unknown, so it streams.
     c.body_ = c.parser_.request().version_minor >= 1 ? Body::kChunked : Body::kUntilClose;
-    if (c.body_ == Body::kUntilClose) c.keep_alive_ = false;
-    c.head_pending_ = true;
+    if (c.body_ == Body::kUntilClose) c.request_.keep_alive = false;
+    c.output_.head_pending = true;
   }
   if (c.body_ == Body::kChunked) {
     char line[12];
@@ -432,26 +432,26 @@ Status HttpServer::conn_flush(void* ctx, const char* data, size_t n) {
     start[len++] = '\n';
   } else if (c.body_ == Body::kWs) {
     uint8_t hdr[10];
-    const size_t k = ws::write_frame_header(hdr, c.ws_first_ ? ws::Opcode::kText : ws::Opcode::kContinuation,
-                                            c.ws_final_, n);
-    c.ws_first_ = false;
+    const size_t k = ws::write_frame_header(hdr, c.ws_.first ? ws::Opcode::kText : ws::Opcode::kContinuation,
+                                            c.ws_.final, n);
+    c.ws_.first = false;
     start -= k;
     memcpy(start, hdr, k);
     len += k;
   }
-  if (c.head_pending_) {
+  if (c.output_.head_pending) {
     char head[HttpConnection::kMaxHead];
     const size_t k = hs.write_head(c, head, sizeof head, -1);
     char* const at = hs.place_head(c, head, k, start);
     len += static_cast<size_t>(start - at);
     start = at;
-    c.head_pending_ = false;
-    c.head_sent_ = true;
+    c.output_.head_pending = false;
+    c.output_.head_sent = true;
   }
-  const Status st = hs.send(c, start, len, c.defer_);
+  const Status st = hs.send(c, start, len, c.output_.defer);
   // An event whose connection failed still goes whole into the replay buffer (the sink keeps
   // taking its bytes); the connection is dropped at the next safe point.
-  return c.tee_ ? Status::kOk : st;
+  return c.output_.tee ? Status::kOk : st;
 }
 
 // Ends the response body: Content-Length answer, last chunk, or close.
@@ -461,8 +461,8 @@ void HttpServer::finish_body(Conn& c) {
     char* const base = c.out_ + HttpConnection::kHeadroom;
     char head[HttpConnection::kMaxHead];
     const size_t k = write_head(c, head, sizeof head, static_cast<int64_t>(body));
-    c.head_pending_ = false;
-    c.head_sent_ = true;
+    c.output_.head_pending = false;
+    c.output_.head_sent = true;
     if (body == 0) {
       send_head(c, head, k);  // the buffer may still hold the previous answer's end
     } else {
@@ -474,20 +474,20 @@ void HttpServer::finish_body(Conn& c) {
     send_tail(c, "0\r\n\r\n", 5);
   } else if (c.body_ == Body::kUntilClose) {
     push_out(c);
-    c.keep_alive_ = false;
+    c.request_.keep_alive = false;
   }
   c.sink_.reset();
   lend(c);
   c.body_ = Body::kNone;
-  c.sse_ = false;
-  c.tee_ = false;
+  c.output_.sse = false;
+  c.output_.tee = false;
 }
 
 // Ends the connection's response: what it holds goes out and ends; a request that got nothing
 // (its call was cancelled, its session ended) gets an event stream without events rather than
 // wait forever.
 void HttpServer::close_response(Conn& c) {
-  if (c.body_ == Body::kNone && !c.head_pending_ && !c.head_sent_) start_stream_body(c, "text/event-stream", true);
+  if (c.body_ == Body::kNone && !c.output_.head_pending && !c.output_.head_sent) start_stream_body(c, "text/event-stream", true);
   finish_body(c);
   end_request(c);
 }
@@ -496,7 +496,7 @@ void HttpServer::answer(Conn& c, int status, const char* text, const char* conte
   c.status_ = status;
   c.content_type_ = text != nullptr ? (content_type ? content_type : "text/plain; charset=utf-8") : nullptr;
   c.body_ = Body::kBuffered;
-  c.sse_ = false;
+  c.output_.sse = false;
   c.sink_.reset();
   if (text != nullptr) {
     c.sink_.write(StrView(text));
@@ -511,12 +511,12 @@ void HttpServer::answer_rpc_error(Conn& c, int status, jsonrpc::ErrorCode code, 
   c.status_ = status;
   c.content_type_ = "application/json";
   c.body_ = Body::kBuffered;
-  c.sse_ = false;
+  c.output_.sse = false;
   c.sink_.reset();
   json::Writer w(c.sink_);
   // An id that could not be read is "id":null in JSON-RPC 2.0; the 2026-07-28 schema has no null
   // id, so an error of that era leaves it out (as 2025-11-25 does).
-  const bool omit = c.modern_;
+  const bool omit = c.request_.modern;
   if (invalid != nullptr) {
     jsonrpc::Message m = *invalid;
     if (omit && m.id.type == Id::Type::kNull) m.id = Id{};
@@ -530,8 +530,8 @@ void HttpServer::answer_rpc_error(Conn& c, int status, jsonrpc::ErrorCode code, 
 
 // The response is complete: the next request may come (keep-alive), or the connection ends.
 void HttpServer::end_request(Conn& c) {
-  if (c.handling_) {
-    c.ended_ = true;  // finished when handle() returns
+  if (c.request_.handling) {
+    c.request_.ended = true;  // finished when handle() returns
     return;
   }
   if (EMCP_LEGACY_ERA && c.stream_ >= 0 && c.session_ >= 0) {
@@ -539,11 +539,11 @@ void HttpServer::end_request(Conn& c) {
     detach_stream(sessions_[static_cast<size_t>(c.session_)], c.stream_);
     c.stream_ = -1;
   }
-  if (c.modern_) {
-    c.modern_ = false;
+  if (c.request_.modern) {
+    c.request_.modern = false;
     server_.detach(c.rpc_);
   }
-  if (c.dead_ || !c.keep_alive_) {
+  if (c.output_.dead || !c.request_.keep_alive) {
     close_when_out(c);
     return;
   }
@@ -552,9 +552,9 @@ void HttpServer::end_request(Conn& c) {
   c.phase_ = Phase::kIdle;
   c.route_ = Route::kNone;
   c.body_ = Body::kNone;
-  c.head_sent_ = c.head_pending_ = c.feeding_ = c.sse_ = c.tee_ = c.ended_ = c.force_sse_ = false;
-  c.cors_ = c.preflight_ = false;  // the next request's Origin decides (a 408 before its head: none)
-  c.input_hash_ = 0;
+  c.output_.head_sent = c.output_.head_pending = c.request_.feeding = c.output_.sse = c.output_.tee = c.request_.ended = c.output_.force_sse = false;
+  c.request_.cors = c.request_.preflight = false;  // the next request's Origin decides (a 408 before its head: none)
+  c.request_.input_hash = 0;
   c.session_ = -1;
   c.stream_ = -1;
   c.status_ = 200;
@@ -569,8 +569,8 @@ size_t HttpServer::receive(uint16_t conn, const void* data, size_t n) {
   if (conn >= conns_.size()) return n;
   Conn& c = conns_[conn];
   if (c.phase_ == Phase::kFree || c.phase_ == Phase::kClosing) return n;
-  if (c.pend_len_ != 0 && !drain_pending(c, false)) {
-    if (c.dead_ && !c.handling_) drop(c, true);
+  if (c.output_.pend_len != 0 && !drain_pending(c, false)) {
+    if (c.output_.dead && !c.request_.handling) drop(c, true);
     return c.phase_ == Phase::kFree ? n : 0;  // the last answer is not out yet: offer it later
   }
   const uint8_t* p = static_cast<const uint8_t*>(data);
@@ -583,15 +583,15 @@ size_t HttpServer::receive(uint16_t conn, const void* data, size_t n) {
       return n;
     }
     if (c.phase_ != Phase::kIdle && c.phase_ != Phase::kRequest && c.phase_ != Phase::kDiscard) break;
-    if (c.dead_) break;
+    if (c.output_.dead) break;
     if (c.phase_ == Phase::kIdle) {
       // A pipelined request behind an answer still waiting for the window stays with the port
       // (as wants_input() says): answered now, it would make the engine wait for this peer's
       // window, and serve nobody else meanwhile, until the send timeout.
-      if (left == 0 || c.pend_len_ != 0) break;
+      if (left == 0 || c.output_.pend_len != 0) break;
       c.phase_ = Phase::kRequest;
-      c.started_ms_ = c.fresh_ ? c.opened_ms_ : c.last_ms_;  // the first head: from the accept
-      c.fresh_ = false;
+      c.started_ms_ = c.request_.fresh ? c.opened_ms_ : c.last_ms_;  // the first head: from the accept
+      c.request_.fresh = false;
     }
     size_t used = 0;
     const http::RequestParser::Event e = c.parser_.push(p, left, &used);
@@ -605,23 +605,23 @@ size_t HttpServer::receive(uint16_t conn, const void* data, size_t n) {
         on_head(c);
         break;
       case http::RequestParser::Event::kBody:
-        if (c.feeding_) c.decoder_.feed(c.parser_.body().data(), c.parser_.body().size());
+        if (c.request_.feeding) c.decoder_.feed(c.parser_.body().data(), c.parser_.body().size());
         break;
       case http::RequestParser::Event::kDone:
         on_request_done(c);
         break;
       case http::RequestParser::Event::kError:
-        c.keep_alive_ = false;
+        c.request_.keep_alive = false;
         c.extra_header_ = nullptr;
-        c.cors_ = false;
-        c.preflight_ = false;
+        c.request_.cors = false;
+        c.request_.preflight = false;
         c.session_ = -1;
         answer(c, c.parser_.error_status(), c.parser_.error_reason());
         return n;
     }
   }
 out:
-  if (c.dead_ && !c.handling_) drop(c, true);
+  if (c.output_.dead && !c.request_.handling) drop(c, true);
   return c.phase_ == Phase::kFree ? n : n - left;
 }
 
@@ -636,10 +636,10 @@ bool HttpServer::is_endpoint(StrView path) const {
 // The head is in: decide where the request goes; refusals are answered after the body.
 void HttpServer::on_head(Conn& c) {
   const http::Request& r = c.parser_.request();
-  c.keep_alive_ = r.keep_alive;
+  c.request_.keep_alive = r.keep_alive;
   c.status_ = 200;
   c.route_ = Route::kNone;
-  c.feeding_ = false;
+  c.request_.feeding = false;
   c.session_ = -1;
   c.stream_ = -1;
   c.extra_header_ = nullptr;
@@ -654,8 +654,8 @@ void HttpServer::on_head(Conn& c) {
   const http::Method m = r.method;
   // Host/Origin, CORS preflight, the metadata document, authorization (http_security.h).
   const Admission a = admit(options_, r, is_endpoint(path), &c.grant_);
-  c.cors_ = a.cors;
-  c.preflight_ = a.preflight;
+  c.request_.cors = a.cors;
+  c.request_.preflight = a.preflight;
   if (!a.document.empty()) {
     c.route_ = Route::kDocument;
     c.error_text_ = a.document.data();  // the document (NUL-terminated, the resource server's)
@@ -665,14 +665,14 @@ void HttpServer::on_head(Conn& c) {
   // The revision the header names: a 2026-07-28 request is served without a session, and an
   // unknown one may still be a 2026-07-28 request's (its `_meta` decides: -32020 or -32022).
   mcp::Version version = mcp::kLatestVersion;
-  c.modern_ = false;
-  c.bad_version_ = r.protocol_version.present && !mcp::parse_version(r.protocol_version.view(), &version);
+  c.request_.modern = false;
+  c.request_.bad_version = r.protocol_version.present && !mcp::parse_version(r.protocol_version.view(), &version);
   // With EMCP_LEGACY_ERA=0 every request on the endpoint is (the session table, the GET
   // stream, HTTP+SSE and WebSocket are then not linked: their paths are 404, GET 405).
-  const bool stateless = !EMCP_LEGACY_ERA || (r.protocol_version.present && !c.bad_version_ && EMCP_MODERN_ERA &&
+  const bool stateless = !EMCP_LEGACY_ERA || (r.protocol_version.present && !c.request_.bad_version && EMCP_MODERN_ERA &&
                                               mcp::supports(version, mcp::Feature::kModern));
-  c.modern_ = stateless && path == StrView(options_.path) && m == http::Method::kPost;
-  if (c.bad_version_ && !(m == http::Method::kPost && path == StrView(options_.path)))
+  c.request_.modern = stateless && path == StrView(options_.path) && m == http::Method::kPost;
+  if (c.request_.bad_version && !(m == http::Method::kPost && path == StrView(options_.path)))
     return refuse(400, "Bad Request: unsupported MCP-Protocol-Version");
 
   if (path == StrView(options_.path)) {
@@ -683,11 +683,11 @@ void HttpServer::on_head(Conn& c) {
         return refuse(415, "Unsupported Media Type: Content-Type must be application/json");
       if (!r.accepts("application/json") || !r.accepts("text/event-stream"))
         return refuse(406, "Not Acceptable: Accept must list application/json and text/event-stream");
-      if (r.session_id.present && !stateless && !c.bad_version_) {
+      if (r.session_id.present && !stateless && !c.request_.bad_version) {
         HttpSession* s = session_by_id(r.session_id.view(), HttpSession::Kind::kStreamable, c);
         if (s == nullptr) return refuse(404, "Not Found: unknown or ended session");
         c.session_ = static_cast<int16_t>(s->index_);
-        c.session_gen_ = s->generation_;
+        c.request_.session_gen = s->generation_;
       }
       c.route_ = Route::kPost;
     } else if (m == http::Method::kGet) {
@@ -696,14 +696,14 @@ void HttpServer::on_head(Conn& c) {
       HttpSession* s = session_by_id(r.session_id.view(), HttpSession::Kind::kStreamable, c);
       if (s == nullptr) return refuse(404, "Not Found: unknown or ended session");
       c.session_ = static_cast<int16_t>(s->index_);
-      c.session_gen_ = s->generation_;
+      c.request_.session_gen = s->generation_;
       c.route_ = Route::kGet;
     } else if (m == http::Method::kDelete) {
       if (!r.session_id.present) return refuse(400, "Bad Request: Mcp-Session-Id header required");
       HttpSession* s = session_by_id(r.session_id.view(), HttpSession::Kind::kStreamable, c);
       if (s == nullptr) return refuse(404, "Not Found: unknown or ended session");
       c.session_ = static_cast<int16_t>(s->index_);
-      c.session_gen_ = s->generation_;
+      c.request_.session_gen = s->generation_;
       c.route_ = Route::kDelete;
     } else if (m == http::Method::kOptions) {
       return refuse(204, nullptr, "Allow: GET, POST, DELETE, OPTIONS\r\n");
@@ -725,7 +725,7 @@ void HttpServer::on_head(Conn& c) {
     HttpSession* s = session_by_id(sid, HttpSession::Kind::kSse, c);
     if (s == nullptr) return refuse(404, "Not Found: unknown or ended session");
     c.session_ = static_cast<int16_t>(s->index_);
-    c.session_gen_ = s->generation_;
+    c.request_.session_gen = s->generation_;
     c.route_ = Route::kSsePost;
   } else if (EMCP_LEGACY_ERA && options_.ws_path != nullptr && options_.sha1 != nullptr &&
              path == StrView(options_.ws_path)) {
@@ -742,7 +742,7 @@ void HttpServer::on_head(Conn& c) {
   }
   if (c.route_ == Route::kPost || c.route_ == Route::kSsePost) {
     c.decoder_.begin();
-    c.feeding_ = true;
+    c.request_.feeding = true;
     if (r.expect_continue) send_tail(c, "HTTP/1.1 100 Continue\r\n\r\n", 25);
   }
 }
@@ -810,7 +810,7 @@ bool HttpServer::permitted(Conn& c, const jsonrpc::Decoded& d) {
 // Answers `status` and closes: a request (or the first one) that did not arrive in time (408),
 // or one that gives its slot to a newcomer (http_fair.cpp). `extra`: header lines.
 void HttpServer::close_with(Conn& c, int status, const char* text, const char* extra) {
-  c.keep_alive_ = false;
+  c.request_.keep_alive = false;
   c.session_ = -1;
   c.extra_header_ = extra;
   answer(c, status, text);
@@ -821,23 +821,23 @@ void HttpServer::poll() {
   const uint64_t now = server_.now();
   for (Conn& c : conns_) {
     if (c.phase_ == Phase::kFree) continue;
-    if (c.pend_len_ != 0) {
+    if (c.output_.pend_len != 0) {
       // Output the peer has not taken: it moves on, or the peer is dropped after
       // send_timeout_ms without progress. No other timeout or heartbeat meanwhile.
       (void)drain_pending(c, false);
-      if (c.pend_len_ != 0 && now - c.last_ms_ > options_.send_timeout_ms) {
+      if (c.output_.pend_len != 0 && now - c.last_ms_ > options_.send_timeout_ms) {
         log("http: connection dropped: its peer stopped reading (send_timeout_ms)");
         ++stats_.timeout_send;
-        c.dead_ = true;
+        c.output_.dead = true;
       }
-      if (!c.dead_ && c.pend_len_ != 0) continue;
-      if (!c.dead_ && c.phase_ == Phase::kClosing) c.dead_ = true;  // its last answer is out
-      if (!c.dead_ && c.replaying_) {
+      if (!c.output_.dead && c.output_.pend_len != 0) continue;
+      if (!c.output_.dead && c.phase_ == Phase::kClosing) c.output_.dead = true;  // its last answer is out
+      if (!c.output_.dead && c.replay_.active) {
         continue_replay(c);
         continue;
       }
     }
-    if (c.dead_ || c.phase_ == Phase::kClosing) {
+    if (c.output_.dead || c.phase_ == Phase::kClosing) {
       drop(c, true);
       continue;
     }
@@ -849,7 +849,7 @@ void HttpServer::poll() {
         ++(slow_head ? stats_.timeout_head : stats_.timeout_body);
         close_with(c, 408, slow_head ? "Request Timeout: request head too slow" : "Request Timeout: body too slow");
       }
-    } else if (c.phase_ == Phase::kIdle && c.fresh_) {
+    } else if (c.phase_ == Phase::kIdle && c.request_.fresh) {
       // Nothing yet since the accept: the first head's deadline runs from there.
       if (now - c.opened_ms_ > options_.head_timeout_ms) {
         ++stats_.timeout_head;
@@ -864,11 +864,11 @@ void HttpServer::poll() {
       if (c.phase_ == Phase::kWebSocket) {
         const char ping[2] = {static_cast<char>(0x89), 0};
         send_tail(c, ping, 2);
-      } else if (c.sse_ && c.body_ != Body::kNone && !c.tee_) {
+      } else if (c.output_.sse && c.body_ != Body::kNone && !c.output_.tee) {
         c.sink_.write(":\n\n", 3);
         push_out(c);
       }
-      if (c.dead_) drop(c, true);
+      if (c.output_.dead) drop(c, true);
     }
   }
   if (EMCP_LEGACY_ERA) poll_sessions(now);

@@ -25,7 +25,7 @@ HttpSession* HttpServer::session_by_id(StrView id, HttpSession::Kind kind, const
 bool HttpServer::session_gone(const Conn& c) const {
   if (c.session_ < 0) return false;
   const HttpSession& s = sessions_[static_cast<size_t>(c.session_)];
-  return s.kind_ == HttpSession::Kind::kFree || s.generation_ != c.session_gen_;
+  return s.kind_ == HttpSession::Kind::kFree || s.generation_ != c.request_.session_gen;
 }
 
 HttpSession* HttpServer::new_session(HttpSession::Kind kind, const PeerAddress& peer, bool* rate_limited) {
@@ -82,7 +82,7 @@ HttpSession* HttpServer::open_session(Conn& c, HttpSession::Kind kind) {
     return nullptr;
   }
   c.session_ = static_cast<int16_t>(s->index_);
-  c.session_gen_ = s->generation_;
+  c.request_.session_gen = s->generation_;
   s->principal_ = c.grant_.principal;
   if (kind != HttpSession::Kind::kStreamable) {
     HttpSession::Stream& S = s->streams_[0];

@@ -30,11 +30,11 @@ void HttpServer::route_sse_post(Conn& c) {
     return;
   }
   s.last_ms_ = server_.now();
-  c.handling_ = true;
+  c.request_.handling = true;
   server_.handle(s.session_, d);
-  c.handling_ = false;
+  c.request_.handling = false;
   c.session_ = -1;  // the answer to the POST itself belongs to no session
-  if (c.dead_) {
+  if (c.output_.dead) {
     drop(c, true);
     return;
   }

@@ -66,10 +66,10 @@ void HttpServer::route_post(Conn& c) {
   const jsonrpc::Message& first = *d.first;
   // The 2026-07-28 era, from the header or from the request's `_meta`: no session. Every POST
   // with EMCP_LEGACY_ERA=0 (what follows, the sessions' part, is then not linked).
-  if (EMCP_MODERN_ERA && (!EMCP_LEGACY_ERA || c.modern_ ||
+  if (EMCP_MODERN_ERA && (!EMCP_LEGACY_ERA || c.request_.modern ||
                           (!d.batch && first.kind == jsonrpc::Kind::kRequest && mcp::Server::is_modern(first))))
     return route_modern_post(c, d);
-  if (c.bad_version_) return answer(c, 400, "Bad Request: unsupported MCP-Protocol-Version");
+  if (c.request_.bad_version) return answer(c, 400, "Bad Request: unsupported MCP-Protocol-Version");
   if (!permitted(c, d)) return;
   if (c.session_ < 0) {
     if (d.batch || first.kind != jsonrpc::Kind::kRequest || first.method != "initialize") {
@@ -120,12 +120,12 @@ void HttpServer::handle_post(Conn& c, const jsonrpc::Decoded& d) {
     answers = answers || m->kind == jsonrpc::Kind::kRequest || m->kind == jsonrpc::Kind::kInvalid;
   if (!answers) {
     // Only notifications and responses: 202, once they are handled.
-    c.handling_ = true;
+    c.request_.handling = true;
     server_.handle(s.session_, d);
-    c.handling_ = false;
+    c.request_.handling = false;
     shed_keepalive(c);
     c.session_ = -1;
-    if (c.dead_) return drop(c, true);
+    if (c.output_.dead) return drop(c, true);
     if (!d.batch && d.first->lost) {
       // A response the server could not keep: the request it answers has ended (above), but
       // the input was not accepted, which MCP answers with an HTTP error status.
@@ -146,22 +146,22 @@ void HttpServer::handle_post(Conn& c, const jsonrpc::Decoded& d) {
   HttpSession::Stream& S = s.streams_[st];
   S.conn = static_cast<int16_t>(c.index_);
   c.stream_ = static_cast<int8_t>(st);
-  c.force_sse_ = d.batch;  // a batch's deferred answers come as further events
-  c.input_hash_ = d.batch ? 0 : id_hash(d.first->id);
+  c.output_.force_sse = d.batch;  // a batch's deferred answers come as further events
+  c.request_.input_hash = d.batch ? 0 : id_hash(d.first->id);
   // Input the server cannot accept gets an HTTP error status with the JSON-RPC error: not
   // JSON-RPC at all, or a batch where the session's revision has none.
   if (!d.batch && d.first->kind == jsonrpc::Kind::kInvalid) c.status_ = 400;
   if (d.batch && (!s.session_.initialized() || !mcp::supports(s.session_.version(), mcp::Feature::kBatches))) {
     c.status_ = 400;
-    c.force_sse_ = false;
+    c.output_.force_sse = false;
   }
   if (!d.batch && (d.first->kind == jsonrpc::Kind::kRequest || d.first->kind == jsonrpc::Kind::kInvalid) &&
       d.first->id.present())
     S.await[S.awaiting++] = id_hash(d.first->id);
 
-  c.handling_ = true;
+  c.request_.handling = true;
   server_.handle(s.session_, d);
-  c.handling_ = false;
+  c.request_.handling = false;
 
   // What is still to be answered: deferred calls.
   if (d.batch) {
@@ -180,9 +180,9 @@ void HttpServer::handle_post(Conn& c, const jsonrpc::Decoded& d) {
   } else if (S.used && S.awaiting == 0) {
     finish_stream(s, st);
   }
-  if (c.dead_) return drop(c, true);
-  if (c.ended_) {
-    c.ended_ = false;
+  if (c.output_.dead) return drop(c, true);
+  if (c.request_.ended) {
+    c.request_.ended = false;
     end_request(c);
   }
 }
@@ -315,10 +315,10 @@ void HttpServer::resume_stream(Conn& c, HttpSession& s) {
     return;
   }
   start_stream_body(c, "text/event-stream", true);
-  c.replaying_ = true;
-  c.replay_final_ = false;
-  c.replay_sid_ = sid;
-  c.replay_after_ = after;
+  c.replay_.active = true;
+  c.replay_.final = false;
+  c.replay_.sid = sid;
+  c.replay_.after = after;
   continue_replay(c);
 }
 
@@ -328,29 +328,29 @@ void HttpServer::resume_stream(Conn& c, HttpSession& s) {
 // on live on this connection (or it ended: the response ends).
 void HttpServer::continue_replay(Conn& c) {
   if (session_gone(c)) {
-    c.replaying_ = false;
+    c.replay_.active = false;
     c.session_ = -1;
     finish_body(c);
     end_request(c);
     return;
   }
   HttpSession& s = sessions_[static_cast<size_t>(c.session_)];
-  const uint32_t sid = c.replay_sid_;
+  const uint32_t sid = c.replay_.sid;
   ReplayRing::Event e;
-  while (s.ring_.next(sid, c.replay_after_, &e)) {
+  while (s.ring_.next(sid, c.replay_.after, &e)) {
     c.sink_.write(e.text);
-    c.replay_after_ = e.seq;
-    c.replay_final_ = c.replay_final_ || e.last;
+    c.replay_.after = e.seq;
+    c.replay_.final = c.replay_.final || e.last;
     push_out(c);
-    if (c.dead_) {
-      c.replaying_ = false;
+    if (c.output_.dead) {
+      c.replay_.active = false;
       drop(c, true);
       return;
     }
-    if (c.pend_len_ != 0) return;  // the rest once the window opens
+    if (c.output_.pend_len != 0) return;  // the rest once the window opens
   }
-  c.replaying_ = false;
-  if (c.replay_final_) {
+  c.replay_.active = false;
+  if (c.replay_.final) {
     finish_body(c);
     c.session_ = -1;
     end_request(c);
@@ -458,8 +458,8 @@ json::Sink* HttpServer::channel_open(HttpSession& s, const mcp::OutMessage& m) {
     if (st < 0 && (m.batch || m.kind == mcp::OutMessage::Kind::kResponse)) {
       // The answer to what is being handled right now (a batch, an input without usable id).
       for (const Conn& c : conns_)
-        if (c.handling_ && c.session_ == static_cast<int16_t>(s.index_) && c.stream_ >= 0 &&
-            (m.batch || h == 0 || h == c.input_hash_))
+        if (c.request_.handling && c.session_ == static_cast<int16_t>(s.index_) && c.stream_ >= 0 &&
+            (m.batch || h == 0 || h == c.request_.input_hash))
           st = c.stream_;
     }
     if (st < 0 && m.kind != mcp::OutMessage::Kind::kResponse) {
@@ -473,7 +473,7 @@ json::Sink* HttpServer::channel_open(HttpSession& s, const mcp::OutMessage& m) {
   s.msg_related_ = h;
   s.msg_response_ = m.kind == mcp::OutMessage::Kind::kResponse;
   s.msg_detached_ = false;
-  if (S.conn >= 0 && conns_[static_cast<size_t>(S.conn)].dead_) {
+  if (S.conn >= 0 && conns_[static_cast<size_t>(S.conn)].output_.dead) {
     // Its connection failed: the stream goes on in the replay buffer, as if the client left.
     conns_[static_cast<size_t>(S.conn)].stream_ = -1;
     detach_stream(s, st);
@@ -498,8 +498,8 @@ json::Sink* HttpServer::channel_open(HttpSession& s, const mcp::OutMessage& m) {
   Conn& c = conns_[static_cast<size_t>(S.conn)];
   if (s.kind_ == HttpSession::Kind::kWebSocket) return ws_message_begin(c);
   if (s.kind_ == HttpSession::Kind::kSse) return sse_message_begin(c);
-  if (c.body_ == Body::kNone && !c.head_sent_) {
-    if (m.kind == mcp::OutMessage::Kind::kResponse && !c.force_sse_) {
+  if (c.body_ == Body::kNone && !c.output_.head_sent) {
+    if (m.kind == mcp::OutMessage::Kind::kResponse && !c.output_.force_sse) {
       // A plain JSON answer: its length is known if it fits the buffer.
       c.body_ = Body::kBuffered;
       c.content_type_ = "application/json";
@@ -510,13 +510,13 @@ json::Sink* HttpServer::channel_open(HttpSession& s, const mcp::OutMessage& m) {
     S.sse = true;
     write_priming(c, s, S, options_.retry_ms);
     push_out(c);
-  } else if (!c.sse_) {
+  } else if (!c.output_.sse) {
     s.msg_stream_ = -1;
     return nullptr;  // a JSON answer is out already: nothing more fits in this response
   }
   ++S.seq;
-  c.tee_ = s.ring_.enabled();
-  if (c.tee_) s.ring_.begin(S.id, S.seq);
+  c.output_.tee = s.ring_.enabled();
+  if (c.output_.tee) s.ring_.begin(S.id, S.seq);
   write_event_prefix(c.sink_, s, S);
   return &c.sink_;
 }
@@ -536,7 +536,7 @@ Status HttpServer::channel_close(HttpSession& s) {
     Conn& c = conns_[static_cast<size_t>(S.conn)];
     if (c.body_ == Body::kWs) {
       result = ws_message_end(c);
-    } else if (!c.sse_) {
+    } else if (!c.output_.sse) {
       // A JSON answer (buffered, or chunked once it outgrew the buffer) is whole: its end goes
       // out when the stream finishes (below, or after handle()).
       result = c.sink_.status();
@@ -544,10 +544,10 @@ Status HttpServer::channel_close(HttpSession& s) {
       c.sink_.write("\n\n", 2);
       push_out(c);
       result = c.sink_.status();
-      if (c.tee_) s.ring_.end();
-      c.tee_ = false;
+      if (c.output_.tee) s.ring_.end();
+      c.output_.tee = false;
     }
-    if (c.dead_) result = Status::kClosed;
+    if (c.output_.dead) result = Status::kClosed;
   }
   if (s.kind_ != HttpSession::Kind::kStreamable) return result;
   if (s.msg_response_ && s.msg_related_ != 0) {
@@ -559,7 +559,7 @@ Status HttpServer::channel_close(HttpSession& s) {
   }
   if (S.used && S.awaiting == 0 && !S.get) {
     bool handling = false;
-    if (S.conn >= 0) handling = conns_[static_cast<size_t>(S.conn)].handling_;
+    if (S.conn >= 0) handling = conns_[static_cast<size_t>(S.conn)].request_.handling;
     if (!handling) finish_stream(s, st);
   }
   return result;
@@ -576,7 +576,7 @@ Status HttpServer::channel_end_stream(HttpSession& s, const Id& related, uint32_
   if (S.conn < 0) return Status::kOk;
   Conn& c = conns_[static_cast<size_t>(S.conn)];
   if (c.body_ == Body::kBuffered) return Status::kInvalidState;
-  if (!c.sse_) {
+  if (!c.output_.sse) {
     start_stream_body(c, "text/event-stream", true);
     S.sse = true;
     write_priming(c, s, S, retry_ms);

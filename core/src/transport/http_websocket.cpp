@@ -25,8 +25,8 @@ void HttpServer::upgrade(Conn& c) {
   http::write_end_head(h);
   c.phase_ = Phase::kWebSocket;
   c.frames_.reset();
-  c.ws_first_ = true;
-  c.ws_final_ = false;
+  c.ws_.first = true;
+  c.ws_.final = false;
   c.body_ = Body::kWs;
   c.sink_.reset();
   send_tail(c, head, h.view().size());
@@ -69,10 +69,10 @@ void HttpServer::receive_ws(Conn& c, const uint8_t* p, size_t n) {
           }
         }
         s.last_ms_ = server_.now();
-        c.handling_ = true;
+        c.request_.handling = true;
         server_.handle(s.session_, d);
-        c.handling_ = false;
-        if (c.dead_) {
+        c.request_.handling = false;
+        if (c.output_.dead) {
           drop(c, true);
           return;
         }
@@ -104,23 +104,23 @@ void HttpServer::receive_ws(Conn& c, const uint8_t* p, size_t n) {
 // A message from the server: its first frame is a text frame, its frames go out as the sink
 // flushes (conn_flush), the last one with FIN (ws_message_end).
 json::Sink* HttpServer::ws_message_begin(Conn& c) {
-  c.ws_first_ = true;
-  c.ws_final_ = false;
+  c.ws_.first = true;
+  c.ws_.final = false;
   return &c.sink_;
 }
 
 // The message ends: what the sink holds goes out as its last frame.
 Status HttpServer::ws_message_end(Conn& c) {
-  c.ws_final_ = true;
+  c.ws_.final = true;
   if (c.sink_.buffered() != 0) {
     push_out(c);
-  } else if (!c.ws_first_) {
+  } else if (!c.ws_.first) {
     const char fin[2] = {static_cast<char>(0x80), 0};  // empty last continuation
     send_tail(c, fin, 2);
   }
   const Status result = c.sink_.status();
-  c.ws_final_ = false;
-  c.ws_first_ = true;
+  c.ws_.final = false;
+  c.ws_.first = true;
   return result;
 }
 

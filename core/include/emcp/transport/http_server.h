@@ -202,34 +202,46 @@ class HttpConnection {
   Phase phase_ = Phase::kFree;
   Route route_ = Route::kNone;
   Body body_ = Body::kNone;
-  bool head_pending_ = false;  // the response head goes out with the next bytes
-  bool head_sent_ = false;     // the response head is out
-  bool keep_alive_ = true;
-  bool feeding_ = false;       // the body goes into the decoder
-  bool handling_ = false;      // inside Server::handle() for this connection
-  bool ended_ = false;         // the response ended while handling: end the request afterwards
-  uint32_t session_gen_ = 0;   // the generation of session_ when the request named it
-  uint32_t input_hash_ = 0;    // hash of the id of the single message being handled (0: none)
-  bool dead_ = false;          // a send failed: close at the next chance
-  bool defer_ = false;         // output that ends a message: what the port cannot take waits
-  uint32_t out_cap_ = 0;
-  uint32_t pend_off_ = 0;      // out_[pend_off_, +pend_len_): written, not yet taken by the port
-  uint32_t pend_len_ = 0;
-  bool replaying_ = false;     // a GET with Last-Event-ID is replaying kept events
-  bool replay_final_ = false;  // ... and one of them ended its stream
-  uint32_t replay_sid_ = 0;    // the stream replayed
-  uint32_t replay_after_ = 0;  // the last event number replayed
-  bool sse_ = false;           // the response is an event stream
-  bool force_sse_ = false;     // answer as an event stream even if JSON would do (batches)
-  bool ws_first_ = true;       // WebSocket: the next frame starts a message
-  bool ws_final_ = false;      // WebSocket: the next frame ends a message
-  bool tee_ = false;           // output between open and close also goes to the replay buffer
-  bool modern_ = false;        // the request is of the 2026-07-28 era (served on rpc_)
-  bool bad_version_ = false;   // its MCP-Protocol-Version names no revision known here
+  // What goes out: the response head, the output waiting for the port, the response's form.
+  struct Output {
+    uint32_t cap = 0;
+    uint32_t pend_off = 0;      // out_[pend_off, +pend_len): written, not yet taken by the port
+    uint32_t pend_len = 0;
+    bool head_pending = false;  // the response head goes out with the next bytes
+    bool head_sent = false;     // the response head is out
+    bool dead = false;          // a send failed: close at the next chance
+    bool defer = false;         // output that ends a message: what the port cannot take waits
+    bool sse = false;           // the response is an event stream
+    bool force_sse = false;     // answer as an event stream even if JSON would do (batches)
+    bool tee = false;           // output between open and close also goes to the replay buffer
+  } output_;
+  // The request being served.
+  struct Request {
+    uint32_t session_gen = 0;   // the generation of session_ when the request named it
+    uint32_t input_hash = 0;    // hash of the id of the single message being handled (0: none)
+    bool keep_alive = true;
+    bool feeding = false;       // the body goes into the decoder
+    bool handling = false;      // inside Server::handle() for this connection
+    bool ended = false;         // the response ended while handling: end the request afterwards
+    bool modern = false;        // the request is of the 2026-07-28 era (served on rpc_)
+    bool bad_version = false;   // its MCP-Protocol-Version names no revision known here
+    bool fresh = false;         // no request yet: the first head's deadline counts from the accept
+    bool cors = false;          // the answer carries the CORS headers for the request's Origin
+    bool preflight = false;     // ... of a preflight (OPTIONS)
+  } request_;
+  // A GET with Last-Event-ID replaying kept events.
+  struct Replay {
+    uint32_t sid = 0;           // the stream replayed
+    uint32_t after = 0;         // the last event number replayed
+    bool active = false;
+    bool final = false;         // one of the replayed events ended its stream
+  } replay_;
+  // WebSocket framing of the messages going out.
+  struct WsOut {
+    bool first = true;          // the next frame starts a message
+    bool final = false;         // the next frame ends a message
+  } ws_;
   bool msg_response_ = false;  // rpc_: the message being written is the request's answer
-  bool fresh_ = false;         // no request yet: the first head's deadline counts from the accept
-  bool cors_ = false;          // the answer carries the CORS headers for the request's Origin
-  bool preflight_ = false;     // ... of a preflight (OPTIONS)
   int8_t stream_ = -1;         // its stream slot in the session
   int16_t session_ = -1;       // the HttpSession it belongs to
   auth::Grant grant_;          // what its request's token grants (HttpOptions::auth)
