@@ -124,7 +124,7 @@ int HttpServer::open(const PeerAddress& peer) {
     c.route_ = Route::kNone;
     c.body_ = Body::kNone;
     c.output_.head_sent = c.output_.head_pending = c.request_.feeding = c.request_.handling = c.output_.dead = c.output_.sse = c.output_.tee = c.request_.ended = false;
-    c.output_.force_sse = c.output_.defer = c.replay_.active = c.request_.cors = c.request_.preflight = false;
+    c.output_.force_sse = c.output_.defer = c.replay_.active = c.output_.cors = c.request_.preflight = false;
     c.output_.pend_off = c.output_.pend_len = 0;
     c.request_.input_hash = 0;
     c.ws_.first = true;
@@ -364,7 +364,7 @@ size_t HttpServer::write_head(Conn& c, char* dst, size_t cap, int64_t length) {
       http::write_header(h, "Mcp-Session-Id", s.id());
   }
   if (c.extra_header_ != nullptr) h.write(StrView(c.extra_header_));
-  if (c.request_.cors) write_cors_headers(options_, h, c.parser_.request(), c.request_.preflight);
+  if (c.output_.cors) write_cors_headers(options_, h, c.parser_.request(), c.request_.preflight);
   shed_keepalive(c);
   if (!c.request_.keep_alive) http::write_header(h, "Connection", "close");
   http::write_end_head(h);
@@ -553,7 +553,7 @@ void HttpServer::end_request(Conn& c) {
   c.route_ = Route::kNone;
   c.body_ = Body::kNone;
   c.output_.head_sent = c.output_.head_pending = c.request_.feeding = c.output_.sse = c.output_.tee = c.request_.ended = c.output_.force_sse = false;
-  c.request_.cors = c.request_.preflight = false;  // the next request's Origin decides (a 408 before its head: none)
+  c.output_.cors = c.request_.preflight = false;  // the next request's Origin decides (a 408 before its head: none)
   c.request_.input_hash = 0;
   c.session_ = -1;
   c.stream_ = -1;
@@ -613,7 +613,7 @@ size_t HttpServer::receive(uint16_t conn, const void* data, size_t n) {
       case http::RequestParser::Event::kError:
         c.request_.keep_alive = false;
         c.extra_header_ = nullptr;
-        c.request_.cors = false;
+        c.output_.cors = false;
         c.request_.preflight = false;
         c.session_ = -1;
         answer(c, c.parser_.error_status(), c.parser_.error_reason());
@@ -654,7 +654,7 @@ void HttpServer::on_head(Conn& c) {
   const http::Method m = r.method;
   // Host/Origin, CORS preflight, the metadata document, authorization (http_security.h).
   const Admission a = admit(options_, r, is_endpoint(path), &c.grant_);
-  c.request_.cors = a.cors;
+  c.output_.cors = a.cors;
   c.request_.preflight = a.preflight;
   if (!a.document.empty()) {
     c.route_ = Route::kDocument;

@@ -81,6 +81,7 @@ class HttpConnection {
     bool sse = false;           // the response is an event stream
     bool force_sse = false;     // answer as an event stream even if JSON would do (batches)
     bool tee = false;           // output between open and close also goes to the replay buffer
+    bool cors = false;          // the answer carries the CORS headers for the request's Origin
   } output_;
   // The request being served.
   struct Request {
@@ -93,8 +94,7 @@ class HttpConnection {
     bool modern = false;        // the request is of the 2026-07-28 era (served on rpc_)
     bool bad_version = false;   // its MCP-Protocol-Version names no revision known here
     bool fresh = false;         // no request yet: the first head's deadline counts from the accept
-    bool cors = false;          // the answer carries the CORS headers for the request's Origin
-    bool preflight = false;     // ... of a preflight (OPTIONS)
+    bool preflight = false;     // a CORS preflight (OPTIONS)
   } request_;
   // A GET with Last-Event-ID replaying kept events.
   struct Replay {
