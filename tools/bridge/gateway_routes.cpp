@@ -1,0 +1,342 @@
+// tools/bridge/gateway_routes.cpp - a request to the HTTP gateway, from its head to the board
+// (gateway.h): its admission, the rules of GET, POST and DELETE /mcp, and a POST's messages
+// forwarded under wire ids. The engine's rules, in its order (http_server.cpp on_head,
+// http_streamable.cpp, http_modern.cpp), for a server that is a board behind a UART.
+//
+// The head: Host/Origin, the CORS preflight, the metadata document and bearer tokens are the
+// core's (transport::admit); then the path, the MCP-Protocol-Version header (a 2026-07-28 one:
+// POST only, 405), Content-Type (415), Accept (406), Mcp-Session-Id (400 without, 404 for
+// another). A refusal decided from the head is answered after the body.
+//
+// POST /mcp: one message, or a batch where the session's revision has them (2025-03-26): each
+// message goes to the board as its own line, re-written from the decoded message (never the
+// client's text); a batch's invalid elements are answered here. Only notifications or
+// responses: 202. Not JSON, or not JSON-RPC: 400.
+//   - Ids: every forwarded request gets an unguessable gateway-unique id on the wire
+//     ("gw-<random>-N"), and its progressToken one too; gateway_board.cpp maps the answer and
+//     notifications/progress back. A client's notifications/cancelled goes on only for its own
+//     request in flight; a client's response only for an open request of the board's to it.
+//   - Limits: more than kMaxInFlight requests in flight, or kMaxQueue bytes waiting for the
+//     board: 503 with Retry-After: 1; bodies over --max-body: 413 (the parser's).
+// MCP 2026-07-28 (MCP-Protocol-Version: 2026-07-28, or a request whose `_meta` names a
+//   revision): each request is self-contained, so it is forwarded whatever the session's state,
+//   beside it, concurrently - when the board speaks 2026-07-28 (gateway_board.cpp asks it with
+//   server/discover); a board that does not: 400 "unsupported MCP-Protocol-Version", as the
+//   engine built without that era. A batch or a response 400, a notification 202 (not
+//   forwarded); the Mcp-Method header and, for tools/call, prompts/get, resources/read and the
+//   tasks' calls, Mcp-Name (plain or base64) must match the body, and the header's revision the
+//   `_meta` one (-32020, 400: the core's check_routing_headers); Mcp-Param-* are left to the
+//   board, which sees no headers. Closing the response cancels the request.
+// GET /mcp: the session's stream for what the board sends outside requests (one at a time: 409
+//   for a second). No event ids, no resumption (Last-Event-ID is ignored): the gateway keeps no
+//   replay buffer. A comment line every heartbeat_ms (http_gateway.cpp).
+// DELETE /mcp: ends the session (gateway_session.cpp), 200.
+#include "emcp/posix/platform.h"
+#include "emcp/transport/http_security.h"
+#include "gateway.h"
+
+namespace bridge {
+namespace gateway {
+
+namespace http = emcp::http;
+namespace jsonrpc = emcp::jsonrpc;
+using emcp::StrView;
+
+void Gateway::on_head(Conn& c) {
+  const http::Request& r = c.parser.request();
+  expire_idle_session(emcp::posix::now_ms());
+  c.keep_alive = r.keep_alive;
+  c.gen = ++gen_;
+  c.refuse = 0;
+  c.refuse_text = nullptr;
+  c.refuse_header.clear();
+  c.document.clear();
+  c.body.clear();
+  c.extra.clear();
+  c.session_req = c.modern = c.bad_version = c.batch = false;
+  auto refuse = [&](int status, const char* text, const char* header = nullptr) {
+    c.refuse = status;
+    c.refuse_text = text;
+    c.refuse_header = header ? header : "";
+  };
+  const StrView p = r.path();
+  emcp::auth::Grant grant;
+  const emcp::transport::Admission a = emcp::transport::admit(http_, r, p == StrView(http_.path), &grant);
+  c.cors = a.cors;
+  c.preflight = a.preflight;
+  if (!a.document.empty()) {
+    c.document.assign(a.document.data(), a.document.size());
+    return;
+  }
+  if (a.status != 0) return refuse(a.status, a.text, a.header);
+  if (p != StrView(http_.path)) return refuse(404, "Not Found");
+  emcp::mcp::Version v = emcp::mcp::kLatestVersion;
+  c.bad_version = r.protocol_version.present && !emcp::mcp::parse_version(r.protocol_version.view(), &v);
+  const bool modern_header = r.protocol_version.present && !c.bad_version &&
+                             emcp::mcp::supports(v, emcp::mcp::Feature::kModern);
+  const http::Method m = r.method;
+  if (modern_header && m != http::Method::kPost)
+    return refuse(405, "Method Not Allowed: protocol revision 2026-07-28 uses POST only", "Allow: POST\r\n");
+  if (c.bad_version && m != http::Method::kPost) return refuse(400, "Bad Request: unsupported MCP-Protocol-Version");
+  c.modern = modern_header;
+  auto session_named = [&]() -> bool {
+    if (!r.session_id.present) {
+      refuse(400, "Bad Request: Mcp-Session-Id header required");
+      return false;
+    }
+    if (!session_open() || r.session_id.view() != StrView(session_id_)) {
+      refuse(404, "Not Found: unknown or ended session");
+      return false;
+    }
+    c.session_req = true;
+    return true;
+  };
+  if (m == http::Method::kPost) {
+    if (!r.content_type_is("application/json"))
+      return refuse(415, "Unsupported Media Type: Content-Type must be application/json");
+    if (!r.accepts("application/json") || !r.accepts("text/event-stream"))
+      return refuse(406, "Not Acceptable: Accept must list application/json and text/event-stream");
+    if (r.session_id.present && !modern_header && !c.bad_version) (void)session_named();
+    if (r.expect_continue && c.refuse == 0) c.out += "HTTP/1.1 100 Continue\r\n\r\n";
+  } else if (m == http::Method::kGet) {
+    if (!r.accepts("text/event-stream")) return refuse(406, "Not Acceptable: Accept must list text/event-stream");
+    (void)session_named();
+  } else if (m == http::Method::kDelete) {
+    (void)session_named();
+  } else if (m == http::Method::kOptions) {
+    refuse(204, nullptr, "Allow: GET, POST, DELETE, OPTIONS\r\n");
+  } else {
+    refuse(405, "Method Not Allowed", "Allow: GET, POST, DELETE, OPTIONS\r\n");
+  }
+}
+
+void Gateway::on_done(Conn& c) {
+  c.st = Conn::St::kWaiting;
+  if (!c.document.empty()) {
+    c.extra = "Cache-Control: max-age=3600\r\n";
+    return answer(c, 200, c.document + "\n", "application/json");
+  }
+  if (c.refuse != 0) {
+    c.extra = c.refuse_header;
+    return answer_text(c, c.refuse, c.refuse_text);
+  }
+  const http::Method m = c.parser.request().method;
+  if (m == http::Method::kGet) {
+    if (get_conn_ >= 0) return answer_text(c, 409, "Conflict: this session has a GET stream already");
+    get_conn_ = static_cast<int>(slot_of(c));
+    get_serial_ = c.serial;
+    session_last_ = emcp::posix::now_ms();
+    c.st = Conn::St::kStream;
+    c.extra = session_header();
+    start_sse(c);
+    flush(c);
+    return;
+  }
+  if (m == http::Method::kDelete) {
+    end_session("DELETE", "The session ended (DELETE) before this request was answered.");
+    return answer_text(c, 200, "session ended");
+  }
+  on_post(c);
+}
+
+void Gateway::on_post(Conn& c) {
+  // The body as it came (a raw line break inside a string is invalid JSON, as for the engine);
+  // what goes to the board is re-written from what was decoded, one line per message.
+  decoder_.begin();
+  decoder_.feed(c.body.data(), c.body.size());
+  const jsonrpc::Decoded& d = decoder_.finish();
+  if (d.first == nullptr) return answer_rpc(c, 400, -32600, "Invalid Request: empty body");
+  const jsonrpc::Message& first = *d.first;
+  const bool modern = c.modern || (!d.batch && first.kind == jsonrpc::Kind::kRequest &&
+                                   emcp::mcp::Server::is_modern(first));
+  if (modern) {
+    c.modern = true;
+    return post_stateless(c, d);
+  }
+  if (c.bad_version) return answer_text(c, 400, "Bad Request: unsupported MCP-Protocol-Version");
+  post_session(c, d);
+}
+
+// More requests in flight than kMaxInFlight, or more bytes waiting for the board than
+// kMaxQueue (a board that stopped reading): 503, Retry-After: 1.
+bool Gateway::refuse_busy(Conn& c, size_t requests) {
+  const bool many = pending_.size() + requests > kMaxInFlight;
+  if (!many && link_.queued() + c.body.size() <= kMaxQueue) return false;
+  c.extra += "Retry-After: 1\r\n";
+  answer_text(c, 503, many ? "Service Unavailable: too many requests in flight to the board"
+                           : "Service Unavailable: the board is not taking what was sent to it");
+  return true;
+}
+
+// The header checks of 2026-07-28 the board cannot make (it sees no headers): the core's own
+// (emcp::mcp::check_routing_headers, the engine's check and its texts): MCP-Protocol-Version
+// against `_meta`, Mcp-Method, Mcp-Name against the member it names (plain or base64 form). The
+// Mcp-Param-* headers need the tool's table, which only the board has: not checked here.
+bool Gateway::headers_match(const http::Request& r, const jsonrpc::Message& m, std::string* why) const {
+  const emcp::Result<StrView> version = m.params["_meta"]["io.modelcontextprotocol/protocolVersion"].as_string();
+  if (!version.ok()) return true;  // the board answers the missing field (-32602)
+  emcp::mcp::RequestHeaders h;
+  h.protocol_version = {r.protocol_version.view(), r.protocol_version.present};
+  h.method = {r.mcp_method.view(), r.mcp_method.present};
+  h.name = {r.mcp_name.view(), r.mcp_name.present};
+  const emcp::mcp::HeaderMismatch say = [](void* out, std::initializer_list<emcp::mcp::TextPiece> message) {
+    std::string& text = *static_cast<std::string*>(out);
+    text.clear();
+    for (const emcp::mcp::TextPiece& piece : message) {
+      char buf[emcp::mcp::TextPiece::kMaxChars];
+      const StrView v = piece.render(buf);
+      text.append(v.data(), v.size());
+    }
+  };
+  return emcp::mcp::check_routing_headers(h, m, version.value(), say, why);
+}
+
+void Gateway::post_stateless(Conn& c, const jsonrpc::Decoded& d) {
+  const jsonrpc::Message& m = *d.first;
+  if (d.batch)
+    return answer_rpc(c, 400, -32600,
+                      "Invalid Request: a POST carries one message at protocol revision 2026-07-28, not a batch");
+  switch (m.kind) {
+    case jsonrpc::Kind::kInvalid: {
+      jsonrpc::Message inv = m;
+      if (inv.id.type == jsonrpc::Id::Type::kNull) inv.id = jsonrpc::Id{};
+      return answer(c, 400, invalid_json(inv), "application/json");
+    }
+    case jsonrpc::Kind::kResponse:
+    case jsonrpc::Kind::kErrorResponse:
+      return answer_rpc(c, 400, -32600, "Invalid Request: a client sends no responses at protocol revision 2026-07-28");
+    case jsonrpc::Kind::kNotification:
+      return answer_text(c, 202, nullptr);  // none is defined over HTTP at this revision (not forwarded)
+    case jsonrpc::Kind::kRequest:
+      break;
+  }
+  if (board_modern_ == Modern::kNo) return answer_text(c, 400, "Bad Request: unsupported MCP-Protocol-Version");
+  std::string why;
+  if (!headers_match(c.parser.request(), m, &why)) return answer_rpc(c, 400, -32020, why, id_json(m.id));
+  if (refuse_busy(c, 1)) return;
+  forward(c, m, false, false, false);
+}
+
+// A client's notifications/cancelled: forwarded (under the wire id) only for one of its own
+// requests in flight (the session's, or this connection's 2026-07-28 one); that request's
+// answer is then not awaited. Anything else is dropped: a client cannot cancel another's.
+bool Gateway::cancel_for(Conn& c, const jsonrpc::Message& m, bool session) {
+  const emcp::json::Value rid = m.params["requestId"];
+  jsonrpc::Id id;
+  if (rid.is_int()) id = jsonrpc::Id::of(rid.as_int().value());
+  else if (rid.is_string()) id = jsonrpc::Id::of(rid.as_string().value());
+  const std::string want = id_json(id);
+  if (want.empty()) return false;
+  for (auto it = pending_.begin(); it != pending_.end(); ++it) {
+    const Pending& pd = it->second;
+    if (pd.orig_id != want) continue;
+    if (session ? !pd.session : (pd.session || pd.conn >= conns_.size() || conns_[pd.conn].get() != &c)) continue;
+    const std::string wire = it->first;
+    const size_t conn = pd.conn;
+    const bool live = conn_live(pd);
+    pending_.erase(it);
+    const emcp::Result<StrView> reason = m.params["reason"].as_string();
+    link_.send(cancel_line(wire, reason.ok() ? &reason.value() : nullptr));
+    if (live) {
+      Conn& o = *conns_[conn];
+      if (o.awaiting > 0) --o.awaiting;
+      // The POST being handled ends after its last message (post_session()).
+      if (&o != &c && o.awaiting == 0 && o.st == Conn::St::kWaiting) end_response(o);
+    }
+    return true;
+  }
+  log("dropped a notifications/cancelled for no request of the client's own in flight");
+  return false;
+}
+
+void Gateway::post_session(Conn& c, const jsonrpc::Decoded& d) {
+  const jsonrpc::Message& first = *d.first;
+  if (!c.session_req) {
+    if (d.batch || first.kind != jsonrpc::Kind::kRequest || first.method != "initialize") {
+      if (!d.batch && first.kind == jsonrpc::Kind::kInvalid) return answer(c, 400, invalid_json(first), "application/json");
+      return answer_rpc(c, 400, -32000, "Bad Request: Mcp-Session-Id header required (initialize first)");
+    }
+    if (session_ != SessionState::kNone) {
+      // The board has one UART session, and it is taken.
+      c.extra = "Retry-After: " + std::to_string(retry_after_s()) + "\r\n";
+      return answer_text(c, 503,
+                         "Service Unavailable: the board's one session is in use by another client; retry later");
+    }
+    if (refuse_busy(c, 1)) return;
+    session_ = SessionState::kOpening;
+    reset_due_ = false;  // this initialize starts the board's session afresh
+    c.session_req = true;
+    return forward(c, first, true, true, true);
+  }
+  session_last_ = emcp::posix::now_ms();
+  c.extra = session_header();
+  if (!d.batch && first.kind == jsonrpc::Kind::kInvalid) return answer(c, 400, invalid_json(first), "application/json");
+  if (d.batch && !emcp::mcp::supports(session_version_, emcp::mcp::Feature::kBatches))
+    return answer_rpc(c, 400, -32600, "Invalid Request: no JSON-RPC batches at this protocol revision");
+  size_t requests = 0;
+  for (const jsonrpc::Message* m = d.first; m != nullptr; m = m->next) requests += m->kind == jsonrpc::Kind::kRequest;
+  if (refuse_busy(c, requests)) return;
+  c.batch = d.batch;
+  std::vector<std::string> local;  // answers of the gateway's own (a batch's invalid elements)
+  for (const jsonrpc::Message* mp = d.first; mp != nullptr; mp = mp->next) {
+    const jsonrpc::Message& m = *mp;
+    switch (m.kind) {
+      case jsonrpc::Kind::kInvalid:
+        local.push_back(invalid_json(m));  // never forwarded
+        break;
+      case jsonrpc::Kind::kRequest:
+        forward(c, m, true, m.method == "initialize", false);
+        break;
+      case jsonrpc::Kind::kNotification:
+        if (m.method == "notifications/cancelled") (void)cancel_for(c, m, true);
+        else link_.send(message_line(m, "", ""));
+        break;
+      case jsonrpc::Kind::kResponse:
+      case jsonrpc::Kind::kErrorResponse: {
+        // Only an answer to one of the board's requests to this client reaches the board.
+        const std::string id = id_json(m.id);
+        bool known = false;
+        for (size_t i = 0; i < board_reqs_.size() && !known; ++i)
+          if (board_reqs_[i] == id) {
+            board_reqs_.erase(board_reqs_.begin() + static_cast<long>(i));
+            known = true;
+          }
+        if (known) link_.send(response_line(m));
+        else log("dropped a client's response to no request of the board's: id " + (id.empty() ? "null" : id));
+        break;
+      }
+    }
+  }
+  if (c.st != Conn::St::kWaiting) return;
+  if (!local.empty()) {
+    if (!c.head_sent) start_sse(c);
+    for (const std::string& l : local) event(c, l);
+  }
+  if (c.awaiting == 0) {
+    if (requests == 0 && local.empty()) answer_text(c, 202, nullptr);
+    else end_response(c);
+  }
+}
+
+// A request to the board under a wire id (and its progressToken under the same).
+void Gateway::forward(Conn& c, const jsonrpc::Message& m, bool session, bool initialize, bool opening) {
+  const std::string wire = "\"" + wire_prefix_ + std::to_string(++next_id_) + "\"";
+  Pending pd;
+  pd.session = session;
+  pd.initialize = initialize;
+  pd.opening = opening;
+  pd.seq = next_id_;
+  pd.serial = c.serial;
+  pd.gen = c.gen;
+  pd.deadline = emcp::posix::now_ms() + o_.request_timeout_ms;
+  pd.conn = slot_of(c);
+  pd.orig_id = id_json(m.id);
+  const emcp::json::Value token = m.params["_meta"]["progressToken"];
+  if (token.exists()) pd.orig_token = value_json(token);
+  pending_[wire] = pd;
+  ++c.awaiting;
+  link_.send(message_line(m, wire, token.exists() ? wire : std::string()));
+}
+
+}  // namespace gateway
+}  // namespace bridge
