@@ -504,6 +504,36 @@ describe("gateway: one client cannot reach another's requests", () => {
     }
   });
 
+  test("a 2026-07-28 request the engine refuses before serving it is refused alike, never served by the board", async () => {
+    // What the engine (emcp-sensors --http) checks before it serves such a request: its `_meta`
+    // (-32602), then the routing headers (-32020), then the revision (-32022), each answered
+    // with HTTP 400. The board sees no headers: without `_meta` it would serve the request as
+    // one of its UART session's, and its -32602 for a bad `_meta` would come back as 200.
+    const engine = await startNetworkServer(SERVER, ["--simulate"], []);
+    try {
+      const headers = modernHeaders("tools/call", "read_sensor");
+      const bodies = {
+        "no _meta": call(1, "read_sensor", { sensor: "load" }),
+        "no client capabilities, and Mcp-Name another tool's":
+          [call(2, "read_sensor", { sensor: "load" }, { _meta: { "io.modelcontextprotocol/protocolVersion": MODERN } }),
+           modernHeaders("tools/call", "set_led")],
+        "a log level that is none": call(3, "read_sensor", { sensor: "load" }, { _meta: { ...modernMeta, "io.modelcontextprotocol/logLevel": "loud" } }),
+        "a revision the headers do not name": call(4, "read_sensor", { sensor: "load" }, { _meta: { ...modernMeta, "io.modelcontextprotocol/protocolVersion": "2099-01-01" } }),
+      };
+      for (const [what, spec] of Object.entries(bodies)) {
+        const [body, h] = Array.isArray(spec) ? spec : [spec, headers];
+        const viaEngine = await once(engine.port, post(body, h));
+        const viaGateway = await once(g.port, post(body, h));
+        assert.equal(viaEngine.status, 400, `engine, ${what}: ${viaEngine.body}`);
+        assert.equal(viaGateway.status, 400, `gateway, ${what}: ${viaGateway.body}`);
+        assert.deepEqual(json(viaGateway), json(viaEngine), what);
+      }
+      assert.equal(json(await once(g.port, post(bodies["no _meta"], headers))).error.code, -32602);
+    } finally {
+      await stopNetworkServer(engine);
+    }
+  });
+
   test("GET, DELETE and OPTIONS pass the Host and Origin checks too", async () => {
     const sid = await session();
     assert.equal((await once(g.port, request("GET", "/mcp", { Accept: "text/event-stream", "Mcp-Session-Id": sid, Host: "evil.example" }))).status, 403);

@@ -8,8 +8,9 @@
 //                        loop, and the timeouts of connections (slow heads and bodies, idle
 //                        keep-alive, a peer that stops reading, heartbeats)
 //   gateway_routes.cpp   a request from its head to the board: admission (the core's
-//                        http_security.h), the routing rules of GET/POST/DELETE, the 2026-07-28
-//                        header check (the core's), a POST's messages forwarded under wire ids
+//                        http_security.h), the routing rules of GET/POST/DELETE, the checks of a
+//                        2026-07-28 request (the core's, on a server of the gateway's own), a
+//                        POST's messages forwarded under wire ids
 //   gateway_output.cpp   what goes back to a client: the response head (the core's writers),
 //                        one JSON answer, or an event stream (chunked), and the end of a request
 //   gateway_session.cpp  the one HTTP session: opening (its random id), its end (DELETE, idle,
@@ -22,13 +23,14 @@
 //
 // The HTTP side is the core's: its request parser (emcp/http/http.h), its status and header
 // writers, its admission of a request (emcp/transport/http_security.h) with the engine's options
-// (transport::HttpOptions) and defaults, the core's JSON-RPC decoder and the core's 2026-07-28
-// header check (emcp::mcp::check_routing_headers). The clock, random bytes, reads and
+// (transport::HttpOptions) and defaults, the core's JSON-RPC decoder, and the core's checks of a
+// 2026-07-28 request (mcp::Server::handle on Gateway::local_, whose tables are empty:
+// `_meta`, emcp::mcp::check_routing_headers, the revision). The clock, random bytes, reads and
 // blocking writes are the posix port's (emcp/posix/platform.h, fd.h). What the gateway still
 // does itself, beside the engine: the connection slots and their timeouts, the session table
-// (one session), SSE framing, and the routing of a POST: it forwards raw JSON-RPC to a board
-// whose answers come later, on another fd, where the engine answers from an mcp::Server within
-// the call.
+// (one session), SSE framing, and the routing of a POST; docs/gateway.md ("Inside") says why:
+// it forwards raw JSON-RPC to a board whose answers come later, on another fd, where the engine
+// answers from an mcp::Server within the call.
 //
 // Context: one thread (the poll() loop in Gateway::run()). Host code: the standard library is
 // fine here; every buffer is bounded (the constants below, HttpOptions, GatewayOptions).
@@ -149,7 +151,7 @@ class Gateway final : public BoardLink::Listener {
   void forward(Conn& c, const emcp::jsonrpc::Message& m, bool session, bool initialize, bool opening);
   bool cancel_for(Conn& c, const emcp::jsonrpc::Message& m, bool session);
   bool refuse_busy(Conn& c, size_t requests);
-  bool headers_match(const emcp::http::Request& r, const emcp::jsonrpc::Message& m, std::string* why) const;
+  bool refused_here(Conn& c, const emcp::jsonrpc::Decoded& d);
 
   // ---- Answers (gateway_output.cpp)
   std::string head(Conn& c, int status, const char* type, int64_t length);
@@ -193,7 +195,8 @@ class Gateway final : public BoardLink::Listener {
   std::string resource_;                              // the canonical URI (--resource)
   emcp::auth::ResourceServerConfig auth_config_;
   emcp::auth::ResourceServer auth_;                   // --bearer-token (started by setup())
-  // The gateway's own mcp::Server, its tables empty: the owner of the tokens' scopes (auth_).
+  // The gateway's own mcp::Server, its tables empty: the owner of the tokens' scopes (auth_),
+  // and the core's checks of a 2026-07-28 request before it goes to the board (refused_here()).
   emcp::mcp::Server local_;
   int listen_fd_ = -1;
   int port_ = 0;

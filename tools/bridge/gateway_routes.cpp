@@ -23,10 +23,12 @@
 //   beside it, concurrently - when the board speaks 2026-07-28 (gateway_board.cpp asks it with
 //   server/discover); a board that does not: 400 "unsupported MCP-Protocol-Version", as the
 //   engine built without that era. A batch or a response 400, a notification 202 (not
-//   forwarded); the Mcp-Method header and, for tools/call, prompts/get, resources/read and the
-//   tasks' calls, Mcp-Name (plain or base64) must match the body, and the header's revision the
-//   `_meta` one (-32020, 400: the core's check_routing_headers); Mcp-Param-* are left to the
-//   board, which sees no headers. Closing the response cancels the request.
+//   forwarded). What the engine checks before it serves such a request (its `_meta`: -32602;
+//   the routing headers: -32020; the revision: -32022) the gateway's own mcp::Server checks -
+//   the core's code, on a server with empty tables - and a refusal is answered here with the
+//   engine's status (400): the board sees no headers, and a request without `_meta` would be
+//   served there as one of the UART session's. Mcp-Param-* need the tool's table, which only
+//   the board has: not checked. Closing the response cancels the request.
 // GET /mcp: the session's stream for what the board sends outside requests (one at a time: 409
 //   for a second). No event ids, no resumption (Last-Event-ID is ignored): the gateway keeps no
 //   replay buffer. A comment line every heartbeat_ms (http_gateway.cpp).
@@ -168,27 +170,49 @@ bool Gateway::refuse_busy(Conn& c, size_t requests) {
   return true;
 }
 
-// The header checks of 2026-07-28 the board cannot make (it sees no headers): the core's own
-// (emcp::mcp::check_routing_headers, the engine's check and its texts): MCP-Protocol-Version
-// against `_meta`, Mcp-Method, Mcp-Name against the member it names (plain or base64 form). The
-// Mcp-Param-* headers need the tool's table, which only the board has: not checked here.
-bool Gateway::headers_match(const http::Request& r, const jsonrpc::Message& m, std::string* why) const {
-  const emcp::Result<StrView> version = m.params["_meta"]["io.modelcontextprotocol/protocolVersion"].as_string();
-  if (!version.ok()) return true;  // the board answers the missing field (-32602)
+namespace {
+
+// What the gateway's own server answers a 2026-07-28 request: the one answer, and whether it
+// refuses the request before serving it (mcp::OutMessage::refused).
+struct Verdict {
+  StringSink text;
+  bool answered = false;
+  bool refused = false;
+};
+
+emcp::json::Sink* verdict_open(void* ctx, const emcp::mcp::OutMessage& m) {
+  Verdict& v = *static_cast<Verdict*>(ctx);
+  if (m.kind != emcp::mcp::OutMessage::Kind::kResponse || v.answered) return nullptr;
+  v.answered = true;
+  v.refused = m.refused;
+  return &v.text;
+}
+
+emcp::Status verdict_close(void*) { return emcp::Status::kOk; }
+
+}  // namespace
+
+// The checks the engine makes before it serves a 2026-07-28 request, which the board cannot
+// make (it sees no headers) or makes otherwise (without headers, a request lacking `_meta` is
+// the UART session's): the core's own, run on the gateway's server, whose tables are empty, so
+// that nothing is served there. Its refusal (`_meta` -32602, headers -32020, revision -32022)
+// is answered here as the engine answers it (400); anything else goes to the board.
+bool Gateway::refused_here(Conn& c, const jsonrpc::Decoded& d) {
+  const http::Request& r = c.parser.request();
   emcp::mcp::RequestHeaders h;
   h.protocol_version = {r.protocol_version.view(), r.protocol_version.present};
   h.method = {r.mcp_method.view(), r.mcp_method.present};
   h.name = {r.mcp_name.view(), r.mcp_name.present};
-  const emcp::mcp::HeaderMismatch say = [](void* out, std::initializer_list<emcp::mcp::TextPiece> message) {
-    std::string& text = *static_cast<std::string*>(out);
-    text.clear();
-    for (const emcp::mcp::TextPiece& piece : message) {
-      char buf[emcp::mcp::TextPiece::kMaxChars];
-      const StrView v = piece.render(buf);
-      text.append(v.data(), v.size());
-    }
-  };
-  return emcp::mcp::check_routing_headers(h, m, version.value(), say, why);
+  h.params = r.mcp_params.view();
+  h.check = &emcp::mcp::Server::check_headers;
+  Verdict v;
+  {
+    emcp::mcp::Session s(emcp::mcp::Channel{&verdict_open, &verdict_close, &v, nullptr});
+    local_.handle(s, d, &h);
+  }  // detached: whatever it left pending there is dropped
+  if (!v.refused) return false;
+  answer(c, 400, v.text.take(), "application/json");
+  return true;
 }
 
 void Gateway::post_stateless(Conn& c, const jsonrpc::Decoded& d) {
@@ -211,8 +235,7 @@ void Gateway::post_stateless(Conn& c, const jsonrpc::Decoded& d) {
       break;
   }
   if (board_modern_ == Modern::kNo) return answer_text(c, 400, "Bad Request: unsupported MCP-Protocol-Version");
-  std::string why;
-  if (!headers_match(c.parser.request(), m, &why)) return answer_rpc(c, 400, -32020, why, id_json(m.id));
+  if (refused_here(c, d)) return;
   if (refuse_busy(c, 1)) return;
   forward(c, m, false, false, false);
 }
