@@ -91,6 +91,7 @@ struct Conn {
   bool keep_alive = true;
   bool head_sent = false, sse = false, chunked = false;
   bool session_req = false;  // names (or opens) the session
+  uint64_t session_gen = 0;  // ... the one of Gateway::session_gen_ when its head named it
   bool modern = false;       // a 2026-07-28 request
   bool bad_version = false;
   bool batch = false;
@@ -171,6 +172,8 @@ class Gateway final : public BoardLink::Listener {
 
   // ---- The session (gateway_session.cpp)
   bool session_open() const { return session_ == SessionState::kOpen; }
+  /// The request `c` named the session when its head came, and that session is still open.
+  bool session_still(const Conn& c) const { return session_open() && c.session_gen == session_gen_; }
   void initialize_answered(const Pending& pd, const emcp::jsonrpc::Message& answer);
   void end_session(const char* why, const std::string& message);
   void expire_idle_session(uint64_t now);
@@ -216,6 +219,7 @@ class Gateway final : public BoardLink::Listener {
   emcp::jsonrpc::Decoder decoder_{reader_, arena_};
   // The session.
   SessionState session_ = SessionState::kNone;
+  uint64_t session_gen_ = 0;                // counts the sessions opened
   char session_id_[33] = {};
   emcp::mcp::Version session_version_ = emcp::mcp::kLatestVersion;
   uint64_t session_last_ = 0;

@@ -6,7 +6,8 @@
 // The head: Host/Origin, the CORS preflight, the metadata document and bearer tokens are the
 // core's (transport::admit); then the path, the MCP-Protocol-Version header (a 2026-07-28 one:
 // POST only, 405), Content-Type (415), Accept (406), Mcp-Session-Id (400 without, 404 for
-// another). A refusal decided from the head is answered after the body.
+// another; 404 too when the session it named ends before its body is in). A refusal decided
+// from the head is answered after the body.
 //
 // POST /mcp: one message, or a batch where the session's revision has them (2025-03-26): each
 // message goes to the board as its own line, re-written from the decoded message (never the
@@ -91,6 +92,7 @@ void Gateway::on_head(Conn& c) {
       return false;
     }
     c.session_req = true;
+    c.session_gen = session_gen_;
     return true;
   };
   if (m == http::Method::kPost) {
@@ -121,6 +123,12 @@ void Gateway::on_done(Conn& c) {
   if (c.refuse != 0) {
     c.extra = c.refuse_header;
     return answer_text(c, c.refuse, c.refuse_text);
+  }
+  // The session its head named ended (DELETE, idle expiry, a board reset) while its body was
+  // arriving; another may have opened since (as the engine: on_request_done).
+  if (c.session_req && !session_still(c)) {
+    c.session_req = false;
+    return answer_text(c, 404, "Not Found: the session ended");
   }
   const http::Method m = c.parser.request().method;
   if (m == http::Method::kGet) {
@@ -293,9 +301,19 @@ void Gateway::post_session(Conn& c, const jsonrpc::Decoded& d) {
   }
   session_last_ = emcp::posix::now_ms();
   c.extra = session_header();
-  if (!d.batch && first.kind == jsonrpc::Kind::kInvalid) return answer(c, 400, invalid_json(first), "application/json");
+  // The engine's answers where the server refuses what the session sent before serving it
+  // (core/src/mcp/dispatch.cpp): an unknown id left out from 2025-11-25 on (answer_id()).
+  const bool omit_null = emcp::mcp::supports(session_version_, emcp::mcp::Feature::kOmitUnknownId);
+  if (!d.batch && first.kind == jsonrpc::Kind::kInvalid) {
+    jsonrpc::Message inv = first;
+    if (omit_null && inv.id.type == jsonrpc::Id::Type::kNull) inv.id = jsonrpc::Id{};
+    return answer(c, 400, invalid_json(inv), "application/json");
+  }
   if (d.batch && !emcp::mcp::supports(session_version_, emcp::mcp::Feature::kBatches))
-    return answer_rpc(c, 400, -32600, "Invalid Request: no JSON-RPC batches at this protocol revision");
+    return answer_rpc(c, 400, -32600,
+                      std::string("Invalid Request: JSON-RPC batches are not part of protocol revision ") +
+                          emcp::mcp::version_str(session_version_),
+                      omit_null ? "" : "null");
   size_t requests = 0;
   for (const jsonrpc::Message* m = d.first; m != nullptr; m = m->next) requests += m->kind == jsonrpc::Kind::kRequest;
   if (refuse_busy(c, requests)) return;
@@ -308,7 +326,11 @@ void Gateway::post_session(Conn& c, const jsonrpc::Decoded& d) {
         local.push_back(invalid_json(m));  // never forwarded
         break;
       case jsonrpc::Kind::kRequest:
-        forward(c, m, true, m.method == "initialize", false);
+        // As the engine (dispatch.cpp): initialize alone, never in a batch; not forwarded.
+        if (d.batch && m.method == "initialize")
+          local.push_back(rpc_error(id_json(m.id), -32600, "Invalid Request: initialize must not be part of a batch"));
+        else
+          forward(c, m, true, m.method == "initialize", false);
         break;
       case jsonrpc::Kind::kNotification:
         if (m.method == "notifications/cancelled") (void)cancel_for(c, m, true);

@@ -46,6 +46,7 @@ void Gateway::initialize_answered(const Pending& pd, const emcp::jsonrpc::Messag
       return;
     }
     session_ = SessionState::kOpen;
+    ++session_gen_;
     session_last_ = emcp::posix::now_ms();
     log("session opened (" + vs + ")");
     if (conn_live(pd)) conns_[pd.conn]->extra = session_header();
