@@ -67,6 +67,7 @@ constexpr size_t kMaxInFlight = 256;           // requests forwarded and not ans
 constexpr size_t kMaxQueue = 1u << 20;         // bytes waiting for the board: 503 beyond
 constexpr size_t kMaxBoardRequests = 64;       // the board's requests to the session's client kept
 constexpr uint32_t kMaxRetryAfterS = 60;
+
 /// `bytes` random bytes (the posix port's getrandom()) as 2 * bytes hex digits and a NUL.
 bool random_hex(char* out, size_t bytes);
 
@@ -197,10 +198,10 @@ class Gateway final : public BoardLink::Listener {
   std::vector<emcp::auth::StaticToken> tokens_;
   std::string resource_;                              // the canonical URI (--resource)
   emcp::auth::ResourceServerConfig auth_config_;
-  emcp::auth::ResourceServer auth_;                   // --bearer-token (started by setup())
   // The gateway's own mcp::Server, its tables empty: the owner of the tokens' scopes (auth_),
   // and the core's checks of a 2026-07-28 request before it goes to the board (refused_here()).
   emcp::mcp::Server local_;
+  emcp::auth::ResourceServer auth_;                   // --bearer-token (started by setup())
   int listen_fd_ = -1;
   int port_ = 0;
   std::vector<std::unique_ptr<Conn>> conns_;
