@@ -31,7 +31,8 @@ const json = (r) => JSON.parse(r.body.toString());
 /// The JSON-RPC messages of an event-stream body (or the one JSON body).
 function messages(r) {
   if (!/event-stream/.test(r.headers["content-type"] ?? "")) return [json(r)];
-  return r.body.toString().split("\n").filter((l) => l.startsWith("data: ")).map((l) => JSON.parse(l.slice(6)));
+  // (An empty data line is the engine's priming event.)
+  return r.body.toString().split("\n").filter((l) => l.startsWith("data: ") && l.length > 6).map((l) => JSON.parse(l.slice(6)));
 }
 
 describe("gateway: sessions, bad input, security", () => {
@@ -499,6 +500,109 @@ describe("gateway: one client cannot reach another's requests", () => {
         assert.equal(answer.id, 7);
         assert.notEqual(answer.error?.code, -32020, JSON.stringify(answer));
       }
+    } finally {
+      await stopNetworkServer(engine);
+    }
+  });
+
+  test("a 2026-07-28 request the engine refuses before serving it is refused alike, never served by the board", async () => {
+    // What the engine (emcp-sensors --http) checks before it serves such a request: its `_meta`
+    // (-32602), then the routing headers (-32020), then the revision (-32022), each answered
+    // with HTTP 400. The board sees no headers: without `_meta` it would serve the request as
+    // one of its UART session's, and its -32602 for a bad `_meta` would come back as 200.
+    const engine = await startNetworkServer(SERVER, ["--simulate"], []);
+    try {
+      const headers = modernHeaders("tools/call", "read_sensor");
+      const bodies = {
+        "no _meta": call(1, "read_sensor", { sensor: "load" }),
+        "no client capabilities, and Mcp-Name another tool's":
+          [call(2, "read_sensor", { sensor: "load" }, { _meta: { "io.modelcontextprotocol/protocolVersion": MODERN } }),
+           modernHeaders("tools/call", "set_led")],
+        "a log level that is none": call(3, "read_sensor", { sensor: "load" }, { _meta: { ...modernMeta, "io.modelcontextprotocol/logLevel": "loud" } }),
+        "a revision the headers do not name": call(4, "read_sensor", { sensor: "load" }, { _meta: { ...modernMeta, "io.modelcontextprotocol/protocolVersion": "2099-01-01" } }),
+      };
+      for (const [what, spec] of Object.entries(bodies)) {
+        const [body, h] = Array.isArray(spec) ? spec : [spec, headers];
+        const viaEngine = await once(engine.port, post(body, h));
+        const viaGateway = await once(g.port, post(body, h));
+        assert.equal(viaEngine.status, 400, `engine, ${what}: ${viaEngine.body}`);
+        assert.equal(viaGateway.status, 400, `gateway, ${what}: ${viaGateway.body}`);
+        assert.deepEqual(json(viaGateway), json(viaEngine), what);
+      }
+      assert.equal(json(await once(g.port, post(bodies["no _meta"], headers))).error.code, -32602);
+    } finally {
+      await stopNetworkServer(engine);
+    }
+  });
+
+  test("a request whose session ends while its body is on its way gets 404, as from the engine", async () => {
+    // The head names the session (the 100 Continue says it was read), DELETE ends it, then the
+    // body comes: the engine answers 404 (on_request_done), never the old session's answer.
+    const engine = await startNetworkServer(SERVER, ["--simulate"], []);
+    try {
+      for (const [who, port] of [["engine", engine.port], ["gateway", g.port]]) {
+        const sid = await newSession(port);
+        const body = JSON.stringify(call(5, "read_sensor", { sensor: "load" }));
+        const c = await connectRaw(port);
+        try {
+          const head = request("POST", "/mcp", { ...POST_HEADERS, "Mcp-Session-Id": sid, Expect: "100-continue", "Content-Length": Buffer.byteLength(body) });
+          await c.write(head);
+          await c.until(({ buf }) => buf.includes("100 Continue"));
+          assert.equal((await once(port, request("DELETE", "/mcp", { "Mcp-Session-Id": sid }))).status, 200, who);
+          await c.write(body);
+          const rs = await c.responses(2);
+          const r = rs.at(-1);
+          assert.equal(r.status, 404, `${who}: ${r.status} ${r.body}`);
+          assert.match(r.body.toString(), /^Not Found: the session ended/, who);
+          assert.equal(r.headers["mcp-session-id"], undefined, who);
+        } finally {
+          c.end();
+        }
+      }
+    } finally {
+      await stopNetworkServer(engine);
+    }
+  });
+
+  test("what a session sends that the server refuses is answered as the engine answers it", async () => {
+    // The engine (emcp-sensors --http) and the gateway, each with a session at the same
+    // revision, the same bodies: from 2025-11-25 an error to an unreadable id leaves `id` out;
+    // a batch where the revision has none is refused in the server's words; an initialize
+    // inside a 2025-03-26 batch is refused (never sent on: it would start the board's session
+    // afresh), the batch's other requests answered.
+    const init = (v) => JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize",
+      params: { protocolVersion: v, capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+    const ping = (id) => ({ jsonrpc: "2.0", id, method: "ping" });
+    const cases = [
+      ["2025-11-25", "{not json"],
+      ["2025-11-25", { jsonrpc: "1.0", method: "ping" }],
+      ["2025-11-25", "[]"],
+      ["2025-11-25", [ping(2), ping(3)]],
+      ["2025-06-18", [ping(2), ping(3)]],
+      ["2024-11-05", [ping(2), ping(3)]],
+      ["2025-03-26", [JSON.parse(init("2025-03-26")), ping(3)]],
+    ];
+    const engine = await startNetworkServer(SERVER, ["--simulate"], []);
+    const from = g.gw.stderr().length;
+    try {
+      for (const [version, body] of cases) {
+        const what = `${version}: ${typeof body === "string" ? body : JSON.stringify(body)}`;
+        const got = {};
+        for (const [who, port] of [["engine", engine.port], ["gateway", g.port]]) {
+          const r = await once(port, post(init(version)));
+          assert.equal(r.status, 200, `${who}, ${what}`);
+          const sid = r.headers["mcp-session-id"];
+          if (who === "gateway") live = sid;
+          const a = await once(port, post(body, { "Mcp-Session-Id": sid }));
+          // One JSON answer, or events (the engine's batch answer is one array; the gateway
+          // sends each answer as its own event): the answers by id.
+          got[who] = { status: a.status, answers: messages(a).flat().sort((x, y) => String(x.id).localeCompare(String(y.id))) };
+          assert.equal((await once(port, request("DELETE", "/mcp", { "Mcp-Session-Id": sid }))).status, 200, `${who}, ${what}`);
+          live = null;
+        }
+        assert.deepEqual(got.gateway, got.engine, what);
+      }
+      assert.doesNotMatch(g.gw.stderr().slice(from), /session initialized again/);
     } finally {
       await stopNetworkServer(engine);
     }

@@ -13,10 +13,10 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <termios.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "emcp/json/reader.h"
+#include "emcp/posix/fd.h"
 #include "emcp/jsonrpc/decoder.h"
 #include "emcp/util/arena.h"
 
@@ -136,46 +136,15 @@ size_t banner_window(const std::string& line) {
 
 }  // namespace
 
-namespace {
-volatile sig_atomic_t g_stop = 0;
-}  // namespace
-
 void catch_stop_signals() {
-  struct sigaction sa {};
-  sa.sa_handler = [](int) { g_stop = 1; };
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
+  emcp::posix::catch_stop_signals();
   signal(SIGPIPE, SIG_IGN);
-}
-
-bool stop_requested() { return g_stop != 0; }
-
-uint64_t now_ms() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000u + static_cast<uint64_t>(ts.tv_nsec) / 1000000u;
 }
 
 void log(bool quiet, const std::string& s) {
   if (quiet) return;
-  std::string line = "[emcp-bridge] " + s + "\n";
-  (void)!write(2, line.data(), line.size());
-}
-
-bool write_all(int fd, const std::string& s) {
-  size_t off = 0;
-  while (off < s.size()) {
-    const ssize_t k = write(fd, s.data() + off, s.size() - off);
-    if (k < 0 && errno == EINTR) continue;
-    if (k < 0 && errno == EAGAIN) {
-      pollfd p{fd, POLLOUT, 0};
-      poll(&p, 1, 1000);
-      continue;
-    }
-    if (k <= 0) return false;
-    off += static_cast<size_t>(k);
-  }
-  return true;
+  const std::string line = "[emcp-bridge] " + s;
+  emcp::posix::log_line(line.data(), line.size());
 }
 
 bool baud_supported(int baud) { return baud_constant(baud) != 0; }
@@ -531,11 +500,12 @@ bool BoardLink::on_readable() {
   if (dead_) return false;
   if (fd_ < 0) return true;
   char buf[8192];
-  const ssize_t k = read(fd_, buf, sizeof buf);
-  if (k < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) return true;
-  if (k <= 0) return lose();  // QEMU restarted, the cable came out
+  size_t k = 0;
+  const emcp::Status s = emcp::posix::read_some(fd_, buf, sizeof buf, &k);
+  if (s == emcp::Status::kWouldBlock) return true;
+  if (s != emcp::Status::kOk) return lose();  // QEMU restarted, the cable came out
   last_rx_ = now_ms();
-  from_dev_.append(buf, static_cast<size_t>(k));
+  from_dev_.append(buf, k);
   if (from_dev_.size() > kMaxLine && from_dev_.find('\n') == std::string::npos) {
     log(o_.quiet, "dropped " + std::to_string(from_dev_.size()) + " bytes from the board without a line end");
     from_dev_.clear();

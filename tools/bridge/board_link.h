@@ -38,6 +38,9 @@
 #include <string>
 #include <vector>
 
+#include "emcp/posix/loop.h"
+#include "emcp/posix/platform.h"
+
 namespace bridge {
 
 struct LinkOptions {
@@ -57,17 +60,17 @@ struct LinkOptions {
 /// board has: boards/common/include/board/rx.h).
 constexpr size_t kDefaultWindow = 256;
 
-uint64_t now_ms();
+/// The posix port's monotonic clock (emcp/posix/platform.h).
+using emcp::posix::now_ms;
 /// "[emcp-bridge] <text>" on stderr (unless quiet).
 void log(bool quiet, const std::string& text);
-/// Writes all of `s` to `fd` (waits up to a second at a time for a full non-blocking fd).
-bool write_all(int fd, const std::string& s);
 /// A supported --baud value.
 bool baud_supported(int baud);
-/// SIGINT and SIGTERM end the bridge cleanly (exit status 0): they only set the flag
-/// stop_requested() reads, and interrupt a poll() (no SA_RESTART). SIGPIPE is ignored.
+/// SIGINT and SIGTERM end the bridge cleanly (exit status 0): the posix port's
+/// catch_stop_signals() (they only set the flag stop_requested() reads, and interrupt a poll():
+/// no SA_RESTART); SIGPIPE is ignored.
 void catch_stop_signals();
-bool stop_requested();
+using emcp::posix::stop_requested;
 
 /// What the bridge keeps of one JSON-RPC line: its kind, id (as JSON text) and method. Read
 /// with the core's JSON-RPC decoder.

@@ -1,6 +1,6 @@
 // tools/bridge/http_gateway.h - emcp-bridge --http PORT: a UART-only board served to network
-// MCP clients as Streamable HTTP on the host. What it does, and the decisions behind it, are in
-// http_gateway.cpp's header comment and docs/gateway.md.
+// MCP clients as Streamable HTTP on the host. What it does is docs/gateway.md; how, gateway.h
+// (its files, and the decisions behind each in that file's header comment).
 #ifndef EMCP_TOOLS_BRIDGE_HTTP_GATEWAY_H
 #define EMCP_TOOLS_BRIDGE_HTTP_GATEWAY_H
 

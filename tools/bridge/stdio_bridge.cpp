@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "board_link.h"
+#include "emcp/posix/fd.h"
 
 namespace bridge {
 
@@ -34,7 +35,10 @@ struct StdioBridge final : BoardLink::Listener {
 
   StdioBridge(const LinkOptions& opts, bool re) : o(opts), reinit(re), link(opts, *this) {}
 
-  void to_client(const std::string& line) { (void)write_all(1, line + "\n"); }
+  void to_client(const std::string& line) {
+    const std::string text = line + "\n";
+    (void)emcp::posix::write_all(1, text.data(), text.size());
+  }
 
   void replay(const std::string& line, const std::string& id) {
     if (!id.empty()) swallow.push_back(id);
@@ -150,13 +154,15 @@ int run_stdio(const LinkOptions& o, bool reinit) {
       if (b.link.resetting()) continue;  // the client's input waits (above)
     }
     if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
-      const ssize_t k = read(0, buf, sizeof buf);
-      if (k <= 0) {
+      size_t k = 0;
+      const emcp::Status s = emcp::posix::read_some(0, buf, sizeof buf, &k);
+      if (s == emcp::Status::kWouldBlock) continue;
+      if (s != emcp::Status::kOk) {
         eof = true;
         drain_until = now_ms() + static_cast<uint64_t>(o.wait_ms);
         continue;
       }
-      b.from_client.append(buf, static_cast<size_t>(k));
+      b.from_client.append(buf, k);
       size_t nl;
       while ((nl = b.from_client.find('\n')) != std::string::npos) {
         std::string line = b.from_client.substr(0, nl);
