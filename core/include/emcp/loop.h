@@ -23,6 +23,12 @@ struct Loop {
   /// How long the loop may sleep before the next round, in milliseconds (nullptr: the loop's own
   /// cap, 1 s over stdio, 100 ms over HTTP, an interrupt on a board).
   uint32_t (*next_tick_ms)() = nullptr;
+
+  /// How long a loop whose own cap is `cap_ms` may sleep now: next_tick_ms(), at most the cap.
+  uint32_t wait_ms(uint32_t cap_ms) const {
+    const uint32_t wait = next_tick_ms != nullptr ? next_tick_ms() : cap_ms;
+    return wait > cap_ms ? cap_ms : wait;
+  }
 };
 
 EMCP_NS_END

@@ -43,9 +43,7 @@ int serve_stdio(mcp::Server& server, transport::LineTransport& link, const char*
   while (g_stop == 0) {
     // stdin, and the eventfd other threads wake the loop with (the server's inbox).
     pollfd pfd[2] = {{0, POLLIN, 0}, {wake_fd(), POLLIN, 0}};
-    uint32_t wait = loop.next_tick_ms ? loop.next_tick_ms() : 1000;
-    if (wait > 1000) wait = 1000;
-    const int ready = poll(pfd, pfd[1].fd >= 0 ? 2 : 1, static_cast<int>(wait));
+    const int ready = poll(pfd, pfd[1].fd >= 0 ? 2 : 1, static_cast<int>(loop.wait_ms(1000)));
     if (ready > 0 && (pfd[1].revents & POLLIN) != 0) clear_wake();
     if (ready > 0 && pfd[0].revents != 0) {
       size_t n = 0;

@@ -34,10 +34,6 @@ constexpr size_t kSessions = EMCP_LEGACY_ERA ? 8 : 0;  // a server of MCP 2026-0
 StrView num(uint64_t v, char* buf) { return StrView(buf, emcp::json::format_uint64(v, buf)); }
 
 
-uint32_t wait_ms(const Loop& loop, uint32_t cap) {
-  uint32_t wait = loop.next_tick_ms ? loop.next_tick_ms() : cap;
-  return wait > cap ? cap : wait;
-}
 
 int g_stdout = 1;
 const char* g_hosts[16];
@@ -389,7 +385,7 @@ int http(emcp::mcp::Server& server, const HttpConfig& config, const Loop& loop) 
        g_options.auth != nullptr ? "; bearer token required (metadata: /.well-known/oauth-protected-resource/mcp)" : "",
        "\n"});
   while (!emcp::posix::stop_requested()) {
-    if (g_net.run_once(static_cast<int>(wait_ms(loop, 100))) != emcp::Status::kOk && errno != EINTR) {
+    if (g_net.run_once(static_cast<int>(loop.wait_ms(100))) != emcp::Status::kOk && errno != EINTR) {
       say({config.program, ": poll failed: ", strerror(errno), "\n"});
       return 1;
     }
