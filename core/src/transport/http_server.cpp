@@ -633,7 +633,18 @@ bool HttpServer::is_endpoint(StrView path) const {
            (options_.messages_path != nullptr && path == StrView(options_.messages_path))));
 }
 
-// The head is in: decide where the request goes; refusals are answered after the body.
+// A request refused at its head: answered `status` after its body (on_request_done()).
+// `extra`: header lines.
+void HttpServer::refuse(Conn& c, int status, const char* text, const char* extra) {
+  c.phase_ = Phase::kDiscard;
+  c.status_ = status;
+  c.error_text_ = text;
+  c.extra_header_ = extra;
+}
+
+// The head is in: admit the request, then the transport its path names decides its route
+// (head_streamable, head_sse, head_sse_post, head_websocket); refusals are answered after the
+// body.
 void HttpServer::on_head(Conn& c) {
   const http::Request& r = c.parser_.request();
   c.request_.keep_alive = r.keep_alive;
@@ -644,12 +655,6 @@ void HttpServer::on_head(Conn& c) {
   c.stream_ = -1;
   c.extra_header_ = nullptr;
   c.error_text_ = nullptr;
-  auto refuse = [&](int status, const char* text, const char* extra = nullptr) {
-    c.phase_ = Phase::kDiscard;
-    c.status_ = status;
-    c.error_text_ = text;
-    c.extra_header_ = extra;
-  };
   const StrView path = r.path();
   const http::Method m = r.method;
   // Host/Origin, CORS preflight, the metadata document, authorization (http_security.h).
@@ -661,7 +666,7 @@ void HttpServer::on_head(Conn& c) {
     c.error_text_ = a.document.data();  // the document (NUL-terminated, the resource server's)
     return;
   }
-  if (a.status != 0) return refuse(a.status, a.text, a.header);
+  if (a.status != 0) return refuse(c, a.status, a.text, a.header);
   // The revision the header names: a 2026-07-28 request is served without a session, and an
   // unknown one may still be a 2026-07-28 request's (its `_meta` decides: -32020 or -32022).
   mcp::Version version = mcp::kLatestVersion;
@@ -673,72 +678,20 @@ void HttpServer::on_head(Conn& c) {
                                               mcp::supports(version, mcp::Feature::kModern));
   c.request_.modern = stateless && path == StrView(options_.path) && m == http::Method::kPost;
   if (c.request_.bad_version && !(m == http::Method::kPost && path == StrView(options_.path)))
-    return refuse(400, "Bad Request: unsupported MCP-Protocol-Version");
+    return refuse(c, 400, "Bad Request: unsupported MCP-Protocol-Version");
 
   if (path == StrView(options_.path)) {
-    if (stateless && m != http::Method::kPost)
-      return refuse(405, "Method Not Allowed: protocol revision 2026-07-28 uses POST only", "Allow: POST\r\n");
-    if (m == http::Method::kPost) {
-      if (!r.content_type_is("application/json"))
-        return refuse(415, "Unsupported Media Type: Content-Type must be application/json");
-      if (!r.accepts("application/json") || !r.accepts("text/event-stream"))
-        return refuse(406, "Not Acceptable: Accept must list application/json and text/event-stream");
-      if (r.session_id.present && !stateless && !c.request_.bad_version) {
-        HttpSession* s = session_by_id(r.session_id.view(), HttpSession::Kind::kStreamable, c);
-        if (s == nullptr) return refuse(404, "Not Found: unknown or ended session");
-        c.session_ = static_cast<int16_t>(s->index_);
-        c.request_.session_gen = s->generation_;
-      }
-      c.route_ = Route::kPost;
-    } else if (m == http::Method::kGet) {
-      if (!r.accepts("text/event-stream")) return refuse(406, "Not Acceptable: Accept must list text/event-stream");
-      if (!r.session_id.present) return refuse(400, "Bad Request: Mcp-Session-Id header required");
-      HttpSession* s = session_by_id(r.session_id.view(), HttpSession::Kind::kStreamable, c);
-      if (s == nullptr) return refuse(404, "Not Found: unknown or ended session");
-      c.session_ = static_cast<int16_t>(s->index_);
-      c.request_.session_gen = s->generation_;
-      c.route_ = Route::kGet;
-    } else if (m == http::Method::kDelete) {
-      if (!r.session_id.present) return refuse(400, "Bad Request: Mcp-Session-Id header required");
-      HttpSession* s = session_by_id(r.session_id.view(), HttpSession::Kind::kStreamable, c);
-      if (s == nullptr) return refuse(404, "Not Found: unknown or ended session");
-      c.session_ = static_cast<int16_t>(s->index_);
-      c.request_.session_gen = s->generation_;
-      c.route_ = Route::kDelete;
-    } else if (m == http::Method::kOptions) {
-      return refuse(204, nullptr, "Allow: GET, POST, DELETE, OPTIONS\r\n");
-    } else {
-      return refuse(405, "Method Not Allowed", "Allow: GET, POST, DELETE, OPTIONS\r\n");
-    }
+    head_streamable(c, r, stateless);
   } else if (EMCP_LEGACY_ERA && options_.sse_path != nullptr && path == StrView(options_.sse_path)) {
-    if (m != http::Method::kGet) return refuse(405, "Method Not Allowed", "Allow: GET\r\n");
-    if (r.accept.present && !r.accepts("text/event-stream"))
-      return refuse(406, "Not Acceptable: Accept must list text/event-stream");
-    c.route_ = Route::kSseStream;
+    head_sse(c, r);
   } else if (EMCP_LEGACY_ERA && options_.sse_path != nullptr && options_.messages_path != nullptr &&
              path == StrView(options_.messages_path)) {
-    if (m != http::Method::kPost) return refuse(405, "Method Not Allowed", "Allow: POST\r\n");
-    if (!r.content_type_is("application/json"))
-      return refuse(415, "Unsupported Media Type: Content-Type must be application/json");
-    const StrView sid = r.query_param("sessionId");
-    if (sid.empty()) return refuse(400, "Bad Request: sessionId query parameter required");
-    HttpSession* s = session_by_id(sid, HttpSession::Kind::kSse, c);
-    if (s == nullptr) return refuse(404, "Not Found: unknown or ended session");
-    c.session_ = static_cast<int16_t>(s->index_);
-    c.request_.session_gen = s->generation_;
-    c.route_ = Route::kSsePost;
+    head_sse_post(c, r);
   } else if (EMCP_LEGACY_ERA && options_.ws_path != nullptr && options_.sha1 != nullptr &&
              path == StrView(options_.ws_path)) {
-    if (m != http::Method::kGet) return refuse(405, "Method Not Allowed", "Allow: GET\r\n");
-    if (!r.upgrade.present || !http::has_token(r.upgrade.view(), "websocket") || !r.connection_upgrade)
-      return refuse(426, "Upgrade Required: WebSocket", "Upgrade: websocket\r\nConnection: Upgrade\r\n");
-    if (!r.ws_version.present || r.ws_version.view() != "13")
-      return refuse(426, "Upgrade Required: WebSocket version 13", "Sec-WebSocket-Version: 13\r\n");
-    if (!r.ws_key.present || r.ws_key.view().size() != 24)
-      return refuse(400, "Bad Request: Sec-WebSocket-Key missing or malformed");
-    c.route_ = Route::kWebSocket;
+    head_websocket(c, r);
   } else {
-    return refuse(404, "Not Found");
+    return refuse(c, 404, "Not Found");
   }
   if (c.route_ == Route::kPost || c.route_ == Route::kSsePost) {
     c.decoder_.begin();

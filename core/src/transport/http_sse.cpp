@@ -7,6 +7,28 @@
 EMCP_NS_BEGIN
 namespace transport {
 
+// The head of a GET to sse_path: the stream that opens a session.
+void HttpServer::head_sse(Conn& c, const http::Request& r) {
+  if (r.method != http::Method::kGet) return refuse(c, 405, "Method Not Allowed", "Allow: GET\r\n");
+  if (r.accept.present && !r.accepts("text/event-stream"))
+    return refuse(c, 406, "Not Acceptable: Accept must list text/event-stream");
+  c.route_ = Route::kSseStream;
+}
+
+// The head of a POST to messages_path: the session its sessionId names.
+void HttpServer::head_sse_post(Conn& c, const http::Request& r) {
+  if (r.method != http::Method::kPost) return refuse(c, 405, "Method Not Allowed", "Allow: POST\r\n");
+  if (!r.content_type_is("application/json"))
+    return refuse(c, 415, "Unsupported Media Type: Content-Type must be application/json");
+  const StrView sid = r.query_param("sessionId");
+  if (sid.empty()) return refuse(c, 400, "Bad Request: sessionId query parameter required");
+  HttpSession* s = session_by_id(sid, HttpSession::Kind::kSse, c);
+  if (s == nullptr) return refuse(c, 404, "Not Found: unknown or ended session");
+  c.session_ = static_cast<int16_t>(s->index_);
+  c.request_.session_gen = s->generation_;
+  c.route_ = Route::kSsePost;
+}
+
 void HttpServer::open_sse(Conn& c) {
   HttpSession* s = open_session(c, HttpSession::Kind::kSse);
   if (s == nullptr) return;

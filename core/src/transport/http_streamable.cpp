@@ -61,6 +61,46 @@ bool parse_event_id(StrView s, uint32_t* stream, uint32_t* seq) {
 
 // ---- Requests -----------------------------------------------------------------------------------
 
+// The head of a request to the endpoint (HttpOptions::path): its method, media types and
+// session; `stateless`: of the 2026-07-28 era (POST only, no session).
+void HttpServer::head_streamable(Conn& c, const http::Request& r, bool stateless) {
+  const http::Method m = r.method;
+  if (stateless && m != http::Method::kPost)
+    return refuse(c, 405, "Method Not Allowed: protocol revision 2026-07-28 uses POST only", "Allow: POST\r\n");
+  if (m == http::Method::kPost) {
+    if (!r.content_type_is("application/json"))
+      return refuse(c, 415, "Unsupported Media Type: Content-Type must be application/json");
+    if (!r.accepts("application/json") || !r.accepts("text/event-stream"))
+      return refuse(c, 406, "Not Acceptable: Accept must list application/json and text/event-stream");
+    if (r.session_id.present && !stateless && !c.request_.bad_version) {
+      HttpSession* s = session_by_id(r.session_id.view(), HttpSession::Kind::kStreamable, c);
+      if (s == nullptr) return refuse(c, 404, "Not Found: unknown or ended session");
+      c.session_ = static_cast<int16_t>(s->index_);
+      c.request_.session_gen = s->generation_;
+    }
+    c.route_ = Route::kPost;
+  } else if (m == http::Method::kGet) {
+    if (!r.accepts("text/event-stream")) return refuse(c, 406, "Not Acceptable: Accept must list text/event-stream");
+    if (!r.session_id.present) return refuse(c, 400, "Bad Request: Mcp-Session-Id header required");
+    HttpSession* s = session_by_id(r.session_id.view(), HttpSession::Kind::kStreamable, c);
+    if (s == nullptr) return refuse(c, 404, "Not Found: unknown or ended session");
+    c.session_ = static_cast<int16_t>(s->index_);
+    c.request_.session_gen = s->generation_;
+    c.route_ = Route::kGet;
+  } else if (m == http::Method::kDelete) {
+    if (!r.session_id.present) return refuse(c, 400, "Bad Request: Mcp-Session-Id header required");
+    HttpSession* s = session_by_id(r.session_id.view(), HttpSession::Kind::kStreamable, c);
+    if (s == nullptr) return refuse(c, 404, "Not Found: unknown or ended session");
+    c.session_ = static_cast<int16_t>(s->index_);
+    c.request_.session_gen = s->generation_;
+    c.route_ = Route::kDelete;
+  } else if (m == http::Method::kOptions) {
+    return refuse(c, 204, nullptr, "Allow: GET, POST, DELETE, OPTIONS\r\n");
+  } else {
+    return refuse(c, 405, "Method Not Allowed", "Allow: GET, POST, DELETE, OPTIONS\r\n");
+  }
+}
+
 void HttpServer::route_post(Conn& c) {
   const jsonrpc::Decoded& d = c.decoder_.finish();
   const jsonrpc::Message& first = *d.first;

@@ -9,6 +9,18 @@
 EMCP_NS_BEGIN
 namespace transport {
 
+// The head of a GET to ws_path: an upgrade to WebSocket version 13 (RFC 6455 4.2.1).
+void HttpServer::head_websocket(Conn& c, const http::Request& r) {
+  if (r.method != http::Method::kGet) return refuse(c, 405, "Method Not Allowed", "Allow: GET\r\n");
+  if (!r.upgrade.present || !http::has_token(r.upgrade.view(), "websocket") || !r.connection_upgrade)
+    return refuse(c, 426, "Upgrade Required: WebSocket", "Upgrade: websocket\r\nConnection: Upgrade\r\n");
+  if (!r.ws_version.present || r.ws_version.view() != "13")
+    return refuse(c, 426, "Upgrade Required: WebSocket version 13", "Sec-WebSocket-Version: 13\r\n");
+  if (!r.ws_key.present || r.ws_key.view().size() != 24)
+    return refuse(c, 400, "Bad Request: Sec-WebSocket-Key missing or malformed");
+  c.route_ = Route::kWebSocket;
+}
+
 void HttpServer::upgrade(Conn& c) {
   const http::Request& r = c.parser_.request();
   if (open_session(c, HttpSession::Kind::kWebSocket) == nullptr) return;

@@ -244,6 +244,7 @@ class HttpServer {
   void close_when_out(Conn& c);
   void close_with(Conn& c, int status, const char* text, const char* extra = nullptr);
   void on_head(Conn& c);
+  void refuse(Conn& c, int status, const char* text, const char* extra = nullptr);
   void on_request_done(Conn& c);
   /// With HttpOptions::auth: true when the token grants every message of `d` its scopes;
   /// otherwise answers 403 and returns false.
@@ -274,6 +275,7 @@ class HttpServer {
 
   // ---- Streamable HTTP: POST, streams, GET stream, resumption, outbound routing
   // (http_streamable.cpp)
+  void head_streamable(Conn& c, const http::Request& r, bool stateless);
   void route_post(Conn& c);
   void route_modern_post(Conn& c, const jsonrpc::Decoded& d);
   void serve_modern_request(Conn& c, const jsonrpc::Decoded& d);
@@ -297,11 +299,14 @@ class HttpServer {
   Status channel_end_stream(HttpSession& s, const jsonrpc::Id& related, uint32_t retry_ms);
 
   // ---- HTTP+SSE of 2024-11-05 (http_sse.cpp)
+  void head_sse(Conn& c, const http::Request& r);
+  void head_sse_post(Conn& c, const http::Request& r);
   void open_sse(Conn& c);
   void route_sse_post(Conn& c);
   json::Sink* sse_message_begin(Conn& c);
 
   // ---- WebSocket (http_websocket.cpp; the framing codec is emcp/http/websocket.h)
+  void head_websocket(Conn& c, const http::Request& r);
   void upgrade(Conn& c);
   void receive_ws(Conn& c, const uint8_t* p, size_t n);
   void ws_close(Conn& c, uint16_t code);
