@@ -175,5 +175,26 @@ HttpSession* HttpServer::evictable_session(const PeerAddress& peer, uint64_t now
   return own_lru;
 }
 
+// An answer starting on `c` gives up its connection after it, and says so with Connection:
+// close, when every connection slot is taken and its session holds another one (its GET
+// stream, a call's stream): its client keeps several connections and opens another when it
+// needs one. Otherwise the next newcomer would take an idle keep-alive connection's slot
+// (make_room() above), and a request its client sent on that connection meanwhile would be lost
+// with it (a POST is never retried); told now, the client does not reuse this one. Clients
+// that fit the slots, one connection each, keep theirs. Decided while `c` still names its
+// session (a 202 forgets it before its head is written).
+void HttpServer::shed_keepalive(Conn& c) {
+  if (!c.request_.keep_alive || c.session_ < 0) return;
+  bool shared = false;
+  for (const Conn& o : conns_) {
+    if (o.phase_ == Phase::kFree) return;
+    shared = shared || (&o != &c && o.session_ == c.session_);
+  }
+  if (!shared) return;
+  c.request_.keep_alive = false;
+  ++stats_.shed_keepalive;
+}
+
+
 }  // namespace transport
 EMCP_NS_END

@@ -221,23 +221,26 @@ class HttpServer {
   using Route = HttpConnection::Route;
   using Body = HttpConnection::Body;
 
-  // ---- Connections, output, answers, routing, poll (http_server.cpp)
+  // ---- Output and answers (http_output.cpp; the framing is HttpOutput's,
+  // detail/http_output.h)
+  static const HttpOutput::Link::Ops kOutputOps;
+  /// What a connection's output asks of this engine: the port, the clock, the head's lines.
+  HttpOutput::Link link() { return {&kOutputOps, this, options_.send_timeout_ms, port_.wait_writable != nullptr}; }
   static Status conn_flush(void* ctx, const char* data, size_t n);
-  Status send(Conn& c, const char* data, size_t n, bool may_defer);
-  void send_tail(Conn& c, const char* data, size_t n);
-  bool drain_pending(Conn& c, bool wait);
-  void lend(Conn& c);
-  size_t write_head(Conn& c, char* dst, size_t cap, int64_t length);
+  void send_tail(Conn& c, const char* data, size_t n) { c.send_tail(link(), data, n); }
+  bool drain_pending(Conn& c, bool wait) { return c.drain(link(), wait); }
+  void push_out(Conn& c) { c.push_out(link()); }
   void start_stream_body(Conn& c, const char* content_type, bool sse);
-  void push_out(Conn& c);
   void finish_body(Conn& c);
   void answer(Conn& c, int status, const char* text, const char* content_type = nullptr);
   // An HTTP error status with a JSON-RPC error (id null) as its body: `code` and `message`,
   // or `invalid` as write_invalid words it.
   void answer_rpc_error(Conn& c, int status, jsonrpc::ErrorCode code, const char* message,
                         const jsonrpc::Message* invalid = nullptr);
-  void end_request(Conn& c);
   void close_response(Conn& c);
+
+  // ---- Connections, routing, poll (http_server.cpp)
+  void end_request(Conn& c);
   void drop(Conn& c, bool tell_port);
   void leave_session(Conn& c);
   void log(const char* text) const;
@@ -250,8 +253,6 @@ class HttpServer {
   /// otherwise answers 403 and returns false.
   bool permitted(Conn& c, const jsonrpc::Decoded& d);
   bool is_endpoint(StrView path) const;
-  char* place_head(Conn& c, const char* head, size_t k, char* start);
-  void send_head(Conn& c, const char* head, size_t k);
 
   // ---- Session table (http_session.cpp)
   /// The session `id` names, if connection `c`'s principal opened it (with HttpOptions::auth;

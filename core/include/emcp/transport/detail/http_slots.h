@@ -20,6 +20,7 @@
 #include "emcp/jsonrpc/decoder.h"
 #include "emcp/mcp/server.h"
 #include "emcp/transport/connection.h"
+#include "emcp/transport/detail/http_output.h"
 #include "emcp/transport/replay_ring.h"
 #include "emcp/util/arena.h"
 
@@ -28,18 +29,12 @@ namespace transport {
 
 class HttpServer;
 
-/// Connection slot: the HTTP parser and what decodes one request. Declare them through
-/// StaticHttpServer<> (or construct with storage of your own and pass a Span).
-class HttpConnection {
+/// Connection slot: the HTTP parser and what decodes one request, and its output (the
+/// HttpOutput it is, detail/http_output.h). Declare them through StaticHttpServer<> (or
+/// construct with storage of your own and pass a Span).
+class HttpConnection : public HttpOutput {
  public:
-  /// `out` must hold at least kHeadroom + 64 bytes; the first kHeadroom bytes (and 2 at the
-  /// end) are kept for HTTP heads and chunk / frame framing around the output.
-  static constexpr size_t kHeadroom = 320;
-  /// The longest response head (status line and headers: a bearer challenge and the CORS
-  /// headers of a long Origin together); one longer than the room in front of its body goes out
-  /// in two writes.
-  static constexpr size_t kMaxHead = 600;
-  static_assert(kMaxHead <= 2 * (kHeadroom - 16), "a head splits in two parts at most");
+  /// `out` must hold at least kHeadroom + 64 bytes (HttpOutput).
   HttpConnection(json::Reader& reader, Arena& arena, char* out, size_t out_cap);
   HttpConnection(const HttpConnection&) = delete;
   HttpConnection& operator=(const HttpConnection&) = delete;
@@ -57,32 +52,14 @@ class HttpConnection {
     kClosing,   // the last answer waits in the output buffer; closed once it is out
   };
   enum class Route : uint8_t { kNone, kPost, kGet, kDelete, kSseStream, kSsePost, kWebSocket, kDocument };
-  enum class Body : uint8_t { kNone, kBuffered, kChunked, kUntilClose, kWs };
 
   http::RequestParser parser_;
   ws::FrameParser frames_{EMCP_MAX_MESSAGE_LEN};
   jsonrpc::Decoder decoder_;
-  json::FlushingSink sink_;
-  char* out_;
   HttpServer* server_ = nullptr;
   uint16_t index_ = 0;
   Phase phase_ = Phase::kFree;
   Route route_ = Route::kNone;
-  Body body_ = Body::kNone;
-  // What goes out: the response head, the output waiting for the port, the response's form.
-  struct Output {
-    uint32_t cap = 0;
-    uint32_t pend_off = 0;      // out_[pend_off, +pend_len): written, not yet taken by the port
-    uint32_t pend_len = 0;
-    bool head_pending = false;  // the response head goes out with the next bytes
-    bool head_sent = false;     // the response head is out
-    bool dead = false;          // a send failed: close at the next chance
-    bool defer = false;         // output that ends a message: what the port cannot take waits
-    bool sse = false;           // the response is an event stream
-    bool force_sse = false;     // answer as an event stream even if JSON would do (batches)
-    bool tee = false;           // output between open and close also goes to the replay buffer
-    bool cors = false;          // the answer carries the CORS headers for the request's Origin
-  } output_;
   // The request being served.
   struct Request {
     uint32_t session_gen = 0;   // the generation of session_ when the request named it
@@ -103,17 +80,10 @@ class HttpConnection {
     bool active = false;
     bool final = false;         // one of the replayed events ended its stream
   } replay_;
-  // WebSocket framing of the messages going out.
-  struct WsOut {
-    bool first = true;          // the next frame starts a message
-    bool final = false;         // the next frame ends a message
-  } ws_;
   bool msg_response_ = false;  // rpc_: the message being written is the request's answer
   int8_t stream_ = -1;         // its stream slot in the session
   int16_t session_ = -1;       // the HttpSession it belongs to
   auth::Grant grant_;          // what its request's token grants (HttpOptions::auth)
-  int status_ = 200;           // status of the response being prepared
-  const char* content_type_ = nullptr;
   const char* extra_header_ = nullptr;  // whole header lines for the response head
   const char* error_text_ = nullptr;    // kDiscard: the refusal to answer with
   uint64_t started_ms_ = 0;    // the request's first byte (the first request's: the accept)
