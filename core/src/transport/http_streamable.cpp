@@ -62,8 +62,10 @@ bool parse_event_id(StrView s, uint32_t* stream, uint32_t* seq) {
 // ---- Requests -----------------------------------------------------------------------------------
 
 // The head of a request to the endpoint (HttpOptions::path): its method, media types and
-// session; `stateless`: of the 2026-07-28 era (POST only, no session).
+// session; `stateless`: of the 2026-07-28 era (POST only, no session). With EMCP_LEGACY_ERA=0
+// every request is, and the session lookups below are not linked.
 void HttpServer::head_streamable(Conn& c, const http::Request& r, bool stateless) {
+  stateless = stateless || !EMCP_LEGACY_ERA;
   const http::Method m = r.method;
   if (stateless && m != http::Method::kPost)
     return refuse(c, 405, "Method Not Allowed: protocol revision 2026-07-28 uses POST only", "Allow: POST\r\n");
@@ -72,7 +74,7 @@ void HttpServer::head_streamable(Conn& c, const http::Request& r, bool stateless
       return refuse(c, 415, "Unsupported Media Type: Content-Type must be application/json");
     if (!r.accepts("application/json") || !r.accepts("text/event-stream"))
       return refuse(c, 406, "Not Acceptable: Accept must list application/json and text/event-stream");
-    if (r.session_id.present && !stateless && !c.request_.bad_version) {
+    if (EMCP_LEGACY_ERA && r.session_id.present && !stateless && !c.request_.bad_version) {
       HttpSession* s = session_by_id(r.session_id.view(), HttpSession::Kind::kStreamable, c);
       if (s == nullptr) return refuse(c, 404, "Not Found: unknown or ended session");
       c.session_ = static_cast<int16_t>(s->index_);
