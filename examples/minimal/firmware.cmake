@@ -16,12 +16,17 @@ emcp_add_firmware(emcp-minimal-${EMCP_BOARD}
 # shared emcp_core): what the small profile saves.
 if(EMCP_BOARD STREQUAL "mps2-an385")
   emcp_add_firmware(emcp-minimal-strings-${EMCP_BOARD}
-    SOURCES ${CMAKE_CURRENT_LIST_DIR}/main_board.cpp)
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/main_board.cpp
+    VARIANT_OF emcp-minimal
+    DESCRIPTION "the minimal server with every error text")
   # And in the small profile with the 2026-07-28 era beside the legacy one (the default of
   # EMCP_MODERN_ERA): what serving both eras costs.
   emcp_add_firmware(emcp-minimal-dual-${EMCP_BOARD}
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/main_board.cpp
-    DEFINES EMCP_ERROR_STRINGS=0)
+    DEFINES EMCP_ERROR_STRINGS=0
+    VARIANT_OF emcp-minimal
+    DESCRIPTION "the minimal server serving MCP 2026-07-28 (stateless) requests beside the legacy
+                 sessions (EMCP_MODERN_ERA=1, the default)")
   # And the mirror of emcp-minimal: the small profile serving MCP 2026-07-28 alone
   # (EMCP_LEGACY_ERA=0: no initialize, no session state, no requests to the client; with no
   # listen streams, EMCP_MAX_LISTENS=0, nothing holds notifications either, so the queue is
@@ -30,5 +35,9 @@ if(EMCP_BOARD STREQUAL "mps2-an385")
   emcp_add_firmware(emcp-minimal-modern-${EMCP_BOARD}
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/main_board.cpp
     DEFINES EMCP_ERROR_STRINGS=0 EMCP_LEGACY_ERA=0 EMCP_MAX_LISTENS=0
-    FLASH_BUDGET 22528 RAM_BUDGET 6144)
+    FLASH_BUDGET 22528 RAM_BUDGET 6144
+    VARIANT_OF emcp-minimal
+    DESCRIPTION "the minimal server serving MCP 2026-07-28 alone (EMCP_LEGACY_ERA=0: no initialize,
+                 no session state, no requests to the client, no notification queue), the mirror of
+                 emcp-minimal's legacy sessions")
 endif()
