@@ -62,3 +62,10 @@ set(EMCP_BOARD_SENSORS_RTOS_APP_DEFINES EMCP_SENSORS_OWNER_STACK=5312 EMCP_SENSO
 set(EMCP_BOARD_SENSORS_RTOS_TASK_STATS 0)
 set(EMCP_BOARD_SENSORS_RTOS_FLASH_BUDGET 94208)
 set(EMCP_BOARD_SENSORS_RTOS_RAM_BUDGET 16384)
+# Its section of docs/footprint.md: the heading, and what the section says of its budgets and
+# options beside the figures of its images' reports (tools/footprint/doc.py).
+set(EMCP_BOARD_TITLE "SiFive HiFive1, FE310, RV32IMAC (QEMU `-M sifive_e`)")
+set(EMCP_BOARD_FOOTPRINT_NOTE
+  "RV32IMAC code with compressed instructions is larger than Thumb-2 (no load/store multiple; an
+   address takes two instructions); the budgets are higher for it. The sensors image has the
+   micro:bit's options (16 KiB of RAM here too).")

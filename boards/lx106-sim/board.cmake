@@ -19,3 +19,11 @@ set(EMCP_BOARD_DEFINES EMCP_LX106_CCOUNT_HZ=${EMCP_LX106_CCOUNT_HZ})
 # RAM hold it and its 8 KiB stack region (linker.ld).
 set(EMCP_BOARD_MINIMAL_FLASH_BUDGET 25600)
 set(EMCP_BOARD_SENSORS_FLASH_BUDGET 93184)
+# Its section of docs/footprint.md: the heading, and what the section says of its budgets and
+# options beside the figures of its images' reports (tools/footprint/doc.py).
+set(EMCP_BOARD_TITLE "Xtensa lx106, the ESP8266's core (QEMU `-M sim -cpu lx106`)")
+set(EMCP_BOARD_FOOTPRINT_NOTE
+  "Xtensa code (call0 ABI, 16- and 24-bit instructions, literal pools before each function,
+   `-mlongcalls` as ESP-IDF builds) with the soft-float and division routines built from GCC's
+   source (Debian's libgcc for the target lacks them). The budgets are the measured sizes
+   rounded up to the KiB.")

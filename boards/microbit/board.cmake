@@ -23,3 +23,11 @@ set(EMCP_BOARD_SENSORS_FLASH_BUDGET 84992)
 # interface chip wires none): -DEMCP_MICROBIT_RTS_PIN=N -DEMCP_MICROBIT_CTS_PIN=M. Compiled with
 # these (edge connector P0.1, P0.2) by the build, not run.
 set(EMCP_BOARD_RTSCTS_DEFINES EMCP_MICROBIT_RTS_PIN=1 EMCP_MICROBIT_CTS_PIN=2)
+# Its section of docs/footprint.md: the heading, and what the section says of its budgets and
+# options beside the figures of its images' reports (tools/footprint/doc.py).
+set(EMCP_BOARD_TITLE "BBC micro:bit v1, nRF51822 (QEMU `-M microbit`)")
+set(EMCP_BOARD_FOOTPRINT_NOTE
+  "Thumb-1 code (ARMv6-M) is larger: fewer registers most instructions reach, no IT blocks, no
+   hardware divide (libgcc's division); the budgets are higher for it. The sensors image is
+   built with a smaller message arena (options column) to fit the chip's RAM beside its stack
+   region.")

@@ -35,3 +35,9 @@ set(EMCP_BOARD_FREERTOS_MAIN_STACK 1536)
 # stacks: emcp::board::task_stacks(), the schema and writer: 928 B), 82,500 B.
 set(EMCP_BOARD_SENSORS_RTOS_FLASH_BUDGET 82944)
 set(EMCP_BOARD_SENSORS_RTOS_RAM_BUDGET 21504)
+# Its section of docs/footprint.md: the heading, and what the section says of its budgets and
+# options beside the figures of its images' reports (tools/footprint/doc.py).
+set(EMCP_BOARD_TITLE "Arm MPS2 with the AN385 image (QEMU `-M mps2-an385`)")
+set(EMCP_BOARD_FOOTPRINT_NOTE
+  "The budgets of the minimal server are set on this Cortex-M3; the other boards' budgets follow
+   from them. What each feature adds to an image is measured here too (the last table).")

@@ -14,3 +14,9 @@ set(EMCP_BOARD_SENSORS_FLASH_BUDGET 77824)
 # RTS/CTS flow control on PA12/PA11 (board.cpp): -DEMCP_STM32F4_RTSCTS=1, for a host adapter
 # wired to them. Compiled so by the build, not run (QEMU's netduinoplus2 has no such lines).
 set(EMCP_BOARD_RTSCTS_DEFINES EMCP_STM32F4_RTSCTS=1)
+# Its section of docs/footprint.md: the heading, and what the section says of its budgets and
+# options beside the figures of its images' reports (tools/footprint/doc.py).
+set(EMCP_BOARD_TITLE "STM32F405/407 (QEMU `-M netduinoplus2`, Discovery and Nucleo boards)")
+set(EMCP_BOARD_FOOTPRINT_NOTE
+  "The minimal image's budget is above the Cortex-M3's by what this chip adds: a longer vector
+   table and the PLL start-up.")

@@ -7,7 +7,10 @@ if(EMCP_BOARD_NET)
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/main_board.cpp ${CMAKE_CURRENT_LIST_DIR}/everything.cpp ${CMAKE_CURRENT_LIST_DIR}/input_required.cpp
             ${EMCP_BOARD_NET_SOURCES}
     INCLUDES ${CMAKE_CURRENT_LIST_DIR}
-    LIBS ${EMCP_BOARD_NET_LIBS})
+    LIBS ${EMCP_BOARD_NET_LIBS}
+    DESCRIPTION "the conformance suite's fixtures on the UART and over HTTP through lwIP (8
+                 connections, 8 sessions: the suite's clients each hold streams; not sized for a
+                 small device)")
   # The same under FreeRTOS with lwIP in its own thread (ports/freertos/README.md): the board's
   # conformance rows run against it too (board_rtos_conformance*, tests/boards/CMakeLists.txt).
   if(EMCP_FREERTOS_FOUND AND EMCP_BOARD_NET_LIBS_RTOS)

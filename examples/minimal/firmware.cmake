@@ -16,12 +16,17 @@ emcp_add_firmware(emcp-minimal-${EMCP_BOARD}
 # shared emcp_core): what the small profile saves.
 if(EMCP_BOARD STREQUAL "mps2-an385")
   emcp_add_firmware(emcp-minimal-strings-${EMCP_BOARD}
-    SOURCES ${CMAKE_CURRENT_LIST_DIR}/main_board.cpp)
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/main_board.cpp
+    VARIANT_OF emcp-minimal
+    DESCRIPTION "the minimal server with every error text")
   # And in the small profile with the 2026-07-28 era beside the legacy one (the default of
   # EMCP_MODERN_ERA): what serving both eras costs.
   emcp_add_firmware(emcp-minimal-dual-${EMCP_BOARD}
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/main_board.cpp
-    DEFINES EMCP_ERROR_STRINGS=0)
+    DEFINES EMCP_ERROR_STRINGS=0
+    VARIANT_OF emcp-minimal
+    DESCRIPTION "the minimal server serving MCP 2026-07-28 (stateless) requests beside the legacy
+                 sessions (EMCP_MODERN_ERA=1, the default)")
   # And the mirror of emcp-minimal: the small profile serving MCP 2026-07-28 alone
   # (EMCP_LEGACY_ERA=0: no initialize, no session state, no requests to the client; with no
   # listen streams, EMCP_MAX_LISTENS=0, nothing holds notifications either, so the queue is
@@ -30,5 +35,24 @@ if(EMCP_BOARD STREQUAL "mps2-an385")
   emcp_add_firmware(emcp-minimal-modern-${EMCP_BOARD}
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/main_board.cpp
     DEFINES EMCP_ERROR_STRINGS=0 EMCP_LEGACY_ERA=0 EMCP_MAX_LISTENS=0
-    FLASH_BUDGET 22528 RAM_BUDGET 6144)
+    FLASH_BUDGET 22528 RAM_BUDGET 6144
+    VARIANT_OF emcp-minimal
+    DESCRIPTION "the minimal server serving MCP 2026-07-28 alone (EMCP_LEGACY_ERA=0: no initialize,
+                 no session state, no requests to the client, no notification queue), the mirror of
+                 emcp-minimal's legacy sessions")
+endif()
+# On a board with a network: the same tool in emcp::board::NetMcp (board/net_mcp.h), on the UART
+# and over HTTP at once (4 connections, 2 sessions: NetMcp's defaults). Its ceilings are its
+# measured flash and RAM, rounded up to the KiB (98,432 B and 65,416 B when it was added; lwIP's
+# pools and the four connections' arenas and buffers are most of the RAM).
+if(EMCP_BOARD_NET)
+  emcp_add_firmware(emcp-minimal-net-${EMCP_BOARD}
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/main_board_net.cpp ${EMCP_BOARD_NET_SOURCES}
+    LIBS ${EMCP_BOARD_NET_LIBS}
+    FLASH_BUDGET 99328 RAM_BUDGET 65536
+    DESCRIPTION "the minimal server in emcp::board::NetMcp: on the UART and over HTTP through lwIP at
+                 once (Streamable HTTP, HTTP+SSE; 4 connections with 2 KiB arenas and 1 KiB output
+                 buffers, 2 sessions with 1.5 KiB replay buffers)")
+  # Its slots, for the tests that run it (tests/boards/CMakeLists.txt).
+  set_target_properties(emcp-minimal-net-${EMCP_BOARD} PROPERTIES EMCP_IMAGE_CONNECTIONS 4 EMCP_IMAGE_SESSIONS 2)
 endif()

@@ -56,7 +56,10 @@ if(EMCP_BOARD STREQUAL "mps2-an385")
     SOURCES ${sensors_sources}
     INCLUDES ${CMAKE_CURRENT_LIST_DIR}
     DEFINES ${EMCP_BOARD_SENSORS_DEFINES}
-    APP_DEFINES EMCP_SENSORS_CLIENT_TOOLS=0)
+    APP_DEFINES EMCP_SENSORS_CLIENT_TOOLS=0
+    VARIANT_OF emcp-sensors
+    DESCRIPTION "the sensors example without its four tools that ask the client (sampling,
+                 elicitation, roots) or send PNG/WAV content, and without the roots hook")
   # And the example built for MCP 2026-07-28 alone (EMCP_LEGACY_ERA=0), on the same UART: no
   # initialize, no session state, no requests to the client (its three tools that ask the
   # client still do, through input-required results) and so no InputBridge (app.cpp), no
@@ -68,7 +71,11 @@ if(EMCP_BOARD STREQUAL "mps2-an385")
     SOURCES ${sensors_sources}
     INCLUDES ${CMAKE_CURRENT_LIST_DIR}
     DEFINES ${EMCP_BOARD_SENSORS_DEFINES} EMCP_LEGACY_ERA=0
-    FLASH_BUDGET 67584 RAM_BUDGET 13312)
+    FLASH_BUDGET 67584 RAM_BUDGET 13312
+    VARIANT_OF emcp-sensors
+    DESCRIPTION "the sensors example serving MCP 2026-07-28 alone (EMCP_LEGACY_ERA=0: no initialize,
+                 no session state, no requests to the client; so no InputBridge and no roots hook,
+                 which only older clients use)")
 endif()
 # Under FreeRTOS, on a board with the kernel's port (ports/freertos): the same firmware
 # (main_board.cpp without its main()) in the task that owns the server, and a sensor task
@@ -96,7 +103,11 @@ if(EMCP_FREERTOS_FOUND)
                 ${EMCP_BOARD_SENSORS_RTOS_APP_DEFINES}
     RTOS freertos
     TASKS emcp=owner_task:g_owner_stack sensor=sensor_task:g_sensor_stack
-    FLASH_BUDGET ${EMCP_BOARD_SENSORS_RTOS_FLASH_BUDGET} RAM_BUDGET ${EMCP_BOARD_SENSORS_RTOS_RAM_BUDGET})
+    FLASH_BUDGET ${EMCP_BOARD_SENSORS_RTOS_FLASH_BUDGET} RAM_BUDGET ${EMCP_BOARD_SENSORS_RTOS_RAM_BUDGET}
+    VARIANT_OF emcp-sensors
+    DESCRIPTION "the sensors example, unchanged, under FreeRTOS (ports/freertos): the bare-metal loop
+                 in the task that owns the server, a sensor task sampling on the kernel's timer
+                 beside it")
 endif()
 endif()
 if(EMCP_BOARD_NET)
@@ -142,7 +153,12 @@ if(EMCP_BOARD_NET)
     APP_DEFINES EMCP_SENSORS_NETWORK=1 EMCP_SENSORS_NET_CONNECTIONS=${EMCP_IMAGE_CONNECTIONS_sensors-net}
                 EMCP_SENSORS_NET_SESSIONS=${EMCP_IMAGE_SESSIONS_sensors-net}
     LIBS ${EMCP_BOARD_NET_LIBS}
-    FLASH_BUDGET 158720 FLASH_TARGET 131072 RAM_BUDGET 68608 RAM_TARGET 65536)
+    FLASH_BUDGET 158720 FLASH_TARGET 131072 RAM_BUDGET 68608 RAM_TARGET 65536
+    DESCRIPTION "the sensors example, unchanged, on the UART and over HTTP through lwIP at once
+                 (Streamable HTTP, HTTP+SSE, WebSocket; 4 connections with 2 KiB arenas and 1 KiB
+                 output buffers, 2 sessions with 1.5 KiB replay buffers; lwIP's pools below as
+                 `memp_memory_*`, its heap for output segments as `ram_heap`; `g_http` holds the
+                 connections and sessions)")
   # The same under FreeRTOS (ports/freertos) with lwIP in its own thread (NO_SYS 0: tcpip_thread,
   # the core lock the owner task holds but while it waits, the NIC's receive task handing frames
   # to tcpip_input: ports/freertos/lwip, boards/<board>/net.cpp), the sensor task beside: the
@@ -156,7 +172,9 @@ if(EMCP_BOARD_NET)
   # image emcp-BASE under FreeRTOS as this one is (main_rtos.cpp's owner, sensor and NIC tasks
   # and lwIP's tcpip_thread, lwIP's and Mbed TLS's libraries built for NO_SYS 0, device_stats'
   # inbox object), with BASE's slots for its tests; the arguments add its sources, defines and
-  # ceilings. Defined only where the board has FreeRTOS and its lwIP for it.
+  # ceilings, and its DESCRIPTION (docs/footprint.md lists it as a variant of emcp-BASE). Defined
+  # only where the board has FreeRTOS and its lwIP for it. (A function parsing its arguments
+  # with PARSE_ARGV, so that a semicolon in a DESCRIPTION stays in it.)
   set(sensors_rtos_net_args
       SOURCES ${CMAKE_CURRENT_LIST_DIR}/main_rtos.cpp ${sensors_net_sources}
       INCLUDES ${CMAKE_CURRENT_LIST_DIR}
@@ -165,13 +183,15 @@ if(EMCP_BOARD_NET)
       TASKS emcp=owner_task:g_owner_stack sensor=sensor_task:g_sensor_stack nic_rx=nic_rx_task:g_nic_rx_stack
             tcpip=tcpip_thread:g_tcpip_stack
       TASK_CALLS ${EMCP_FREERTOS_LWIP_TASK_CALLS})
-  macro(sensors_net_rtos_image image base)
+  function(sensors_net_rtos_image image base)
     if(EMCP_FREERTOS_FOUND AND EMCP_BOARD_NET_LIBS_RTOS)
-      set(EMCP_IMAGE_CONNECTIONS_${image} ${EMCP_IMAGE_CONNECTIONS_${base}})
-      set(EMCP_IMAGE_SESSIONS_${image} ${EMCP_IMAGE_SESSIONS_${base}})
-      emcp_add_firmware(emcp-${image}-${EMCP_BOARD} ${sensors_rtos_net_args} ${ARGN})
+      cmake_parse_arguments(PARSE_ARGV 2 R "" "DESCRIPTION" "")
+      set(EMCP_IMAGE_CONNECTIONS_${image} ${EMCP_IMAGE_CONNECTIONS_${base}} PARENT_SCOPE)
+      set(EMCP_IMAGE_SESSIONS_${image} ${EMCP_IMAGE_SESSIONS_${base}} PARENT_SCOPE)
+      emcp_add_firmware(emcp-${image}-${EMCP_BOARD} ${sensors_rtos_net_args} VARIANT_OF emcp-${base}
+                        ${R_UNPARSED_ARGUMENTS} DESCRIPTION "${R_DESCRIPTION}")
     endif()
-  endmacro()
+  endfunction()
   sensors_net_rtos_image(sensors-net-rtos sensors-net
     DEFINES EMCP_HTTP_MAX_AUTH=256 EMCP_MAX_LISTENS=2
     APP_DEFINES EMCP_SENSORS_NET_CONNECTIONS=${EMCP_IMAGE_CONNECTIONS_sensors-net}
@@ -181,7 +201,10 @@ if(EMCP_BOARD_NET)
     # issue 29's inbox: 166,164 B); 167,412 B with device_stats' "inbox" object and the HTTP
     # engine's keep-alive shedding (docs/http.md); 168,340 B and 81,924 B of static RAM with
     # device_stats' "tasks" array (the tasks' stacks) and lwIP's spare tcpip message.
-    FLASH_BUDGET 168960 RAM_BUDGET 82944)
+    FLASH_BUDGET 168960 RAM_BUDGET 82944
+    DESCRIPTION "the sensors network image, unchanged, under FreeRTOS (ports/freertos): lwIP in its
+                 own thread (tcpip_thread, NO_SYS 0, the core lock the owner task holds but while it
+                 waits), the NIC's receive task handing frames to it, the sensor task beside")
   # The same with 8 connections and 8 sessions: the load test's 8 clients each hold a session.
   set(EMCP_IMAGE_CONNECTIONS_sensors-net8 8)
   set(EMCP_IMAGE_SESSIONS_sensors-net8 8)
@@ -191,7 +214,10 @@ if(EMCP_BOARD_NET)
     DEFINES EMCP_HTTP_MAX_AUTH=256
     APP_DEFINES EMCP_SENSORS_NETWORK=1 EMCP_SENSORS_NET_CONNECTIONS=${EMCP_IMAGE_CONNECTIONS_sensors-net8}
                 EMCP_SENSORS_NET_SESSIONS=${EMCP_IMAGE_SESSIONS_sensors-net8}
-    LIBS ${EMCP_BOARD_NET_LIBS})
+    LIBS ${EMCP_BOARD_NET_LIBS}
+    VARIANT_OF emcp-sensors-net
+    DESCRIPTION "the same with 8 connections and 8 sessions (the load test's 8 clients each hold a
+                 session)")
   # Under FreeRTOS: the load test runs against it too (board_rtos_http_load).
   sensors_net_rtos_image(sensors-net8-rtos sensors-net8 NOT_DOCUMENTED
     DEFINES EMCP_HTTP_MAX_AUTH=256
@@ -206,16 +232,18 @@ if(EMCP_BOARD_NET)
   # board's credentials region (board/credentials.h), never from the image; so does, when the
   # region carries it, bearer-token authorization (Authorization headers up to 1 KiB: JWTs).
   if(EMCP_BOARD_TLS_SOURCES)
-    # sensors_tls_image(NAME CONNECTIONS POOL_KIB [RTOS LIBS... CEILINGS FLASH RAM]
+    # sensors_tls_image(NAME CONNECTIONS POOL_KIB [RTOS LIBS... CEILINGS FLASH RAM [RTOS_DESCRIPTION text]]
     #                   [emcp_add_firmware() arguments...]): the sensors firmware over HTTPS with
     # CONNECTIONS connection slots, 2 sessions and a POOL_KIB pool (the other arguments: LIBS,
-    # targets, NOT_DOCUMENTED); its slots for the tests, as above. With RTOS, NAME-rtos too:
-    # the same under FreeRTOS (sensors_net_rtos_image(), as emcp-sensors-net-rtos) with those
+    # targets, NOT_DOCUMENTED, what docs/footprint.md says of it); its slots for the tests, as
+    # above. With RTOS, NAME-rtos too: the same under FreeRTOS (sensors_net_rtos_image(), as
+    # emcp-sensors-net-rtos, described by RTOS_DESCRIPTION) with those
     # libraries and FLASH and RAM as its ceilings; the TLS and bad-input tests run against it
     # as well (tests/boards/CMakeLists.txt). The TLS layer runs in the owner task over lwIP's raw API
     # under the core lock: tcpip_thread never enters Mbed TLS.
     function(sensors_tls_image name connections pool_kib)
-      cmake_parse_arguments(T "NOT_DOCUMENTED" "" "RTOS;CEILINGS" ${ARGN})
+      cmake_parse_arguments(PARSE_ARGV 3 T "NOT_DOCUMENTED"
+                            "DESCRIPTION;VARIANT_OF;FEATURE;FEATURE_BASE;RTOS_DESCRIPTION" "RTOS;CEILINGS")
       set(documented)
       if(T_NOT_DOCUMENTED)
         set(documented NOT_DOCUMENTED)
@@ -229,13 +257,14 @@ if(EMCP_BOARD_NET)
       emcp_add_firmware(${name}-${EMCP_BOARD} ${T_UNPARSED_ARGUMENTS} ${documented}
         SOURCES ${sensors_net_sources}
         INCLUDES ${CMAKE_CURRENT_FUNCTION_LIST_DIR}
-        APP_DEFINES EMCP_SENSORS_NETWORK=1 ${tls_args})
+        APP_DEFINES EMCP_SENSORS_NETWORK=1 ${tls_args}
+        DESCRIPTION "${T_DESCRIPTION}" VARIANT_OF "${T_VARIANT_OF}" FEATURE "${T_FEATURE}" FEATURE_BASE "${T_FEATURE_BASE}")
       set(variants ${image})
       if(T_RTOS)
         list(GET T_CEILINGS 0 flash)
         list(GET T_CEILINGS 1 ram)
         sensors_net_rtos_image(${image}-rtos ${image} ${tls_args} ${documented} LIBS ${T_RTOS}
-                               FLASH_BUDGET ${flash} RAM_BUDGET ${ram})
+                               FLASH_BUDGET ${flash} RAM_BUDGET ${ram} DESCRIPTION "${T_RTOS_DESCRIPTION}")
         list(APPEND variants ${image}-rtos)
       endif()
       foreach(variant ${variants})
@@ -246,13 +275,30 @@ if(EMCP_BOARD_NET)
     # Under FreeRTOS: 240,856 B of flash and 100,436 B of static RAM (the ceilings: rounded up to
     # the KiB).
     sensors_tls_image(emcp-sensors-tls 2 24 LIBS ${EMCP_BOARD_NET_LIBS} FLASH_TARGET 262144 RAM_TARGET 98304
-      RTOS ${EMCP_BOARD_NET_LIBS_RTOS} CEILINGS 241664 101376)
+      RTOS ${EMCP_BOARD_NET_LIBS_RTOS} CEILINGS 241664 101376
+      DESCRIPTION "the sensors example over HTTPS and WSS (TLS 1.2 through the TLS layer over lwIP) and
+                   its UART: 2 connections, 2 sessions; Mbed TLS's memory is the 24 KiB pool
+                   `g_tls_pool` (the parsed certificate and P-256 key 2.5 KiB, an established
+                   connection 7.7 KiB with 4 KiB input and 2 KiB output records, a handshake 2.8 KiB
+                   more: `device_stats` reports them); the certificate and key, and bearer-token
+                   authorization (static tokens, a JWT key: Authorization headers up to 1 KiB), are
+                   provisioned in the board's credentials region, not in the image"
+      FEATURE_BASE emcp-sensors-net
+      FEATURE "TLS (HTTPS, WSS), from the sensors example over HTTP to the same over HTTPS: Mbed TLS
+               (TLS 1.2, X.509, ECDSA/RSA, AES-GCM, ChaCha20-Poly1305), emcp's TLS layer, the
+               credentials region, bearer-token authorization; 2 connections where the HTTP image has 4"
+      RTOS_DESCRIPTION "the sensors TLS image, unchanged, under FreeRTOS as emcp-sensors-net-rtos is (the
+                        TLS layer and Mbed TLS in the owner task, over lwIP's raw API under the core lock)")
     # The same with 4 connections, input records of TLS's full 16 KiB (a client's 6 KB sampling
     # answer arrives as one record) and an 88 KiB pool (4 established connections of 20 KiB):
     # the SDK client's tests over HTTPS, HTTP+SSE over HTTPS and WSS, whose clients hold an event
     # stream and post beside it. Under FreeRTOS: 240,912 B and 182,484 B.
     sensors_tls_image(emcp-sensors-tls4 4 88 LIBS ${EMCP_BOARD_NET_LIBS_16K}
-      RTOS emcp_lwip_board_rtos emcp_mbedtls_board_16k CEILINGS 241664 183296)
+      RTOS emcp_lwip_board_rtos emcp_mbedtls_board_16k CEILINGS 241664 183296
+      VARIANT_OF emcp-sensors-tls
+      DESCRIPTION "the same with 4 connections, input records of TLS's full 16 KiB and an 88 KiB pool
+                   (the SDK client's tests: a client sends a 6 KB answer as one record)"
+      RTOS_DESCRIPTION "the 4-connection TLS image, unchanged, under FreeRTOS as emcp-sensors-tls-rtos is")
     # A pool too small for its slots (test only): 4 connections, a 24 KiB pool that holds the
     # certificate, 2 established connections and a handshake; a third connection's buffers do
     # not fit, and it is refused with a TLS alert while the others go on (board_tls_pool).

@@ -1,4 +1,5 @@
-// emcp-sensors on Linux: the sensors example served over stdio, or over the network.
+// emcp-sensors on Linux: the sensors example served over stdio, or over the network, by the
+// command line of emcp::posix::HttpMcp (emcp/posix/http_mcp.h) with two options of its own.
 //
 //   emcp-sensors [--simulate] [--page-size N]                  stdio
 //   emcp-sensors --http PORT [--ws] [--bind ADDR] [--allow-host NAME]... [--timeout-ms N]
@@ -11,23 +12,36 @@
 #include <string.h>
 
 #include "app.h"
-#include "emcp/mcp/server.h"
+#include "emcp/posix/http_mcp.h"
 #include "emcp/posix/platform.h"
 #include "sensors.h"
-#include "emcp/posix/serve.h"
 
 namespace serve = emcp::posix::serve;
 
+emcp::posix::HttpMcp g_mcp(app::kServerInfo);
+emcp::mcp::StaticTaskStore<4, 512> g_tasks;
+
 namespace {
 
-void usage() {
-  serve::say({"usage: emcp-sensors [--simulate] [--page-size N] [--http PORT [--ws] [--bind ADDR] [--allow-host NAME]...\n"
-              "                    [--timeout-ms N] [--keepalive-ms N] [--reclaim-grace-ms N]\n"
-              "                    [--tls-cert FILE --tls-key FILE]]\n"
-              "  MCP server over stdio (one JSON-RPC message per line), or over HTTP with --http.\n"
-              "  --simulate         use the deterministic sensor model instead of /sys and /proc\n"
-              "  --page-size N      entries per page of tools/list, resources/list, ... (default 16)\n",
-              serve::kHttpUsage});
+constexpr char kUsage[] =
+    "  --simulate         use the deterministic sensor model instead of /sys and /proc\n"
+    "  --page-size N      entries per page of tools/list, resources/list, ... (default 16)\n";
+
+// The example's own options (HttpMcp::Option).
+int option(int argc, char** argv, int* i) {
+  if (strcmp(argv[*i], "--simulate") == 0) {
+    sensors::force_simulation(true);
+    return 1;
+  }
+  if (strcmp(argv[*i], "--page-size") != 0) return 0;
+  const long n = *i + 1 < argc ? strtol(argv[*i + 1], nullptr, 10) : 0;
+  if (n < 1 || n > 1000) {
+    serve::say({"emcp-sensors: --page-size must be 1..1000\n"});
+    return -1;
+  }
+  ++*i;
+  g_mcp.server().set_page_size(static_cast<uint16_t>(n));
+  return 1;
 }
 
 app::PlatformStats::Http g_http_figures;  // read once per device_stats call
@@ -46,48 +60,18 @@ void linux_stats(app::PlatformStats* out) {
 
 }  // namespace
 
-// At namespace scope: no function-local statics (their guards pull in the C++ runtime's locking).
-emcp::mcp::Server g_server(app::kServerInfo, emcp::posix::platform());
-// MCP tasks (emcp/mcp/tasks.h): sample_sensor runs as a task for a client that allows it. Only
-// on Linux: the firmware images link none of it (their flash ceilings).
-emcp::mcp::StaticTaskStore<4, 512> g_tasks;
-
 int main(int argc, char** argv) {
-  serve::HttpConfig http;
-  http.program = "emcp-sensors";
-  for (int i = 1; i < argc; ++i) {
-    const int net = serve::parse_http_option(argc, argv, &i, &http);
-    if (net < 0) return 2;
-    if (net > 0) continue;
-    if (strcmp(argv[i], "--simulate") == 0) {
-      sensors::force_simulation(true);
-    } else if (strcmp(argv[i], "--page-size") == 0 && i + 1 < argc) {
-      const long n = strtol(argv[++i], nullptr, 10);
-      if (n < 1 || n > 1000) {
-        serve::say({"emcp-sensors: --page-size must be 1..1000\n"});
-        return 2;
-      }
-      g_server.set_page_size(static_cast<uint16_t>(n));
-    } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      usage();
-      return 0;
-    } else {
-      usage();
-      return 2;
-    }
-  }
-  if (!serve::check_http_options(http)) return 2;
-  app::init(g_server, &emcp::posix::now_ms);
-  g_server.set_tasks(g_tasks);
+  // The options first: --simulate decides what the first history sample reads.
+  const int exit_code = g_mcp.parse(argc, argv, &option, kUsage);
+  if (exit_code >= 0) return exit_code;
+  emcp::mcp::Server& server = g_mcp.server();
+  app::init(server, &emcp::posix::now_ms);
+  server.set_tasks(g_tasks);
   app::set_stats_source(&linux_stats);
-  serve::Loop loop;
+  g_mcp.http().scopes = app::kScopes;
+  g_mcp.http().required_scope = app::kRequiredScope;
+  emcp::Loop loop;
   loop.tick = &app::tick;
   loop.next_tick_ms = &app::next_tick_ms;
-  http.scopes = app::kScopes;
-  http.required_scope = app::kRequiredScope;
-  if (http.enabled) return serve::http(g_server, http, loop);
-  serve::say({EMCP_LEGACY_ERA ? EMCP_MODERN_ERA ? "emcp-sensors: serving MCP on stdio (protocol revisions 2024-11-05 to 2026-07-28)\n"
-                                                : "emcp-sensors: serving MCP on stdio (protocol revisions 2024-11-05 to 2025-11-25)\n"
-                              : "emcp-sensors: serving MCP on stdio (protocol revision 2026-07-28)\n"});
-  return serve::stdio(g_server, "emcp-sensors", loop);
+  return g_mcp.serve(loop);
 }

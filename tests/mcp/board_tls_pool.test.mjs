@@ -75,7 +75,7 @@ const CERT_SLACK = 16;
 
 /// Mbed TLS's pool as device_stats gives it with one established connection open (the first,
 /// whose handshake ran alone), against the figures of docs/http.md (bytes) and docs/footprint.md
-/// (KiB, one decimal: tools/footprint.py's DESCRIPTIONS).
+/// (KiB, one decimal: the DESCRIPTION of emcp-sensors-tls in examples/sensors/firmware.cmake).
 function checkDocumentedPool(net) {
   const measured = {
     credentials: net.tls_pool_used - net.tls_established_size,
@@ -89,7 +89,7 @@ function checkDocumentedPool(net) {
   const said = { credentials: num(http[1]), established: num(http[2]), handshake: num(http[3]), open_to_end: num(http[4]) };
   const kib = (n) => (n / 1024).toFixed(1);
   const fp = doc("docs/footprint.md").match(/the parsed certificate and P-256 key ([\d.]+) KiB, an established connection ([\d.]+) KiB .*? a handshake ([\d.]+) KiB more/);
-  assert.ok(fp, "docs/footprint.md: the sentence with the pool's figures (DESCRIPTIONS of tools/footprint.py) is not found");
+  assert.ok(fp, "docs/footprint.md: the sentence with the pool's figures (the DESCRIPTION of emcp-sensors-tls, examples/sensors/firmware.cmake) is not found");
   const problems = [];
   const near = (what, doc_value, value, slack) => {
     if (Math.abs(doc_value - value) > slack) problems.push(`${what}: the document says ${doc_value}, the board ${value}`);
@@ -108,7 +108,7 @@ function checkDocumentedPool(net) {
   const fits = measured.credentials + num(http[6]) * measured.established + measured.handshake;
   if (fits > net.tls_pool_size) problems.push(`docs/http.md: ${http[6]} connections and a handshake take ${fits} B, more than the ${net.tls_pool_size} B pool`);
   assert.deepEqual(problems, [], "the documents' Mbed TLS pool figures are not what the board measures " +
-    "(update docs/http.md's \"On a board\" and DESCRIPTIONS in tools/footprint.py, then scripts/footprint)");
+    "(update docs/http.md's \"On a board\" and the DESCRIPTION of emcp-sensors-tls in examples/sensors/firmware.cmake, then scripts/footprint)");
 }
 
 async function session(c) {

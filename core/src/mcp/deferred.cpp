@@ -45,6 +45,7 @@ int Server::hold_request(Session* s, const Id& id, const Peer& peer, Value progr
     if (progress.is_int()) d.progress.set(Id::of(progress.as_int().value()));
     else if (progress.is_string()) d.progress.set(Id::of(progress.as_string().value()));
     ++d.generation;
+    if (s != nullptr) request_event(*s, id, Channel::RequestEvent::kHeld);
     return i;
   }
   return -1;
@@ -68,35 +69,26 @@ Pending ToolCall::defer() {
 void Server::cancel_request(Session& s, Value request_id) {
   const Id id = id_of(request_id);
   if (id.type == Id::Type::kNone) return;
-  for (Deferred& d : deferred_)
-    if (d.used && d.session == &s && d.id.id() == id) d.cancelled = true;
+  for (Deferred& d : deferred_) {
+    if (!d.used || d.cancelled || d.session != &s || !(d.id.id() == id)) continue;
+    d.cancelled = true;  // never answered: the request ends here
+    request_event(s, id, Channel::RequestEvent::kDone);
+  }
   if (features_.bridge != nullptr) features_.bridge->cancelled(*this, s);  // its questions too
 }
 
-void Server::cancel_deferred(Session& s) {
+void Server::cancel_deferred(Session& s, bool tell) {
   if (features_.deferred == nullptr) return;
-  for (Deferred& d : deferred_)
-    if (d.used && d.session == &s) d.cancelled = true;
+  for (Deferred& d : deferred_) {
+    if (!d.used || d.cancelled || d.session != &s) continue;
+    d.cancelled = true;
+    if (tell) request_event(s, d.id.id(), Channel::RequestEvent::kDone);
+  }
   // 2025-11-25 tasks belong to their session.
   if (EMCP_LEGACY_ERA && tasks_ != nullptr) tasks_->ops_->legacy->forget(*this, s);
 }
 
 // ---- Deferred calls -----------------------------------------------------------------------------
-
-bool Server::is_deferred(const Session& s, const Id& id) const {
-  for (const Deferred& d : deferred_)
-    if (d.used && !d.cancelled && d.session == &s && d.id.id() == id) return true;
-  for (const Listen& l : listens_)
-    if (l.session == &s && l.id.id() == id) return true;
-  return false;
-}
-
-size_t Server::deferred_ids(const Session& s, Id* out, size_t cap) const {
-  size_t n = 0;
-  for (const Deferred& d : deferred_)
-    if (d.used && !d.cancelled && d.session == &s && n < cap) out[n++] = d.id.id();
-  return n;
-}
 
 Server::Deferred* Server::deferred(Pending p) {
   if (!p.valid() || p.slot >= EMCP_MAX_DEFERRED) return nullptr;

@@ -92,8 +92,10 @@ void Server::on_listen(Session& s, const Message& m, Reply& r) {
   if (!out.open()) {
     l.session = nullptr;  // nowhere to stream to
     ++notifications_dropped_;
+    request_event(s, id, Channel::RequestEvent::kDone);
     return;
   }
+  request_event(s, id, Channel::RequestEvent::kHeld);
   json::Writer& w = out.w();
   jsonrpc::begin_notification(w, "notifications/subscriptions/acknowledged");
   w.begin_object();
@@ -126,8 +128,11 @@ void Server::on_listen(Session& s, const Message& m, Reply& r) {
 void Server::cancel_listen(Session& s, Value request_id) {
   const Id id = id_of(request_id);
   if (id.type == Id::Type::kNone) return;
-  for (Listen& l : listens_)
-    if (l.session == &s && l.id.id() == id) l.session = nullptr;
+  for (Listen& l : listens_) {
+    if (l.session != &s || !(l.id.id() == id)) continue;
+    l.session = nullptr;  // never answered: the request ends here
+    request_event(s, id, Channel::RequestEvent::kDone);
+  }
 }
 
 bool Server::listening(const Session& s, uint8_t lists, uint32_t uri_h) const {

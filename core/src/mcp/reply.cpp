@@ -159,6 +159,11 @@ void Reply::invalid(const jsonrpc::Message& m) {
   if (batch_ == nullptr) (void)out_.close();
 }
 
+Reply::~Reply() {
+  end();
+  if (!suppressed_) Server::request_event(session_, id_, Channel::RequestEvent::kDone);
+}
+
 void Reply::end() {
   if (!begun_ || ended_) return;
   ended_ = true;

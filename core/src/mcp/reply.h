@@ -67,7 +67,8 @@ class Reply {
       : session_(s), peer_(peer), id_(answer_id(s, id)), batch_(batch) {}
   Reply(const Reply&) = delete;
   Reply& operator=(const Reply&) = delete;
-  ~Reply() { end(); }
+  /// Ends the answer (end()) and tells the channel the request is done, unless suppressed.
+  ~Reply();
 
   /// Opens the answer and writes {"jsonrpc":"2.0","id":..,"result": ; returns the writer for
   /// the result value. Never null: a dead channel, or an answer already ended (an error was

@@ -66,7 +66,7 @@ void Server::attach(Session& s) {
 }
 
 void Server::detach(Session& s) {
-  cancel_deferred(s);
+  cancel_deferred(s, false);  // the session ends: no events
   for (Listen& l : listens_)
     if (l.session == &s) l.session = nullptr;  // its stream ended with the session
   if (held_used_ != 0) send_held(&s);  // what is held for it will not be sent

@@ -90,7 +90,7 @@ void Server::on_initialize(Session& s, const Message& m, Reply& r) {
   // A repeated initialize starts the session afresh (a client reconnecting over a bridge):
   // its deferred calls are cancelled now, its requests to the client end (kClosed) after the
   // answer, so whatever their callbacks send goes out after it.
-  cancel_deferred(s);
+  cancel_deferred(s, true);
   const bool had_outgoing = s.initialized();
   s.reset();
   // An unknown revision, or a modern one (no initialize there), is answered with our latest.

@@ -260,8 +260,9 @@ void Server::task_end_waiter(TaskSlot& t) {
   t.waiter = Pending{};
   if (d == nullptr) return;
   d->used = false;
-  if (d->cancelled || d->session->open_) return;
+  if (d->cancelled) return;
   const Id id = d->id.id();
+  if (d->session->open_) return request_event(*d->session, id, Channel::RequestEvent::kDone);  // unanswered
   Reply r(*d->session, d->peer, id, nullptr);
   const CurrentRequest current(*this, *d->session, id);
   r.reject(ErrorCode::kInvalidParams, {"Failed to retrieve task: task ", StrView(t.id, TaskSlot::kIdLen),

@@ -143,11 +143,11 @@ HttpSession* HttpServer::evictable_session(const PeerAddress& peer, uint64_t now
   auto older = [](HttpSession* best, HttpSession& s) { return best == nullptr || s.last_ms_ < best->last_ms_; };
   for (HttpSession& s : sessions_) {
     if (s.kind_ == HttpSession::Kind::kFree) continue;
-    // A call of the session still waiting for its deferred answer is a request in flight, even
-    // once its connection has gone (its answer goes to the stream it can resume) or, for
-    // HTTP+SSE and WebSocket, when it answers on the session's own stream.
-    jsonrpc::Id pending[1];
-    bool request = server_.deferred_ids(s.session_, pending, 1) != 0, stream = false;
+    // A request the server holds (a deferred call) is a request in flight, even once its
+    // connection has gone (its answer goes to the stream it can resume) or, for HTTP+SSE and
+    // WebSocket, when it answers on the session's own stream.
+    bool request = false, stream = false;
+    for (const HttpSession::Stream& S : s.streams_) request = request || (S.used && S.awaiting != 0);
     for (const Conn& c : conns_) {
       if (c.phase_ == Phase::kFree || c.session_ != static_cast<int16_t>(s.index_) || c.request_.session_gen != s.generation_)
         continue;

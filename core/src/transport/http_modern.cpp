@@ -60,6 +60,7 @@ void HttpServer::route_modern_post(Conn& c, const jsonrpc::Decoded& d) {
 
 void HttpServer::serve_modern_request(Conn& c, const jsonrpc::Decoded& d) {
   const mcp::RequestHeaders h = headers_of(c.parser_.request());
+  c.request_.held = false;
   c.request_.handling = true;
   server_.handle(c.rpc_, d, &h);
   c.request_.handling = false;
@@ -69,9 +70,10 @@ void HttpServer::serve_modern_request(Conn& c, const jsonrpc::Decoded& d) {
     end_request(c);
     return;
   }
-  // Not answered yet: a deferred call answers later on this connection (or the client closes
-  // it: cancellation). Anything else that ended without an answer gets an empty event stream.
-  if (!server_.is_deferred(c.rpc_, d.first->id)) close_response(c);
+  // Not answered yet: a held request (a deferred call, a listen) is answered later on this
+  // connection (or the client closes it: cancellation). Anything else that ended without an
+  // answer gets an empty event stream.
+  if (!c.request_.held) close_response(c);
 }
 
 // ---- The connection's channel ----------------------------------------------------------------------
@@ -84,6 +86,12 @@ json::Sink* HttpConnection::rpc_open(void* ctx, const mcp::OutMessage& m) {
 Status HttpConnection::rpc_close(void* ctx) {
   HttpConnection& c = *static_cast<HttpConnection*>(ctx);
   return c.server_->rpc_close(c);
+}
+
+void HttpConnection::rpc_request(void* ctx, const jsonrpc::Id& id, mcp::Channel::RequestEvent event) {
+  (void)id;  // a connection carries one request
+  HttpConnection& c = *static_cast<HttpConnection*>(ctx);
+  c.server_->rpc_request(c, event);
 }
 
 json::Sink* HttpServer::rpc_open(Conn& c, const mcp::OutMessage& m) {
@@ -126,6 +134,13 @@ Status HttpServer::rpc_close(Conn& c) {
     end_request(c);  // after handle() returns when inside it
   }
   return result;
+}
+
+// A held request that ends unanswered after handle() (its answer could not be written) ends
+// its response; an answered one was ended by rpc_close().
+void HttpServer::rpc_request(Conn& c, mcp::Channel::RequestEvent event) {
+  c.request_.held = event == mcp::Channel::RequestEvent::kHeld;
+  if (!c.request_.held && !c.request_.handling && c.request_.modern && c.phase_ == Phase::kWaiting) close_response(c);
 }
 
 }  // namespace transport

@@ -10,7 +10,8 @@ namespace transport {
 // With EMCP_LEGACY_ERA=0 a slot is never taken: its channel is left empty, so that none of the
 // sessions' routing (http_streamable.cpp) is linked.
 HttpSession::HttpSession(char* replay, size_t replay_cap)
-    : session_(EMCP_LEGACY_ERA ? mcp::Channel{&HttpSession::open, &HttpSession::close, this, &HttpSession::end_stream}
+    : session_(EMCP_LEGACY_ERA ? mcp::Channel{&HttpSession::open, &HttpSession::close, this, &HttpSession::end_stream,
+                                                          &HttpSession::request}
                                : mcp::Channel{}),
       ring_(replay, replay_cap),
       detached_(detached_buf_, sizeof detached_buf_, EMCP_LEGACY_ERA ? &HttpSession::detached_flush : nullptr, this) {}

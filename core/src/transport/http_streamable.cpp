@@ -197,24 +197,13 @@ void HttpServer::handle_post(Conn& c, const jsonrpc::Decoded& d) {
     c.status_ = 400;
     c.output_.force_sse = false;
   }
-  if (!d.batch && (d.first->kind == jsonrpc::Kind::kRequest || d.first->kind == jsonrpc::Kind::kInvalid) &&
-      d.first->id.present())
-    S.await[S.awaiting++] = id_hash(d.first->id);
 
+  // What the server holds past handle() (deferred calls) is awaited on this stream: the
+  // server tells (Channel::request, channel_request below), and tells again when each ends.
   c.request_.handling = true;
   server_.handle(s.session_, d);
   c.request_.handling = false;
 
-  // What is still to be answered: deferred calls.
-  if (d.batch) {
-    for (const jsonrpc::Message* m = d.first; m != nullptr; m = m->next) {
-      if (m->kind != jsonrpc::Kind::kRequest || !server_.is_deferred(s.session_, m->id)) continue;
-      if (S.used && S.awaiting < EMCP_MAX_DEFERRED + 1) S.await[S.awaiting++] = id_hash(m->id);
-    }
-  } else if (S.used && S.awaiting != 0 &&
-             (d.first->kind != jsonrpc::Kind::kRequest || !server_.is_deferred(s.session_, d.first->id))) {
-    S.awaiting = 0;  // answered (or its answer could not go out)
-  }
   if (fresh && !s.session_.initialized()) {
     // initialize failed: no session comes of it.
     if (S.used && S.conn == static_cast<int16_t>(c.index_)) finish_stream(s, st);
@@ -275,6 +264,16 @@ int HttpServer::find_stream(HttpSession& s, uint32_t h) const {
   return -1;
 }
 
+// The stream of the POST being handled right now for session `s` whose input is request `h`
+// (or any request when `h` is 0: a batch's answer, an input without a usable id), or -1.
+int HttpServer::handled_stream(const HttpSession& s, uint32_t h) const {
+  for (const Conn& c : conns_)
+    if (c.request_.handling && c.session_ == static_cast<int16_t>(s.index_) && c.stream_ >= 0 &&
+        (h == 0 || h == c.request_.input_hash))
+      return c.stream_;
+  return -1;
+}
+
 // The stream's last answer is out: end its HTTP response and free the slot.
 void HttpServer::finish_stream(HttpSession& s, int st) {
   HttpSession::Stream& S = s.streams_[st];
@@ -293,8 +292,9 @@ void HttpServer::finish_stream(HttpSession& s, int st) {
 void HttpServer::detach_stream(HttpSession& s, int st) {
   HttpSession::Stream& S = s.streams_[st];
   S.conn = -1;
-  // Without event ids the client cannot resume: nothing is worth keeping.
-  if (!S.sse || !s.ring_.enabled()) S.used = false;
+  // Without event ids the client cannot resume: nothing is worth keeping, but the requests
+  // still held stay counted (in flight: http_fair.cpp) until the server says they ended.
+  if ((!S.sse || !s.ring_.enabled()) && S.awaiting == 0) S.used = false;
 }
 
 void HttpServer::write_event_prefix(json::Sink& out, HttpSession& s, HttpSession::Stream& S) {
@@ -437,29 +437,13 @@ void HttpServer::continue_replay(Conn& c) {
 
 // ---- Time ---------------------------------------------------------------------------------------
 
-// poll()'s part for the sessions: requests whose deferred call ended without an answer are no
-// longer awaited (their stream ends), and a session without live connections that was idle for
+// poll()'s part for the sessions: a session without live connections that was idle for
 // session_idle_ms ends.
 void HttpServer::poll_sessions(uint64_t now) {
-  jsonrpc::Id ids[EMCP_MAX_DEFERRED];
   for (HttpSession& s : sessions_) {
     if (s.kind_ != HttpSession::Kind::kStreamable) continue;
     bool live = false;
-    for (int i = 0; i < EMCP_HTTP_STREAMS; ++i) {
-      HttpSession::Stream& S = s.streams_[i];
-      if (!S.used) continue;
-      live = live || S.conn >= 0;
-      if (S.awaiting == 0 || S.get) continue;
-      // Requests whose deferred call ended without an answer (cancelled) are not awaited.
-      const size_t n = server_.deferred_ids(s.session_, ids, EMCP_MAX_DEFERRED);
-      for (uint8_t k = 0; k < S.awaiting;) {
-        bool pending = false;
-        for (size_t j = 0; j < n; ++j) pending = pending || id_hash(ids[j]) == S.await[k];
-        if (pending) ++k;
-        else S.await[k] = S.await[--S.awaiting];
-      }
-      if (S.awaiting == 0) finish_stream(s, i);
-    }
+    for (const HttpSession::Stream& S : s.streams_) live = live || (S.used && S.conn >= 0);
     if (!live && now - s.last_ms_ > options_.session_idle_ms) {
       ++stats_.session_expired;
       free_session(s);
@@ -497,13 +481,10 @@ json::Sink* HttpServer::channel_open(HttpSession& s, const mcp::OutMessage& m) {
     st = s.streams_[0].used && s.streams_[0].conn >= 0 ? 0 : -1;
   } else {
     st = find_stream(s, h);
-    if (st < 0 && (m.batch || m.kind == mcp::OutMessage::Kind::kResponse)) {
-      // The answer to what is being handled right now (a batch, an input without usable id).
-      for (const Conn& c : conns_)
-        if (c.request_.handling && c.session_ == static_cast<int16_t>(s.index_) && c.stream_ >= 0 &&
-            (m.batch || h == 0 || h == c.request_.input_hash))
-          st = c.stream_;
-    }
+    // What relates to the request being handled right now, and the answer to a batch or to an
+    // input without a usable id.
+    if (st < 0 && (h != 0 || m.batch || m.kind == mcp::OutMessage::Kind::kResponse))
+      st = handled_stream(s, m.batch ? 0 : h);
     if (st < 0 && m.kind != mcp::OutMessage::Kind::kResponse) {
       for (int i = 0; i < EMCP_HTTP_STREAMS; ++i)
         if (s.streams_[i].used && s.streams_[i].get) st = i;
@@ -512,8 +493,6 @@ json::Sink* HttpServer::channel_open(HttpSession& s, const mcp::OutMessage& m) {
   if (st < 0) return nullptr;
   HttpSession::Stream& S = s.streams_[st];
   s.msg_stream_ = static_cast<int8_t>(st);
-  s.msg_related_ = h;
-  s.msg_response_ = m.kind == mcp::OutMessage::Kind::kResponse;
   s.msg_detached_ = false;
   if (S.conn >= 0 && conns_[static_cast<size_t>(S.conn)].output_.dead) {
     // Its connection failed: the stream goes on in the replay buffer, as if the client left.
@@ -591,19 +570,6 @@ Status HttpServer::channel_close(HttpSession& s) {
     }
     if (c.output_.dead) result = Status::kClosed;
   }
-  if (s.kind_ != HttpSession::Kind::kStreamable) return result;
-  if (s.msg_response_ && s.msg_related_ != 0) {
-    for (uint8_t k = 0; k < S.awaiting; ++k) {
-      if (S.await[k] != s.msg_related_) continue;
-      S.await[k] = S.await[--S.awaiting];
-      break;
-    }
-  }
-  if (S.used && S.awaiting == 0 && !S.get) {
-    bool handling = false;
-    if (S.conn >= 0) handling = conns_[static_cast<size_t>(S.conn)].request_.handling;
-    if (!handling) finish_stream(s, st);
-  }
   return result;
 }
 
@@ -612,8 +578,15 @@ Status HttpServer::channel_end_stream(HttpSession& s, const Id& related, uint32_
   if (s.kind_ != HttpSession::Kind::kStreamable || !s.ring_.enabled() ||
       !mcp::supports(s.session_.version(), mcp::Feature::kSsePolling))
     return Status::kInvalidState;
-  const int st = find_stream(s, id_hash(related));
-  if (st < 0) return Status::kNotFound;
+  const uint32_t h = id_hash(related);
+  int st = find_stream(s, h);
+  if (st < 0) {
+    // The request being handled: from here on it is awaited like a held one (its answer goes to
+    // the replay buffer for the client's GET), until the server says it is done.
+    st = h != 0 ? handled_stream(s, h) : -1;
+    if (st < 0 || s.streams_[st].awaiting == EMCP_MAX_DEFERRED) return Status::kNotFound;
+    s.streams_[st].await[s.streams_[st].awaiting++] = h;
+  }
   HttpSession::Stream& S = s.streams_[st];
   if (S.conn < 0) return Status::kOk;
   Conn& c = conns_[static_cast<size_t>(S.conn)];
@@ -633,6 +606,39 @@ Status HttpServer::channel_end_stream(HttpSession& s, const Id& related, uint32_
   c.stream_ = -1;
   end_request(c);
   return Status::kOk;
+}
+
+void HttpSession::request(void* ctx, const Id& id, mcp::Channel::RequestEvent event) {
+  HttpSession& s = *static_cast<HttpSession*>(ctx);
+  s.server_->channel_request(s, id, event);
+}
+
+// What the server says of a request (mcp::Channel::request). Held: its id is awaited on the
+// stream of the POST that brought it (HTTP+SSE and WebSocket: the session's stream), where
+// what relates to it goes and which stays open for its answer. Done: no longer awaited; a POST's
+// stream awaiting nothing more ends (after handle() when inside it).
+void HttpServer::channel_request(HttpSession& s, const Id& id, mcp::Channel::RequestEvent event) {
+  const uint32_t h = id_hash(id);
+  const bool streamable = s.kind_ == HttpSession::Kind::kStreamable;
+  if (event == mcp::Channel::RequestEvent::kHeld) {
+    if (find_stream(s, h) >= 0) return;  // held again
+    const int st = streamable ? handled_stream(s, 0) : 0;  // (one POST is handled at a time)
+    if (st < 0 || !s.streams_[st].used) return;
+    HttpSession::Stream& S = s.streams_[st];
+    if (S.awaiting < EMCP_MAX_DEFERRED) S.await[S.awaiting++] = h;  // (the server holds no more)
+    return;
+  }
+  const int st = find_stream(s, h);
+  if (st < 0) return;  // not held: answered while handled
+  HttpSession::Stream& S = s.streams_[st];
+  for (uint8_t k = 0; k < S.awaiting; ++k) {
+    if (S.await[k] != h) continue;
+    S.await[k] = S.await[--S.awaiting];
+    break;
+  }
+  if (!streamable || S.awaiting != 0 || S.get) return;
+  if (S.conn >= 0 && conns_[static_cast<size_t>(S.conn)].request_.handling) return;
+  finish_stream(s, st);
 }
 
 }  // namespace transport

@@ -273,14 +273,6 @@ class Server {
   /// RequestHeaders::check: a 2026-07-28 request's headers against its body (-32020).
   static bool check_headers(Server& server, const jsonrpc::Message& m, StrView version, Reply& r);
 
-  /// True while a deferred call of session `s` answers request `id`, or while `id` is a listen
-  /// stream open on `s` (transports use it to know which requests are still to be answered
-  /// after handle() returns).
-  bool is_deferred(const Session& s, const jsonrpc::Id& id) const;
-  /// The request ids of session `s`'s deferred calls still to be answered (not cancelled):
-  /// up to `cap` into `out` (valid while those calls are pending); returns how many.
-  size_t deferred_ids(const Session& s, jsonrpc::Id* out, size_t cap) const;
-
  private:
   friend class ToolCall;
   friend class Inputs;
@@ -360,7 +352,14 @@ class Server {
   const Tool* tool_named(StrView name) const;
   const Prompt* prompt_named(StrView name) const;
   void list_changed(ListKind kind);
-  void cancel_deferred(Session& s);
+  /// Cancels session `s`'s deferred calls; `tell`: its channel learns each request ended
+  /// (Channel::request; not when the session is being detached).
+  void cancel_deferred(Session& s, bool tell);
+  /// Tells session `s`'s channel what became of its request `id` (Channel::request).
+  static void request_event(Session& s, const jsonrpc::Id& id, Channel::RequestEvent event) {
+    if (s.channel_.request != nullptr && s.server_ != nullptr && id.present())
+      s.channel_.request(s.channel_.ctx, id, event);
+  }
   void close_outgoing(Session& s);
   Status notify_progress(Session& s, Version v, const jsonrpc::Id& token, double done, double total, StrView msg,
                          const jsonrpc::Id& related);

@@ -75,6 +75,17 @@ struct Channel {
   /// sent for that request afterwards waits for the client's GET with Last-Event-ID. nullptr
   /// on transports without resumable streams.
   Status (*end_stream)(void* ctx, const jsonrpc::Id& related, uint32_t retry_ms) = nullptr;
+  /// Optional: what becomes of a client request, for transports that route its messages or
+  /// hold its response open until it is answered (Streamable HTTP); nullptr elsewhere. Never
+  /// called after the session is detached (its pending requests end with it).
+  /// - kHeld: request `id` outlives the handle() that brought it: its answer comes later (a
+  ///   deferred call, an InputBridge round, a waiting tasks/result, a listen). May come again
+  ///   for the same id (a call deferred again).
+  /// - kDone: request `id` has ended: its answer was written (or could not be: the channel was
+  ///   closed or busy), or it was cancelled and will never be answered. Once per request with
+  ///   an id, held or not, after its answer's close().
+  enum class RequestEvent : uint8_t { kHeld, kDone };
+  void (*request)(void* ctx, const jsonrpc::Id& id, RequestEvent event) = nullptr;
 };
 
 /// What the client declared: at initialize (legacy), or in a request's `_meta` (modern).

@@ -282,6 +282,7 @@ class HttpServer {
   void serve_modern_request(Conn& c, const jsonrpc::Decoded& d);
   json::Sink* rpc_open(Conn& c, const mcp::OutMessage& m);
   Status rpc_close(Conn& c);
+  void rpc_request(Conn& c, mcp::Channel::RequestEvent event);
   void handle_post(Conn& c, const jsonrpc::Decoded& d);
   void route_get(Conn& c);
   void route_delete(Conn& c);
@@ -289,6 +290,7 @@ class HttpServer {
   void resume_stream(Conn& c, HttpSession& s);
   void continue_replay(Conn& c);
   int find_stream(HttpSession& s, uint32_t related_hash) const;
+  int handled_stream(const HttpSession& s, uint32_t related_hash) const;
   int new_stream(HttpSession& s, bool get);
   void finish_stream(HttpSession& s, int stream);
   void detach_stream(HttpSession& s, int stream);
@@ -298,6 +300,7 @@ class HttpServer {
   json::Sink* channel_open(HttpSession& s, const mcp::OutMessage& m);
   Status channel_close(HttpSession& s);
   Status channel_end_stream(HttpSession& s, const jsonrpc::Id& related, uint32_t retry_ms);
+  void channel_request(HttpSession& s, const jsonrpc::Id& id, mcp::Channel::RequestEvent event);
 
   // ---- HTTP+SSE of 2024-11-05 (http_sse.cpp)
   void head_sse(Conn& c, const http::Request& r);

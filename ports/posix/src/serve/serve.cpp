@@ -86,7 +86,10 @@ int parse_http_option(int argc, char** argv, int* i, HttpConfig* config) {
   const char* arg = argv[*i];
   const char* value = *i + 1 < argc ? argv[*i + 1] : nullptr;
   auto needs = [&](const char* what) {
-    say({config->program, ": ", arg, " needs ", what, "\n"});
+    // What was given, except a secret (a token).
+    const bool shown = value != nullptr && strcmp(arg, "--auth-token") != 0;
+    say({config->program, ": ", arg, " needs ", what, shown ? " (given: " : "", shown ? value : "", shown ? ")" : "",
+         "\n"});
     return -1;
   };
   if (strcmp(arg, "--ws") == 0) {

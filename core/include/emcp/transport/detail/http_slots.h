@@ -72,6 +72,7 @@ class HttpConnection : public HttpOutput {
     bool bad_version = false;   // its MCP-Protocol-Version names no revision known here
     bool fresh = false;         // no request yet: the first head's deadline counts from the accept
     bool preflight = false;     // a CORS preflight (OPTIONS)
+    bool held = false;          // rpc_: the request's answer comes after handle() (Channel::request)
   } request_;
   // A GET with Last-Event-ID replaying kept events.
   struct Replay {
@@ -94,7 +95,9 @@ class HttpConnection : public HttpOutput {
   // whose channel is the request's response (HttpServer::rpc_open / rpc_close).
   static json::Sink* rpc_open(void* ctx, const mcp::OutMessage& m);
   static Status rpc_close(void* ctx);
-  mcp::Session rpc_{mcp::Channel{&HttpConnection::rpc_open, &HttpConnection::rpc_close, this, nullptr}};
+  static void rpc_request(void* ctx, const jsonrpc::Id& id, mcp::Channel::RequestEvent event);
+  mcp::Session rpc_{mcp::Channel{&HttpConnection::rpc_open, &HttpConnection::rpc_close, this, nullptr,
+                                 &HttpConnection::rpc_request}};
 };
 
 /// Session slot: one MCP session over HTTP, with its event streams and replay buffer.
@@ -115,16 +118,17 @@ class HttpSession {
     bool used = false;
     bool get = false;          // the session's standalone GET stream
     bool sse = false;          // events went out with ids (resumable)
-    uint8_t awaiting = 0;      // requests still to be answered on it
+    uint8_t awaiting = 0;      // requests held (Channel::request) whose answers go on it
     int16_t conn = -1;         // live connection, or -1 (detached: events go to the replay buffer)
     uint32_t id = 0;           // unique in the session (0: none)
     uint32_t seq = 0;          // last event number used
-    uint32_t await[EMCP_MAX_DEFERRED + 1];  // FNV-1a hashes of the ids of those requests
+    uint32_t await[EMCP_MAX_DEFERRED];  // FNV-1a hashes of the ids of those requests
   };
 
   static json::Sink* open(void* ctx, const mcp::OutMessage& m);
   static Status close(void* ctx);
   static Status end_stream(void* ctx, const jsonrpc::Id& related, uint32_t retry_ms);
+  static void request(void* ctx, const jsonrpc::Id& id, mcp::Channel::RequestEvent event);
   static Status detached_flush(void* ctx, const char* data, size_t n);
 
   mcp::Session session_;
@@ -141,8 +145,6 @@ class HttpSession {
   Stream streams_[EMCP_HTTP_STREAMS];
   // The message being written (between open and close).
   int8_t msg_stream_ = -1;
-  uint32_t msg_related_ = 0;  // hash of the related request id (0: none)
-  bool msg_response_ = false;
   bool msg_detached_ = false;
   ReplayRing ring_;           // the events kept for Last-Event-ID
   char detached_buf_[64];

@@ -1,0 +1,87 @@
+// board/net_mcp.h - an MCP server on the board's UART and over its network in one object: the
+// server, the UART's transport, lwIP's listener (ports/lwip) and the HTTP engine (Streamable
+// HTTP on /mcp, HTTP+SSE on /sse) with their slots, and the loop. For boards with board/net.h.
+//
+//   constexpr emcp::mcp::ServerInfo kInfo = {"minimal", "1.0"};
+//   emcp::board::NetMcp<> g_mcp(kInfo, kTools);   // static: no heap, nothing on the stack
+//   int main() { g_mcp.run(); }                    // init, DHCP (or the static address), serve
+//
+// What it wires is the explicit form of examples/sensors/main_board_net.cpp (which adds TLS and
+// bearer tokens in front): mcp::Server with emcp::board::net_platform(), StaticLineTransport on
+// the UART, StaticLwipHttpListener<Conns> and StaticHttpServer<Conns, Sessions, ArenaSize,
+// OutSize, ReplaySize> on the listener's port, emcp::board::init() and serve_uart_and_http()
+// (board/serve_net.h). WebSocket on /ws needs SHA-1: set options().sha1 (emcp/mbedtls/sha1.h)
+// before run(); without it /ws is refused. The same shape as UartMcp (board/mcp.h).
+//
+// Context: the object is a static (its slots are its members); run() from main().
+#ifndef EMCP_BOARD_NET_MCP_H
+#define EMCP_BOARD_NET_MCP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "board/board.h"
+#include "board/net.h"
+#include "board/serve_net.h"
+#include "emcp/lwip/http_listener.h"
+#include "emcp/mcp/server.h"
+#include "emcp/transport/http_server.h"
+#include "emcp/transport/line.h"
+
+namespace emcp {
+namespace board {
+
+/// Conns: connection slots (each an HTTP request or stream at a time, with an ArenaSize arena
+/// and an OutSize output buffer); Sessions: MCP sessions over HTTP (each with ReplaySize bytes
+/// of events kept for Last-Event-ID). The UART's transport has an ArenaSize arena too.
+template <size_t Conns = 4, size_t Sessions = 2, size_t ArenaSize = 2048, size_t OutSize = 1024,
+          size_t ReplaySize = 1536>
+class NetMcp {
+ public:
+  explicit NetMcp(const emcp::mcp::ServerInfo& info)
+      : server_(info, net_platform()),
+        link_(server_, &uart_flush, nullptr),
+        http_(server_, options_, listener_.port_interface()) {}
+  template <size_t N>
+  NetMcp(const emcp::mcp::ServerInfo& info, const emcp::mcp::Tool (&tools)[N]) : NetMcp(info) {
+    server_.set_tools(tools);
+  }
+  NetMcp(const emcp::mcp::ServerInfo&&) = delete;  // a temporary would not outlive the server
+  template <size_t N>
+  NetMcp(const emcp::mcp::ServerInfo&&, const emcp::mcp::Tool (&)[N]) = delete;
+  NetMcp(const NetMcp&) = delete;
+  NetMcp& operator=(const NetMcp&) = delete;
+
+  /// The server, for what the constructor does not set (resources, prompts...).
+  emcp::mcp::Server& server() { return server_; }
+  /// The HTTP engine's options (allowed hosts are added by run(); sha1 for WebSocket, auth).
+  emcp::transport::HttpOptions& options() { return options_; }
+  emcp::transport::HttpServer& http() { return http_; }
+
+  /// Initializes the board, starts the network (`config`: DHCP, then the static address) and
+  /// serves the UART and HTTP on `port` forever; the banner line says whether the NIC answered.
+  [[noreturn]] void run() { run(Loop{}); }
+  /// The same, running `loop.tick` (the application's periodic work) every round.
+  [[noreturn]] void run(const Loop& loop, const NetConfig& config = NetConfig{}, uint16_t port = 80) {
+    init();
+    HttpService net;
+    net.http = &http_;
+    net.listener = &listener_;
+    net.options = &options_;
+    net.port = port;
+    serve_uart_and_http(server_, link_, server_.info().name, loop, net, config);
+  }
+
+ private:
+  // In this order: the engine is built on the listener's port.
+  emcp::mcp::Server server_;
+  emcp::transport::StaticLineTransport<ArenaSize, 64> link_;
+  emcp::transport::HttpOptions options_;
+  emcp::lwip::StaticLwipHttpListener<Conns> listener_;
+  emcp::transport::StaticHttpServer<Conns, Sessions, ArenaSize, OutSize, ReplaySize> http_;
+};
+
+}  // namespace board
+}  // namespace emcp
+
+#endif  // EMCP_BOARD_NET_MCP_H
