@@ -78,7 +78,11 @@ void Server::cancel_request(Session& s, Value request_id) {
 }
 
 void Server::cancel_deferred(Session& s, bool tell) {
-  if (features_.deferred == nullptr) return;
+  // Through the table: an image that never holds a request links none of this.
+  if (features_.deferred != nullptr) features_.deferred->cancel_session(*this, s, tell);
+}
+
+void Server::cancel_session(Session& s, bool tell) {
   for (Deferred& d : deferred_) {
     if (!d.used || d.cancelled || d.session != &s) continue;
     d.cancelled = true;
@@ -160,6 +164,7 @@ void Server::poll_features(Server& sv) {
 
 const Server::DeferredOps Server::kDeferredOps = {
     [](Server& sv, Session& s, Value id) { sv.cancel_request(s, id); },
+    [](Server& sv, Session& s, bool tell) { sv.cancel_session(s, tell); },
 };
 
 }  // namespace mcp

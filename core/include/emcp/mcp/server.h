@@ -355,6 +355,7 @@ class Server {
   /// Cancels session `s`'s deferred calls; `tell`: its channel learns each request ended
   /// (Channel::request; not when the session is being detached).
   void cancel_deferred(Session& s, bool tell);
+  void cancel_session(Session& s, bool tell);
   /// Tells session `s`'s channel what became of its request `id` (Channel::request).
   static void request_event(Session& s, const jsonrpc::Id& id, Channel::RequestEvent event) {
     if (s.channel_.request != nullptr && s.server_ != nullptr && id.present())
@@ -422,6 +423,7 @@ class Server {
   // Deferred tool calls (cancellation by request id).
   struct DeferredOps {
     void (*cancel_request)(Server& sv, Session& s, json::Value request_id);
+    void (*cancel_session)(Server& sv, Session& s, bool tell);  // cancel_deferred()'s work
   };
   static const DeferredOps kDeferredOps;
   // Holds request `id` of session `s` (nullptr: a task's work, which no connection waits for)
