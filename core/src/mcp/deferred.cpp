@@ -1,6 +1,6 @@
 // Deferred tool calls: a handler's defer(), complete()/progress() later from the loop, and
 // cancellation (notifications/cancelled, a session that ends).
-#include "server_internal.h"
+#include "input_bridge_internal.h"
 
 #include <string.h>
 

@@ -9,7 +9,7 @@
 // under a key drawn from the platform's random source at first use. A state whose tag, format,
 // expiry or digest does not hold is refused with -32602 before the handler runs: a tampered
 // state, an old one, or one from another request is never trusted.
-#include "server_internal.h"
+#include "input_bridge_internal.h"
 
 #include <string.h>
 
@@ -195,10 +195,10 @@ bool Inputs::begin_ask(StrView key, const char* method, bool declared) {
 
 bool Inputs::elicit(StrView key, StrView message, Span<const Param> schema) {
   if (legacy()) {
-    BridgeAsk* a = server_->bridge_ask(*this, key, "elicitation/create");
+    BridgeAsk* a = BridgeCode::ask(*server_, *this, key, "elicitation/create");
     return a != nullptr &&
-           server_->bridge_sent(*this, a,
-                                server_->elicit(reply_->session(), message, schema, &Server::bridge_answer, a));
+           BridgeCode::sent(*server_, *this, a,
+                                server_->elicit(reply_->session(), message, schema, &BridgeCode::answer, a));
   }
   if (!elicit_schema_ok(schema, reply_ != nullptr ? reply_->peer().version : kModernVersion))
     return no("the schema is not a flat form");
@@ -218,10 +218,10 @@ bool Inputs::elicit(StrView key, StrView message, Span<const Param> schema) {
 bool Inputs::sample(StrView key, ParamsFn params, const void* params_ctx) {
   if (params == nullptr) return no("no params writer");
   if (legacy()) {
-    BridgeAsk* a = server_->bridge_ask(*this, key, "sampling/createMessage");
+    BridgeAsk* a = BridgeCode::ask(*server_, *this, key, "sampling/createMessage");
     return a != nullptr &&
-           server_->bridge_sent(*this, a,
-                                server_->sample(reply_->session(), params, params_ctx, &Server::bridge_answer, a));
+           BridgeCode::sent(*server_, *this, a,
+                                server_->sample(reply_->session(), params, params_ctx, &BridgeCode::answer, a));
   }
   if (!begin_ask(key, "sampling/createMessage", reply_ != nullptr && reply_->peer().caps.sampling)) return false;
   json::Writer& w = reply_->result();
@@ -233,9 +233,9 @@ bool Inputs::sample(StrView key, ParamsFn params, const void* params_ctx) {
 
 bool Inputs::list_roots(StrView key) {
   if (legacy()) {
-    BridgeAsk* a = server_->bridge_ask(*this, key, "roots/list");
+    BridgeAsk* a = BridgeCode::ask(*server_, *this, key, "roots/list");
     return a != nullptr &&
-           server_->bridge_sent(*this, a, server_->list_roots(reply_->session(), &Server::bridge_answer, a));
+           BridgeCode::sent(*server_, *this, a, server_->list_roots(reply_->session(), &BridgeCode::answer, a));
   }
   if (!begin_ask(key, "roots/list", reply_ != nullptr && reply_->peer().caps.roots)) return false;
   json::Writer& w = reply_->result();
@@ -251,7 +251,7 @@ bool Inputs::keep(const void* data, size_t n) {
   if (!may_ask()) return false;
   if (legacy()) {
     // Kept on the server, in the request's InputBridge slot.
-    if (slot_ == nullptr && (server_->bridge_ == nullptr || server_->bridge_take(*this) == nullptr))
+    if (slot_ == nullptr && (server_->bridge_ == nullptr || BridgeCode::take(*server_, *this) == nullptr))
       return no(server_->bridge_ == nullptr ? "the server has no InputBridge for this client's revision"
                                             : "the InputBridge is full");
   } else {

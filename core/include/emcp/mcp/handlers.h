@@ -106,6 +106,7 @@ class Inputs {
 
  private:
   friend class Server;
+  friend struct BridgeCode;  // core/src/mcp/input_bridge_internal.h
   friend class ToolCall;
   friend class PromptGet;
   friend class ResourceRead;
@@ -273,6 +274,7 @@ class ToolCall {
 
  private:
   friend class Server;
+  friend struct BridgeCode;  // core/src/mcp/input_bridge_internal.h
   bool begin_result();
   void finish();
   const Param* declared_default(StrView name, Param::DefaultKind kind) const;

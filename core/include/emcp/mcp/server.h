@@ -104,6 +104,8 @@ struct Response {
 };
 using ResponseFn = void (*)(const Response& r, void* ctx);
 
+struct BridgeOps;  // what the server reaches the InputBridge through (core/src/mcp/input_bridge_internal.h)
+
 class Server {
  public:
   /// `info` and `platform` must outlive the server (constants, usually). The platform's clock
@@ -277,6 +279,7 @@ class Server {
   friend class ToolCall;
   friend class Inputs;
   friend class InputBridge;
+  friend struct BridgeCode;  // the InputBridge's code (input_bridge_internal.h)
   friend bool verify_state(Inputs& in, StrView state, const char** why);
   friend void write_state(Inputs& in, json::Writer& w);
   friend class ResourceRead;
@@ -428,26 +431,8 @@ class Server {
   // in deferred_: a deferred call, one an InputBridge asks for, a task's. Its entry, or -1 when
   // all EMCP_MAX_DEFERRED are taken.
   int hold_request(Session* s, const jsonrpc::Id& id, const Peer& peer, json::Value progress, const Tool* tool);
-  // The InputBridge (input_bridge.cpp): what the dispatcher and the loop need of it.
-  struct BridgeOps {
-    bool (*settle)(Server& sv, Inputs& in);        // after a handler that asked a legacy client
-    void (*resume)(Server& sv, Inputs& in);        // a handler starts: is it running again?
-    void (*cancelled)(Server& sv, Session& s);     // the client cancelled a request
-    void (*poll)(Server& sv);
-  };
-  static const BridgeOps kBridgeOps;
+  // The InputBridge (input_bridge.cpp, input_bridge_internal.h): the one set_input_bridge() gave.
   InputBridge* bridge_ = nullptr;
-  BridgeAsk* bridge_ask(Inputs& in, StrView key, const char* method);
-  bool bridge_sent(Inputs& in, BridgeAsk* a, Status sent);
-  BridgeSlot* bridge_take(Inputs& in);
-  void bridge_give_back(Inputs& in);
-  void bridge_release(BridgeSlot& slot);
-  static void bridge_answer(const Response& r, void* ctx);
-  void bridge_replay(BridgeSlot& slot, json::Value live, BridgeAsk* live_ask);
-  void bridge_fail(BridgeSlot& slot, std::initializer_list<TextPiece> why);
-  void bridge_drop_asks(BridgeSlot& slot, const char* reason);
-  bool bridge_settle(Inputs& in);
-  void bridge_poll();
   // MCP tasks (tasks.cpp): the store set_tasks() gave, reached through its TaskOps (what the
   // dispatcher, defer(), complete() and the loop need of them; server_internal.h).
   friend struct TaskOps;
