@@ -1,6 +1,7 @@
 // Deferred tool calls: a handler's defer(), complete()/progress() later from the loop, and
 // cancellation (notifications/cancelled, a session that ends).
 #include "input_bridge_internal.h"
+#include "tasks_internal.h"
 
 #include <string.h>
 

@@ -1,6 +1,6 @@
 // Input: one message or a 2025-03-26 batch, routed by kind and method to the feature that
 // answers it (through the server's feature table, so an image links only what it installs).
-#include "server_internal.h"
+#include "tasks_internal.h"
 
 EMCP_NS_BEGIN
 namespace mcp {

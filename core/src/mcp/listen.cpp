@@ -6,7 +6,7 @@
 // the response on Streamable HTTP: the connection's session detaches), when its session ends,
 // or when the server ends it (end_listens(): its completion result). A bounded table in the
 // server (EMCP_MAX_LISTENS) holds the open ones; one more is refused.
-#include "server_internal.h"
+#include "tasks_internal.h"
 
 EMCP_NS_BEGIN
 namespace mcp {

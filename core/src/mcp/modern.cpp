@@ -4,7 +4,7 @@
 // pages give (basic/index.mdx, basic/versioning.mdx): the required fields (-32602), then the
 // revision (-32022); then the method, from the modern era's table only (-32601 for the legacy
 // era's initialize, ping, logging/setLevel, resources/subscribe...).
-#include "server_internal.h"
+#include "tasks_internal.h"
 
 EMCP_NS_BEGIN
 namespace mcp {

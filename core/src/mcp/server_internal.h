@@ -56,42 +56,6 @@ struct Server::HeldHead {
   StrView b() const { return StrView(text() + a_len, b_len); }
 };
 
-// MCP tasks (tasks.cpp), reached through the TaskStore that Server::set_tasks() installs.
-struct TaskOps {
-  bool (*methods)(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);  // tasks/*
-  bool (*defer)(Server& sv, ToolCall& call, Pending* out);       // true: the call is a task's
-  Status (*complete)(Server& sv, Pending p, Server::FinishFn fn, void* ctx);  // a task's deferred call
-  void (*poll)(Server& sv);                                      // expiry, waiting tasks/result
-  // subscriptions/listen's notifications.taskIds `ids`: the slots of the tasks it will hear of
-  // (false: `r` has the error); then the acknowledgement's "taskIds" for those slots.
-  bool (*listen)(Server& sv, const jsonrpc::Message& m, Reply& r, json::Value ids, uint32_t* slots);
-  void (*write_listened)(const Server& sv, json::Writer& w, uint32_t slots);
-  const TaskOpsLegacy* legacy;  // 2025-11-25 (tasks_2025.cpp; nullptr with EMCP_LEGACY_ERA=0)
-};
-struct TaskOpsLegacy {
-  // A request of a session whose client may use tasks: tasks/*, and a tools/call with
-  // params.task or of a tool that runs only as a task (true: answered here).
-  bool (*request)(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
-  void (*forget)(Server& sv, Session& s);                 // a session ends: its tasks too
-  // "capabilities":{...} of initialize, "tasks" among them for a 2025-11-25 session.
-  void (*capabilities)(const Server& sv, json::Writer& w, const Session& s);
-  // "execution":{...} of a tool in tools/list at `v` (2025-11-25, not forbidden).
-  void (*execution)(json::Writer& w, const Tool& tool, Version v);
-};
-
-// tasks_store.cpp: the tree of the JSON `text` in `arena` (missing when it is not one JSON value
-// or does not fit); what the arena held stays.
-json::Value task_parse(StrView text, Arena& arena);
-// A task in this state ended (completed, failed, cancelled).
-bool task_is_terminal(uint8_t state);
-// The request declared the tasks extension in its `_meta` capabilities.
-bool task_declared(json::Value params);
-// A 2025-11-25 task's result gets _meta related-task first: `rest` is the result object without
-// its '{' (in t.buf, after where the text will start); false when it does not fit.
-bool task_with_related_meta(TaskSlot& t, StrView rest);
-// tasks_run.cpp: -32021 naming the extension ({"requiredCapabilities":{"extensions":{...}}}).
-void task_refuse_without_extension(Reply& r, std::initializer_list<TextPiece> message);
-
 // What a ClientCapabilities object declares, as revision `v` reads it.
 ClientCaps read_client_caps(json::Value caps, Version v);
 // "capabilities":{...}: what the server offers peer `p` (its initialize answer, or

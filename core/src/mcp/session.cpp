@@ -1,6 +1,6 @@
 // A session's lifecycle: initialize (version negotiation, the client's capabilities, what the
 // server offers it), reset, and how an answer's id is written at its revision.
-#include "server_internal.h"
+#include "tasks_internal.h"
 
 #include <string.h>
 

@@ -1,5 +1,5 @@
 // Tools: tools/list, tools/call, argument validation and a call's result (ToolCall).
-#include "server_internal.h"
+#include "tasks_internal.h"
 
 EMCP_NS_BEGIN
 namespace mcp {

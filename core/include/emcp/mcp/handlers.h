@@ -107,6 +107,7 @@ class Inputs {
  private:
   friend class Server;
   friend struct BridgeCode;  // core/src/mcp/input_bridge_internal.h
+  friend struct TaskCode;    // core/src/mcp/tasks_internal.h
   friend class ToolCall;
   friend class PromptGet;
   friend class ResourceRead;
@@ -275,6 +276,7 @@ class ToolCall {
  private:
   friend class Server;
   friend struct BridgeCode;  // core/src/mcp/input_bridge_internal.h
+  friend struct TaskCode;    // core/src/mcp/tasks_internal.h
   bool begin_result();
   void finish();
   const Param* declared_default(StrView name, Param::DefaultKind kind) const;

@@ -280,6 +280,7 @@ class Server {
   friend class Inputs;
   friend class InputBridge;
   friend struct BridgeCode;  // the InputBridge's code (input_bridge_internal.h)
+  friend struct TaskCode;    // MCP tasks' code (tasks_internal.h)
   friend bool verify_state(Inputs& in, StrView state, const char** why);
   friend void write_state(Inputs& in, json::Writer& w);
   friend class ResourceRead;
@@ -433,42 +434,8 @@ class Server {
   int hold_request(Session* s, const jsonrpc::Id& id, const Peer& peer, json::Value progress, const Tool* tool);
   // The InputBridge (input_bridge.cpp, input_bridge_internal.h): the one set_input_bridge() gave.
   InputBridge* bridge_ = nullptr;
-  // MCP tasks (tasks.cpp): the store set_tasks() gave, reached through its TaskOps (what the
-  // dispatcher, defer(), complete() and the loop need of them; server_internal.h).
-  friend struct TaskOps;
-  static const TaskOps kTaskOps;
   // Server::Features::poll: the work of the InputBridge and of tasks in poll().
   static void poll_features(Server& sv);
-  static bool task_methods(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
-  bool task_defer(ToolCall& call, Pending* out);
-  Status task_complete(Pending p, FinishFn fn, void* ctx);
-  void task_expire();
-  TaskSlot* task_find(StrView id);
-  // A new task for the call answered by `r` (nullptr: `r` has the error), with its work entry.
-  TaskSlot* task_create(Reply& r, const Tool* tool, Session* owner, uint32_t ttl_ms);
-  // Runs the task's completion (or, with `args`, the tool's handler: a 2025-11-25 task's start)
-  // with the task's channel, and keeps its answer.
-  void task_run(TaskSlot& t, json::Value answers, const json::Value* args = nullptr);
-  void task_fail(TaskSlot& t, std::initializer_list<TextPiece> why, bool as_result = false);
-  void task_touch(TaskSlot& t, uint8_t state);
-  void task_free(TaskSlot& t);
-  // Stores answers to the task's open input requests; runs the completion once all are in.
-  void task_answer(TaskSlot& t, const uint32_t* hashes, const json::Value* values, size_t n);
-  void write_task(json::Writer& w, const TaskSlot& t, bool detailed);
-  // 2025-11-25 (tasks_2025.cpp).
-  bool task_call_2025(Session& s, const jsonrpc::Message& m, Reply& r);
-  static bool task_methods_2025(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
-  bool task_requests_2025(Session& s, const jsonrpc::Message& m, Reply& r);  // tasks/*
-  bool tasks_for(const Session& s) const;  // the session's client may use them (2025-11-25)
-  void task_settle(TaskSlot& t);           // answers or feeds the waiting tasks/result
-  void task_end_waiter(TaskSlot& t);       // its tasks/result: the task is gone
-  void task_withdraw(TaskSlot& t, bool tell);  // its questions still out
-  void task_notify_listens(const TaskSlot& t);  // notifications/tasks (2026-07-28)
-  static bool task_listen(Server& sv, const jsonrpc::Message& m, Reply& r, json::Value ids, uint32_t* slots);
-  void task_notify(Session& s, StrView id);  // notifications/tasks/status
-  static void task_input_answer(const Response& r, void* ctx);
-  static void task_forget(Server& sv, Session& s);
-  static const TaskOpsLegacy kTaskOps2025;
   // The server's features, each installed when the application first uses it: the dispatcher
   // and the session code reach a feature's code only through here, so a firmware image links
   // only what it installs (--gc-sections). nullptr: not in use.

@@ -144,6 +144,7 @@ class Session {
  private:
   friend class Server;
   friend struct BridgeCode;  // core/src/mcp/input_bridge_internal.h
+  friend struct TaskCode;    // core/src/mcp/tasks_internal.h
   friend class Reply;
   friend class Outbound;
   friend class ToolCall;

@@ -54,7 +54,7 @@ EMCP_NS_BEGIN
 namespace mcp {
 
 class Server;
-struct TaskOps;  // what the server reaches tasks through (core/src/mcp/server_internal.h)
+struct TaskOps;  // what the server reaches tasks through (core/src/mcp/tasks_internal.h)
 struct TaskOpsLegacy;
 
 /// How long tasks live and how often clients should poll (Server::set_tasks()).
@@ -110,6 +110,7 @@ class TaskStore {
 
  private:
   friend class Server;
+  friend struct TaskCode;  // core/src/mcp/tasks_internal.h
   friend class ToolCall;
   const TaskOps* ops_ = nullptr;  // set by Server::set_tasks()
   TaskSlot* slots_;
