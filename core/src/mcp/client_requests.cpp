@@ -37,7 +37,7 @@ Status Server::send_request(Session& s, StrView method, ParamsFn params, const v
   }
   const Status st = out.close();
   if (st != Status::kOk) return st;
-  features_.outgoing = &kOutgoingOps;
+  FeatureOps::install(*this, FeatureOps::kOutgoingSlot, FeatureOps::kOutgoing);
   jsonrpc::Decoder::keep_lost_responses();  // an answer too big to keep still ends its request
   slot->used = true;
   slot->session = &s;
@@ -137,12 +137,23 @@ void Server::close_outgoing(Session& s) {
   }
 }
 
-bool Server::roots_notification(Server& sv, Session& s, const Message& m) {
-  if (m.method != "notifications/roots/list_changed") return false;
-  // Only once notifications/initialized came: before, list_roots() could not ask yet.
-  if (sv.roots_changed_ != nullptr && s.ready()) sv.roots_changed_(s, sv.roots_changed_ctx_);
-  return true;
+void Server::on_roots_changed(RootsChangedFn fn, void* ctx) {
+  roots_changed_ = fn;
+  roots_changed_ctx_ = ctx;
+  // Linked only when called; a 2026-07-28-only server has no such notification.
+  if (EMCP_LEGACY_ERA) FeatureOps::install(*this, FeatureOps::kRootsSlot, FeatureOps::kRoots);
 }
+
+const FeatureOps FeatureOps::kRoots = {
+    nullptr,
+    [](Server& sv, FeatureEvent e, Session* s, const Message* m) {
+      if (e != FeatureEvent::kMessage || m->kind != Kind::kNotification ||
+          m->method != "notifications/roots/list_changed")
+        return;
+      // Only once notifications/initialized came: before, list_roots() could not ask yet.
+      if (sv.roots_changed_ != nullptr && s->ready()) sv.roots_changed_(*s, sv.roots_changed_ctx_);
+    },
+};
 
 void Server::on_response(Session& s, const Message& m) {
   if (m.id.type != Id::Type::kInt) return;  // not one of ours (we send integer ids)
@@ -194,10 +205,15 @@ void Server::expire_outgoing() {
   }
 }
 
-const Server::OutgoingOps Server::kOutgoingOps = {
-    [](Server& sv, Session& s, const Message& m) { sv.on_response(s, m); },
-    [](Server& sv, Session& s) { sv.close_outgoing(s); },
-    [](Server& sv) { sv.expire_outgoing(); },
+// Requests to the client: their answers, their end with the session (kClosed), their timeouts.
+const FeatureOps FeatureOps::kOutgoing = {
+    nullptr,
+    [](Server& sv, FeatureEvent e, Session* s, const Message* m) {
+      if (e == FeatureEvent::kMessage && (m->kind == Kind::kResponse || m->kind == Kind::kErrorResponse))
+        sv.on_response(*s, *m);
+      else if (e == FeatureEvent::kEnded) sv.close_outgoing(*s);
+      else if (e == FeatureEvent::kPoll) sv.expire_outgoing();
+    },
 };
 
 }  // namespace mcp

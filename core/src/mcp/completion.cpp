@@ -24,11 +24,6 @@ void Completion::add_matching(Span<const char* const> values) {
     if (StrView(v).starts_with(prefix_)) add(v);
 }
 
-bool Server::completion_methods(Server& sv, Session& s, const Message& m, Reply& r) {
-  sv.on_complete(s, m, r);
-  return true;
-}
-
 void Server::on_complete(Session& /*s*/, const Message& m, Reply& r) {
   const Value ref = m.params["ref"];
   const Value arg = m.params["argument"];

@@ -62,8 +62,7 @@ void Server::handle_input(Session& s, const jsonrpc::Decoded& d) {
   // Responses to the server's own requests run their callbacks once the batch's answer is
   // out: a callback may answer a deferred call or send a request, which needs the channel.
   for (const Message* m = d.first; m != nullptr; m = m->next)
-    if ((m->kind == Kind::kResponse || m->kind == Kind::kErrorResponse) && features_.outgoing != nullptr)
-      features_.outgoing->response(*this, s, *m);
+    if (m->kind == Kind::kResponse || m->kind == Kind::kErrorResponse) FeatureOps::walk(*this, FeatureEvent::kMessage, &s, m);
 }
 
 void Server::handle_message(Session& s, const Message& m, Reply& r) {
@@ -81,7 +80,7 @@ void Server::handle_message(Session& s, const Message& m, Reply& r) {
     case Kind::kResponse:
     case Kind::kErrorResponse:
       r.suppress();
-      if (EMCP_LEGACY_ERA && features_.outgoing != nullptr) features_.outgoing->response(*this, s, m);
+      if (EMCP_LEGACY_ERA) FeatureOps::walk(*this, FeatureEvent::kMessage, &s, &m);  // requests to the client
       return;
   }
 }
@@ -101,25 +100,22 @@ void Server::on_request(Session& s, const Message& m, Reply& r) {
     return;
   }
   if (s.peer_.logs && method == "logging/setLevel") return on_set_level(s, m, r);
-  // tasks/* of 2025-11-25 (set_tasks()); tasks_2025.cpp.
-  if (tasks_ == nullptr || !tasks_->ops_->legacy->request(*this, s, m, r)) serve_features(s, m, r);
+  serve_features(s, m, r);
 }
 
 void Server::serve_features(Session& s, const Message& m, Reply& r) {
+  // Resources, prompts (with completion) and tasks are reached through the features' table,
+  // which set_resources(), set_templates(), set_prompts() and set_tasks() fill in: a firmware
+  // that never calls them links none of their code (--gc-sections). Each answers only what the
+  // reply's peer was offered. Tasks come before the tools: a 2025-11-25 tools/call with
+  // params.task is theirs.
+  for (const FeatureOps* f : features_)
+    if (f != nullptr && f->request != nullptr && f->request(*this, s, m, r)) return;
   const StrView method = m.method;
-  const Peer& p = r.peer();
-  if (p.tools) {
+  if (r.peer().tools) {
     if (method == "tools/list") return on_tools_list(s, m, r);
     if (method == "tools/call") return on_tools_call(s, m, r);
   }
-  // Resources, prompts and completion are reached through pointers that set_resources(),
-  // set_templates() and set_prompts() install: a firmware that never calls them links none of
-  // their code (--gc-sections).
-  if (p.resources && features_.resources != nullptr && features_.resources(*this, s, m, r)) return;
-  if (p.prompts && features_.prompts != nullptr && features_.prompts(*this, s, m, r)) return;
-  // completion/complete existed before the `completions` capability (2024-11-05).
-  if ((p.prompts || p.resources) && features_.completion != nullptr && method == "completion/complete")
-    return (void)features_.completion(*this, s, m, r);
   r.reject(ErrorCode::kMethodNotFound, {"", method});
 }
 
@@ -128,15 +124,12 @@ void Server::on_notification(Session& s, const Message& m) {
     if (s.initialized()) s.state_ = Session::kReady;
     return;
   }
-  // Only a deferred call or a listen can still be running when its cancellation arrives
-  // (synchronous ones are answered before the next message is read).
-  if (m.method == "notifications/cancelled") {
-    if (features_.deferred != nullptr) features_.deferred->cancel_request(*this, s, m.params["requestId"]);
-    // A listen stream ends so on stdio (2026-07-28).
-    if (EMCP_MODERN_ERA && EMCP_MAX_LISTENS > 0) cancel_listen(s, m.params["requestId"]);
-    return;
-  }
-  if (features_.notifications != nullptr && features_.notifications(*this, s, m)) return;
+  // The features that heed a notification: notifications/cancelled of a deferred call (and the
+  // InputBridge's questions for it), notifications/roots/list_changed (on_roots_changed()).
+  FeatureOps::walk(*this, FeatureEvent::kMessage, &s, &m);
+  // A listen stream ends so on stdio (2026-07-28).
+  if (EMCP_MODERN_ERA && EMCP_MAX_LISTENS > 0 && m.method == "notifications/cancelled")
+    cancel_listen(s, m.params["requestId"]);
   // notifications/progress and unknown notifications need no answer; MCP says to ignore what
   // one does not understand.
 }

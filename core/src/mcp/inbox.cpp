@@ -12,6 +12,7 @@
 #include <new>
 
 #include "emcp/mcp/server.h"
+#include "server_internal.h"
 #include "emcp/util/assert.h"
 
 EMCP_NS_BEGIN
@@ -63,8 +64,16 @@ void Server::set_inbox(Inbox& inbox) {
   if (inbox_ != nullptr && inbox_ != &inbox) inbox_->server_ = nullptr;
   inbox_ = &inbox;
   inbox.server_ = this;
-  features_.inbox = [](Inbox& in) { (void)in.drain(); };
+  FeatureOps::install(*this, FeatureOps::kInboxSlot, FeatureOps::kInbox);
 }
+
+// Server::poll() runs what other threads, tasks and interrupts posted.
+const FeatureOps FeatureOps::kInbox = {
+    nullptr,
+    [](Server& sv, FeatureEvent e, Session*, const jsonrpc::Message*) {
+      if (e == FeatureEvent::kPoll) (void)sv.inbox_->drain();
+    },
+};
 
 Status Inbox::refuse(Status why) {
   Critical section(server_ != nullptr ? &server_->platform() : nullptr);  // nestable

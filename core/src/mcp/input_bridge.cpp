@@ -23,7 +23,7 @@ namespace {
 
 // The requests that can ask (BridgeSlot::method).
 constexpr const char* kMethods[] = {"tools/call", "prompts/get", "resources/read"};
-constexpr uint8_t kToolsCall = 0, kPromptsGet = 1, kResourcesRead = 2;
+constexpr uint8_t kToolsCall = 0, kPromptsGet = 1;  // 2: resources/read
 
 // A new object node in `a` (nullptr when it does not fit).
 json::Node* object_node(Arena& a, const char* key) {
@@ -66,8 +66,7 @@ void Server::set_input_bridge(InputBridge& bridge) {
   if (!EMCP_LEGACY_ERA) return;  // no legacy clients to bridge to: none of input_bridge.cpp is linked
   bridge_ = &bridge;
   bridge.server_ = this;
-  features_.bridge = &BridgeCode::kOps;
-  features_.poll = &Server::poll_features;
+  FeatureOps::install(*this, FeatureOps::kBridgeSlot, BridgeCode::kOps);
   // Given to this server: what it held for another (a test's earlier server) is forgotten.
   for (uint8_t i = 0; i < bridge.count_; ++i) {
     BridgeSlot& slot = bridge.slots_[i];
@@ -345,8 +344,9 @@ void BridgeCode::replay(Server& sv, BridgeSlot& slot, Value live, BridgeAsk* liv
     Reply r(s, peer, id, nullptr);
     const CurrentRequest current(sv, s, id);
     if (slot.method == kToolsCall) sv.on_tools_call(s, m, r);
-    else if (slot.method == kPromptsGet && sv.features_.prompts != nullptr) (void)sv.features_.prompts(sv, s, m, r);
-    else if (slot.method == kResourcesRead && sv.features_.resources != nullptr) (void)sv.features_.resources(sv, s, m, r);
+    else if (const FeatureOps* f = FeatureOps::at(sv, slot.method == kPromptsGet ? FeatureOps::kPromptsSlot
+                                                                                 : FeatureOps::kResourcesSlot))
+      (void)f->request(sv, s, m, r);  // (installed: the request was served before)
   }
   sv.bridge_->replaying_ = nullptr;
   if (slot.used) {
@@ -359,6 +359,34 @@ void BridgeCode::replay(Server& sv, BridgeSlot& slot, Value live, BridgeAsk* liv
 // ---- The server's hooks -------------------------------------------------------------------------
 
 const BridgeOps BridgeCode::kOps = {
+    {
+        nullptr,
+        [](Server& sv, FeatureEvent e, Session* s, const Message* m) {
+          InputBridge& b = *sv.bridge_;
+          if (e == FeatureEvent::kMessage) {
+            // notifications/cancelled: the questions of the requests it cancelled (which
+            // FeatureOps::kDeferred, in an earlier slot, marked) are cancelled too.
+            if (m->kind != Kind::kNotification || m->method != "notifications/cancelled") return;
+            if (id_of(m->params["requestId"]).type == Id::Type::kNone) return;
+            for (uint8_t i = 0; i < b.count_; ++i) {
+              BridgeSlot& slot = b.slots_[i];
+              if (!slot.used || !slot.held || slot.ready) continue;
+              const Deferred& d = sv.deferred_[slot.hold];
+              if (d.session != s || !d.cancelled) continue;
+              drop_asks(sv, slot, "the request was cancelled");
+              release(sv, slot);
+            }
+          } else if (e == FeatureEvent::kPoll) {
+            // The requests whose answers are all in run again (or end, cancelled meanwhile).
+            for (uint8_t i = 0; i < b.count_; ++i) {
+              BridgeSlot& slot = b.slots_[i];
+              if (!slot.used || !slot.ready) continue;
+              if (!slot.held || sv.deferred_[slot.hold].cancelled) release(sv, slot);
+              else if (!sv.deferred_[slot.hold].session->open_) replay(sv, slot, Value(), nullptr);
+            }
+          }
+        },
+    },
     [](Server& sv, Inputs& in) { return settle(sv, in); },
     [](Server& sv, Inputs& in) {
       BridgeSlot* slot = sv.bridge_->replaying_;
@@ -368,26 +396,6 @@ const BridgeOps BridgeCode::kOps = {
       in.round_ = slot->round;
       in.got_len_ = slot->kept_len;
       if (slot->kept_len != 0) memcpy(in.got_, slot->kept, slot->kept_len);
-    },
-    [](Server& sv, Session& s) {
-      InputBridge& b = *sv.bridge_;
-      for (uint8_t i = 0; i < b.count_; ++i) {
-        BridgeSlot& slot = b.slots_[i];
-        if (!slot.used || !slot.held || slot.ready) continue;
-        const Deferred& d = sv.deferred_[slot.hold];
-        if (d.session != &s || !d.cancelled) continue;
-        drop_asks(sv, slot, "the request was cancelled");
-        release(sv, slot);
-      }
-    },
-    [](Server& sv) {
-      InputBridge& b = *sv.bridge_;
-      for (uint8_t i = 0; i < b.count_; ++i) {
-        BridgeSlot& slot = b.slots_[i];
-        if (!slot.used || !slot.ready) continue;
-        if (!slot.held || sv.deferred_[slot.hold].cancelled) release(sv, slot);
-        else if (!sv.deferred_[slot.hold].session->open_) replay(sv, slot, Value(), nullptr);
-      }
     },
 };
 

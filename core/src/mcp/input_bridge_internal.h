@@ -9,16 +9,17 @@
 EMCP_NS_BEGIN
 namespace mcp {
 
-// What the dispatcher and the loop need of the bridge (Server::Features::bridge).
-struct BridgeOps {
-  bool (*settle)(Server& sv, Inputs& in);     // after a handler that asked a legacy client
-  void (*resume)(Server& sv, Inputs& in);     // a handler starts: is it running again?
-  void (*cancelled)(Server& sv, Session& s);  // the client cancelled a request
-  void (*poll)(Server& sv);
+// The bridge in the server's features (FeatureOps::kBridgeSlot): its event hook drops the
+// questions of a request the client cancelled (kMessage) and runs again the requests whose
+// answers are all in (kPoll). Two hooks more, each with one caller on the path of a request that asks
+// (Inputs::settle, Inputs::begin), are typed here rather than squeezed into FeatureOps.
+struct BridgeOps : FeatureOps {
+  bool (*settle)(Server& sv, Inputs& in);  // after a handler that asked a legacy client
+  void (*resume)(Server& sv, Inputs& in);  // a handler starts: is it running again?
 };
 
-// The bridge's functions, static members of one struct so that Server, Inputs and InputBridge
-// each name it once as a friend (their private members are what the bridge works on).
+// The bridge's functions, static members of one struct so that Server, Inputs, ToolCall,
+// Session and InputBridge each name it once as a friend (their private members are what the bridge works on).
 struct BridgeCode {
   using Deferred = Server::Deferred;
   using Outgoing = Server::Outgoing;
@@ -38,6 +39,10 @@ struct BridgeCode {
   static void drop_asks(Server& sv, BridgeSlot& slot, const char* reason);
   static bool settle(Server& sv, Inputs& in);
   static const BridgeOps kOps;
+  // The bridge set_input_bridge() installed (nullptr: none).
+  static const BridgeOps* ops(const Server& sv) {
+    return static_cast<const BridgeOps*>(FeatureOps::at(sv, FeatureOps::kBridgeSlot));
+  }
 };
 
 }  // namespace mcp

@@ -64,7 +64,7 @@ bool Inputs::begin(Server& server, Reply& r, const Message& m) {
   params_ = m.params;
   if (!EMCP_MODERN_ERA || !r.peer().modern()) {
     // A legacy client's request the InputBridge runs again finds its answers here.
-    if (server.features_.bridge != nullptr) server.features_.bridge->resume(server, *this);
+    if (const BridgeOps* bridge = BridgeCode::ops(server)) bridge->resume(server, *this);
     return true;
   }
   name_ = m.params[name_field(m.method)].as_string().value_or(StrView());
@@ -78,17 +78,18 @@ bool Inputs::begin(Server& server, Reply& r, const Message& m) {
   if (!state.exists()) return true;
   const Result<StrView> text = state.as_string();
   const char* why = "it is not a string";
-  // Verified only by code an application that asks links (Server::Features): a server that has
-  // not asked since it started issued no state.
+  // Verified only by code an application that asks links (StateOps): a server that has not
+  // asked since it started issued no state.
   if (text.ok()) {
     why = "this server issued none since it started";
-    if (server.features_.verify_state != nullptr && server.features_.verify_state(*this, text.value(), &why)) return true;
+    const auto* ops = static_cast<const StateOps*>(FeatureOps::at(server, FeatureOps::kStateSlot));
+    if (ops != nullptr && ops->verify(*this, text.value(), &why)) return true;
   }
   r.reject(ErrorCode::kInvalidParams, {"requestState refused: ", why});
   return false;
 }
 
-// Server::Features::verify_state: the tag, format, expiry, request and round of a state.
+// StateOps::verify: the tag, format, expiry, request and round of a state.
 bool verify_state(Inputs& in, StrView text, const char** why) {
   Server& server = *in.server_;
   uint8_t raw[kStateMax];
@@ -126,7 +127,7 @@ bool verify_state(Inputs& in, StrView text, const char** why) {
   return true;
 }
 
-// Server::Features::write_state: the state of the round that ends.
+// StateOps::write: the state of the round that ends.
 void write_state(Inputs& in, json::Writer& w) {
   Server& server = *in.server_;
   const uint8_t* key = server.state_key();
@@ -148,10 +149,11 @@ void write_state(Inputs& in, json::Writer& w) {
   w.member_str("requestState", StrView(text, util::b64url_encode(raw, n + kTagLen, text)));
 }
 
-void Inputs::install() {
-  server_->features_.verify_state = &verify_state;
-  server_->features_.write_state = &write_state;
-}
+namespace {
+const StateOps kStateOps = {{nullptr, nullptr}, &verify_state, &write_state};
+}  // namespace
+
+void Inputs::install() { FeatureOps::install(*server_, FeatureOps::kStateSlot, kStateOps); }
 
 Value Inputs::answer(StrView key) const { return responses_[key]; }
 
@@ -286,10 +288,11 @@ bool Inputs::missing_capability(StrView name) {
 // Ends the input-required result: what was asked, and the state for the retry.
 bool Inputs::settle() {
   if (!asked_) return refused_;
-  if (legacy()) return server_->features_.bridge->settle(*server_, *this);  // (asked_: there is a bridge)
+  if (legacy()) return BridgeCode::ops(*server_)->settle(*server_, *this);  // (asked_: there is a bridge)
   json::Writer& w = reply_->result();
   if (listed_) w.end_object();  // inputRequests (absent when only keep() was called)
-  if (server_->features_.write_state != nullptr) server_->features_.write_state(*this, w);
+  const auto* ops = static_cast<const StateOps*>(FeatureOps::at(*server_, FeatureOps::kStateSlot));
+  if (ops != nullptr) ops->write(*this, w);
   w.end_object();
   reply_->end();
   return true;

@@ -55,7 +55,7 @@ void Server::on_listen(Session& s, const Message& m, Reply& r) {
   const Value task_ids = filter["taskIds"];
   const bool follows_tasks = task_ids.exists() && tasks_ != nullptr;
   uint32_t task_slots = 0;
-  if (follows_tasks && !tasks_->ops_->listen(*this, m, r, task_ids, &task_slots)) return;
+  if (follows_tasks && !TaskCode::ops(*this)->listen(*this, m, r, task_ids, &task_slots)) return;
   const Id id = r.id();
   Listen* slot = nullptr;
   for (Listen& l : listens_) {
@@ -119,7 +119,7 @@ void Server::on_listen(Session& s, const Message& m, Reply& r) {
     }
     w.end_array();
   }
-  if (follows_tasks) tasks_->ops_->write_listened(*this, w, task_slots);
+  if (follows_tasks) TaskCode::ops(*this)->write_listened(*this, w, task_slots);
   w.end_object();
   w.end_object();
   jsonrpc::end_message(w);

@@ -97,8 +97,7 @@ void Server::serve_modern(Session& s, const Message& m) {
   peer.completions = has_prompts_ || has_resources_;
   if (m.method == "server/discover") return on_discover(r);
   if (EMCP_MAX_LISTENS > 0 && m.method == "subscriptions/listen") return on_listen(s, m, r);
-  if (tasks_ != nullptr && tasks_->ops_->methods(*this, s, m, r)) return;  // tasks/* (set_tasks())
-  serve_features(s, m, r);
+  serve_features(s, m, r);  // tasks/* among them (set_tasks())
 }
 
 void Server::on_discover(Reply& r) {

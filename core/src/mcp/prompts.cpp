@@ -46,10 +46,16 @@ void PromptGet::invalid_params(StrView message) {
   failed_ = true;
 }
 
+const FeatureOps FeatureOps::kPrompts = {&Server::prompt_methods, nullptr};
+
+// For a peer offered prompts; also completion/complete (2024-11-05 had it before the
+// `completions` capability) when resources.cpp has not answered it.
 bool Server::prompt_methods(Server& sv, Session& s, const Message& m, Reply& r) {
+  if (!r.peer().prompts) return false;
   const StrView method = m.method;
   if (method == "prompts/list") sv.on_prompts_list(s, m, r);
   else if (method == "prompts/get") sv.on_prompts_get(s, m, r);
+  else if (method == "completion/complete") sv.on_complete(s, m, r);
   else return false;
   return true;
 }

@@ -105,11 +105,17 @@ void ResourceRead::not_found() {
   missing_ = true;
 }
 
+const FeatureOps FeatureOps::kResources = {&Server::resource_methods, nullptr};
+
+// For a peer offered resources; also completion/complete, which existed before the
+// `completions` capability (2024-11-05) (prompts.cpp answers it for a peer offered prompts alone).
 bool Server::resource_methods(Server& sv, Session& s, const Message& m, Reply& r) {
+  if (!r.peer().resources) return false;
   const StrView method = m.method;
   if (method == "resources/list") sv.on_resources_list(s, m, r);
   else if (method == "resources/templates/list") sv.on_templates_list(s, m, r);
   else if (method == "resources/read") sv.on_resources_read(s, m, r);
+  else if (method == "completion/complete") sv.on_complete(s, m, r);
   // Subscriptions belong to a session: the modern era has subscriptions/listen instead.
   else if (r.peer().modern()) return false;
   else if (method == "resources/subscribe") sv.on_subscribe(s, m, r, true);

@@ -32,24 +32,21 @@ void Server::set_resources(Span<const Resource> resources) {
   const bool changed = !has_resources_ || !same(resources_, resources);
   resources_ = resources;
   has_resources_ = true;
-  features_.resources = &Server::resource_methods;
-  features_.completion = &Server::completion_methods;
+  FeatureOps::install(*this, FeatureOps::kResourcesSlot, FeatureOps::kResources);
   if (changed) list_changed(ListKind::kResources);
 }
 void Server::set_templates(Span<const ResourceTemplate> templates) {
   const bool changed = !has_resources_ || !same(templates_, templates);
   templates_ = templates;
   has_resources_ = true;
-  features_.resources = &Server::resource_methods;
-  features_.completion = &Server::completion_methods;
+  FeatureOps::install(*this, FeatureOps::kResourcesSlot, FeatureOps::kResources);
   if (changed) list_changed(ListKind::kResources);
 }
 void Server::set_prompts(Span<const Prompt> prompts) {
   const bool changed = !has_prompts_ || !same(prompts_, prompts);
   prompts_ = prompts;
   has_prompts_ = true;
-  features_.prompts = &Server::prompt_methods;
-  features_.completion = &Server::completion_methods;
+  FeatureOps::install(*this, FeatureOps::kPromptsSlot, FeatureOps::kPrompts);
   if (changed) list_changed(ListKind::kPrompts);
 }
 
@@ -66,11 +63,12 @@ void Server::attach(Session& s) {
 }
 
 void Server::detach(Session& s) {
-  cancel_deferred(s, false);  // the session ends: no events
+  // Its deferred calls end (no events: the session ends), its 2025-11-25 tasks too.
+  FeatureOps::walk(*this, FeatureEvent::kEnding, &s);
   for (Listen& l : listens_)
     if (l.session == &s) l.session = nullptr;  // its stream ended with the session
   if (held_used_ != 0) send_held(&s);  // what is held for it will not be sent
-  if (features_.outgoing != nullptr) features_.outgoing->close(*this, s);
+  FeatureOps::walk(*this, FeatureEvent::kEnded, &s);  // the server's requests to it end
   for (Session** p = &sessions_; *p != nullptr; p = &(*p)->next_) {
     if (*p == &s) {
       *p = s.next_;
@@ -82,10 +80,15 @@ void Server::detach(Session& s) {
 }
 
 void Server::poll() {
-  if (features_.outgoing != nullptr) features_.outgoing->expire(*this);
-  if (features_.inbox != nullptr) features_.inbox(*inbox_);  // what other tasks posted (inbox.cpp)
-  if (features_.poll != nullptr) features_.poll(*this);  // the InputBridge's, tasks' (their setters)
+  // Requests to clients that timed out, what other tasks posted (the inbox), the InputBridge's
+  // and the tasks' waiting work.
+  FeatureOps::walk(*this, FeatureEvent::kPoll);
   send_held_now();
+}
+
+void FeatureOps::walk(Server& sv, FeatureEvent e, Session* s, const jsonrpc::Message* m) {
+  for (const FeatureOps* f : sv.features_)
+    if (f != nullptr && f->event != nullptr) f->event(sv, e, s, m);
 }
 
 const Tool* Server::tool_named(StrView name) const {

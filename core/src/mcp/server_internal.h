@@ -35,6 +35,64 @@ struct CurrentRequest {
   Session* session_;
 };
 
+// What the server reaches one feature's code through (Server::features_). Each feature that
+// is not always linked has one such table, in flash; what first uses the feature (its setter,
+// the first request to a client, the first deferred call, the first ask) installs it in its
+// slot, and the dispatcher, poll(), detach() and notifications/cancelled walk the slots in
+// order. No code refers to a feature's functions but its table and its installer, so an image
+// that never installs it links none of it (--gc-sections). A hook left nullptr: nothing to do.
+//
+// Two hooks, not one per event: a request (answered or not), and every other event, whose kind
+// the feature's one function tells apart. Measured on the firmware images, a pointer per event
+// (message, session, poll) cost up to 200 B more flash in the tables and the walks.
+enum class FeatureEvent : uint8_t {
+  kMessage,     // a notification, or a response to one of the server's requests, on `s`: `m`
+  kEnding,      // detach(): session `s` ends (nothing is told to its channel)
+  kRestarting,  // initialize again on `s`: its requests end (its channel is told)
+  kEnded,       // after either (after the new initialize's answer): the server's requests to `s` end
+  kPoll,        // Server::poll() (no session, no message)
+};
+struct FeatureOps {
+  // A request to answer; true when answered. The feature checks what the reply's peer was
+  // offered (Peer::resources, ::prompts).
+  bool (*request)(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
+  void (*event)(Server& sv, FeatureEvent e, Session* s, const jsonrpc::Message* m);
+
+  // The slots, in the order the walks take them: resources' and prompts' requests before the
+  // tasks' (which take a 2025-11-25 tools/call with params.task before the tools do); deferred
+  // calls marked cancelled before the InputBridge drops their questions and tasks forget
+  // theirs; the requests to clients expire, then the inbox's posts run, before the bridge and
+  // the tasks poll.
+  enum Slot : uint8_t {
+    kResourcesSlot,  // set_resources(), set_templates(): resources/*, completion/complete
+    kPromptsSlot,    // set_prompts(): prompts/*, completion/complete
+    kRootsSlot,      // on_roots_changed(): notifications/roots/list_changed
+    kOutgoingSlot,   // the first request to a client: its answers, timeouts, a session's end
+    kDeferredSlot,   // the first held request: notifications/cancelled, a session's end
+    kStateSlot,      // the first ask of a 2026-07-28 request: requestState (StateOps)
+    kInboxSlot,      // set_inbox(): what other threads posted
+    kBridgeSlot,     // set_input_bridge() (BridgeOps, input_bridge_internal.h)
+    kTasksSlot,      // set_tasks() (TaskOps, tasks_internal.h)
+    kSlots
+  };
+  static_assert(kSlots == Server::kFeatureSlots, "Server::kFeatureSlots counts the slots");
+  static const FeatureOps* at(const Server& sv, Slot slot) { return sv.features_[slot]; }
+  static void install(Server& sv, Slot slot, const FeatureOps& ops) { sv.features_[slot] = &ops; }
+  // Every installed feature's event hook, in slot order (server.cpp).
+  static void walk(Server& sv, FeatureEvent e, Session* s = nullptr, const jsonrpc::Message* m = nullptr);
+  // The tables of the features whose code is the server's own (resources.cpp, prompts.cpp,
+  // client_requests.cpp, deferred.cpp, inbox.cpp).
+  static const FeatureOps kResources, kPrompts, kRoots, kOutgoing, kDeferred, kInbox;
+};
+
+// Input rounds' requestState (inputs.cpp; kStateSlot): verify a retry's, write a round's. Until
+// the first ask installs it, a presented state is refused. Each hook has one caller
+// (Inputs::begin, Inputs::settle), typed here rather than squeezed into FeatureOps.
+struct StateOps : FeatureOps {  // (no request, no event)
+  bool (*verify)(Inputs& in, StrView state, const char** why);
+  void (*write)(Inputs& in, json::Writer& w);
+};
+
 // A notification that cannot go out (the channel is busy with another message, or closed) is
 // counted in `dropped` (Server::notifications_dropped()).
 inline bool open_or_count(Outbound& out, uint32_t& dropped) {

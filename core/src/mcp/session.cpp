@@ -90,7 +90,7 @@ void Server::on_initialize(Session& s, const Message& m, Reply& r) {
   // A repeated initialize starts the session afresh (a client reconnecting over a bridge):
   // its deferred calls are cancelled now, its requests to the client end (kClosed) after the
   // answer, so whatever their callbacks send goes out after it.
-  cancel_deferred(s, true);
+  FeatureOps::walk(*this, FeatureEvent::kRestarting, &s);
   const bool had_outgoing = s.initialized();
   s.reset();
   // An unknown revision, or a modern one (no initialize there), is answered with our latest.
@@ -112,14 +112,14 @@ void Server::on_initialize(Session& s, const Message& m, Reply& r) {
   json::Writer& w = r.result_object();
   w.member_str("protocolVersion", version_str(v));
   // With tasks, a 2025-11-25 session gets their capability too (tasks_2025.cpp).
-  if (EMCP_LEGACY_ERA && tasks_ != nullptr) tasks_->ops_->legacy->capabilities(*this, w, s);
+  if (EMCP_LEGACY_ERA && tasks_ != nullptr) TaskCode::ops(*this)->legacy->capabilities(*this, w, s);
   else write_capabilities(w, s.peer_);
   w.key("serverInfo");
   write_implementation(w, info_, v);
   if (info_.instructions) w.member_str("instructions", info_.instructions);
   w.end_object();
   r.end();
-  if (had_outgoing && features_.outgoing != nullptr) features_.outgoing->close(*this, s);
+  if (had_outgoing) FeatureOps::walk(*this, FeatureEvent::kEnded, &s);
 }
 
 }  // namespace mcp

@@ -206,16 +206,27 @@ void TaskCode::notify_listens(Server& sv, const TaskSlot& t) {
 }
 
 const TaskOps TaskCode::kOps = {
-    &TaskCode::methods,
+    {
+        // tasks/* of the 2026-07-28 extension; for a 2025-11-25 session (tasks_2025.cpp) tasks/*
+        // and a tools/call with params.task or of a tool that runs only as a task.
+        [](Server& sv, Session& s, const Message& m, Reply& r) {
+          if (r.peer().modern()) return methods(sv, s, m, r);
+          return EMCP_LEGACY_ERA && methods_2025(sv, s, m, r);
+        },
+        [](Server& sv, FeatureEvent e, Session* s, const Message*) {
+          // A 2025-11-25 session that ends or starts afresh: its tasks end with it.
+          if (EMCP_LEGACY_ERA && (e == FeatureEvent::kEnding || e == FeatureEvent::kRestarting)) return forget(sv, *s);
+          if (e != FeatureEvent::kPoll) return;
+          // Expiry; the waiting tasks/result of 2025-11-25.
+          expire(sv);
+          if (!EMCP_LEGACY_ERA) return;
+          for (size_t i = 0; i < sv.tasks_->count_; ++i)
+            if (sv.tasks_->slots_[i].session != nullptr && sv.tasks_->slots_[i].state != TaskSlot::kFree)
+              settle(sv, sv.tasks_->slots_[i]);
+        },
+    },
     [](Server& sv, ToolCall& call, Pending* out) { return defer(sv, call, out); },
     [](Server& sv, Pending p, FinishFn fn, void* ctx) { return complete(sv, p, fn, ctx); },
-    [](Server& sv) {
-      expire(sv);
-      if (!EMCP_LEGACY_ERA) return;
-      for (size_t i = 0; i < sv.tasks_->count_; ++i)
-        if (sv.tasks_->slots_[i].session != nullptr && sv.tasks_->slots_[i].state != TaskSlot::kFree)
-          settle(sv, sv.tasks_->slots_[i]);
-    },
     &TaskCode::listen,
     [](const Server& sv, json::Writer& w, uint32_t slots) {
       w.key("taskIds");

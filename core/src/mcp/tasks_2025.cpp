@@ -2,7 +2,7 @@
 // store, runs and answers of tasks.cpp.
 //
 // A tools/call with params.task creates the task and answers {"task":{...}} at once; the
-// tool's handler then runs with the task's channel (tasks.cpp run(sv)), so whatever it does
+// tool's handler then runs with the task's channel (TaskCode::run), so whatever it does
 // (answer, defer, ask) lands in the task. Tasks belong to the session that created them.
 // tasks/result waits as a held request (a deferred entry with the session and the request's
 // id, so Streamable HTTP keeps its stream open); while the task is input_required its
@@ -336,8 +336,6 @@ void TaskCode::forget(Server& sv, Session& s) {
 }
 
 const TaskOpsLegacy TaskCode::kOps2025 = {
-    &TaskCode::methods_2025,
-    &TaskCode::forget,
     // basic/utilities/tasks, "Server Capabilities": task-augmented tools/call, list, cancel.
     [](const Server& sv, json::Writer& w, const Session& s) {
       w.key("capabilities");

@@ -9,12 +9,16 @@
 EMCP_NS_BEGIN
 namespace mcp {
 
-// What the dispatcher, defer(), complete() and the loop need of tasks (TaskStore::ops_).
-struct TaskOps {
-  bool (*methods)(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);  // tasks/*
+// Tasks in the server's features (FeatureOps::kTasksSlot, set_tasks()): its request hook
+// answers tasks/* (and a 2025-11-25 tools/call with params.task or of a tool that runs only as a
+// task), its event hook forgets a 2025-11-25 session's tasks when the session ends, and on
+// kPoll expires tasks and feeds the waiting tasks/result. The hooks below have one caller each (ToolCall::defer,
+// Server::complete, subscriptions/listen, initialize, tools/list), so they are typed here
+// rather than squeezed into FeatureOps.
+struct TaskOpsLegacy;
+struct TaskOps : FeatureOps {
   bool (*defer)(Server& sv, ToolCall& call, Pending* out);       // true: the call is a task's
   Status (*complete)(Server& sv, Pending p, Server::FinishFn fn, void* ctx);  // a task's deferred call
-  void (*poll)(Server& sv);                                      // expiry, waiting tasks/result
   // subscriptions/listen's notifications.taskIds `ids`: the slots of the tasks it will hear of
   // (false: `r` has the error); then the acknowledgement's "taskIds" for those slots.
   bool (*listen)(Server& sv, const jsonrpc::Message& m, Reply& r, json::Value ids, uint32_t* slots);
@@ -22,10 +26,6 @@ struct TaskOps {
   const TaskOpsLegacy* legacy;  // 2025-11-25 (tasks_2025.cpp; nullptr with EMCP_LEGACY_ERA=0)
 };
 struct TaskOpsLegacy {
-  // A request of a session whose client may use tasks: tasks/*, and a tools/call with
-  // params.task or of a tool that runs only as a task (true: answered here).
-  bool (*request)(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
-  void (*forget)(Server& sv, Session& s);                 // a session ends: its tasks too
   // "capabilities":{...} of initialize, "tasks" among them for a 2025-11-25 session.
   void (*capabilities)(const Server& sv, json::Writer& w, const Session& s);
   // "execution":{...} of a tool in tools/list at `v` (2025-11-25, not forbidden).
@@ -41,7 +41,7 @@ struct TaskCode {
   using Listen = Server::Listen;
   using FinishFn = Server::FinishFn;
   using HeldHead = Server::HeldHead;
-  // tasks.cpp: tasks/get, tasks/update, tasks/cancel (TaskOps::methods), listens.
+  // tasks.cpp: tasks/get, tasks/update, tasks/cancel of 2026-07-28, listens.
   static bool methods(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
   static void write(Server& sv, json::Writer& w, const TaskSlot& t, bool detailed);
   static bool listen(Server& sv, const jsonrpc::Message& m, Reply& r, json::Value ids, uint32_t* slots);
@@ -73,6 +73,10 @@ struct TaskCode {
   static void input_answer(const Response& r, void* ctx);
   static void forget(Server& sv, Session& s);
   static const TaskOps kOps;
+  // The TaskOps set_tasks() installed (nullptr: none; Server::tasks_ tells as much).
+  static const TaskOps* ops(const Server& sv) {
+    return static_cast<const TaskOps*>(FeatureOps::at(sv, FeatureOps::kTasksSlot));
+  }
   static const TaskOpsLegacy kOps2025;
 };
 

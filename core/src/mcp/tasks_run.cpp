@@ -74,11 +74,11 @@ void TaskCode::run(Server& sv, TaskSlot& t, Value answers, const Value* args) {
     }
     // A task's input requests carry no requestState (SEP-2663): the task holds what it asked
     // and kept. (An ask installs the state's writer: it is set aside while the answer ends.)
-    const auto write_state_fn = sv.features_.write_state;
-    sv.features_.write_state = nullptr;
+    const FeatureOps* const state = FeatureOps::at(sv, FeatureOps::kStateSlot);
+    sv.features_[FeatureOps::kStateSlot] = nullptr;
     if (call.phase_ != ToolCall::kDeferred) call.finish();
     r.end();
-    sv.features_.write_state = write_state_fn;
+    sv.features_[FeatureOps::kStateSlot] = state;
     t.kept_len = call.inputs_.kept_len_;
     if (t.kept_len != 0) memcpy(t.kept, call.inputs_.kept_, t.kept_len);
     if (handler && call.phase_ != ToolCall::kDeferred) kept_args = call_args;

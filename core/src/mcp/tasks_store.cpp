@@ -78,11 +78,10 @@ void Server::set_tasks(TaskStore& store, const TaskPolicy& policy) {
     store.slots_[i].waiter = Pending{};
   }
   store.running_ = -1;
-  store.ops_ = &TaskCode::kOps;
   store.policy_ = policy;
   if (store.policy_.ttl_ms == 0) store.policy_.ttl_ms = 1;
   if (store.policy_.poll_interval_ms == 0) store.policy_.poll_interval_ms = 1;
-  features_.poll = &Server::poll_features;
+  FeatureOps::install(*this, FeatureOps::kTasksSlot, TaskCode::kOps);
 }
 
 // ---- The table ----------------------------------------------------------------------------------

@@ -213,7 +213,7 @@ void Server::write_tool(json::Writer& w, const Tool& t, Version v) {
   }
   if (supports(v, Feature::kIcons)) t.icons.write_to(w);
   // 2025-11-25: whether a client may (must) call it with params.task (absent: "forbidden").
-  if (EMCP_LEGACY_ERA && tasks_ != nullptr) tasks_->ops_->legacy->execution(w, t, v);
+  if (EMCP_LEGACY_ERA && tasks_ != nullptr) TaskCode::ops(*this)->legacy->execution(w, t, v);
   w.end_object();
 }
 

@@ -104,7 +104,7 @@ struct Response {
 };
 using ResponseFn = void (*)(const Response& r, void* ctx);
 
-struct BridgeOps;  // what the server reaches the InputBridge through (core/src/mcp/input_bridge_internal.h)
+struct FeatureOps;  // what the server reaches a feature's code through (core/src/mcp/server_internal.h)
 
 class Server {
  public:
@@ -226,12 +226,7 @@ class Server {
   /// then kInvalidState, retry from the loop). nullptr (the default): the notification is
   /// ignored (always with EMCP_LEGACY_ERA=0).
   using RootsChangedFn = void (*)(Session& s, void* ctx);
-  void on_roots_changed(RootsChangedFn fn, void* ctx) {
-    roots_changed_ = fn;
-    roots_changed_ctx_ = ctx;
-    // Linked only when called; a 2026-07-28-only server has no such notification.
-    if (EMCP_LEGACY_ERA) features_.notifications = &Server::roots_notification;
-  }
+  void on_roots_changed(RootsChangedFn fn, void* ctx);
   /// ping to the client.
   Status ping(Session& s, ResponseFn done, void* ctx, uint32_t timeout_ms = 30000);
   /// Lets handlers ask clients of 2024-11-05 to 2025-11-25 through Inputs (elicit, sample,
@@ -281,6 +276,7 @@ class Server {
   friend class InputBridge;
   friend struct BridgeCode;  // the InputBridge's code (input_bridge_internal.h)
   friend struct TaskCode;    // MCP tasks' code (tasks_internal.h)
+  friend struct FeatureOps;  // the features' table (server_internal.h)
   friend bool verify_state(Inputs& in, StrView state, const char** why);
   friend void write_state(Inputs& in, json::Writer& w);
   friend class ResourceRead;
@@ -306,10 +302,8 @@ class Server {
     bool used = false;
   };
 
-  using Methods = bool (*)(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
   static bool resource_methods(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
   static bool prompt_methods(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
-  static bool completion_methods(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
   void handle_message(Session& s, const jsonrpc::Message& m, Reply& r);
   void on_request(Session& s, const jsonrpc::Message& m, Reply& r);
   // What both eras serve: tools, resources, prompts, completion (as the reply's peer has them).
@@ -356,9 +350,6 @@ class Server {
   const Tool* tool_named(StrView name) const;
   const Prompt* prompt_named(StrView name) const;
   void list_changed(ListKind kind);
-  /// Cancels session `s`'s deferred calls; `tell`: its channel learns each request ended
-  /// (Channel::request; not when the session is being detached).
-  void cancel_deferred(Session& s, bool tell);
   /// Tells session `s`'s channel what became of its request `id` (Channel::request).
   static void request_event(Session& s, const jsonrpc::Id& id, Channel::RequestEvent event) {
     if (s.channel_.request != nullptr && s.server_ != nullptr && id.present())
@@ -411,51 +402,21 @@ class Server {
   const uint8_t* state_key();
   bool logging_ = true;
   bool has_tools_ = false, has_resources_ = false, has_prompts_ = false;
-  // Client notifications beyond the lifecycle ones: installed by on_roots_changed().
-  using NotificationMethods = bool (*)(Server& sv, Session& s, const jsonrpc::Message& m);
-  static bool roots_notification(Server& sv, Session& s, const jsonrpc::Message& m);
-  RootsChangedFn roots_changed_ = nullptr;
+  RootsChangedFn roots_changed_ = nullptr;  // on_roots_changed()
   void* roots_changed_ctx_ = nullptr;
-  // Requests to the client (answers, close, timeouts).
-  struct OutgoingOps {
-    void (*response)(Server& sv, Session& s, const jsonrpc::Message& m);
-    void (*close)(Server& sv, Session& s);
-    void (*expire)(Server& sv);
-  };
-  static const OutgoingOps kOutgoingOps;
-  // Deferred tool calls (cancellation by request id).
-  struct DeferredOps {
-    void (*cancel_request)(Server& sv, Session& s, json::Value request_id);
-  };
-  static const DeferredOps kDeferredOps;
   // Holds request `id` of session `s` (nullptr: a task's work, which no connection waits for)
   // in deferred_: a deferred call, one an InputBridge asks for, a task's. Its entry, or -1 when
   // all EMCP_MAX_DEFERRED are taken.
   int hold_request(Session* s, const jsonrpc::Id& id, const Peer& peer, json::Value progress, const Tool* tool);
   // The InputBridge (input_bridge.cpp, input_bridge_internal.h): the one set_input_bridge() gave.
   InputBridge* bridge_ = nullptr;
-  // Server::Features::poll: the work of the InputBridge and of tasks in poll().
-  static void poll_features(Server& sv);
-  // The server's features, each installed when the application first uses it: the dispatcher
-  // and the session code reach a feature's code only through here, so a firmware image links
-  // only what it installs (--gc-sections). nullptr: not in use.
-  struct Features {
-    Methods resources = nullptr;                 // set_resources(), set_templates()
-    Methods prompts = nullptr;                   // set_prompts()
-    Methods completion = nullptr;                // either of them
-    NotificationMethods notifications = nullptr; // on_roots_changed()
-    const OutgoingOps* outgoing = nullptr;       // the first request to a client
-    const DeferredOps* deferred = nullptr;       // the first defer() or hold()
-    const BridgeOps* bridge = nullptr;           // set_input_bridge()
-    // Input rounds' requestState (verify a retry's, write a round's): the first ask
-    // (Inputs::elicit, sample, list_roots, keep); until then a presented state is refused.
-    bool (*verify_state)(Inputs& in, StrView state, const char** why) = nullptr;
-    void (*write_state)(Inputs& in, json::Writer& w) = nullptr;
-    void (*poll)(Server& sv) = nullptr;          // set_input_bridge(), set_tasks(): poll()'s work
-    void (*inbox)(Inbox& in) = nullptr;          // set_inbox(): runs what was posted
-  };
-  Features features_;
-  void cancel_request(Session& s, json::Value request_id);
+  // The server's features (resources, prompts, requests to the client, deferred calls, the
+  // InputBridge, tasks...), each installed when the application first uses it: the dispatcher,
+  // poll(), detach() and notifications/cancelled reach a feature's code only through its
+  // FeatureOps here (core/src/mcp/server_internal.h), so a firmware image links only what it
+  // installs (--gc-sections). nullptr: not in use.
+  static constexpr size_t kFeatureSlots = 9;
+  const FeatureOps* features_[kFeatureSlots] = {};
   void expire_outgoing();
   // notifications/cancelled of the server's own request `request_id` to `s`.
   void send_cancelled(Session& s, int64_t request_id, const char* reason);
