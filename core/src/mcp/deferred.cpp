@@ -30,11 +30,11 @@ Id Token::id() const {
   }
 }
 
-int Server::hold_request(Session* s, const Id& id, const Peer& peer, Value progress, const Tool* tool) {
+int ServerCode::hold_request(Server& sv, Session* s, const Id& id, const Peer& peer, Value progress, const Tool* tool) {
   for (uint16_t i = 0; i < EMCP_MAX_DEFERRED; ++i) {
-    Deferred& d = deferred_[i];
+    Deferred& d = sv.deferred_[i];
     if (d.used) continue;
-    FeatureOps::install(*this, FeatureOps::kDeferredSlot, FeatureOps::kDeferred);
+    FeatureOps::install(sv, FeatureOps::kDeferredSlot, FeatureOps::kDeferred);
     d.used = true;
     d.cancelled = false;
     d.session = s;
@@ -45,7 +45,7 @@ int Server::hold_request(Session* s, const Id& id, const Peer& peer, Value progr
     if (progress.is_int()) d.progress.set(Id::of(progress.as_int().value()));
     else if (progress.is_string()) d.progress.set(Id::of(progress.as_string().value()));
     ++d.generation;
-    if (s != nullptr) request_event(*s, id, Channel::RequestEvent::kHeld);
+    if (s != nullptr) ServerCode::request_event(*s, id, Channel::RequestEvent::kHeld);
     return i;
   }
   return -1;
@@ -55,7 +55,7 @@ Pending ToolCall::defer() {
   if (phase_ != kIdle || inputs_.owns_answer()) return Pending{};
   Pending task;  // a tool that runs as a task, for a client that allows it (tasks.cpp)
   if (server_->tasks_ != nullptr && TaskCode::ops(*server_)->defer(*server_, *this, &task)) return task;
-  const int i = server_->hold_request(session_, reply_->id(), reply_->peer(), progress_value_, tool_);
+  const int i = ServerCode::hold_request(*server_, session_, reply_->id(), reply_->peer(), progress_value_, tool_);
   if (i >= 0) {
     phase_ = kDeferred;
     reply_->suppress();
@@ -83,7 +83,7 @@ const FeatureOps FeatureOps::kDeferred = {
       for (Server::Deferred& d : sv.deferred_) {
         if (!d.used || d.cancelled || d.session != s || (id.present() && !(d.id.id() == id))) continue;
         d.cancelled = true;  // never answered: the request ends here
-        if (e != FeatureEvent::kEnding) Server::request_event(*s, d.id.id(), Channel::RequestEvent::kDone);
+        if (e != FeatureEvent::kEnding) ServerCode::request_event(*s, d.id.id(), Channel::RequestEvent::kDone);
       }
     },
 };
@@ -120,7 +120,7 @@ Status Server::progress(Pending p, double done, double total, StrView message) {
   if (d == nullptr) return Status::kNotFound;
   if (d->cancelled) return Status::kClosed;
   if (!d->progress.present()) return Status::kNotFound;
-  return notify_progress(*d->session, d->peer.version, d->progress.id(), done, total, message, d->id.id());
+  return ServerCode::notify_progress(*this, *d->session, d->peer.version, d->progress.id(), done, total, message, d->id.id());
 }
 
 Status Server::complete(Pending p, FinishFn fn, void* ctx) {

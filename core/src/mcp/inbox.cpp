@@ -161,7 +161,7 @@ Status Inbox::list_changed(ListKind kind) {
   const uint8_t k = static_cast<uint8_t>(kind);
   const Piece pieces[] = {{&k, 1}};
   return put([](Server& sv, void*, const void* b, size_t) {
-    sv.list_changed(static_cast<ListKind>(*static_cast<const uint8_t*>(b)));
+    ServerCode::list_changed(sv, static_cast<ListKind>(*static_cast<const uint8_t*>(b)));
     return Status::kOk;
   }, pieces);
 }

@@ -137,7 +137,7 @@ void BridgeCode::drop_asks(Server& sv, BridgeSlot& slot, const char* reason) {
     for (Outgoing& o : sv.outgoing_) {
       if (!o.used || o.ctx != &a) continue;
       o.used = false;
-      if (reason != nullptr && !o.session->open_) sv.send_cancelled(*o.session, o.id, reason);
+      if (reason != nullptr && !o.session->open_) ServerCode::send_cancelled(sv, *o.session, o.id, reason);
     }
   }
   slot.pending = 0;
@@ -166,7 +166,7 @@ BridgeAsk* BridgeCode::ask(Server& sv, Inputs& in, StrView key, const char* meth
   if (ask == nullptr) why = "the round asks more questions than EMCP_INPUT_ASKS";
   if (why == nullptr && !slot->held) {
     // Held from the first question on: the client's answers may come before the handler ends.
-    const int h = sv.hold_request(&in.reply_->session(), in.reply_->id(), in.reply_->peer(),
+    const int h = ServerCode::hold_request(sv, &in.reply_->session(), in.reply_->id(), in.reply_->peer(),
                                in.params_["_meta"]["progressToken"], nullptr);
     if (h < 0) why = "EMCP_MAX_DEFERRED requests are pending";
     else slot->hold = static_cast<uint16_t>(h);
@@ -212,7 +212,7 @@ bool BridgeCode::sent(Server& sv, Inputs& in, BridgeAsk* a, Status status) {
 bool BridgeCode::settle(Server& sv, Inputs& in) {
   BridgeSlot& slot = *in.slot_;
   if (!slot.held) {  // keep() alone: hold it now
-    const int h = sv.hold_request(&in.reply_->session(), in.reply_->id(), in.reply_->peer(),
+    const int h = ServerCode::hold_request(sv, &in.reply_->session(), in.reply_->id(), in.reply_->peer(),
                                in.params_["_meta"]["progressToken"], nullptr);
     if (h < 0) {
       release(sv, slot);
@@ -343,7 +343,7 @@ void BridgeCode::replay(Server& sv, BridgeSlot& slot, Value live, BridgeAsk* liv
   {
     Reply r(s, peer, id, nullptr);
     const CurrentRequest current(sv, s, id);
-    if (slot.method == kToolsCall) sv.on_tools_call(s, m, r);
+    if (slot.method == kToolsCall) ServerCode::on_tools_call(sv, s, m, r);
     else if (const FeatureOps* f = FeatureOps::at(sv, slot.method == kPromptsGet ? FeatureOps::kPromptsSlot
                                                                                  : FeatureOps::kResourcesSlot))
       (void)f->request(sv, s, m, r);  // (installed: the request was served before)

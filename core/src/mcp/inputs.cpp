@@ -48,10 +48,10 @@ uint32_t now_s(const Server& s) { return static_cast<uint32_t>(s.now() / 1000); 
 }  // namespace
 
 // One key for the image's servers, drawn when a state is first written or checked.
-const uint8_t* Server::state_key() {
+const uint8_t* ServerCode::state_key(Server& sv) {
   static uint8_t key[32];
   static bool keyed = false;
-  if (!keyed && platform_.random != nullptr && platform_.random(key, sizeof key)) keyed = true;
+  if (!keyed && sv.platform_.random != nullptr && sv.platform_.random(key, sizeof key)) keyed = true;
   return keyed ? key : nullptr;
 }
 
@@ -101,7 +101,7 @@ bool verify_state(Inputs& in, StrView text, const char** why) {
     return false;
   }
   uint8_t expect[kTagLen];
-  const uint8_t* key = server.state_key();
+  const uint8_t* key = ServerCode::state_key(server);
   if (key == nullptr) {
     *why = "this server has no key to check it";
     return false;
@@ -130,7 +130,7 @@ bool verify_state(Inputs& in, StrView text, const char** why) {
 // StateOps::write: the state of the round that ends.
 void write_state(Inputs& in, json::Writer& w) {
   Server& server = *in.server_;
-  const uint8_t* key = server.state_key();
+  const uint8_t* key = ServerCode::state_key(server);
   if (key == nullptr) return;  // no random source: the retry carries answers only
   uint8_t raw[kStateMax];
   const uint32_t expiry = now_s(server) + EMCP_REQUEST_STATE_TTL_S;
@@ -257,7 +257,7 @@ bool Inputs::keep(const void* data, size_t n) {
       return no(server_->bridge_ == nullptr ? "the server has no InputBridge for this client's revision"
                                             : "the InputBridge is full");
   } else {
-    if (server_ == nullptr || server_->state_key() == nullptr) return no("the platform has no random source to key the state");
+    if (server_ == nullptr || ServerCode::state_key(*server_) == nullptr) return no("the platform has no random source to key the state");
     install();
     if (!asked_) (void)reply_->result_object(true);
   }

@@ -25,7 +25,7 @@ void Server::set_tools(Span<const Tool> tools) {
   const bool changed = !has_tools_ || !same(tools_, tools);
   tools_ = tools;
   has_tools_ = true;
-  if (changed) list_changed(ListKind::kTools);
+  if (changed) ServerCode::list_changed(*this, ListKind::kTools);
 }
 
 void Server::set_resources(Span<const Resource> resources) {
@@ -33,21 +33,21 @@ void Server::set_resources(Span<const Resource> resources) {
   resources_ = resources;
   has_resources_ = true;
   FeatureOps::install(*this, FeatureOps::kResourcesSlot, FeatureOps::kResources);
-  if (changed) list_changed(ListKind::kResources);
+  if (changed) ServerCode::list_changed(*this, ListKind::kResources);
 }
 void Server::set_templates(Span<const ResourceTemplate> templates) {
   const bool changed = !has_resources_ || !same(templates_, templates);
   templates_ = templates;
   has_resources_ = true;
   FeatureOps::install(*this, FeatureOps::kResourcesSlot, FeatureOps::kResources);
-  if (changed) list_changed(ListKind::kResources);
+  if (changed) ServerCode::list_changed(*this, ListKind::kResources);
 }
 void Server::set_prompts(Span<const Prompt> prompts) {
   const bool changed = !has_prompts_ || !same(prompts_, prompts);
   prompts_ = prompts;
   has_prompts_ = true;
   FeatureOps::install(*this, FeatureOps::kPromptsSlot, FeatureOps::kPrompts);
-  if (changed) list_changed(ListKind::kPrompts);
+  if (changed) ServerCode::list_changed(*this, ListKind::kPrompts);
 }
 
 Server::~Server() {
@@ -91,14 +91,14 @@ void FeatureOps::walk(Server& sv, FeatureEvent e, Session* s, const jsonrpc::Mes
     if (f != nullptr && f->event != nullptr) f->event(sv, e, s, m);
 }
 
-const Tool* Server::tool_named(StrView name) const {
-  for (const Tool& t : tools_)
+const Tool* ServerCode::tool_named(const Server& sv, StrView name) {
+  for (const Tool& t : sv.tools_)
     if (name.equals(t.name)) return &t;
   return nullptr;
 }
 
-const Prompt* Server::prompt_named(StrView name) const {
-  for (const Prompt& p : prompts_)
+const Prompt* ServerCode::prompt_named(const Server& sv, StrView name) {
+  for (const Prompt& p : sv.prompts_)
     if (name.equals(p.name)) return &p;
   return nullptr;
 }
@@ -108,13 +108,13 @@ const char* Server::scope_of(const jsonrpc::Message& m) const {
   if (m.method == "tools/call") {
     const Result<StrView> name = m.params["name"].as_string();
     if (!name.ok()) return nullptr;
-    const Tool* t = tool_named(name.value());
+    const Tool* t = ServerCode::tool_named(*this, name.value());
     return t != nullptr ? t->scope : nullptr;
   }
   if (m.method == "prompts/get") {
     const Result<StrView> name = m.params["name"].as_string();
     if (!name.ok()) return nullptr;
-    const Prompt* p = prompt_named(name.value());
+    const Prompt* p = ServerCode::prompt_named(*this, name.value());
     return p != nullptr ? p->scope : nullptr;
   }
   if (m.method == "resources/read" || m.method == "resources/subscribe") {

@@ -35,6 +35,90 @@ struct CurrentRequest {
   Session* session_;
 };
 
+// The server's answers to requests: static functions of one struct (a friend of Server and of
+// the classes whose private members they fill in) rather than members of Server, so that what
+// only these files use (Reply among it) stays out of the public header. Each is in the file
+// that serves its method.
+struct ServerCode {
+  using Deferred = Server::Deferred;
+  using Outgoing = Server::Outgoing;
+  using Listen = Server::Listen;
+  using HeldHead = Server::HeldHead;
+  // dispatch.cpp: a message, a request of the legacy era, what both eras serve (tools,
+  // resources, prompts, completion, tasks, as the reply's peer has them).
+  static void handle_message(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
+  static void on_request(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
+  static void serve_features(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
+  // modern.cpp: a request of the 2026-07-28 era, server/discover; listen.cpp: subscriptions/listen.
+  static void serve_modern(Server& sv, Session& s, const jsonrpc::Message& m);
+  static void on_discover(Server& sv, Reply& r);
+  static void on_listen(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
+  static void on_initialize(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);  // session.cpp
+  static void on_set_level(Session& s, const jsonrpc::Message& m, Reply& r);  // logging.cpp
+  // tools.cpp.
+  static void on_tools_list(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
+  static void on_tools_call(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
+  // The tool a tools/call names, its arguments checked (nullptr: `r` has the error).
+  static const Tool* tool_to_call(Server& sv, const jsonrpc::Message& m, Reply& r, json::Value* arguments);
+  static void run_tool(ToolCall& call, Reply& r);
+  // resources.cpp, prompts.cpp (FeatureOps::kResources, kPrompts), completion.cpp.
+  static bool resource_methods(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
+  static void on_resources_list(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
+  static void on_templates_list(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
+  static void on_resources_read(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
+  static void on_subscribe(Session& s, const jsonrpc::Message& m, Reply& r, bool on);
+  static bool prompt_methods(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
+  static void on_prompts_list(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
+  static void on_prompts_get(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
+  static void on_complete(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
+  // lists.cpp: a */list request's cursor (false: `r` has the error).
+  static bool page_start(const jsonrpc::Message& m, Reply& r, size_t total, size_t* start);
+  // dispatch.cpp: what one input held; a notification. client_requests.cpp: a response to the
+  // server's request, the requests of a session that ends or time out, a cancellation of one.
+  static void handle_input(Server& sv, Session& s, const jsonrpc::Decoded& d);
+  static void on_notification(Server& sv, Session& s, const jsonrpc::Message& m);
+  static void on_response(Server& sv, Session& s, const jsonrpc::Message& m);
+  static Status send_request(Server& sv, Session& s, StrView method, ParamsFn params, const void* params_ctx,
+                             ResponseFn done, void* done_ctx, uint32_t timeout_ms);
+  static void close_outgoing(Server& sv, Session& s);
+  static void expire_outgoing(Server& sv);
+  // notifications/cancelled of the server's own request `request_id` to `s`.
+  static void send_cancelled(Server& sv, Session& s, int64_t request_id, const char* reason);
+  // listen.cpp: notifications/cancelled of a listen on `s` (stdio): it ends, unanswered. True
+  // when a listen on `s` wants the list change `lists` (uri_hash 0) or updates of the URI hashed
+  // `uri_hash`; `method` to each such listen on `s`, tagged with its subscriptionId.
+  static void cancel_listen(Server& sv, Session& s, json::Value request_id);
+  static bool listening(const Server& sv, const Session& s, uint8_t lists, uint32_t uri_hash);
+  static void notify_listens(Server& sv, Session& s, const char* method, uint8_t lists, uint32_t uri_hash,
+                             StrView uri);
+  static void write_tool(Server& sv, json::Writer& w, const Tool& t, Version v);  // tools.cpp
+  // The tool or prompt of that name in the application's table (nullptr: none; server.cpp).
+  static const Tool* tool_named(const Server& sv, StrView name);
+  static const Prompt* prompt_named(const Server& sv, StrView name);
+  // notify.cpp, logging.cpp: list changes, resource updates, progress, log messages.
+  static void list_changed(Server& sv, ListKind kind);
+  static void send_list_changed(Server& sv, Session& s, ListKind kind);
+  static void send_updated(Server& sv, Session& s, StrView uri);
+  static Status notify_progress(Server& sv, Session& s, Version v, const jsonrpc::Id& token, double done,
+                                double total, StrView msg, const jsonrpc::Id& related);
+  static Status send_log(Server& sv, Session& s, const Peer& p, LogLevel level, StrView message, StrView logger,
+                         const jsonrpc::Id& related);
+  // deferred.cpp: holds request `id` of session `s` (nullptr: a task's work, which no connection
+  // waits for) in the deferred table: a deferred call, one an InputBridge asks for, a task's.
+  // Its entry, or -1 when all EMCP_MAX_DEFERRED are taken.
+  static int hold_request(Server& sv, Session* s, const jsonrpc::Id& id, const Peer& peer, json::Value progress,
+                          const Tool* tool);
+  // inputs.cpp: the key of the MAC over each requestState, drawn from the platform's random
+  // source when first needed, in storage of inputs.cpp (linked only by an application that
+  // asks); a restart makes every earlier state invalid.
+  static const uint8_t* state_key(Server& sv);
+  // Tells session `s`'s channel what became of its request `id` (Channel::request).
+  static void request_event(Session& s, const jsonrpc::Id& id, Channel::RequestEvent event) {
+    if (s.channel_.request != nullptr && s.server_ != nullptr && id.present())
+      s.channel_.request(s.channel_.ctx, id, event);
+  }
+};
+
 // What the server reaches one feature's code through (Server::features_). Each feature that
 // is not always linked has one such table, in flash; what first uses the feature (its setter,
 // the first request to a client, the first deferred call, the first ask) installs it in its

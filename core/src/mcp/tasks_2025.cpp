@@ -55,11 +55,11 @@ uint32_t answer_timeout_ms(StrView method) {
 
 bool TaskCode::call_2025(Server& sv, Session& s, const Message& m, Reply& r) {
   const Value task = m.params["task"];
-  const Tool* named = sv.tool_named(m.params["name"].as_string().value_or(StrView()));
+  const Tool* named = ServerCode::tool_named(sv, m.params["name"].as_string().value_or(StrView()));
   if (named == nullptr || (!task.exists() && named->task_support != TaskSupport::kRequired))
     return false;  // an ordinary call (or an error tools/call gives)
   Value args;
-  const Tool* checked = sv.tool_to_call(m, r, &args);
+  const Tool* checked = ServerCode::tool_to_call(sv, m, r, &args);
   if (checked == nullptr) return true;  // answered: the arguments
   const Tool& tool = *checked;
   // basic/utilities/tasks, "Tool-Level Negotiation": -32601 both ways.
@@ -134,7 +134,7 @@ bool TaskCode::requests_2025(Server& sv, Session& s, const Message& m, Reply& r)
     size_t total = 0;
     for (size_t i = 0; i < st.count_; ++i) total += st.slots_[i].state != TaskSlot::kFree && st.slots_[i].session == &s;
     size_t start = 0;
-    if (!sv.page_start(m, r, total, &start)) return true;
+    if (!ServerCode::page_start(m, r, total, &start)) return true;
     json::Writer& w = begin_page(r, "tasks");
     size_t seen = 0, shown = 0;
     for (size_t i = 0; i < st.count_; ++i) {
@@ -183,7 +183,7 @@ bool TaskCode::requests_2025(Server& sv, Session& s, const Message& m, Reply& r)
       return true;
     }
     if (waiting != nullptr) sv.deferred_[t->waiter.slot].used = false;  // its stream is gone
-    const int i = sv.hold_request(&s, m.id, r.peer(), Value(), nullptr);
+    const int i = ServerCode::hold_request(sv, &s, m.id, r.peer(), Value(), nullptr);
     if (i < 0) {
       r.error(ErrorCode::kInternalError, {"The server is busy: ", static_cast<long long>(EMCP_MAX_DEFERRED),
                                           " requests are already held (EMCP_MAX_DEFERRED). Poll tasks/get."});
@@ -233,7 +233,7 @@ void TaskCode::settle(Server& sv, TaskSlot& t) {
     if (i >= EMCP_INPUT_ASKS || t.keys[i] == 0 || (t.sent & (1u << i)) != 0) continue;
     const StrView method = a["method"].as_string().value_or(StrView());
     const RelatedParams params{a["params"], StrView(t.id, TaskSlot::kIdLen)};
-    if (sv.send_request(ws, method, &write_related_params, &params, &TaskCode::input_answer, &t.keys[i],
+    if (ServerCode::send_request(sv, ws, method, &write_related_params, &params, &TaskCode::input_answer, &t.keys[i],
                      answer_timeout_ms(method)) != Status::kOk)
       return;  // the outgoing table is full or the channel busy: poll() comes back
     t.sent = static_cast<uint8_t>(t.sent | (1u << i));
@@ -248,7 +248,7 @@ void TaskCode::withdraw(Server& sv, TaskSlot& t, bool tell) {
     const uint32_t* key = static_cast<const uint32_t*>(o.ctx);
     if (key < t.keys || key >= t.keys + EMCP_INPUT_ASKS) continue;
     o.used = false;
-    if (tell) sv.send_cancelled(*o.session, o.id, "the task ended");
+    if (tell) ServerCode::send_cancelled(sv, *o.session, o.id, "the task ended");
   }
   t.sent = 0;
 }
@@ -261,7 +261,7 @@ void TaskCode::end_waiter(Server& sv, TaskSlot& t) {
   d->used = false;
   if (d->cancelled) return;
   const Id id = d->id.id();
-  if (d->session->open_) return sv.request_event(*d->session, id, Channel::RequestEvent::kDone);  // unanswered
+  if (d->session->open_) return ServerCode::request_event(*d->session, id, Channel::RequestEvent::kDone);  // unanswered
   Reply r(*d->session, d->peer, id, nullptr);
   const CurrentRequest current(sv, *d->session, id);
   r.reject(ErrorCode::kInvalidParams, {"Failed to retrieve task: task ", StrView(t.id, TaskSlot::kIdLen),

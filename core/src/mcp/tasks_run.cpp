@@ -229,7 +229,7 @@ bool TaskCode::defer(Server& sv, ToolCall& call, Pending* out) {
   Reply& r = *call.reply_;
   if (st.running_ >= 0) {  // deferred inside a task's run
     TaskSlot& t = st.slots_[st.running_];
-    const int i = sv.hold_request(nullptr, jsonrpc::Id{}, t.peer, Value(), call.tool_);  // no connection waits
+    const int i = ServerCode::hold_request(sv, nullptr, jsonrpc::Id{}, t.peer, Value(), call.tool_);  // no connection waits
     if (i < 0) return false;  // defer() answers that the server is busy (an isError result)
     t.work = Pending{static_cast<uint16_t>(i), sv.deferred_[i].generation};
     call.phase_ = ToolCall::kDeferred;

@@ -178,7 +178,7 @@ TaskSlot* TaskCode::create(Server& sv, Reply& r, const Tool* tool, Session* owne
   else if (sv.platform_.random == nullptr || !sv.platform_.random(rnd, sizeof rnd)) busy = "no random source for a task id";
   Pending work;
   if (busy == nullptr && owner == nullptr) {  // 2026-07-28: the handler deferred already
-    const int i = sv.hold_request(nullptr, jsonrpc::Id{}, r.peer(), Value(), tool);  // no connection waits
+    const int i = ServerCode::hold_request(sv, nullptr, jsonrpc::Id{}, r.peer(), Value(), tool);  // no connection waits
     if (i < 0) busy = "the server is busy: its deferred calls (EMCP_MAX_DEFERRED) are in progress";
     else work = Pending{static_cast<uint16_t>(i), sv.deferred_[i].generation};
   }

@@ -277,11 +277,11 @@ class Server {
   friend struct BridgeCode;  // the InputBridge's code (input_bridge_internal.h)
   friend struct TaskCode;    // MCP tasks' code (tasks_internal.h)
   friend struct FeatureOps;  // the features' table (server_internal.h)
+  friend struct ServerCode;  // the answers to requests (server_internal.h)
   friend bool verify_state(Inputs& in, StrView state, const char** why);
   friend void write_state(Inputs& in, json::Writer& w);
   friend class ResourceRead;
   friend class PromptGet;
-  friend class Reply;
 
   struct Deferred {
     Session* session = nullptr;
@@ -302,15 +302,6 @@ class Server {
     bool used = false;
   };
 
-  static bool resource_methods(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
-  static bool prompt_methods(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
-  void handle_message(Session& s, const jsonrpc::Message& m, Reply& r);
-  void on_request(Session& s, const jsonrpc::Message& m, Reply& r);
-  // What both eras serve: tools, resources, prompts, completion (as the reply's peer has them).
-  void serve_features(Session& s, const jsonrpc::Message& m, Reply& r);
-  // The modern era (modern.cpp).
-  void serve_modern(Session& s, const jsonrpc::Message& m);
-  void on_discover(Reply& r);
   // subscriptions/listen (listen.cpp): one open listen stream.
   struct Listen {
     Session* session = nullptr;  // nullptr: free
@@ -321,46 +312,6 @@ class Server {
     // It wants a change of the lists in `lists`, or updates of the URI hashed `uri_hash` (0: none).
     bool wants(uint8_t lists, uint32_t uri_hash) const;
   };
-  void on_listen(Session& s, const jsonrpc::Message& m, Reply& r);
-  // notifications/cancelled of a listen on `s` (stdio): it ends, unanswered.
-  void cancel_listen(Session& s, json::Value request_id);
-  // True when a listen on `s` wants the list change `kind` (uri empty) or updates of `uri`.
-  bool listening(const Session& s, uint8_t lists, uint32_t uri_hash) const;
-  // Sends `method` to each such listen on `s`, tagged with its subscriptionId.
-  void notify_listens(Session& s, const char* method, uint8_t lists, uint32_t uri_hash, StrView uri);
-  void on_notification(Session& s, const jsonrpc::Message& m);
-  void on_response(Session& s, const jsonrpc::Message& m);
-  void on_initialize(Session& s, const jsonrpc::Message& m, Reply& r);
-  void on_tools_list(Session& s, const jsonrpc::Message& m, Reply& r);
-  void on_tools_call(Session& s, const jsonrpc::Message& m, Reply& r);
-  // The tool a tools/call names, its arguments checked (nullptr: `r` has the error).
-  const Tool* tool_to_call(const jsonrpc::Message& m, Reply& r, json::Value* arguments);
-  void on_resources_list(Session& s, const jsonrpc::Message& m, Reply& r);
-  void on_templates_list(Session& s, const jsonrpc::Message& m, Reply& r);
-  void on_resources_read(Session& s, const jsonrpc::Message& m, Reply& r);
-  void on_subscribe(Session& s, const jsonrpc::Message& m, Reply& r, bool on);
-  void on_prompts_list(Session& s, const jsonrpc::Message& m, Reply& r);
-  void on_prompts_get(Session& s, const jsonrpc::Message& m, Reply& r);
-  void on_complete(Session& s, const jsonrpc::Message& m, Reply& r);
-  void on_set_level(Session& s, const jsonrpc::Message& m, Reply& r);
-  void run_tool(ToolCall& call, Reply& r);
-  bool page_start(const jsonrpc::Message& m, Reply& r, size_t total, size_t* start);
-  void write_tool(json::Writer& w, const Tool& t, Version v);
-  // The tool or prompt of that name in the application's table (nullptr: none).
-  const Tool* tool_named(StrView name) const;
-  const Prompt* prompt_named(StrView name) const;
-  void list_changed(ListKind kind);
-  /// Tells session `s`'s channel what became of its request `id` (Channel::request).
-  static void request_event(Session& s, const jsonrpc::Id& id, Channel::RequestEvent event) {
-    if (s.channel_.request != nullptr && s.server_ != nullptr && id.present())
-      s.channel_.request(s.channel_.ctx, id, event);
-  }
-  void close_outgoing(Session& s);
-  Status notify_progress(Session& s, Version v, const jsonrpc::Id& token, double done, double total, StrView msg,
-                         const jsonrpc::Id& related);
-  Status send_log(Session& s, const Peer& p, LogLevel level, StrView message, StrView logger, const jsonrpc::Id& related);
-  void send_list_changed(Session& s, ListKind kind);
-  void send_updated(Session& s, StrView uri);
   // Held notifications (EMCP_NOTIFY_QUEUE): what a session's busy channel could not take now,
   // sent in order once it is free. An entry is a HeldHead (the session, the function that
   // sends it again, a log level or list kind, lengths), then `a` (the URI, or a log's logger)
@@ -378,12 +329,8 @@ class Server {
   void send_held_now() {
     if (held_used_ != 0 && !sending_held_) send_held(nullptr);
   }
-  void handle_input(Session& s, const jsonrpc::Decoded& d);
   Deferred* deferred(Pending p);
   const Deferred* deferred(Pending p) const;
-
-  Status send_request(Session& s, StrView method, ParamsFn params, const void* params_ctx,
-                      ResponseFn done, void* done_ctx, uint32_t timeout_ms);
 
   const ServerInfo& info_;
   const Platform& platform_;
@@ -396,18 +343,10 @@ class Server {
   friend class Inbox;
   uint16_t page_size_ = EMCP_PAGE_SIZE;
   CachePolicy cache_;
-  // The key of the MAC over each requestState (Inputs, inputs.cpp): drawn from the platform's
-  // random source when first needed, in storage of inputs.cpp (linked only by an application
-  // that asks); a restart makes every earlier state invalid.
-  const uint8_t* state_key();
   bool logging_ = true;
   bool has_tools_ = false, has_resources_ = false, has_prompts_ = false;
   RootsChangedFn roots_changed_ = nullptr;  // on_roots_changed()
   void* roots_changed_ctx_ = nullptr;
-  // Holds request `id` of session `s` (nullptr: a task's work, which no connection waits for)
-  // in deferred_: a deferred call, one an InputBridge asks for, a task's. Its entry, or -1 when
-  // all EMCP_MAX_DEFERRED are taken.
-  int hold_request(Session* s, const jsonrpc::Id& id, const Peer& peer, json::Value progress, const Tool* tool);
   // The InputBridge (input_bridge.cpp, input_bridge_internal.h): the one set_input_bridge() gave.
   InputBridge* bridge_ = nullptr;
   // The server's features (resources, prompts, requests to the client, deferred calls, the
@@ -417,9 +356,6 @@ class Server {
   // installs (--gc-sections). nullptr: not in use.
   static constexpr size_t kFeatureSlots = 9;
   const FeatureOps* features_[kFeatureSlots] = {};
-  void expire_outgoing();
-  // notifications/cancelled of the server's own request `request_id` to `s`.
-  void send_cancelled(Session& s, int64_t request_id, const char* reason);
   Session* sessions_ = nullptr;
   // The client request being handled or completed: what the server sends meanwhile relates to it.
   friend struct CurrentRequest;
