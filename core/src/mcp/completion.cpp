@@ -24,12 +24,7 @@ void Completion::add_matching(Span<const char* const> values) {
     if (StrView(v).starts_with(prefix_)) add(v);
 }
 
-bool Server::completion_methods(Server& sv, Session& s, const Message& m, Reply& r) {
-  sv.on_complete(s, m, r);
-  return true;
-}
-
-void Server::on_complete(Session& /*s*/, const Message& m, Reply& r) {
+void ServerCode::on_complete(Server& sv, Session& /*s*/, const Message& m, Reply& r) {
   const Value ref = m.params["ref"];
   const Value arg = m.params["argument"];
   const Result<StrView> type = ref["type"].as_string();
@@ -43,7 +38,7 @@ void Server::on_complete(Session& /*s*/, const Message& m, Reply& r) {
   CompleteFn fn = nullptr;
   if (type.value() == "ref/prompt") {
     const StrView name = ref["name"].as_string().value_or(StrView());
-    const Prompt* prompt = prompt_named(name);
+    const Prompt* prompt = prompt_named(sv, name);
     if (prompt == nullptr) {
       r.reject(ErrorCode::kInvalidParams, {"unknown prompt \"", name, "\""});
       return;
@@ -53,7 +48,7 @@ void Server::on_complete(Session& /*s*/, const Message& m, Reply& r) {
   } else if (type.value() == "ref/resource") {
     const StrView uri = ref["uri"].as_string().value_or(StrView());
     const ResourceTemplate* tmpl = nullptr;
-    for (const ResourceTemplate& t : templates_)
+    for (const ResourceTemplate& t : sv.templates_)
       if (uri.equals(t.uri_template)) tmpl = &t;
     if (tmpl == nullptr) {
       r.reject(ErrorCode::kInvalidParams, {"unknown resource template \"", uri, "\""});

@@ -1,6 +1,6 @@
 // Deferred tool calls: a handler's defer(), complete()/progress() later from the loop, and
 // cancellation (notifications/cancelled, a session that ends).
-#include "server_internal.h"
+#include "tasks_internal.h"
 
 #include <string.h>
 
@@ -30,11 +30,11 @@ Id Token::id() const {
   }
 }
 
-int Server::hold_request(Session* s, const Id& id, const Peer& peer, Value progress, const Tool* tool) {
+int ServerCode::hold_request(Server& sv, Session* s, const Id& id, const Peer& peer, Value progress, const Tool* tool) {
   for (uint16_t i = 0; i < EMCP_MAX_DEFERRED; ++i) {
-    Deferred& d = deferred_[i];
+    Deferred& d = sv.deferred_[i];
     if (d.used) continue;
-    features_.deferred = &kDeferredOps;
+    FeatureOps::install(sv, FeatureOps::kDeferredSlot, FeatureOps::kDeferred);
     d.used = true;
     d.cancelled = false;
     d.session = s;
@@ -45,7 +45,7 @@ int Server::hold_request(Session* s, const Id& id, const Peer& peer, Value progr
     if (progress.is_int()) d.progress.set(Id::of(progress.as_int().value()));
     else if (progress.is_string()) d.progress.set(Id::of(progress.as_string().value()));
     ++d.generation;
-    if (s != nullptr) request_event(*s, id, Channel::RequestEvent::kHeld);
+    if (s != nullptr) ServerCode::request_event(*s, id, Channel::RequestEvent::kHeld);
     return i;
   }
   return -1;
@@ -54,8 +54,8 @@ int Server::hold_request(Session* s, const Id& id, const Peer& peer, Value progr
 Pending ToolCall::defer() {
   if (phase_ != kIdle || inputs_.owns_answer()) return Pending{};
   Pending task;  // a tool that runs as a task, for a client that allows it (tasks.cpp)
-  if (server_->tasks_ != nullptr && server_->tasks_->ops_->defer(*server_, *this, &task)) return task;
-  const int i = server_->hold_request(session_, reply_->id(), reply_->peer(), progress_value_, tool_);
+  if (server_->tasks_ != nullptr && TaskCode::ops(*server_)->defer(*server_, *this, &task)) return task;
+  const int i = ServerCode::hold_request(*server_, session_, reply_->id(), reply_->peer(), progress_value_, tool_);
   if (i >= 0) {
     phase_ = kDeferred;
     reply_->suppress();
@@ -66,31 +66,27 @@ Pending ToolCall::defer() {
   return Pending{};
 }
 
-void Server::cancel_request(Session& s, Value request_id) {
-  const Id id = id_of(request_id);
-  if (id.type == Id::Type::kNone) return;
-  for (Deferred& d : deferred_) {
-    if (!d.used || d.cancelled || d.session != &s || !(d.id.id() == id)) continue;
-    d.cancelled = true;  // never answered: the request ends here
-    request_event(s, id, Channel::RequestEvent::kDone);
-  }
-  if (features_.bridge != nullptr) features_.bridge->cancelled(*this, s);  // its questions too
-}
-
-void Server::cancel_deferred(Session& s, bool tell) {
-  // Through the table: an image that never holds a request links none of this.
-  if (features_.deferred != nullptr) features_.deferred->cancel_session(*this, s, tell);
-}
-
-void Server::cancel_session(Session& s, bool tell) {
-  for (Deferred& d : deferred_) {
-    if (!d.used || d.cancelled || d.session != &s) continue;
-    d.cancelled = true;
-    if (tell) request_event(s, d.id.id(), Channel::RequestEvent::kDone);
-  }
-  // 2025-11-25 tasks belong to their session.
-  if (EMCP_LEGACY_ERA && tasks_ != nullptr) tasks_->ops_->legacy->forget(*this, s);
-}
+// Only a deferred call (or a listen, dispatch.cpp) can still be running when its cancellation
+// arrives: synchronous ones are answered before the next message is read. A session that ends
+// or starts afresh cancels its deferred calls (its channel told only when it starts afresh).
+const FeatureOps FeatureOps::kDeferred = {
+    nullptr,
+    [](Server& sv, FeatureEvent e, Session* s, const Message* m) {
+      Id id;  // notifications/cancelled: the request it names; else every request of `s`
+      if (e == FeatureEvent::kMessage) {
+        if (m->kind != Kind::kNotification || m->method != "notifications/cancelled") return;
+        id = id_of(m->params["requestId"]);
+        if (id.type == Id::Type::kNone) return;
+      } else if (e != FeatureEvent::kEnding && e != FeatureEvent::kRestarting) {
+        return;
+      }
+      for (Server::Deferred& d : sv.deferred_) {
+        if (!d.used || d.cancelled || d.session != s || (id.present() && !(d.id.id() == id))) continue;
+        d.cancelled = true;  // never answered: the request ends here
+        if (e != FeatureEvent::kEnding) ServerCode::request_event(*s, d.id.id(), Channel::RequestEvent::kDone);
+      }
+    },
+};
 
 // ---- Deferred calls -----------------------------------------------------------------------------
 
@@ -124,7 +120,7 @@ Status Server::progress(Pending p, double done, double total, StrView message) {
   if (d == nullptr) return Status::kNotFound;
   if (d->cancelled) return Status::kClosed;
   if (!d->progress.present()) return Status::kNotFound;
-  return notify_progress(*d->session, d->peer.version, d->progress.id(), done, total, message, d->id.id());
+  return ServerCode::notify_progress(*this, *d->session, d->peer.version, d->progress.id(), done, total, message, d->id.id());
 }
 
 Status Server::complete(Pending p, FinishFn fn, void* ctx) {
@@ -135,7 +131,7 @@ Status Server::complete(Pending p, FinishFn fn, void* ctx) {
     return Status::kClosed;
   }
   // A task's: its answer goes into the task (tasks.cpp).
-  if (d->session == nullptr) return tasks_ != nullptr ? tasks_->ops_->complete(*this, p, fn, ctx) : Status::kNotFound;
+  if (d->session == nullptr) return tasks_ != nullptr ? TaskCode::ops(*this)->complete(*this, p, fn, ctx) : Status::kNotFound;
   Session& s = *d->session;
   if (s.open_) return Status::kWouldBlock;  // another message is being written: try later
   // The slot is freed before `fn` runs (fn may defer again and reuse it): keep a copy of the id,
@@ -157,15 +153,6 @@ Status Server::complete(Pending p, FinishFn fn, void* ctx) {
   return Status::kOk;
 }
 
-void Server::poll_features(Server& sv) {
-  if (sv.features_.bridge != nullptr) sv.features_.bridge->poll(sv);
-  if (sv.tasks_ != nullptr) sv.tasks_->ops_->poll(sv);
-}
-
-const Server::DeferredOps Server::kDeferredOps = {
-    [](Server& sv, Session& s, Value id) { sv.cancel_request(s, id); },
-    [](Server& sv, Session& s, bool tell) { sv.cancel_session(s, tell); },
-};
 
 }  // namespace mcp
 EMCP_NS_END

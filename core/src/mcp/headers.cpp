@@ -203,7 +203,7 @@ bool Server::check_headers(Server& server, const Message& m, StrView version, Re
   // tools/call: the arguments its tool mirrors in Mcp-Param-* headers.
   if (!(m.method == "tools/call")) return true;
   const StrView name = m.params["name"].as_string().value_or(StrView());
-  const Tool* tool = server.tool_named(name);
+  const Tool* tool = ServerCode::tool_named(server, name);
   return tool == nullptr || params_match(tool->params, m.params["arguments"], h.params, r);  // unknown: the feature answers
 }
 

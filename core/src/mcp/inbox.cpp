@@ -12,6 +12,7 @@
 #include <new>
 
 #include "emcp/mcp/server.h"
+#include "server_internal.h"
 #include "emcp/util/assert.h"
 
 EMCP_NS_BEGIN
@@ -63,8 +64,16 @@ void Server::set_inbox(Inbox& inbox) {
   if (inbox_ != nullptr && inbox_ != &inbox) inbox_->server_ = nullptr;
   inbox_ = &inbox;
   inbox.server_ = this;
-  features_.inbox = [](Inbox& in) { (void)in.drain(); };
+  FeatureOps::install(*this, FeatureOps::kInboxSlot, FeatureOps::kInbox);
 }
+
+// Server::poll() runs what other threads, tasks and interrupts posted.
+const FeatureOps FeatureOps::kInbox = {
+    nullptr,
+    [](Server& sv, FeatureEvent e, Session*, const jsonrpc::Message*) {
+      if (e == FeatureEvent::kPoll) (void)sv.inbox_->drain();
+    },
+};
 
 Status Inbox::refuse(Status why) {
   Critical section(server_ != nullptr ? &server_->platform() : nullptr);  // nestable
@@ -152,7 +161,7 @@ Status Inbox::list_changed(ListKind kind) {
   const uint8_t k = static_cast<uint8_t>(kind);
   const Piece pieces[] = {{&k, 1}};
   return put([](Server& sv, void*, const void* b, size_t) {
-    sv.list_changed(static_cast<ListKind>(*static_cast<const uint8_t*>(b)));
+    ServerCode::list_changed(sv, static_cast<ListKind>(*static_cast<const uint8_t*>(b)));
     return Status::kOk;
   }, pieces);
 }

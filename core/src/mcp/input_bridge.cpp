@@ -12,7 +12,7 @@
 // callback, or from poll() when the channel was busy or the round only kept state. A refused,
 // timed-out or oversize answer ends the request with an error; a closed session or a
 // cancelled request ends it without one, after cancelling the other questions.
-#include "server_internal.h"
+#include "input_bridge_internal.h"
 
 #include <string.h>
 
@@ -23,7 +23,7 @@ namespace {
 
 // The requests that can ask (BridgeSlot::method).
 constexpr const char* kMethods[] = {"tools/call", "prompts/get", "resources/read"};
-constexpr uint8_t kToolsCall = 0, kPromptsGet = 1, kResourcesRead = 2;
+constexpr uint8_t kToolsCall = 0, kPromptsGet = 1;  // 2: resources/read
 
 // A new object node in `a` (nullptr when it does not fit).
 json::Node* object_node(Arena& a, const char* key) {
@@ -66,24 +66,23 @@ void Server::set_input_bridge(InputBridge& bridge) {
   if (!EMCP_LEGACY_ERA) return;  // no legacy clients to bridge to: none of input_bridge.cpp is linked
   bridge_ = &bridge;
   bridge.server_ = this;
-  features_.bridge = &kBridgeOps;
-  features_.poll = &Server::poll_features;
+  FeatureOps::install(*this, FeatureOps::kBridgeSlot, BridgeCode::kOps);
   // Given to this server: what it held for another (a test's earlier server) is forgotten.
   for (uint8_t i = 0; i < bridge.count_; ++i) {
     BridgeSlot& slot = bridge.slots_[i];
     slot.held = false;
-    if (slot.used) bridge_release(slot);
+    if (slot.used) BridgeCode::release(*this, slot);
   }
 }
 
 // ---- Taking and freeing a slot ------------------------------------------------------------------
 
-BridgeSlot* Server::bridge_take(Inputs& in) {
+BridgeSlot* BridgeCode::take(Server& sv, Inputs& in) {
   uint8_t method = 0;
   while (method < 3 && !(in.method_ == kMethods[method])) ++method;
   BridgeSlot* slot = nullptr;
-  for (uint8_t i = 0; i < bridge_->count_ && slot == nullptr; ++i)
-    if (!bridge_->slots_[i].used) slot = &bridge_->slots_[i];
+  for (uint8_t i = 0; i < sv.bridge_->count_ && slot == nullptr; ++i)
+    if (!sv.bridge_->slots_[i].used) slot = &sv.bridge_->slots_[i];
   if (slot == nullptr || method == 3) {
     in.no("the InputBridge's slots are all waiting for answers");
     return nullptr;
@@ -102,7 +101,7 @@ BridgeSlot* Server::bridge_take(Inputs& in) {
     json::Node* copy = nullptr;
     if (!v.exists()) continue;
     if (json::copy_value(*slot->arena, v, StrView(name), &copy) != Status::kOk) {
-      bridge_release(*slot);
+      release(sv, *slot);
       in.no("the request's arguments do not fit the InputBridge's arena");
       return nullptr;
     }
@@ -115,8 +114,8 @@ BridgeSlot* Server::bridge_take(Inputs& in) {
   return slot;
 }
 
-void Server::bridge_release(BridgeSlot& slot) {
-  if (slot.held) deferred_[slot.hold].used = false;
+void BridgeCode::release(Server& sv, BridgeSlot& slot) {
+  if (slot.held) sv.deferred_[slot.hold].used = false;
   slot.held = false;
   slot.used = false;
   slot.ready = false;
@@ -131,14 +130,14 @@ void Server::bridge_release(BridgeSlot& slot) {
 }
 
 // The questions still out: forgotten, and cancelled at the client when `reason` is given.
-void Server::bridge_drop_asks(BridgeSlot& slot, const char* reason) {
+void BridgeCode::drop_asks(Server& sv, BridgeSlot& slot, const char* reason) {
   for (BridgeAsk& a : slot.asks) {
     if (a.state != BridgeAsk::kPending) continue;
     a.state = BridgeAsk::kFree;
-    for (Outgoing& o : outgoing_) {
+    for (Outgoing& o : sv.outgoing_) {
       if (!o.used || o.ctx != &a) continue;
       o.used = false;
-      if (reason != nullptr && !o.session->open_) send_cancelled(*o.session, o.id, reason);
+      if (reason != nullptr && !o.session->open_) ServerCode::send_cancelled(sv, *o.session, o.id, reason);
     }
   }
   slot.pending = 0;
@@ -146,9 +145,9 @@ void Server::bridge_drop_asks(BridgeSlot& slot, const char* reason) {
 
 // ---- Asking -------------------------------------------------------------------------------------
 
-BridgeAsk* Server::bridge_ask(Inputs& in, StrView key, const char* method) {
+BridgeAsk* BridgeCode::ask(Server& sv, Inputs& in, StrView key, const char* method) {
   if (!in.may_ask()) return nullptr;
-  if (bridge_ == nullptr) {
+  if (sv.bridge_ == nullptr) {
     in.no("the server has no InputBridge to ask clients of this revision (Server::set_input_bridge)");
     return nullptr;
   }
@@ -156,7 +155,7 @@ BridgeAsk* Server::bridge_ask(Inputs& in, StrView key, const char* method) {
     in.no("the key is empty or longer than EMCP_INPUT_KEY_MAX");
     return nullptr;
   }
-  BridgeSlot* slot = in.slot_ != nullptr ? in.slot_ : bridge_take(in);
+  BridgeSlot* slot = in.slot_ != nullptr ? in.slot_ : take(sv, in);
   if (slot == nullptr) return nullptr;
   BridgeAsk* ask = nullptr;
   const char* why = nullptr;
@@ -167,14 +166,14 @@ BridgeAsk* Server::bridge_ask(Inputs& in, StrView key, const char* method) {
   if (ask == nullptr) why = "the round asks more questions than EMCP_INPUT_ASKS";
   if (why == nullptr && !slot->held) {
     // Held from the first question on: the client's answers may come before the handler ends.
-    const int h = hold_request(&in.reply_->session(), in.reply_->id(), in.reply_->peer(),
+    const int h = ServerCode::hold_request(sv, &in.reply_->session(), in.reply_->id(), in.reply_->peer(),
                                in.params_["_meta"]["progressToken"], nullptr);
     if (h < 0) why = "EMCP_MAX_DEFERRED requests are pending";
     else slot->hold = static_cast<uint16_t>(h);
     slot->held = h >= 0;
   }
   if (why != nullptr) {
-    bridge_give_back(in);
+    give_back(sv, in);
     in.no(why);
     return nullptr;
   }
@@ -188,35 +187,35 @@ BridgeAsk* Server::bridge_ask(Inputs& in, StrView key, const char* method) {
 }
 
 // A slot this run took for nothing is given back (a run again keeps its slot to the end).
-void Server::bridge_give_back(Inputs& in) {
-  if (in.asked_ || bridge_->replaying_ == in.slot_) return;
-  bridge_release(*in.slot_);
+void BridgeCode::give_back(Server& sv, Inputs& in) {
+  if (in.asked_ || sv.bridge_->replaying_ == in.slot_) return;
+  release(sv, *in.slot_);
   in.slot_ = nullptr;
 }
 
 // After Server::elicit(), sample() or list_roots() sent (or not) ask `a`.
-bool Server::bridge_sent(Inputs& in, BridgeAsk* a, Status sent) {
-  if (sent == Status::kOk) {
+bool BridgeCode::sent(Server& sv, Inputs& in, BridgeAsk* a, Status status) {
+  if (status == Status::kOk) {
     in.asked_ = true;
     return true;
   }
   a->state = BridgeAsk::kFree;
   --in.slot_->pending;
-  bridge_give_back(in);
-  return in.no(sent == Status::kNotFound          ? undeclared(a->method)
-               : sent == Status::kInvalidArgument ? "the form is not one this client's revision takes"
-               : sent == Status::kNoSpace         ? "EMCP_MAX_OUTGOING requests to clients are in flight"
+  give_back(sv, in);
+  return in.no(status == Status::kNotFound          ? undeclared(a->method)
+               : status == Status::kInvalidArgument ? "the form is not one this client's revision takes"
+               : status == Status::kNoSpace         ? "EMCP_MAX_OUTGOING requests to clients are in flight"
                                                   : "the channel cannot take the request now");
 }
 
 // A handler that asked ends: its answer waits for the client's.
-bool Server::bridge_settle(Inputs& in) {
+bool BridgeCode::settle(Server& sv, Inputs& in) {
   BridgeSlot& slot = *in.slot_;
   if (!slot.held) {  // keep() alone: hold it now
-    const int h = hold_request(&in.reply_->session(), in.reply_->id(), in.reply_->peer(),
+    const int h = ServerCode::hold_request(sv, &in.reply_->session(), in.reply_->id(), in.reply_->peer(),
                                in.params_["_meta"]["progressToken"], nullptr);
     if (h < 0) {
-      bridge_release(slot);
+      release(sv, slot);
       in.reply_->error(ErrorCode::kInternalError,
                        {"the server is busy: ", static_cast<long long>(EMCP_MAX_DEFERRED),
                         " requests are pending (EMCP_MAX_DEFERRED)"});
@@ -234,7 +233,7 @@ bool Server::bridge_settle(Inputs& in) {
 
 // ---- Answers ------------------------------------------------------------------------------------
 
-void Server::bridge_answer(const Response& r, void* ctx) {
+void BridgeCode::answer(const Response& r, void* ctx) {
   BridgeAsk& a = *static_cast<BridgeAsk*>(ctx);
   BridgeSlot& slot = *a.slot;
   Server& sv = *slot.bridge->server_;
@@ -243,41 +242,41 @@ void Server::bridge_answer(const Response& r, void* ctx) {
   --slot.pending;
   const Deferred& d = sv.deferred_[slot.hold];
   if (r.outcome == Response::Outcome::kClosed || d.cancelled) {  // nobody to answer
-    sv.bridge_drop_asks(slot, r.outcome == Response::Outcome::kClosed ? nullptr : "the request was cancelled");
-    return sv.bridge_release(slot);
+    drop_asks(sv, slot, r.outcome == Response::Outcome::kClosed ? nullptr : "the request was cancelled");
+    return release(sv, slot);
   }
   if (r.outcome != Response::Outcome::kResult) {
-    sv.bridge_drop_asks(slot, "another question of the request was not answered");
+    drop_asks(sv, slot, "another question of the request was not answered");
     if (r.outcome == Response::Outcome::kTimeout)
-      return sv.bridge_fail(slot, {"The client did not answer the ", a.method, " request in time."});
-    return sv.bridge_fail(slot, {"The client refused the ", a.method, " request: ", r.message});
+      return fail(sv, slot, {"The client did not answer the ", a.method, " request in time."});
+    return fail(sv, slot, {"The client refused the ", a.method, " request: ", r.message});
   }
-  if (slot.pending == 0 && !d.session->open_) return sv.bridge_replay(slot, r.result, &a);
+  if (slot.pending == 0 && !d.session->open_) return replay(sv, slot, r.result, &a);
   // Not the last (or the channel is busy): kept until the round is complete.
   if (json::copy_value(*slot.arena, r.result, StrView(a.key, a.key_len), &a.answer) != Status::kOk) {
-    sv.bridge_drop_asks(slot, "another question of the request could not be kept");
-    return sv.bridge_fail(slot, {"The answer to the ", a.method, " request is larger than the InputBridge's arena (",
+    drop_asks(sv, slot, "another question of the request could not be kept");
+    return fail(sv, slot, {"The answer to the ", a.method, " request is larger than the InputBridge's arena (",
                                  static_cast<long long>(slot.arena->capacity()), " bytes)."});
   }
   if (slot.pending == 0) slot.ready = true;
 }
 
 // Ends a held request with an error: an isError result for a tool, -32603 otherwise.
-void Server::bridge_fail(BridgeSlot& slot, std::initializer_list<TextPiece> why) {
-  if (!slot.held || deferred_[slot.hold].cancelled) return bridge_release(slot);
-  const Deferred& d = deferred_[slot.hold];
+void BridgeCode::fail(Server& sv, BridgeSlot& slot, std::initializer_list<TextPiece> why) {
+  if (!slot.held || sv.deferred_[slot.hold].cancelled) return release(sv, slot);
+  const Deferred& d = sv.deferred_[slot.hold];
   Session& s = *d.session;
   const Token token = d.id;
   const Id id = token.id();
   const Peer peer = d.peer;
   const uint8_t method = slot.method;
-  bridge_release(slot);
+  release(sv, slot);
   {
     Reply r(s, peer, id, nullptr);
-    const CurrentRequest current(*this, s, id);
+    const CurrentRequest current(sv, s, id);
     if (method == kToolsCall) {
       ToolCall call;
-      call.server_ = this;
+      call.server_ = &sv;
       call.session_ = &s;
       call.reply_ = &r;
       call.fail(why);
@@ -286,12 +285,12 @@ void Server::bridge_fail(BridgeSlot& slot, std::initializer_list<TextPiece> why)
       r.error(ErrorCode::kInternalError, why);
     }
   }
-  send_held_now();
+  sv.send_held_now();
 }
 
 // Runs the request again with the round's answers: the copied ones and `live` (the answer to
 // `live_ask`, read where it arrived; missing when every answer was copied).
-void Server::bridge_replay(BridgeSlot& slot, Value live, BridgeAsk* live_ask) {
+void BridgeCode::replay(Server& sv, BridgeSlot& slot, Value live, BridgeAsk* live_ask) {
   Arena& a = *slot.arena;
   json::Node* root = object_node(a, nullptr);
   json::Node* responses = object_node(a, "inputResponses");
@@ -314,7 +313,7 @@ void Server::bridge_replay(BridgeSlot& slot, Value live, BridgeAsk* live_ask) {
     append_child(responses, &last, n);
   }
   if (!fits) {
-    return bridge_fail(slot, {"The answers are larger than the InputBridge's arena (",
+    return fail(sv, slot, {"The answers are larger than the InputBridge's arena (",
                               static_cast<long long>(a.capacity()), " bytes)."});
   }
   // The request: its copied members (linked already), then inputResponses.
@@ -324,7 +323,7 @@ void Server::bridge_replay(BridgeSlot& slot, Value live, BridgeAsk* live_ask) {
   if (slot.last_member != nullptr) slot.last_member->next = responses;
   ++root->u.c.count;
 
-  Deferred& d = deferred_[slot.hold];
+  Deferred& d = sv.deferred_[slot.hold];
   Session& s = *d.session;
   const Token token = d.id;
   const Id id = token.id();
@@ -340,26 +339,55 @@ void Server::bridge_replay(BridgeSlot& slot, Value live, BridgeAsk* live_ask) {
   m.id = id;
   m.method = kMethods[slot.method];
   m.params = Value(root);
-  bridge_->replaying_ = &slot;
+  sv.bridge_->replaying_ = &slot;
   {
     Reply r(s, peer, id, nullptr);
-    const CurrentRequest current(*this, s, id);
-    if (slot.method == kToolsCall) on_tools_call(s, m, r);
-    else if (slot.method == kPromptsGet && features_.prompts != nullptr) (void)features_.prompts(*this, s, m, r);
-    else if (slot.method == kResourcesRead && features_.resources != nullptr) (void)features_.resources(*this, s, m, r);
+    const CurrentRequest current(sv, s, id);
+    if (slot.method == kToolsCall) ServerCode::on_tools_call(sv, s, m, r);
+    else if (const FeatureOps* f = FeatureOps::at(sv, slot.method == kPromptsGet ? FeatureOps::kPromptsSlot
+                                                                                 : FeatureOps::kResourcesSlot))
+      (void)f->request(sv, s, m, r);  // (installed: the request was served before)
   }
-  bridge_->replaying_ = nullptr;
+  sv.bridge_->replaying_ = nullptr;
   if (slot.used) {
-    if (slot.pending == 0 && !slot.ready) bridge_release(slot);  // answered
+    if (slot.pending == 0 && !slot.ready) release(sv, slot);  // answered
     else a.rewind(slot.params_end);                               // another round
   }
-  send_held_now();
+  sv.send_held_now();
 }
 
 // ---- The server's hooks -------------------------------------------------------------------------
 
-const Server::BridgeOps Server::kBridgeOps = {
-    [](Server& sv, Inputs& in) { return sv.bridge_settle(in); },
+const BridgeOps BridgeCode::kOps = {
+    {
+        nullptr,
+        [](Server& sv, FeatureEvent e, Session* s, const Message* m) {
+          InputBridge& b = *sv.bridge_;
+          if (e == FeatureEvent::kMessage) {
+            // notifications/cancelled: the questions of the requests it cancelled (which
+            // FeatureOps::kDeferred, in an earlier slot, marked) are cancelled too.
+            if (m->kind != Kind::kNotification || m->method != "notifications/cancelled") return;
+            if (id_of(m->params["requestId"]).type == Id::Type::kNone) return;
+            for (uint8_t i = 0; i < b.count_; ++i) {
+              BridgeSlot& slot = b.slots_[i];
+              if (!slot.used || !slot.held || slot.ready) continue;
+              const Deferred& d = sv.deferred_[slot.hold];
+              if (d.session != s || !d.cancelled) continue;
+              drop_asks(sv, slot, "the request was cancelled");
+              release(sv, slot);
+            }
+          } else if (e == FeatureEvent::kPoll) {
+            // The requests whose answers are all in run again (or end, cancelled meanwhile).
+            for (uint8_t i = 0; i < b.count_; ++i) {
+              BridgeSlot& slot = b.slots_[i];
+              if (!slot.used || !slot.ready) continue;
+              if (!slot.held || sv.deferred_[slot.hold].cancelled) release(sv, slot);
+              else if (!sv.deferred_[slot.hold].session->open_) replay(sv, slot, Value(), nullptr);
+            }
+          }
+        },
+    },
+    [](Server& sv, Inputs& in) { return settle(sv, in); },
     [](Server& sv, Inputs& in) {
       BridgeSlot* slot = sv.bridge_->replaying_;
       if (slot == nullptr || in.slot_ != nullptr) return;
@@ -368,26 +396,6 @@ const Server::BridgeOps Server::kBridgeOps = {
       in.round_ = slot->round;
       in.got_len_ = slot->kept_len;
       if (slot->kept_len != 0) memcpy(in.got_, slot->kept, slot->kept_len);
-    },
-    [](Server& sv, Session& s) {
-      InputBridge& b = *sv.bridge_;
-      for (uint8_t i = 0; i < b.count_; ++i) {
-        BridgeSlot& slot = b.slots_[i];
-        if (!slot.used || !slot.held || slot.ready) continue;
-        const Deferred& d = sv.deferred_[slot.hold];
-        if (d.session != &s || !d.cancelled) continue;
-        sv.bridge_drop_asks(slot, "the request was cancelled");
-        sv.bridge_release(slot);
-      }
-    },
-    [](Server& sv) {
-      InputBridge& b = *sv.bridge_;
-      for (uint8_t i = 0; i < b.count_; ++i) {
-        BridgeSlot& slot = b.slots_[i];
-        if (!slot.used || !slot.ready) continue;
-        if (!slot.held || sv.deferred_[slot.hold].cancelled) sv.bridge_release(slot);
-        else if (!sv.deferred_[slot.hold].session->open_) sv.bridge_replay(slot, Value(), nullptr);
-      }
     },
 };
 

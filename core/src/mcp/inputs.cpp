@@ -9,7 +9,7 @@
 // under a key drawn from the platform's random source at first use. A state whose tag, format,
 // expiry or digest does not hold is refused with -32602 before the handler runs: a tampered
 // state, an old one, or one from another request is never trusted.
-#include "server_internal.h"
+#include "input_bridge_internal.h"
 
 #include <string.h>
 
@@ -48,10 +48,10 @@ uint32_t now_s(const Server& s) { return static_cast<uint32_t>(s.now() / 1000); 
 }  // namespace
 
 // One key for the image's servers, drawn when a state is first written or checked.
-const uint8_t* Server::state_key() {
+const uint8_t* ServerCode::state_key(Server& sv) {
   static uint8_t key[32];
   static bool keyed = false;
-  if (!keyed && platform_.random != nullptr && platform_.random(key, sizeof key)) keyed = true;
+  if (!keyed && sv.platform_.random != nullptr && sv.platform_.random(key, sizeof key)) keyed = true;
   return keyed ? key : nullptr;
 }
 
@@ -64,7 +64,7 @@ bool Inputs::begin(Server& server, Reply& r, const Message& m) {
   params_ = m.params;
   if (!EMCP_MODERN_ERA || !r.peer().modern()) {
     // A legacy client's request the InputBridge runs again finds its answers here.
-    if (server.features_.bridge != nullptr) server.features_.bridge->resume(server, *this);
+    if (const BridgeOps* bridge = BridgeCode::ops(server)) bridge->resume(server, *this);
     return true;
   }
   name_ = m.params[name_field(m.method)].as_string().value_or(StrView());
@@ -78,17 +78,18 @@ bool Inputs::begin(Server& server, Reply& r, const Message& m) {
   if (!state.exists()) return true;
   const Result<StrView> text = state.as_string();
   const char* why = "it is not a string";
-  // Verified only by code an application that asks links (Server::Features): a server that has
-  // not asked since it started issued no state.
+  // Verified only by code an application that asks links (StateOps): a server that has not
+  // asked since it started issued no state.
   if (text.ok()) {
     why = "this server issued none since it started";
-    if (server.features_.verify_state != nullptr && server.features_.verify_state(*this, text.value(), &why)) return true;
+    const auto* ops = static_cast<const StateOps*>(FeatureOps::at(server, FeatureOps::kStateSlot));
+    if (ops != nullptr && ops->verify(*this, text.value(), &why)) return true;
   }
   r.reject(ErrorCode::kInvalidParams, {"requestState refused: ", why});
   return false;
 }
 
-// Server::Features::verify_state: the tag, format, expiry, request and round of a state.
+// StateOps::verify: the tag, format, expiry, request and round of a state.
 bool verify_state(Inputs& in, StrView text, const char** why) {
   Server& server = *in.server_;
   uint8_t raw[kStateMax];
@@ -100,7 +101,7 @@ bool verify_state(Inputs& in, StrView text, const char** why) {
     return false;
   }
   uint8_t expect[kTagLen];
-  const uint8_t* key = server.state_key();
+  const uint8_t* key = ServerCode::state_key(server);
   if (key == nullptr) {
     *why = "this server has no key to check it";
     return false;
@@ -126,10 +127,10 @@ bool verify_state(Inputs& in, StrView text, const char** why) {
   return true;
 }
 
-// Server::Features::write_state: the state of the round that ends.
+// StateOps::write: the state of the round that ends.
 void write_state(Inputs& in, json::Writer& w) {
   Server& server = *in.server_;
-  const uint8_t* key = server.state_key();
+  const uint8_t* key = ServerCode::state_key(server);
   if (key == nullptr) return;  // no random source: the retry carries answers only
   uint8_t raw[kStateMax];
   const uint32_t expiry = now_s(server) + EMCP_REQUEST_STATE_TTL_S;
@@ -148,10 +149,11 @@ void write_state(Inputs& in, json::Writer& w) {
   w.member_str("requestState", StrView(text, util::b64url_encode(raw, n + kTagLen, text)));
 }
 
-void Inputs::install() {
-  server_->features_.verify_state = &verify_state;
-  server_->features_.write_state = &write_state;
-}
+namespace {
+const StateOps kStateOps = {{nullptr, nullptr}, &verify_state, &write_state};
+}  // namespace
+
+void Inputs::install() { FeatureOps::install(*server_, FeatureOps::kStateSlot, kStateOps); }
 
 Value Inputs::answer(StrView key) const { return responses_[key]; }
 
@@ -195,10 +197,10 @@ bool Inputs::begin_ask(StrView key, const char* method, bool declared) {
 
 bool Inputs::elicit(StrView key, StrView message, Span<const Param> schema) {
   if (legacy()) {
-    BridgeAsk* a = server_->bridge_ask(*this, key, "elicitation/create");
+    BridgeAsk* a = BridgeCode::ask(*server_, *this, key, "elicitation/create");
     return a != nullptr &&
-           server_->bridge_sent(*this, a,
-                                server_->elicit(reply_->session(), message, schema, &Server::bridge_answer, a));
+           BridgeCode::sent(*server_, *this, a,
+                                server_->elicit(reply_->session(), message, schema, &BridgeCode::answer, a));
   }
   if (!elicit_schema_ok(schema, reply_ != nullptr ? reply_->peer().version : kModernVersion))
     return no("the schema is not a flat form");
@@ -218,10 +220,10 @@ bool Inputs::elicit(StrView key, StrView message, Span<const Param> schema) {
 bool Inputs::sample(StrView key, ParamsFn params, const void* params_ctx) {
   if (params == nullptr) return no("no params writer");
   if (legacy()) {
-    BridgeAsk* a = server_->bridge_ask(*this, key, "sampling/createMessage");
+    BridgeAsk* a = BridgeCode::ask(*server_, *this, key, "sampling/createMessage");
     return a != nullptr &&
-           server_->bridge_sent(*this, a,
-                                server_->sample(reply_->session(), params, params_ctx, &Server::bridge_answer, a));
+           BridgeCode::sent(*server_, *this, a,
+                                server_->sample(reply_->session(), params, params_ctx, &BridgeCode::answer, a));
   }
   if (!begin_ask(key, "sampling/createMessage", reply_ != nullptr && reply_->peer().caps.sampling)) return false;
   json::Writer& w = reply_->result();
@@ -233,9 +235,9 @@ bool Inputs::sample(StrView key, ParamsFn params, const void* params_ctx) {
 
 bool Inputs::list_roots(StrView key) {
   if (legacy()) {
-    BridgeAsk* a = server_->bridge_ask(*this, key, "roots/list");
+    BridgeAsk* a = BridgeCode::ask(*server_, *this, key, "roots/list");
     return a != nullptr &&
-           server_->bridge_sent(*this, a, server_->list_roots(reply_->session(), &Server::bridge_answer, a));
+           BridgeCode::sent(*server_, *this, a, server_->list_roots(reply_->session(), &BridgeCode::answer, a));
   }
   if (!begin_ask(key, "roots/list", reply_ != nullptr && reply_->peer().caps.roots)) return false;
   json::Writer& w = reply_->result();
@@ -251,11 +253,11 @@ bool Inputs::keep(const void* data, size_t n) {
   if (!may_ask()) return false;
   if (legacy()) {
     // Kept on the server, in the request's InputBridge slot.
-    if (slot_ == nullptr && (server_->bridge_ == nullptr || server_->bridge_take(*this) == nullptr))
+    if (slot_ == nullptr && (server_->bridge_ == nullptr || BridgeCode::take(*server_, *this) == nullptr))
       return no(server_->bridge_ == nullptr ? "the server has no InputBridge for this client's revision"
                                             : "the InputBridge is full");
   } else {
-    if (server_ == nullptr || server_->state_key() == nullptr) return no("the platform has no random source to key the state");
+    if (server_ == nullptr || ServerCode::state_key(*server_) == nullptr) return no("the platform has no random source to key the state");
     install();
     if (!asked_) (void)reply_->result_object(true);
   }
@@ -286,10 +288,11 @@ bool Inputs::missing_capability(StrView name) {
 // Ends the input-required result: what was asked, and the state for the retry.
 bool Inputs::settle() {
   if (!asked_) return refused_;
-  if (legacy()) return server_->features_.bridge->settle(*server_, *this);  // (asked_: there is a bridge)
+  if (legacy()) return BridgeCode::ops(*server_)->settle(*server_, *this);  // (asked_: there is a bridge)
   json::Writer& w = reply_->result();
   if (listed_) w.end_object();  // inputRequests (absent when only keep() was called)
-  if (server_->features_.write_state != nullptr) server_->features_.write_state(*this, w);
+  const auto* ops = static_cast<const StateOps*>(FeatureOps::at(*server_, FeatureOps::kStateSlot));
+  if (ops != nullptr) ops->write(*this, w);
   w.end_object();
   reply_->end();
   return true;

@@ -6,7 +6,7 @@
 // the response on Streamable HTTP: the connection's session detaches), when its session ends,
 // or when the server ends it (end_listens(): its completion result). A bounded table in the
 // server (EMCP_MAX_LISTENS) holds the open ones; one more is refused.
-#include "server_internal.h"
+#include "tasks_internal.h"
 
 EMCP_NS_BEGIN
 namespace mcp {
@@ -24,7 +24,7 @@ bool Server::Listen::wants(uint8_t kinds, uint32_t uri_h) const {
   return false;
 }
 
-void Server::on_listen(Session& s, const Message& m, Reply& r) {
+void ServerCode::on_listen(Server& sv, Session& s, const Message& m, Reply& r) {
   const Value filter = m.params["notifications"];
   if (!filter.is_object()) {
     r.reject(ErrorCode::kInvalidParams, {"params.notifications must be an object"});
@@ -53,12 +53,12 @@ void Server::on_listen(Session& s, const Message& m, Reply& r) {
   }
   // notifications.taskIds: with a task store (the tasks extension), the tasks it follows.
   const Value task_ids = filter["taskIds"];
-  const bool follows_tasks = task_ids.exists() && tasks_ != nullptr;
+  const bool follows_tasks = task_ids.exists() && sv.tasks_ != nullptr;
   uint32_t task_slots = 0;
-  if (follows_tasks && !tasks_->ops_->listen(*this, m, r, task_ids, &task_slots)) return;
+  if (follows_tasks && !TaskCode::ops(sv)->listen(sv, m, r, task_ids, &task_slots)) return;
   const Id id = r.id();
   Listen* slot = nullptr;
-  for (Listen& l : listens_) {
+  for (Listen& l : sv.listens_) {
     if (l.session == &s && l.id.id() == id) {
       r.reject(ErrorCode::kInvalidRequest, {"a listen with this id is open"});
       return;
@@ -91,11 +91,11 @@ void Server::on_listen(Session& s, const Message& m, Reply& r) {
   Outbound out(s, OutMessage{OutMessage::Kind::kNotification, id, false});
   if (!out.open()) {
     l.session = nullptr;  // nowhere to stream to
-    ++notifications_dropped_;
-    request_event(s, id, Channel::RequestEvent::kDone);
+    ++sv.notifications_dropped_;
+    ServerCode::request_event(s, id, Channel::RequestEvent::kDone);
     return;
   }
-  request_event(s, id, Channel::RequestEvent::kHeld);
+  ServerCode::request_event(s, id, Channel::RequestEvent::kHeld);
   json::Writer& w = out.w();
   jsonrpc::begin_notification(w, "notifications/subscriptions/acknowledged");
   w.begin_object();
@@ -119,34 +119,34 @@ void Server::on_listen(Session& s, const Message& m, Reply& r) {
     }
     w.end_array();
   }
-  if (follows_tasks) tasks_->ops_->write_listened(*this, w, task_slots);
+  if (follows_tasks) TaskCode::ops(sv)->write_listened(sv, w, task_slots);
   w.end_object();
   w.end_object();
   jsonrpc::end_message(w);
 }
 
-void Server::cancel_listen(Session& s, Value request_id) {
+void ServerCode::cancel_listen(Server& sv, Session& s, Value request_id) {
   const Id id = id_of(request_id);
   if (id.type == Id::Type::kNone) return;
-  for (Listen& l : listens_) {
+  for (Listen& l : sv.listens_) {
     if (l.session != &s || !(l.id.id() == id)) continue;
     l.session = nullptr;  // never answered: the request ends here
-    request_event(s, id, Channel::RequestEvent::kDone);
+    ServerCode::request_event(s, id, Channel::RequestEvent::kDone);
   }
 }
 
-bool Server::listening(const Session& s, uint8_t lists, uint32_t uri_h) const {
-  for (const Listen& l : listens_)
+bool ServerCode::listening(const Server& sv, const Session& s, uint8_t lists, uint32_t uri_h) {
+  for (const Listen& l : sv.listens_)
     if (l.session == &s && l.wants(lists, uri_h)) return true;
   return false;
 }
 
-void Server::notify_listens(Session& s, const char* method, uint8_t lists, uint32_t uri_h, StrView uri) {
-  for (Listen& l : listens_) {
+void ServerCode::notify_listens(Server& sv, Session& s, const char* method, uint8_t lists, uint32_t uri_h, StrView uri) {
+  for (Listen& l : sv.listens_) {
     if (l.session != &s || !l.wants(lists, uri_h)) continue;
     const Id id = l.id.id();
     Outbound out(s, OutMessage{OutMessage::Kind::kNotification, id, false});
-    if (!open_or_count(out, notifications_dropped_)) continue;
+    if (!open_or_count(out, sv.notifications_dropped_)) continue;
     json::Writer& w = out.w();
     jsonrpc::begin_notification(w, method);
     w.begin_object();

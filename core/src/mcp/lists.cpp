@@ -6,7 +6,7 @@
 EMCP_NS_BEGIN
 namespace mcp {
 
-bool Server::page_start(const Message& m, Reply& r, size_t total, size_t* start) {
+bool ServerCode::page_start(const Message& m, Reply& r, size_t total, size_t* start) {
   *start = 0;
   const Value c = m.params["cursor"];
   if (!c.exists() || c.is_null()) return true;

@@ -23,18 +23,18 @@ bool parse_log_level(StrView s, LogLevel* out) {
   return false;
 }
 
-Status Server::send_log(Session& s, const Peer& p, LogLevel level, StrView message,
+Status ServerCode::send_log(Server& sv, Session& s, const Peer& p, LogLevel level, StrView message,
                         StrView logger, const Id& related) {
   if (!p.wants_log(level)) return Status::kOk;
-  if (must_hold(s)) {
+  if (sv.must_hold(s)) {
     // A modern request's log belongs on its own stream, before its answer: too late now.
-    if (!EMCP_LEGACY_ERA || p.modern()) return drop_notification();
-    return hold(s, [](Server& sv, Session& s2, const HeldHead& h) {
-      if (s2.initialized()) (void)sv.send_log(s2, s2.peer_, h.level, h.b(), h.a(), Id{});
+    if (!EMCP_LEGACY_ERA || p.modern()) return sv.drop_notification();
+    return sv.hold(s, [](Server& server, Session& s2, const HeldHead& h) {
+      if (s2.initialized()) (void)send_log(server, s2, s2.peer_, h.level, h.b(), h.a(), Id{});
     }, level, logger, message);
   }
   Outbound out(s, OutMessage{OutMessage::Kind::kNotification, related, false});
-  if (!open_or_count(out, notifications_dropped_)) return Status::kInvalidState;
+  if (!open_or_count(out, sv.notifications_dropped_)) return Status::kInvalidState;
   json::Writer& w = out.w();
   jsonrpc::begin_notification(w, "notifications/message");
   w.begin_object();
@@ -49,10 +49,10 @@ Status Server::send_log(Session& s, const Peer& p, LogLevel level, StrView messa
 void Server::log(LogLevel level, StrView message, StrView logger) {
   if (!EMCP_LEGACY_ERA) return;  // 2026-07-28: logs go only with the request that asked (ToolCall::log)
   for (Session* s = sessions_; s != nullptr; s = s->next_)
-    if (s->initialized()) (void)send_log(*s, s->peer_, level, message, logger, s == current_session_ ? current_ : Id{});
+    if (s->initialized()) (void)ServerCode::send_log(*this, *s, s->peer_, level, message, logger, s == current_session_ ? current_ : Id{});
 }
 
-void Server::on_set_level(Session& s, const Message& m, Reply& r) {
+void ServerCode::on_set_level(Session& s, const Message& m, Reply& r) {
   LogLevel level;
   const Result<StrView> name = m.params["level"].as_string();
   if (!name.ok() || !parse_log_level(name.value(), &level)) {

@@ -4,7 +4,7 @@
 // pages give (basic/index.mdx, basic/versioning.mdx): the required fields (-32602), then the
 // revision (-32022); then the method, from the modern era's table only (-32601 for the legacy
 // era's initialize, ping, logging/setLevel, resources/subscribe...).
-#include "server_internal.h"
+#include "tasks_internal.h"
 
 EMCP_NS_BEGIN
 namespace mcp {
@@ -42,17 +42,17 @@ bool Server::is_modern(const Message& m) {
   return m.method == "server/discover" || m.method == "subscriptions/listen";
 }
 
-void Server::serve_modern(Session& s, const Message& m) {
+void ServerCode::serve_modern(Server& sv, Session& s, const Message& m) {
   Peer peer;
   peer.version = kModernVersion;
   Reply r(s, peer, m.id, nullptr);
-  const CurrentRequest current(*this, s, m.id);
+  const CurrentRequest current(sv, s, m.id);
   // A server of 2026-07-28 only (EMCP_LEGACY_ERA=0) and a legacy client's initialize (no
   // modern `_meta`): basic/versioning.mdx ("Backward Compatibility with Initialization-Based
   // Versions") leaves the code to the server but asks it to name the revisions it serves in
   // any error to initialize: -32022 with `data.supported`, and the revision the client asked
   // for as `requested`. (With modern `_meta`, initialize is an unknown method below: -32601.)
-  if (!EMCP_LEGACY_ERA && m.method == "initialize" && !is_modern(m)) {
+  if (!EMCP_LEGACY_ERA && m.method == "initialize" && !sv.is_modern(m)) {
     const Result<StrView> asked = m.params["protocolVersion"].as_string();
     if (asked.ok()) return unsupported_version(r, asked.value());
   }
@@ -74,7 +74,7 @@ void Server::serve_modern(Session& s, const Message& m) {
     return;
   }
   // Streamable HTTP: the headers mirror the body (-32020), checked before the revision.
-  if (headers_ != nullptr && headers_->check != nullptr && !headers_->check(*this, m, requested.value(), r)) return;
+  if (sv.headers_ != nullptr && sv.headers_->check != nullptr && !sv.headers_->check(sv, m, requested.value(), r)) return;
   Version v;
   if (!parse_version(requested.value(), &v) || !supports(v, Feature::kModern))
     return unsupported_version(r, requested.value());
@@ -87,21 +87,20 @@ void Server::serve_modern(Session& s, const Message& m) {
                 "critical, alert, emergency"});
       return;
     }
-    peer.logs = logging_;  // no logs at all for a request that named no level
+    peer.logs = sv.logging_;  // no logs at all for a request that named no level
   }
   peer.version = v;
   peer.caps = read_client_caps(caps, v);
-  peer.tools = has_tools_;
-  peer.resources = has_resources_;
-  peer.prompts = has_prompts_;
-  peer.completions = has_prompts_ || has_resources_;
-  if (m.method == "server/discover") return on_discover(r);
-  if (EMCP_MAX_LISTENS > 0 && m.method == "subscriptions/listen") return on_listen(s, m, r);
-  if (tasks_ != nullptr && tasks_->ops_->methods(*this, s, m, r)) return;  // tasks/* (set_tasks())
-  serve_features(s, m, r);
+  peer.tools = sv.has_tools_;
+  peer.resources = sv.has_resources_;
+  peer.prompts = sv.has_prompts_;
+  peer.completions = sv.has_prompts_ || sv.has_resources_;
+  if (m.method == "server/discover") return on_discover(sv, r);
+  if (EMCP_MAX_LISTENS > 0 && m.method == "subscriptions/listen") return on_listen(sv, s, m, r);
+  serve_features(sv, s, m, r);  // tasks/* among them (set_tasks())
 }
 
-void Server::on_discover(Reply& r) {
+void ServerCode::on_discover(Server& sv, Reply& r) {
   json::Writer& w = r.result_object();
   w.key("supportedVersions");
   w.begin_array();
@@ -110,9 +109,9 @@ void Server::on_discover(Reply& r) {
   w.key("capabilities");
   w.begin_object();
   write_capability_members(w, r.peer());
-  if (tasks_ != nullptr) write_tasks_extension(w);  // SEP-2663
+  if (sv.tasks_ != nullptr) write_tasks_extension(w);  // SEP-2663
   w.end_object();
-  if (info_.instructions) w.member_str("instructions", info_.instructions);
+  if (sv.info_.instructions) w.member_str("instructions", sv.info_.instructions);
   r.cache_hints(Reply::Cacheable::kList);
   w.end_object();
   r.end();

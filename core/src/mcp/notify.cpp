@@ -8,7 +8,7 @@
 EMCP_NS_BEGIN
 namespace mcp {
 
-void Server::send_list_changed(Session& s, ListKind kind) {
+void ServerCode::send_list_changed(Server& sv, Session& s, ListKind kind) {
   // To sessions whose initialize answer offered the capability (and listChanged), and to the
   // listen streams on `s` that asked for it (2026-07-28).
   const bool offered = kind == ListKind::kTools       ? s.peer_.tools
@@ -16,11 +16,11 @@ void Server::send_list_changed(Session& s, ListKind kind) {
                                                       : s.peer_.prompts;
   const bool session = EMCP_LEGACY_ERA && s.initialized() && offered;
   const uint8_t bit = list_bit(static_cast<uint8_t>(kind));
-  const bool listens = EMCP_MAX_LISTENS > 0 && listening(s, bit, 0);
+  const bool listens = EMCP_MAX_LISTENS > 0 && listening(sv, s, bit, 0);
   if (!session && !listens) return;
-  if (must_hold(s)) {
-    (void)hold(s, [](Server& sv, Session& s2, const HeldHead& h) {
-      sv.send_list_changed(s2, static_cast<ListKind>(h.level));
+  if (sv.must_hold(s)) {
+    (void)sv.hold(s, [](Server& server, Session& s2, const HeldHead& h) {
+      send_list_changed(server, s2, static_cast<ListKind>(h.level));
     }, static_cast<LogLevel>(kind), StrView());
     return;
   }
@@ -29,22 +29,22 @@ void Server::send_list_changed(Session& s, ListKind kind) {
                                                       : "notifications/prompts/list_changed";
   if (session) {
     Outbound out(s, OutMessage{OutMessage::Kind::kNotification, Id{}, false});
-    if (open_or_count(out, notifications_dropped_)) jsonrpc::write_notification(out.w(), method);
+    if (open_or_count(out, sv.notifications_dropped_)) jsonrpc::write_notification(out.w(), method);
   }
-  if (listens) notify_listens(s, method, bit, 0, StrView());
+  if (listens) notify_listens(sv, s, method, bit, 0, StrView());
 }
 
-void Server::list_changed(ListKind kind) {
-  for (Session* s = sessions_; s != nullptr; s = s->next_) send_list_changed(*s, kind);
+void ServerCode::list_changed(Server& sv, ListKind kind) {
+  for (Session* s = sv.sessions_; s != nullptr; s = s->next_) send_list_changed(sv, *s, kind);
 }
 
-Status Server::notify_progress(Session& s, Version v, const Id& token, double done, double total,
+Status ServerCode::notify_progress(Server& sv, Session& s, Version v, const Id& token, double done, double total,
                                StrView msg, const Id& related) {
   // Not held: a later report supersedes it, and none may follow the request's answer. What is
   // held goes first.
-  send_held_now();
+  sv.send_held_now();
   Outbound out(s, OutMessage{OutMessage::Kind::kNotification, related, false});
-  if (!open_or_count(out, notifications_dropped_)) return Status::kInvalidState;
+  if (!open_or_count(out, sv.notifications_dropped_)) return Status::kInvalidState;
   json::Writer& w = out.w();
   jsonrpc::begin_notification(w, "notifications/progress");
   w.begin_object();

@@ -46,22 +46,28 @@ void PromptGet::invalid_params(StrView message) {
   failed_ = true;
 }
 
-bool Server::prompt_methods(Server& sv, Session& s, const Message& m, Reply& r) {
+const FeatureOps FeatureOps::kPrompts = {&ServerCode::prompt_methods, nullptr};
+
+// For a peer offered prompts; also completion/complete (2024-11-05 had it before the
+// `completions` capability) when resources.cpp has not answered it.
+bool ServerCode::prompt_methods(Server& sv, Session& s, const Message& m, Reply& r) {
+  if (!r.peer().prompts) return false;
   const StrView method = m.method;
-  if (method == "prompts/list") sv.on_prompts_list(s, m, r);
-  else if (method == "prompts/get") sv.on_prompts_get(s, m, r);
+  if (method == "prompts/list") on_prompts_list(sv, s, m, r);
+  else if (method == "prompts/get") on_prompts_get(sv, s, m, r);
+  else if (method == "completion/complete") on_complete(sv, s, m, r);
   else return false;
   return true;
 }
 
-void Server::on_prompts_list(Session& /*s*/, const Message& m, Reply& r) {
+void ServerCode::on_prompts_list(Server& sv, Session& /*s*/, const Message& m, Reply& r) {
   size_t start = 0;
-  if (!page_start(m, r, prompts_.size(), &start)) return;
+  if (!page_start(m, r, sv.prompts_.size(), &start)) return;
   json::Writer& w = begin_page(r, "prompts");
   size_t i = start;
   const Version v = r.peer().version;
-  for (; i < prompts_.size() && i < start + page_size_; ++i) {
-    const Prompt& p = prompts_[i];
+  for (; i < sv.prompts_.size() && i < start + sv.page_size_; ++i) {
+    const Prompt& p = sv.prompts_[i];
     w.begin_object();
     w.member_str("name", p.name);
     if (p.title && supports(v, Feature::kTitles)) w.member_str("title", p.title);
@@ -82,16 +88,16 @@ void Server::on_prompts_list(Session& /*s*/, const Message& m, Reply& r) {
     if (supports(v, Feature::kIcons)) p.icons.write_to(w);
     w.end_object();
   }
-  end_page(r, w, i, prompts_.size());
+  end_page(r, w, i, sv.prompts_.size());
 }
 
-void Server::on_prompts_get(Session& s, const Message& m, Reply& r) {
+void ServerCode::on_prompts_get(Server& sv, Session& s, const Message& m, Reply& r) {
   const Result<StrView> name = m.params["name"].as_string();
   if (!name.ok()) {
     r.reject(ErrorCode::kInvalidParams, {"name must be a string"});
     return;
   }
-  const Prompt* prompt = prompt_named(name.value());
+  const Prompt* prompt = prompt_named(sv, name.value());
   if (prompt == nullptr) {
     r.reject(ErrorCode::kInvalidParams, {"unknown prompt \"", name.value(), "\""});
     return;
@@ -115,12 +121,12 @@ void Server::on_prompts_get(Session& s, const Message& m, Reply& r) {
     }
   }
   PromptGet get;
-  get.server_ = this;
+  get.server_ = &sv;
   get.session_ = &s;
   get.prompt_ = prompt;
   get.args_ = args;
   get.reply_ = &r;
-  if (!get.inputs_.begin(*this, r, m)) return;  // inputResponses or requestState refused
+  if (!get.inputs_.begin(sv, r, m)) return;  // inputResponses or requestState refused
   if (prompt->get) prompt->get(get);
   if (get.failed_ || get.inputs_.settle()) return;
   json::Writer& w = r.result();

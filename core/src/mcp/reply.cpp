@@ -161,7 +161,7 @@ void Reply::invalid(const jsonrpc::Message& m) {
 
 Reply::~Reply() {
   end();
-  if (!suppressed_) Server::request_event(session_, id_, Channel::RequestEvent::kDone);
+  if (!suppressed_) ServerCode::request_event(session_, id_, Channel::RequestEvent::kDone);
 }
 
 void Reply::end() {

@@ -105,27 +105,33 @@ void ResourceRead::not_found() {
   missing_ = true;
 }
 
-bool Server::resource_methods(Server& sv, Session& s, const Message& m, Reply& r) {
+const FeatureOps FeatureOps::kResources = {&ServerCode::resource_methods, nullptr};
+
+// For a peer offered resources; also completion/complete, which existed before the
+// `completions` capability (2024-11-05) (prompts.cpp answers it for a peer offered prompts alone).
+bool ServerCode::resource_methods(Server& sv, Session& s, const Message& m, Reply& r) {
+  if (!r.peer().resources) return false;
   const StrView method = m.method;
-  if (method == "resources/list") sv.on_resources_list(s, m, r);
-  else if (method == "resources/templates/list") sv.on_templates_list(s, m, r);
-  else if (method == "resources/read") sv.on_resources_read(s, m, r);
+  if (method == "resources/list") on_resources_list(sv, s, m, r);
+  else if (method == "resources/templates/list") on_templates_list(sv, s, m, r);
+  else if (method == "resources/read") on_resources_read(sv, s, m, r);
+  else if (method == "completion/complete") on_complete(sv, s, m, r);
   // Subscriptions belong to a session: the modern era has subscriptions/listen instead.
   else if (r.peer().modern()) return false;
-  else if (method == "resources/subscribe") sv.on_subscribe(s, m, r, true);
-  else if (method == "resources/unsubscribe") sv.on_subscribe(s, m, r, false);
+  else if (method == "resources/subscribe") on_subscribe(s, m, r, true);
+  else if (method == "resources/unsubscribe") on_subscribe(s, m, r, false);
   else return false;
   return true;
 }
 
-void Server::on_resources_list(Session& /*s*/, const Message& m, Reply& r) {
+void ServerCode::on_resources_list(Server& sv, Session& /*s*/, const Message& m, Reply& r) {
   size_t start = 0;
-  if (!page_start(m, r, resources_.size(), &start)) return;
+  if (!page_start(m, r, sv.resources_.size(), &start)) return;
   json::Writer& w = begin_page(r, "resources");
   size_t i = start;
   const Version v = r.peer().version;
-  for (; i < resources_.size() && i < start + page_size_; ++i) {
-    const Resource& res = resources_[i];
+  for (; i < sv.resources_.size() && i < start + sv.page_size_; ++i) {
+    const Resource& res = sv.resources_[i];
     w.begin_object();
     w.member_str("uri", res.uri);
     w.member_str("name", res.name);
@@ -137,17 +143,17 @@ void Server::on_resources_list(Session& /*s*/, const Message& m, Reply& r) {
     if (supports(v, Feature::kIcons)) res.icons.write_to(w);
     w.end_object();
   }
-  end_page(r, w, i, resources_.size());
+  end_page(r, w, i, sv.resources_.size());
 }
 
-void Server::on_templates_list(Session& /*s*/, const Message& m, Reply& r) {
+void ServerCode::on_templates_list(Server& sv, Session& /*s*/, const Message& m, Reply& r) {
   size_t start = 0;
-  if (!page_start(m, r, templates_.size(), &start)) return;
+  if (!page_start(m, r, sv.templates_.size(), &start)) return;
   json::Writer& w = begin_page(r, "resourceTemplates");
   size_t i = start;
   const Version v = r.peer().version;
-  for (; i < templates_.size() && i < start + page_size_; ++i) {
-    const ResourceTemplate& t = templates_[i];
+  for (; i < sv.templates_.size() && i < start + sv.page_size_; ++i) {
+    const ResourceTemplate& t = sv.templates_[i];
     w.begin_object();
     w.member_str("uriTemplate", t.uri_template);
     w.member_str("name", t.name);
@@ -158,22 +164,22 @@ void Server::on_templates_list(Session& /*s*/, const Message& m, Reply& r) {
     if (supports(v, Feature::kIcons)) t.icons.write_to(w);
     w.end_object();
   }
-  end_page(r, w, i, templates_.size());
+  end_page(r, w, i, sv.templates_.size());
 }
 
-void Server::on_resources_read(Session& s, const Message& m, Reply& r) {
+void ServerCode::on_resources_read(Server& sv, Session& s, const Message& m, Reply& r) {
   const Result<StrView> uri = m.params["uri"].as_string();
   if (!uri.ok()) {
     r.reject(ErrorCode::kInvalidParams, {"uri must be a string"});
     return;
   }
   ResourceRead read;
-  read.server_ = this;
+  read.server_ = &sv;
   read.session_ = &s;
   read.reply_ = &r;
   read.uri_ = uri.value();
   ReadFn fn = nullptr;
-  for (const Resource& res : resources_) {
+  for (const Resource& res : sv.resources_) {
     if (uri.value().equals(res.uri)) {
       fn = res.read;
       read.mime_ = res.mime_type;
@@ -182,7 +188,7 @@ void Server::on_resources_read(Session& s, const Message& m, Reply& r) {
     }
   }
   if (fn == nullptr) {
-    for (const ResourceTemplate& t : templates_) {
+    for (const ResourceTemplate& t : sv.templates_) {
       uint8_t n = 0;
       if (match_uri_template(t.uri_template, uri.value(), read.names_, read.values_,
                              EMCP_MAX_TEMPLATE_VARS, &n)) {
@@ -195,7 +201,7 @@ void Server::on_resources_read(Session& s, const Message& m, Reply& r) {
     }
   }
   if (fn != nullptr) {
-    if (!read.inputs_.begin(*this, r, m)) return;  // inputResponses or requestState refused
+    if (!read.inputs_.begin(sv, r, m)) return;  // inputResponses or requestState refused
     fn(read);
     if (read.inputs_.settle()) return;
   }
@@ -217,7 +223,7 @@ void Server::on_resources_read(Session& s, const Message& m, Reply& r) {
   r.end();
 }
 
-void Server::on_subscribe(Session& s, const Message& m, Reply& r, bool on) {
+void ServerCode::on_subscribe(Session& s, const Message& m, Reply& r, bool on) {
   const Result<StrView> uri = m.params["uri"].as_string();
   if (!uri.ok()) {
     r.reject(ErrorCode::kInvalidParams, {"uri must be a string"});
@@ -255,22 +261,22 @@ bool subscribed(uint32_t h, const uint32_t (&subs)[EMCP_MAX_SUBSCRIPTIONS]) {
 }
 }  // namespace
 
-void Server::send_updated(Session& s, StrView uri) {
+void ServerCode::send_updated(Server& sv, Session& s, StrView uri) {
   // To the session if it subscribed (resources/subscribe), and to the listen streams on `s`
   // whose resourceSubscriptions name the URI (2026-07-28).
   const uint32_t h = uri_hash(uri);
   const bool session = EMCP_LEGACY_ERA && subscribed(h, s.subs_);
-  const bool listens = EMCP_MAX_LISTENS > 0 && listening(s, 0, h);
+  const bool listens = EMCP_MAX_LISTENS > 0 && listening(sv, s, 0, h);
   if (!session && !listens) return;
-  if (must_hold(s)) {
-    (void)hold(s, [](Server& sv, Session& s2, const HeldHead& held) {
-      sv.send_updated(s2, held.a());  // if still subscribed
+  if (sv.must_hold(s)) {
+    (void)sv.hold(s, [](Server& server, Session& s2, const HeldHead& held) {
+      send_updated(server, s2, held.a());  // if still subscribed
     }, LogLevel::kDebug, uri);
     return;
   }
   if (session) {
     Outbound out(s, OutMessage{OutMessage::Kind::kNotification, Id{}, false});
-    if (open_or_count(out, notifications_dropped_)) {
+    if (open_or_count(out, sv.notifications_dropped_)) {
       json::Writer& w = out.w();
       jsonrpc::begin_notification(w, "notifications/resources/updated");
       w.begin_object();
@@ -279,11 +285,11 @@ void Server::send_updated(Session& s, StrView uri) {
       jsonrpc::end_message(w);
     }
   }
-  if (listens) notify_listens(s, "notifications/resources/updated", 0, h, uri);
+  if (listens) notify_listens(sv, s, "notifications/resources/updated", 0, h, uri);
 }
 
 void Server::resource_updated(StrView uri) {
-  for (Session* s = sessions_; s != nullptr; s = s->next_) send_updated(*s, uri);
+  for (Session* s = sessions_; s != nullptr; s = s->next_) ServerCode::send_updated(*this, *s, uri);
 }
 
 }  // namespace mcp

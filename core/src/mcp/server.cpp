@@ -25,32 +25,29 @@ void Server::set_tools(Span<const Tool> tools) {
   const bool changed = !has_tools_ || !same(tools_, tools);
   tools_ = tools;
   has_tools_ = true;
-  if (changed) list_changed(ListKind::kTools);
+  if (changed) ServerCode::list_changed(*this, ListKind::kTools);
 }
 
 void Server::set_resources(Span<const Resource> resources) {
   const bool changed = !has_resources_ || !same(resources_, resources);
   resources_ = resources;
   has_resources_ = true;
-  features_.resources = &Server::resource_methods;
-  features_.completion = &Server::completion_methods;
-  if (changed) list_changed(ListKind::kResources);
+  FeatureOps::install(*this, FeatureOps::kResourcesSlot, FeatureOps::kResources);
+  if (changed) ServerCode::list_changed(*this, ListKind::kResources);
 }
 void Server::set_templates(Span<const ResourceTemplate> templates) {
   const bool changed = !has_resources_ || !same(templates_, templates);
   templates_ = templates;
   has_resources_ = true;
-  features_.resources = &Server::resource_methods;
-  features_.completion = &Server::completion_methods;
-  if (changed) list_changed(ListKind::kResources);
+  FeatureOps::install(*this, FeatureOps::kResourcesSlot, FeatureOps::kResources);
+  if (changed) ServerCode::list_changed(*this, ListKind::kResources);
 }
 void Server::set_prompts(Span<const Prompt> prompts) {
   const bool changed = !has_prompts_ || !same(prompts_, prompts);
   prompts_ = prompts;
   has_prompts_ = true;
-  features_.prompts = &Server::prompt_methods;
-  features_.completion = &Server::completion_methods;
-  if (changed) list_changed(ListKind::kPrompts);
+  FeatureOps::install(*this, FeatureOps::kPromptsSlot, FeatureOps::kPrompts);
+  if (changed) ServerCode::list_changed(*this, ListKind::kPrompts);
 }
 
 Server::~Server() {
@@ -66,11 +63,12 @@ void Server::attach(Session& s) {
 }
 
 void Server::detach(Session& s) {
-  cancel_deferred(s, false);  // the session ends: no events
+  // Its deferred calls end (no events: the session ends), its 2025-11-25 tasks too.
+  FeatureOps::walk(*this, FeatureEvent::kEnding, &s);
   for (Listen& l : listens_)
     if (l.session == &s) l.session = nullptr;  // its stream ended with the session
   if (held_used_ != 0) send_held(&s);  // what is held for it will not be sent
-  if (features_.outgoing != nullptr) features_.outgoing->close(*this, s);
+  FeatureOps::walk(*this, FeatureEvent::kEnded, &s);  // the server's requests to it end
   for (Session** p = &sessions_; *p != nullptr; p = &(*p)->next_) {
     if (*p == &s) {
       *p = s.next_;
@@ -82,20 +80,25 @@ void Server::detach(Session& s) {
 }
 
 void Server::poll() {
-  if (features_.outgoing != nullptr) features_.outgoing->expire(*this);
-  if (features_.inbox != nullptr) features_.inbox(*inbox_);  // what other tasks posted (inbox.cpp)
-  if (features_.poll != nullptr) features_.poll(*this);  // the InputBridge's, tasks' (their setters)
+  // Requests to clients that timed out, what other tasks posted (the inbox), the InputBridge's
+  // and the tasks' waiting work.
+  FeatureOps::walk(*this, FeatureEvent::kPoll);
   send_held_now();
 }
 
-const Tool* Server::tool_named(StrView name) const {
-  for (const Tool& t : tools_)
+void FeatureOps::walk(Server& sv, FeatureEvent e, Session* s, const jsonrpc::Message* m) {
+  for (const FeatureOps* f : sv.features_)
+    if (f != nullptr && f->event != nullptr) f->event(sv, e, s, m);
+}
+
+const Tool* ServerCode::tool_named(const Server& sv, StrView name) {
+  for (const Tool& t : sv.tools_)
     if (name.equals(t.name)) return &t;
   return nullptr;
 }
 
-const Prompt* Server::prompt_named(StrView name) const {
-  for (const Prompt& p : prompts_)
+const Prompt* ServerCode::prompt_named(const Server& sv, StrView name) {
+  for (const Prompt& p : sv.prompts_)
     if (name.equals(p.name)) return &p;
   return nullptr;
 }
@@ -105,13 +108,13 @@ const char* Server::scope_of(const jsonrpc::Message& m) const {
   if (m.method == "tools/call") {
     const Result<StrView> name = m.params["name"].as_string();
     if (!name.ok()) return nullptr;
-    const Tool* t = tool_named(name.value());
+    const Tool* t = ServerCode::tool_named(*this, name.value());
     return t != nullptr ? t->scope : nullptr;
   }
   if (m.method == "prompts/get") {
     const Result<StrView> name = m.params["name"].as_string();
     if (!name.ok()) return nullptr;
-    const Prompt* p = prompt_named(name.value());
+    const Prompt* p = ServerCode::prompt_named(*this, name.value());
     return p != nullptr ? p->scope : nullptr;
   }
   if (m.method == "resources/read" || m.method == "resources/subscribe") {

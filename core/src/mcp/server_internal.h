@@ -35,6 +35,148 @@ struct CurrentRequest {
   Session* session_;
 };
 
+// The server's answers to requests: static functions of one struct (a friend of Server and of
+// the classes whose private members they fill in) rather than members of Server, so that what
+// only these files use (Reply among it) stays out of the public header. Each is in the file
+// that serves its method.
+struct ServerCode {
+  using Deferred = Server::Deferred;
+  using Outgoing = Server::Outgoing;
+  using Listen = Server::Listen;
+  using HeldHead = Server::HeldHead;
+  // dispatch.cpp: a message, a request of the legacy era, what both eras serve (tools,
+  // resources, prompts, completion, tasks, as the reply's peer has them).
+  static void handle_message(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
+  static void on_request(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
+  static void serve_features(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
+  // modern.cpp: a request of the 2026-07-28 era, server/discover; listen.cpp: subscriptions/listen.
+  static void serve_modern(Server& sv, Session& s, const jsonrpc::Message& m);
+  static void on_discover(Server& sv, Reply& r);
+  static void on_listen(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
+  static void on_initialize(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);  // session.cpp
+  static void on_set_level(Session& s, const jsonrpc::Message& m, Reply& r);  // logging.cpp
+  // tools.cpp.
+  static void on_tools_list(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
+  static void on_tools_call(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
+  // The tool a tools/call names, its arguments checked (nullptr: `r` has the error).
+  static const Tool* tool_to_call(Server& sv, const jsonrpc::Message& m, Reply& r, json::Value* arguments);
+  static void run_tool(ToolCall& call, Reply& r);
+  // resources.cpp, prompts.cpp (FeatureOps::kResources, kPrompts), completion.cpp.
+  static bool resource_methods(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
+  static void on_resources_list(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
+  static void on_templates_list(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
+  static void on_resources_read(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
+  static void on_subscribe(Session& s, const jsonrpc::Message& m, Reply& r, bool on);
+  static bool prompt_methods(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
+  static void on_prompts_list(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
+  static void on_prompts_get(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
+  static void on_complete(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
+  // lists.cpp: a */list request's cursor (false: `r` has the error).
+  static bool page_start(const jsonrpc::Message& m, Reply& r, size_t total, size_t* start);
+  // dispatch.cpp: what one input held; a notification. client_requests.cpp: a response to the
+  // server's request, the requests of a session that ends or time out, a cancellation of one.
+  static void handle_input(Server& sv, Session& s, const jsonrpc::Decoded& d);
+  static void on_notification(Server& sv, Session& s, const jsonrpc::Message& m);
+  static void on_response(Server& sv, Session& s, const jsonrpc::Message& m);
+  static Status send_request(Server& sv, Session& s, StrView method, ParamsFn params, const void* params_ctx,
+                             ResponseFn done, void* done_ctx, uint32_t timeout_ms);
+  static void close_outgoing(Server& sv, Session& s);
+  static void expire_outgoing(Server& sv);
+  // notifications/cancelled of the server's own request `request_id` to `s`.
+  static void send_cancelled(Server& sv, Session& s, int64_t request_id, const char* reason);
+  // listen.cpp: notifications/cancelled of a listen on `s` (stdio): it ends, unanswered. True
+  // when a listen on `s` wants the list change `lists` (uri_hash 0) or updates of the URI hashed
+  // `uri_hash`; `method` to each such listen on `s`, tagged with its subscriptionId.
+  static void cancel_listen(Server& sv, Session& s, json::Value request_id);
+  static bool listening(const Server& sv, const Session& s, uint8_t lists, uint32_t uri_hash);
+  static void notify_listens(Server& sv, Session& s, const char* method, uint8_t lists, uint32_t uri_hash,
+                             StrView uri);
+  static void write_tool(Server& sv, json::Writer& w, const Tool& t, Version v);  // tools.cpp
+  // The tool or prompt of that name in the application's table (nullptr: none; server.cpp).
+  static const Tool* tool_named(const Server& sv, StrView name);
+  static const Prompt* prompt_named(const Server& sv, StrView name);
+  // notify.cpp, logging.cpp: list changes, resource updates, progress, log messages.
+  static void list_changed(Server& sv, ListKind kind);
+  static void send_list_changed(Server& sv, Session& s, ListKind kind);
+  static void send_updated(Server& sv, Session& s, StrView uri);
+  static Status notify_progress(Server& sv, Session& s, Version v, const jsonrpc::Id& token, double done,
+                                double total, StrView msg, const jsonrpc::Id& related);
+  static Status send_log(Server& sv, Session& s, const Peer& p, LogLevel level, StrView message, StrView logger,
+                         const jsonrpc::Id& related);
+  // deferred.cpp: holds request `id` of session `s` (nullptr: a task's work, which no connection
+  // waits for) in the deferred table: a deferred call, one an InputBridge asks for, a task's.
+  // Its entry, or -1 when all EMCP_MAX_DEFERRED are taken.
+  static int hold_request(Server& sv, Session* s, const jsonrpc::Id& id, const Peer& peer, json::Value progress,
+                          const Tool* tool);
+  // inputs.cpp: the key of the MAC over each requestState, drawn from the platform's random
+  // source when first needed, in storage of inputs.cpp (linked only by an application that
+  // asks); a restart makes every earlier state invalid.
+  static const uint8_t* state_key(Server& sv);
+  // Tells session `s`'s channel what became of its request `id` (Channel::request).
+  static void request_event(Session& s, const jsonrpc::Id& id, Channel::RequestEvent event) {
+    if (s.channel_.request != nullptr && s.server_ != nullptr && id.present())
+      s.channel_.request(s.channel_.ctx, id, event);
+  }
+};
+
+// What the server reaches one feature's code through (Server::features_). Each feature that
+// is not always linked has one such table, in flash; what first uses the feature (its setter,
+// the first request to a client, the first deferred call, the first ask) installs it in its
+// slot, and the dispatcher, poll(), detach() and notifications/cancelled walk the slots in
+// order. No code refers to a feature's functions but its table and its installer, so an image
+// that never installs it links none of it (--gc-sections). A hook left nullptr: nothing to do.
+//
+// Two hooks, not one per event: a request (answered or not), and every other event, whose kind
+// the feature's one function tells apart. Measured on the firmware images, a pointer per event
+// (message, session, poll) cost up to 200 B more flash in the tables and the walks.
+enum class FeatureEvent : uint8_t {
+  kMessage,     // a notification, or a response to one of the server's requests, on `s`: `m`
+  kEnding,      // detach(): session `s` ends (nothing is told to its channel)
+  kRestarting,  // initialize again on `s`: its requests end (its channel is told)
+  kEnded,       // after either (after the new initialize's answer): the server's requests to `s` end
+  kPoll,        // Server::poll() (no session, no message)
+};
+struct FeatureOps {
+  // A request to answer; true when answered. The feature checks what the reply's peer was
+  // offered (Peer::resources, ::prompts).
+  bool (*request)(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
+  void (*event)(Server& sv, FeatureEvent e, Session* s, const jsonrpc::Message* m);
+
+  // The slots, in the order the walks take them: resources' and prompts' requests before the
+  // tasks' (which take a 2025-11-25 tools/call with params.task before the tools do); deferred
+  // calls marked cancelled before the InputBridge drops their questions and tasks forget
+  // theirs; the requests to clients expire, then the inbox's posts run, before the bridge and
+  // the tasks poll.
+  enum Slot : uint8_t {
+    kResourcesSlot,  // set_resources(), set_templates(): resources/*, completion/complete
+    kPromptsSlot,    // set_prompts(): prompts/*, completion/complete
+    kRootsSlot,      // on_roots_changed(): notifications/roots/list_changed
+    kOutgoingSlot,   // the first request to a client: its answers, timeouts, a session's end
+    kDeferredSlot,   // the first held request: notifications/cancelled, a session's end
+    kStateSlot,      // the first ask of a 2026-07-28 request: requestState (StateOps)
+    kInboxSlot,      // set_inbox(): what other threads posted
+    kBridgeSlot,     // set_input_bridge() (BridgeOps, input_bridge_internal.h)
+    kTasksSlot,      // set_tasks() (TaskOps, tasks_internal.h)
+    kSlots
+  };
+  static_assert(kSlots == Server::kFeatureSlots, "Server::kFeatureSlots counts the slots");
+  static const FeatureOps* at(const Server& sv, Slot slot) { return sv.features_[slot]; }
+  static void install(Server& sv, Slot slot, const FeatureOps& ops) { sv.features_[slot] = &ops; }
+  // Every installed feature's event hook, in slot order (server.cpp).
+  static void walk(Server& sv, FeatureEvent e, Session* s = nullptr, const jsonrpc::Message* m = nullptr);
+  // The tables of the features whose code is the server's own (resources.cpp, prompts.cpp,
+  // client_requests.cpp, deferred.cpp, inbox.cpp).
+  static const FeatureOps kResources, kPrompts, kRoots, kOutgoing, kDeferred, kInbox;
+};
+
+// Input rounds' requestState (inputs.cpp; kStateSlot): verify a retry's, write a round's. Until
+// the first ask installs it, a presented state is refused. Each hook has one caller
+// (Inputs::begin, Inputs::settle), typed here rather than squeezed into FeatureOps.
+struct StateOps : FeatureOps {  // (no request, no event)
+  bool (*verify)(Inputs& in, StrView state, const char** why);
+  void (*write)(Inputs& in, json::Writer& w);
+};
+
 // A notification that cannot go out (the channel is busy with another message, or closed) is
 // counted in `dropped` (Server::notifications_dropped()).
 inline bool open_or_count(Outbound& out, uint32_t& dropped) {
@@ -55,42 +197,6 @@ struct Server::HeldHead {
   StrView a() const { return StrView(text(), a_len); }
   StrView b() const { return StrView(text() + a_len, b_len); }
 };
-
-// MCP tasks (tasks.cpp), reached through the TaskStore that Server::set_tasks() installs.
-struct TaskOps {
-  bool (*methods)(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);  // tasks/*
-  bool (*defer)(Server& sv, ToolCall& call, Pending* out);       // true: the call is a task's
-  Status (*complete)(Server& sv, Pending p, Server::FinishFn fn, void* ctx);  // a task's deferred call
-  void (*poll)(Server& sv);                                      // expiry, waiting tasks/result
-  // subscriptions/listen's notifications.taskIds `ids`: the slots of the tasks it will hear of
-  // (false: `r` has the error); then the acknowledgement's "taskIds" for those slots.
-  bool (*listen)(Server& sv, const jsonrpc::Message& m, Reply& r, json::Value ids, uint32_t* slots);
-  void (*write_listened)(const Server& sv, json::Writer& w, uint32_t slots);
-  const TaskOpsLegacy* legacy;  // 2025-11-25 (tasks_2025.cpp; nullptr with EMCP_LEGACY_ERA=0)
-};
-struct TaskOpsLegacy {
-  // A request of a session whose client may use tasks: tasks/*, and a tools/call with
-  // params.task or of a tool that runs only as a task (true: answered here).
-  bool (*request)(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
-  void (*forget)(Server& sv, Session& s);                 // a session ends: its tasks too
-  // "capabilities":{...} of initialize, "tasks" among them for a 2025-11-25 session.
-  void (*capabilities)(const Server& sv, json::Writer& w, const Session& s);
-  // "execution":{...} of a tool in tools/list at `v` (2025-11-25, not forbidden).
-  void (*execution)(json::Writer& w, const Tool& tool, Version v);
-};
-
-// tasks_store.cpp: the tree of the JSON `text` in `arena` (missing when it is not one JSON value
-// or does not fit); what the arena held stays.
-json::Value task_parse(StrView text, Arena& arena);
-// A task in this state ended (completed, failed, cancelled).
-bool task_is_terminal(uint8_t state);
-// The request declared the tasks extension in its `_meta` capabilities.
-bool task_declared(json::Value params);
-// A 2025-11-25 task's result gets _meta related-task first: `rest` is the result object without
-// its '{' (in t.buf, after where the text will start); false when it does not fit.
-bool task_with_related_meta(TaskSlot& t, StrView rest);
-// tasks_run.cpp: -32021 naming the extension ({"requiredCapabilities":{"extensions":{...}}}).
-void task_refuse_without_extension(Reply& r, std::initializer_list<TextPiece> message);
 
 // What a ClientCapabilities object declares, as revision `v` reads it.
 ClientCaps read_client_caps(json::Value caps, Version v);

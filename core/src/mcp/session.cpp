@@ -1,6 +1,6 @@
 // A session's lifecycle: initialize (version negotiation, the client's capabilities, what the
 // server offers it), reset, and how an answer's id is written at its revision.
-#include "server_internal.h"
+#include "tasks_internal.h"
 
 #include <string.h>
 
@@ -76,7 +76,7 @@ void write_implementation(json::Writer& w, const ServerInfo& info, Version v) {
   w.end_object();
 }
 
-void Server::on_initialize(Session& s, const Message& m, Reply& r) {
+void ServerCode::on_initialize(Server& sv, Session& s, const Message& m, Reply& r) {
   const Value p = m.params;
   const Result<StrView> requested = p["protocolVersion"].as_string();
   if (!requested.ok()) {
@@ -90,7 +90,7 @@ void Server::on_initialize(Session& s, const Message& m, Reply& r) {
   // A repeated initialize starts the session afresh (a client reconnecting over a bridge):
   // its deferred calls are cancelled now, its requests to the client end (kClosed) after the
   // answer, so whatever their callbacks send goes out after it.
-  cancel_deferred(s, true);
+  FeatureOps::walk(sv, FeatureEvent::kRestarting, &s);
   const bool had_outgoing = s.initialized();
   s.reset();
   // An unknown revision, or a modern one (no initialize there), is answered with our latest.
@@ -103,23 +103,23 @@ void Server::on_initialize(Session& s, const Message& m, Reply& r) {
                                                                                : sizeof s.client_name_);
   if (s.client_name_len_) memcpy(s.client_name_, name.data(), s.client_name_len_);
   s.state_ = Session::kInitialized;
-  s.peer_.tools = has_tools_;
-  s.peer_.resources = has_resources_;
-  s.peer_.prompts = has_prompts_;
-  s.peer_.logs = logging_;
-  s.peer_.completions = (has_prompts_ || has_resources_) && supports(v, Feature::kCompletionsCapability);
+  s.peer_.tools = sv.has_tools_;
+  s.peer_.resources = sv.has_resources_;
+  s.peer_.prompts = sv.has_prompts_;
+  s.peer_.logs = sv.logging_;
+  s.peer_.completions = (sv.has_prompts_ || sv.has_resources_) && supports(v, Feature::kCompletionsCapability);
 
   json::Writer& w = r.result_object();
   w.member_str("protocolVersion", version_str(v));
   // With tasks, a 2025-11-25 session gets their capability too (tasks_2025.cpp).
-  if (EMCP_LEGACY_ERA && tasks_ != nullptr) tasks_->ops_->legacy->capabilities(*this, w, s);
+  if (EMCP_LEGACY_ERA && sv.tasks_ != nullptr) TaskCode::ops(sv)->legacy->capabilities(sv, w, s);
   else write_capabilities(w, s.peer_);
   w.key("serverInfo");
-  write_implementation(w, info_, v);
-  if (info_.instructions) w.member_str("instructions", info_.instructions);
+  write_implementation(w, sv.info_, v);
+  if (sv.info_.instructions) w.member_str("instructions", sv.info_.instructions);
   w.end_object();
   r.end();
-  if (had_outgoing && features_.outgoing != nullptr) features_.outgoing->close(*this, s);
+  if (had_outgoing) FeatureOps::walk(sv, FeatureEvent::kEnded, &s);
 }
 
 }  // namespace mcp

@@ -12,11 +12,11 @@
 // the result object (completed), the error object (failed) or the inputRequests object
 // (input_required). tasks/update stores answers for open requests after it; when every open
 // request has its answer the completion runs again with all of them (Inputs::answer()).
-// Reached only through Server::Features::tasks, which set_tasks() installs.
+// Reached only through the TaskOps that set_tasks() installs (tasks_internal.h).
 //
 // This file: tasks/get, tasks/update, tasks/cancel and the notifications/tasks of listen
 // streams. The store is tasks_store.cpp, a task's run tasks_run.cpp.
-#include "server_internal.h"
+#include "tasks_internal.h"
 
 #include <string.h>
 
@@ -72,7 +72,7 @@ bool still_open(const TaskSlot& t, uint32_t h) {
 
 // ---- tasks/get, tasks/update, tasks/cancel ------------------------------------------------------
 
-void Server::write_task(json::Writer& w, const TaskSlot& t, bool detailed) {
+void TaskCode::write(Server& sv, json::Writer& w, const TaskSlot& t, bool detailed) {
   const bool legacy = EMCP_LEGACY_ERA && t.session != nullptr;
   w.member_str("taskId", StrView(t.id, TaskSlot::kIdLen));
   w.member_str("status", kStates[t.state]);
@@ -88,7 +88,7 @@ void Server::write_task(json::Writer& w, const TaskSlot& t, bool detailed) {
   iso8601(t.updated_s, when);
   w.member_str("lastUpdatedAt", when);
   w.member_int(legacy ? "ttl" : "ttlMs", t.ttl_ms);
-  w.member_int(legacy ? "pollInterval" : "pollIntervalMs", tasks_->policy_.poll_interval_ms);
+  w.member_int(legacy ? "pollInterval" : "pollIntervalMs", sv.tasks_->policy_.poll_interval_ms);
   if (!detailed) return;
   const StrView text(t.buf, t.text_len);
   if (t.state == TaskSlot::kCompleted) {
@@ -99,7 +99,7 @@ void Server::write_task(json::Writer& w, const TaskSlot& t, bool detailed) {
     w.raw(text);
   } else if (t.state == TaskSlot::kInputRequired) {
     // The requests still open: those tasks/update has not answered yet.
-    Arena arena(Span<uint8_t>(tasks_->arena_, tasks_->arena_size_));
+    Arena arena(Span<uint8_t>(sv.tasks_->arena_, sv.tasks_->arena_size_));
     const Value asked = task_parse(text, arena);
     w.key("inputRequests");
     w.begin_object();
@@ -112,7 +112,7 @@ void Server::write_task(json::Writer& w, const TaskSlot& t, bool detailed) {
   }
 }
 
-bool Server::task_methods(Server& sv, Session& /*s*/, const Message& m, Reply& r) {
+bool TaskCode::methods(Server& sv, Session& /*s*/, const Message& m, Reply& r) {
   const StrView method = m.method;
   const bool get = method == "tasks/get", update = method == "tasks/update", cancel = method == "tasks/cancel";
   if (!(get || update || cancel)) return false;  // tasks/result, tasks/list: -32601
@@ -131,8 +131,8 @@ bool Server::task_methods(Server& sv, Session& /*s*/, const Message& m, Reply& r
     r.reject(ErrorCode::kInvalidParams, {"inputResponses must be an object (input key -> the client's result)"});
     return true;
   }
-  sv.task_expire();
-  TaskSlot* t = sv.task_find(id.value());
+  expire(sv);
+  TaskSlot* t = find(sv, id.value());
   if (t == nullptr || t->session != nullptr) {
     r.reject(ErrorCode::kInvalidParams, {"Failed to retrieve task: no task \"", id.value(), "\" (unknown, or expired)"});
     return true;
@@ -140,7 +140,7 @@ bool Server::task_methods(Server& sv, Session& /*s*/, const Message& m, Reply& r
   if (cancel && !task_is_terminal(t->state)) {
     if (Deferred* d = sv.deferred(t->work)) d->cancelled = true;  // the application sees cancelled()
     t->answers_len = 0;
-    sv.task_touch(*t, TaskSlot::kCancelled);
+    touch(sv, *t, TaskSlot::kCancelled);
   }
   if (update && t->state == TaskSlot::kInputRequired) {
     // The answers to open requests; the others are ignored.
@@ -154,10 +154,10 @@ bool Server::task_methods(Server& sv, Session& /*s*/, const Message& m, Reply& r
         values[n++] = a;
       }
     }
-    sv.task_answer(*t, hashes, values, n);
+    answer(sv, *t, hashes, values, n);
   }
   json::Writer& w = r.result_object();
-  if (get) sv.write_task(w, *t, true);
+  if (get) write(sv, w, *t, true);
   w.end_object();
   r.end();
   return true;
@@ -165,7 +165,7 @@ bool Server::task_methods(Server& sv, Session& /*s*/, const Message& m, Reply& r
 
 // ---- notifications/tasks on listen streams (SEP-2663, "Task Status Notifications") -------------
 
-bool Server::task_listen(Server& sv, const Message& m, Reply& r, Value ids, uint32_t* slots) {
+bool TaskCode::listen(Server& sv, const Message& m, Reply& r, Value ids, uint32_t* slots) {
   bool strings = ids.is_array();
   for (const Value v : ids.elements()) strings = strings && v.is_string();
   if (!strings) {
@@ -178,45 +178,56 @@ bool Server::task_listen(Server& sv, const Message& m, Reply& r, Value ids, uint
     return false;
   }
   // The tasks it may hear of: those of this era that exist now, in the first 32 slots.
-  sv.task_expire();
+  expire(sv);
   for (const Value v : ids.elements()) {
-    const TaskSlot* t = sv.task_find(v.as_string().value());
+    const TaskSlot* t = find(sv, v.as_string().value());
     const size_t i = t != nullptr ? static_cast<size_t>(t - sv.tasks_->slots_) : 32;
     if (i < 32 && t->session == nullptr) *slots |= 1u << i;
   }
   return true;
 }
 
-void Server::task_notify_listens(const TaskSlot& t) {
-  const size_t i = static_cast<size_t>(&t - tasks_->slots_);
+void TaskCode::notify_listens(Server& sv, const TaskSlot& t) {
+  const size_t i = static_cast<size_t>(&t - sv.tasks_->slots_);
   if (i >= 32) return;
-  for (Listen& l : listens_) {
+  for (Listen& l : sv.listens_) {
     if (l.session == nullptr || (l.tasks & (1u << i)) == 0) continue;
     const Id id = l.id.id();
     Outbound out(*l.session, OutMessage{OutMessage::Kind::kNotification, id, false});
-    if (!open_or_count(out, notifications_dropped_)) continue;
+    if (!open_or_count(out, sv.notifications_dropped_)) continue;
     json::Writer& w = out.w();
     jsonrpc::begin_notification(w, "notifications/tasks");
     w.begin_object();
     write_subscription_meta(w, id);
-    write_task(w, t, true);  // the DetailedTask tasks/get would give now
+    write(sv, w, t, true);  // the DetailedTask tasks/get would give now
     w.end_object();
     jsonrpc::end_message(w);
   }
 }
 
-const TaskOps Server::kTaskOps = {
-    &Server::task_methods,
-    [](Server& sv, ToolCall& call, Pending* out) { return sv.task_defer(call, out); },
-    [](Server& sv, Pending p, FinishFn fn, void* ctx) { return sv.task_complete(p, fn, ctx); },
-    [](Server& sv) {
-      sv.task_expire();
-      if (!EMCP_LEGACY_ERA) return;
-      for (size_t i = 0; i < sv.tasks_->count_; ++i)
-        if (sv.tasks_->slots_[i].session != nullptr && sv.tasks_->slots_[i].state != TaskSlot::kFree)
-          sv.task_settle(sv.tasks_->slots_[i]);
+const TaskOps TaskCode::kOps = {
+    {
+        // tasks/* of the 2026-07-28 extension; for a 2025-11-25 session (tasks_2025.cpp) tasks/*
+        // and a tools/call with params.task or of a tool that runs only as a task.
+        [](Server& sv, Session& s, const Message& m, Reply& r) {
+          if (r.peer().modern()) return methods(sv, s, m, r);
+          return EMCP_LEGACY_ERA && methods_2025(sv, s, m, r);
+        },
+        [](Server& sv, FeatureEvent e, Session* s, const Message*) {
+          // A 2025-11-25 session that ends or starts afresh: its tasks end with it.
+          if (EMCP_LEGACY_ERA && (e == FeatureEvent::kEnding || e == FeatureEvent::kRestarting)) return forget(sv, *s);
+          if (e != FeatureEvent::kPoll) return;
+          // Expiry; the waiting tasks/result of 2025-11-25.
+          expire(sv);
+          if (!EMCP_LEGACY_ERA) return;
+          for (size_t i = 0; i < sv.tasks_->count_; ++i)
+            if (sv.tasks_->slots_[i].session != nullptr && sv.tasks_->slots_[i].state != TaskSlot::kFree)
+              settle(sv, sv.tasks_->slots_[i]);
+        },
     },
-    &Server::task_listen,
+    [](Server& sv, ToolCall& call, Pending* out) { return defer(sv, call, out); },
+    [](Server& sv, Pending p, FinishFn fn, void* ctx) { return complete(sv, p, fn, ctx); },
+    &TaskCode::listen,
     [](const Server& sv, json::Writer& w, uint32_t slots) {
       w.key("taskIds");
       w.begin_array();
@@ -224,7 +235,7 @@ const TaskOps Server::kTaskOps = {
         if ((slots & (1u << i)) != 0) w.string(StrView(sv.tasks_->slots_[i].id, TaskSlot::kIdLen));
       w.end_array();
     },
-    EMCP_LEGACY_ERA ? &Server::kTaskOps2025 : nullptr,
+    EMCP_LEGACY_ERA ? &TaskCode::kOps2025 : nullptr,
 };
 
 }  // namespace mcp

@@ -1,7 +1,7 @@
 // MCP tasks, a task's run: the completion of a deferred tools/call that became a task, its
 // answer captured into the slot (completed, failed, input_required), tasks/update's answers
-// running it again, and how a call becomes a task (Server::task_defer) and completes.
-#include "server_internal.h"
+// running it again, and how a call becomes a task (TaskCode::defer) and completes.
+#include "tasks_internal.h"
 
 #include <string.h>
 
@@ -37,8 +37,8 @@ bool ends(StrView s, const char* suffix) {
 
 // ---- Running a task's completion ----------------------------------------------------------------
 
-void Server::task_run(TaskSlot& t, Value answers, const Value* args) {
-  TaskStore& st = *tasks_;
+void TaskCode::run(Server& sv, TaskSlot& t, Value answers, const Value* args) {
+  TaskStore& st = *sv.tasks_;
   st.running_ = static_cast<int>(&t - st.slots_);
   json::BufferSink sink(t.buf, t.cap);
   Channel ch;
@@ -53,12 +53,12 @@ void Server::task_run(TaskSlot& t, Value answers, const Value* args) {
     const Id id = Id::of(0);
     Reply r(own, t.peer, id, nullptr);
     ToolCall call;
-    call.server_ = this;
+    call.server_ = &sv;
     call.session_ = &own;
     call.tool_ = t.tool;
     call.reply_ = &r;
     call.args_ = call_args;
-    call.inputs_.server_ = this;
+    call.inputs_.server_ = &sv;
     call.inputs_.reply_ = &r;
     call.inputs_.responses_ = answers;
     call.inputs_.method_ = "tools/call";
@@ -66,7 +66,7 @@ void Server::task_run(TaskSlot& t, Value answers, const Value* args) {
     call.inputs_.in_task_ = true;
     call.inputs_.got_len_ = t.kept_len;
     if (t.kept_len != 0) memcpy(call.inputs_.got_, t.kept, t.kept_len);
-    const CurrentRequest current(*this, own, id);
+    const CurrentRequest current(sv, own, id);
     if (handler) {
       if (t.tool->handler != nullptr) t.tool->handler(call);
     } else if (t.fn != nullptr) {
@@ -74,11 +74,11 @@ void Server::task_run(TaskSlot& t, Value answers, const Value* args) {
     }
     // A task's input requests carry no requestState (SEP-2663): the task holds what it asked
     // and kept. (An ask installs the state's writer: it is set aside while the answer ends.)
-    const auto write_state_fn = features_.write_state;
-    features_.write_state = nullptr;
+    const FeatureOps* const state = FeatureOps::at(sv, FeatureOps::kStateSlot);
+    sv.features_[FeatureOps::kStateSlot] = nullptr;
     if (call.phase_ != ToolCall::kDeferred) call.finish();
     r.end();
-    features_.write_state = write_state_fn;
+    sv.features_[FeatureOps::kStateSlot] = state;
     t.kept_len = call.inputs_.kept_len_;
     if (t.kept_len != 0) memcpy(t.kept, call.inputs_.kept_, t.kept_len);
     if (handler && call.phase_ != ToolCall::kDeferred) kept_args = call_args;
@@ -90,12 +90,12 @@ void Server::task_run(TaskSlot& t, Value answers, const Value* args) {
   for (uint32_t& k : t.keys) k = 0;
   if (t.work.valid()) {  // deferred (again): more work to come
     t.text_len = 0;
-    task_touch(t, TaskSlot::kWorking);
+    touch(sv, t, TaskSlot::kWorking);
     return;
   }
   const size_t limit = t.cap > kEnvelope ? t.cap - kEnvelope : t.cap;
   if (sink.status() != Status::kOk)
-    return task_fail(t, {"the tool's result is larger than the task's ", static_cast<long long>(limit),
+    return fail(sv, t, {"the tool's result is larger than the task's ", static_cast<long long>(limit),
                          " bytes (StaticTaskStore ResultBytes)"});
   // {"jsonrpc":"2.0","id":0,"result":{"resultType":"complete",...}} or ..."error":{...}}
   // (a 2025-11-25 task's: {"jsonrpc":"2.0","id":0,"result":{"content":...}}, or
@@ -103,7 +103,7 @@ void Server::task_run(TaskSlot& t, Value answers, const Value* args) {
   StrView body;
   StrView text = sink.view();
   if (text.size() < 2 || !starts(text, R"({"jsonrpc":"2.0","id":0,")", &text))
-    return task_fail(t, {"the tool wrote no answer"});
+    return fail(sv, t, {"the tool wrote no answer"});
   text = StrView(text.data(), text.size() - 1);  // the envelope's '}'
   uint8_t state = TaskSlot::kCompleted;
   char* out = t.buf;
@@ -117,18 +117,18 @@ void Server::task_run(TaskSlot& t, Value answers, const Value* args) {
     state = TaskSlot::kInputRequired;
     body = StrView(body.data(), body.size() - 1);  // the result's '}'
   } else if (starts(text, R"(result":{"resultType":"input_required")", &body) || text == R"(result":{})") {
-    return task_fail(t, {"the tool kept state without asking for input, which a task cannot carry"});
+    return fail(sv, t, {"the tool kept state without asking for input, which a task cannot carry"});
   } else if (starts(text, R"(result":{"resultType":"complete")", &body)) {
     out[n++] = '{';
     if (body.size() > 0 && body[0] == ',') body = StrView(body.data() + 1, body.size() - 1);
   } else if (!starts(text, R"(result":)", &body)) {
-    return task_fail(t, {"the tool wrote no answer"});
+    return fail(sv, t, {"the tool wrote no answer"});
   }
   if (t.session != nullptr && state == TaskSlot::kCompleted) {
     // 2025-11-25: a result with isError fails the task (its tasks/result is still the result).
     if (ends(body, R"("isError":true})")) state = TaskSlot::kFailed;
     if (body.size() < 2 || !task_with_related_meta(t, StrView(body.data() + 1, body.size() - 1)))
-      return task_fail(t, {"the tool's result is larger than the task's ", static_cast<long long>(limit),
+      return fail(sv, t, {"the tool's result is larger than the task's ", static_cast<long long>(limit),
                            " bytes (StaticTaskStore ResultBytes)"});
   } else {
     memmove(out + n, body.data(), body.size());
@@ -141,29 +141,29 @@ void Server::task_run(TaskSlot& t, Value answers, const Value* args) {
       if (kept_args.is_object()) json::write_value(w, kept_args);
       else w.raw("{}");
       if (at.status() != Status::kOk)
-        return task_fail(t, {"the tool's arguments and questions are larger than the task's ", static_cast<long long>(limit),
+        return fail(sv, t, {"the tool's arguments and questions are larger than the task's ", static_cast<long long>(limit),
                              " bytes (StaticTaskStore ResultBytes)"});
       t.args_len = static_cast<uint16_t>(at.view().size());
     }
     Arena arena(Span<uint8_t>(st.arena_, st.arena_size_));
     const Value asked = task_parse(StrView(t.buf, t.text_len), arena);
-    if (!asked.is_object()) return task_fail(t, {"the task's input requests do not fit its arena (StaticTaskStore ArenaBytes)"});
+    if (!asked.is_object()) return fail(sv, t, {"the task's input requests do not fit its arena (StaticTaskStore ArenaBytes)"});
     size_t i = 0;
     for (Value a : asked.members()) {
-      if (i == EMCP_INPUT_ASKS) return task_fail(t, {"the task asked more than EMCP_INPUT_ASKS questions at once"});
+      if (i == EMCP_INPUT_ASKS) return fail(sv, t, {"the task asked more than EMCP_INPUT_ASKS questions at once"});
       t.keys[i++] = uri_hash(a.key());
     }
     ++t.round;
   }
-  task_touch(t, state);
-  if (EMCP_LEGACY_ERA && t.session != nullptr) task_settle(t);
+  touch(sv, t, state);
+  if (EMCP_LEGACY_ERA && t.session != nullptr) settle(sv, t);
 }
 
 // Answers to open input requests: stored after the requests (and the arguments), with those
 // stored before; when none is open any more, the completion runs again with all of them.
-void Server::task_answer(TaskSlot& t, const uint32_t* hashes, const Value* values, size_t n) {
+void TaskCode::answer(Server& sv, TaskSlot& t, const uint32_t* hashes, const Value* values, size_t n) {
   if (t.state != TaskSlot::kInputRequired) return;
-  TaskStore& st = *tasks_;
+  TaskStore& st = *sv.tasks_;
   Arena arena(Span<uint8_t>(st.arena_, st.arena_size_));
   const size_t at = static_cast<size_t>(t.text_len) + t.args_len;
   const Value before = t.answers_len != 0 ? task_parse(StrView(t.buf + at, t.answers_len), arena) : Value();
@@ -193,10 +193,10 @@ void Server::task_answer(TaskSlot& t, const uint32_t* hashes, const Value* value
   for (uint32_t k : t.keys) open = open || k != 0;
   if (!any) return;
   if (!asked.is_object() || (t.answers_len != 0 && !before.exists()))
-    return task_fail(t, {"the answers do not fit the task's arena (StaticTaskStore ArenaBytes)"});
-  if (sink.status() != Status::kOk) return task_fail(t, {"the answers do not fit the task's buffer (StaticTaskStore ResultBytes)"});
+    return fail(sv, t, {"the answers do not fit the task's arena (StaticTaskStore ArenaBytes)"});
+  if (sink.status() != Status::kOk) return fail(sv, t, {"the answers do not fit the task's buffer (StaticTaskStore ResultBytes)"});
   t.answers_len = static_cast<uint16_t>(sink.view().size());
-  task_touch(t, TaskSlot::kInputRequired);
+  touch(sv, t, TaskSlot::kInputRequired);
   if (open) return;
   // Every request has its answer: the completion (or the handler, with its arguments, which
   // follow the answers in the arena) runs again.
@@ -204,12 +204,12 @@ void Server::task_answer(TaskSlot& t, const uint32_t* hashes, const Value* value
   const Value all = task_parse(StrView(t.buf + at, t.answers_len), arena);
   const Value args = t.args_len != 0 ? task_parse(StrView(t.buf + t.text_len, t.args_len), arena) : Value();
   if (!all.is_object() || (t.args_len != 0 && !args.is_object()))
-    return task_fail(t, {"the answers do not fit the task's arena (StaticTaskStore ArenaBytes)"});
+    return fail(sv, t, {"the answers do not fit the task's arena (StaticTaskStore ArenaBytes)"});
   if (t.args_len != 0) {
     t.args_len = 0;
-    return task_run(t, all, &args);
+    return run(sv, t, all, &args);
   }
-  task_run(t, all);
+  run(sv, t, all);
 }
 
 // -32021 naming the extension: {"requiredCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}.
@@ -224,14 +224,14 @@ void task_refuse_without_extension(Reply& r, std::initializer_list<TextPiece> me
   r.end();
 }
 
-bool Server::task_defer(ToolCall& call, Pending* out) {
-  TaskStore& st = *tasks_;
+bool TaskCode::defer(Server& sv, ToolCall& call, Pending* out) {
+  TaskStore& st = *sv.tasks_;
   Reply& r = *call.reply_;
   if (st.running_ >= 0) {  // deferred inside a task's run
     TaskSlot& t = st.slots_[st.running_];
-    const int i = hold_request(nullptr, jsonrpc::Id{}, t.peer, Value(), call.tool_);  // no connection waits
+    const int i = ServerCode::hold_request(sv, nullptr, jsonrpc::Id{}, t.peer, Value(), call.tool_);  // no connection waits
     if (i < 0) return false;  // defer() answers that the server is busy (an isError result)
-    t.work = Pending{static_cast<uint16_t>(i), deferred_[i].generation};
+    t.work = Pending{static_cast<uint16_t>(i), sv.deferred_[i].generation};
     call.phase_ = ToolCall::kDeferred;
     r.suppress();
     *out = t.work;
@@ -248,34 +248,34 @@ bool Server::task_defer(ToolCall& call, Pending* out) {
     call.phase_ = ToolCall::kErrored;
     return true;
   }
-  TaskSlot* t = task_create(r, tool, nullptr, st.policy_.ttl_ms);
+  TaskSlot* t = create(sv, r, tool, nullptr, st.policy_.ttl_ms);
   call.phase_ = t != nullptr ? ToolCall::kDeferred : ToolCall::kErrored;
   if (t == nullptr) return true;
   json::Writer& w = r.result();
   w.begin_object();
   w.member_str("resultType", "task");
-  write_server_meta(w, info_);
-  write_task(w, *t, false);
+  write_server_meta(w, sv.info_);
+  write(sv, w, *t, false);
   w.end_object();
   r.end();
   *out = t->work;
   return true;
 }
 
-Status Server::task_complete(Pending p, FinishFn fn, void* ctx) {
-  Deferred* d = deferred(p);
+Status TaskCode::complete(Server& sv, Pending p, FinishFn fn, void* ctx) {
+  Deferred* d = sv.deferred(p);
   if (d == nullptr) return Status::kNotFound;
   d->used = false;
   TaskSlot* t = nullptr;
-  for (size_t i = 0; i < tasks_->count_ && t == nullptr; ++i) {
-    TaskSlot& s = tasks_->slots_[i];
+  for (size_t i = 0; i < sv.tasks_->count_ && t == nullptr; ++i) {
+    TaskSlot& s = sv.tasks_->slots_[i];
     if (s.state != TaskSlot::kFree && s.work.slot == p.slot && s.work.generation == p.generation) t = &s;
   }
   if (t == nullptr || task_is_terminal(t->state)) return Status::kClosed;  // expired or cancelled
   t->work = Pending{};
   t->fn = fn;
   t->ctx = ctx;
-  task_run(*t, Value());
+  run(sv, *t, Value());
   return Status::kOk;
 }
 }  // namespace mcp

@@ -2,7 +2,7 @@
 // state, TTL, the captured answer) and its life from creation to expiry. Shared by the 2026-07-28
 // extension (tasks.cpp) and the 2025-11-25 experimental tasks (tasks_2025.cpp); a task's run is
 // tasks_run.cpp.
-#include "server_internal.h"
+#include "tasks_internal.h"
 
 #include <string.h>
 
@@ -78,35 +78,34 @@ void Server::set_tasks(TaskStore& store, const TaskPolicy& policy) {
     store.slots_[i].waiter = Pending{};
   }
   store.running_ = -1;
-  store.ops_ = &kTaskOps;
   store.policy_ = policy;
   if (store.policy_.ttl_ms == 0) store.policy_.ttl_ms = 1;
   if (store.policy_.poll_interval_ms == 0) store.policy_.poll_interval_ms = 1;
-  features_.poll = &Server::poll_features;
+  FeatureOps::install(*this, FeatureOps::kTasksSlot, TaskCode::kOps);
 }
 
 // ---- The table ----------------------------------------------------------------------------------
 
-void Server::task_touch(TaskSlot& t, uint8_t state) {
+void TaskCode::touch(Server& sv, TaskSlot& t, uint8_t state) {
   const uint8_t was = t.state;
   t.state = static_cast<TaskSlot::State>(state);
-  t.updated_ms = now();
-  t.updated_s = platform_.unix_time_s != nullptr && platform_.unix_time_s() != 0
-                    ? platform_.unix_time_s()
+  t.updated_ms = sv.now();
+  t.updated_s = sv.platform_.unix_time_s != nullptr && sv.platform_.unix_time_s() != 0
+                    ? sv.platform_.unix_time_s()
                     : t.created_s + (t.updated_ms - t.created_ms) / 1000;
   if (EMCP_LEGACY_ERA && t.session != nullptr) {
-    if (task_is_terminal(state) && t.sent != 0) task_withdraw(t, true);  // its questions are moot
+    if (task_is_terminal(state) && t.sent != 0) withdraw(sv, t, true);  // its questions are moot
     // 2025-11-25: notifications/tasks/status for each change after the creation.
-    if (was != TaskSlot::kFree && was != state) task_notify(*t.session, StrView(t.id, TaskSlot::kIdLen));
+    if (was != TaskSlot::kFree && was != state) notify(sv, *t.session, StrView(t.id, TaskSlot::kIdLen));
   } else if (EMCP_MAX_LISTENS > 0 && was != TaskSlot::kFree && was != state) {
-    task_notify_listens(t);  // 2026-07-28: the listens whose taskIds named it
+    notify_listens(sv, t);  // 2026-07-28: the listens whose taskIds named it
   }
 }
 
-TaskSlot* Server::task_find(StrView id) {
+TaskSlot* TaskCode::find(Server& sv, StrView id) {
   if (id.size() != TaskSlot::kIdLen) return nullptr;
-  for (size_t i = 0; i < tasks_->count_; ++i) {
-    TaskSlot& t = tasks_->slots_[i];
+  for (size_t i = 0; i < sv.tasks_->count_; ++i) {
+    TaskSlot& t = sv.tasks_->slots_[i];
     if (t.state != TaskSlot::kFree && memcmp(t.id, id.data(), TaskSlot::kIdLen) == 0) return &t;
   }
   return nullptr;
@@ -114,27 +113,27 @@ TaskSlot* Server::task_find(StrView id) {
 
 // A task that ends before its client saw its end: its work is cancelled (Server::cancelled()
 // tells the application, complete() then ends it), a tasks/result that waits for it is told.
-void Server::task_free(TaskSlot& t) {
-  const uint32_t bit = static_cast<size_t>(&t - tasks_->slots_) < 32 ? 1u << (&t - tasks_->slots_) : 0;
-  for (Listen& l : listens_) l.tasks &= ~bit;  // another task may take the slot
-  if (Deferred* d = deferred(t.work)) d->cancelled = true;
+void TaskCode::release(Server& sv, TaskSlot& t) {
+  const uint32_t bit = static_cast<size_t>(&t - sv.tasks_->slots_) < 32 ? 1u << (&t - sv.tasks_->slots_) : 0;
+  for (Listen& l : sv.listens_) l.tasks &= ~bit;  // another task may take the slot
+  if (Deferred* d = sv.deferred(t.work)) d->cancelled = true;
   t.work = Pending{};
-  if (EMCP_LEGACY_ERA && t.session != nullptr) task_end_waiter(t);
+  if (EMCP_LEGACY_ERA && t.session != nullptr) end_waiter(sv, t);
   t.state = TaskSlot::kFree;
 }
 
 // Frees the tasks whose time to live is over.
-void Server::task_expire() {
-  const uint64_t t_now = now();
-  for (size_t i = 0; i < tasks_->count_; ++i) {
-    TaskSlot& t = tasks_->slots_[i];
-    if (t.state != TaskSlot::kFree && t_now - t.created_ms >= t.ttl_ms) task_free(t);
+void TaskCode::expire(Server& sv) {
+  const uint64_t t_now = sv.now();
+  for (size_t i = 0; i < sv.tasks_->count_; ++i) {
+    TaskSlot& t = sv.tasks_->slots_[i];
+    if (t.state != TaskSlot::kFree && t_now - t.created_ms >= t.ttl_ms) release(sv, t);
   }
 }
 
 // Fails the task: with a JSON-RPC error (-32603 and `why`), or `as_result`, with a tool result
 // whose isError is true (2025-11-25: a question the client refused).
-void Server::task_fail(TaskSlot& t, std::initializer_list<TextPiece> why, bool as_result) {
+void TaskCode::fail(Server& sv, TaskSlot& t, std::initializer_list<TextPiece> why, bool as_result) {
   json::BufferSink sink(t.buf, t.cap);
   json::Writer w(sink);
   w.begin_object();
@@ -164,24 +163,24 @@ void Server::task_fail(TaskSlot& t, std::initializer_list<TextPiece> why, bool a
   t.answers_len = 0;
   t.args_len = 0;
   for (uint32_t& k : t.keys) k = 0;
-  task_touch(t, TaskSlot::kFailed);
+  touch(sv, t, TaskSlot::kFailed);
 }
 
-TaskSlot* Server::task_create(Reply& r, const Tool* tool, Session* owner, uint32_t ttl_ms) {
-  TaskStore& st = *tasks_;
-  task_expire();
+TaskSlot* TaskCode::create(Server& sv, Reply& r, const Tool* tool, Session* owner, uint32_t ttl_ms) {
+  TaskStore& st = *sv.tasks_;
+  expire(sv);
   TaskSlot* t = nullptr;
   for (size_t i = 0; i < st.count_ && t == nullptr; ++i)
     if (st.slots_[i].state == TaskSlot::kFree) t = &st.slots_[i];
   uint8_t rnd[TaskSlot::kIdLen / 2];
   const char* busy = nullptr;
   if (t == nullptr) busy = "all task slots are in use (StaticTaskStore Tasks); try again later";
-  else if (platform_.random == nullptr || !platform_.random(rnd, sizeof rnd)) busy = "no random source for a task id";
+  else if (sv.platform_.random == nullptr || !sv.platform_.random(rnd, sizeof rnd)) busy = "no random source for a task id";
   Pending work;
   if (busy == nullptr && owner == nullptr) {  // 2026-07-28: the handler deferred already
-    const int i = hold_request(nullptr, jsonrpc::Id{}, r.peer(), Value(), tool);  // no connection waits
+    const int i = ServerCode::hold_request(sv, nullptr, jsonrpc::Id{}, r.peer(), Value(), tool);  // no connection waits
     if (i < 0) busy = "the server is busy: its deferred calls (EMCP_MAX_DEFERRED) are in progress";
-    else work = Pending{static_cast<uint16_t>(i), deferred_[i].generation};
+    else work = Pending{static_cast<uint16_t>(i), sv.deferred_[i].generation};
   }
   static constexpr char kHex[] = "0123456789abcdef";
   char id[TaskSlot::kIdLen];
@@ -190,8 +189,8 @@ TaskSlot* Server::task_create(Reply& r, const Tool* tool, Session* owner, uint32
       id[2 * i] = kHex[rnd[i] >> 4];
       id[2 * i + 1] = kHex[rnd[i] & 15];
     }
-    if (task_find(StrView(id, sizeof id)) != nullptr) {  // 2^-128 with a real random source
-      if (work.valid()) deferred_[work.slot].used = false;
+    if (find(sv, StrView(id, sizeof id)) != nullptr) {  // 2^-128 with a real random source
+      if (work.valid()) sv.deferred_[work.slot].used = false;
       busy = "the random source repeated a task id";
     }
   }
@@ -200,8 +199,8 @@ TaskSlot* Server::task_create(Reply& r, const Tool* tool, Session* owner, uint32
     return nullptr;
   }
   memcpy(t->id, id, sizeof id);
-  t->created_ms = now();
-  t->created_s = platform_.unix_time_s != nullptr && platform_.unix_time_s() != 0 ? platform_.unix_time_s()
+  t->created_ms = sv.now();
+  t->created_s = sv.platform_.unix_time_s != nullptr && sv.platform_.unix_time_s() != 0 ? sv.platform_.unix_time_s()
                                                                                    : t->created_ms / 1000;
   t->ttl_ms = ttl_ms;
   t->tool = tool;
@@ -220,7 +219,7 @@ TaskSlot* Server::task_create(Reply& r, const Tool* tool, Session* owner, uint32
   t->error_answer = false;
   t->kept_len = 0;
   for (uint32_t& k : t->keys) k = 0;
-  task_touch(*t, TaskSlot::kWorking);
+  touch(sv, *t, TaskSlot::kWorking);
   return t;
 }
 }  // namespace mcp

@@ -1,5 +1,5 @@
 // Tools: tools/list, tools/call, argument validation and a call's result (ToolCall).
-#include "server_internal.h"
+#include "tasks_internal.h"
 
 EMCP_NS_BEGIN
 namespace mcp {
@@ -137,14 +137,14 @@ Status ToolCall::progress(double done, double total, StrView message) {
   else if (progress_value_.is_string()) token = Id::of(progress_value_.as_string().value());
   else return Status::kNotFound;
   if (reply_->begun()) return server_->drop_notification();  // the result is being written
-  return server_->notify_progress(*session_, reply_->peer().version, token, done, total, message,
+  return ServerCode::notify_progress(*server_, *session_, reply_->peer().version, token, done, total, message,
                                   reply_->id());
 }
 
 Status ToolCall::log(LogLevel level, StrView message, StrView logger) {
   // After the result started the channel is busy with it: send_log() holds the message (a
   // legacy peer's) or drops it (a modern one's).
-  return server_->send_log(*session_, reply_->peer(), level, message, logger, reply_->id());
+  return ServerCode::send_log(*server_, *session_, reply_->peer(), level, message, logger, reply_->id());
 }
 
 Status ToolCall::close_stream(uint32_t retry_ms) {
@@ -180,7 +180,7 @@ void ToolCall::finish() {
   phase_ = kDone;
 }
 
-void Server::write_tool(json::Writer& w, const Tool& t, Version v) {
+void ServerCode::write_tool(Server& sv, json::Writer& w, const Tool& t, Version v) {
   w.begin_object();
   w.member_str("name", t.name);
   if (t.title && supports(v, Feature::kTitles)) w.member_str("title", t.title);
@@ -213,26 +213,26 @@ void Server::write_tool(json::Writer& w, const Tool& t, Version v) {
   }
   if (supports(v, Feature::kIcons)) t.icons.write_to(w);
   // 2025-11-25: whether a client may (must) call it with params.task (absent: "forbidden").
-  if (EMCP_LEGACY_ERA && tasks_ != nullptr) tasks_->ops_->legacy->execution(w, t, v);
+  if (EMCP_LEGACY_ERA && sv.tasks_ != nullptr) TaskCode::ops(sv)->legacy->execution(w, t, v);
   w.end_object();
 }
 
-void Server::on_tools_list(Session& /*s*/, const Message& m, Reply& r) {
+void ServerCode::on_tools_list(Server& sv, Session& /*s*/, const Message& m, Reply& r) {
   size_t start = 0;
-  if (!page_start(m, r, tools_.size(), &start)) return;
+  if (!page_start(m, r, sv.tools_.size(), &start)) return;
   json::Writer& w = begin_page(r, "tools");
   size_t i = start;
-  for (; i < tools_.size() && i < start + page_size_; ++i) write_tool(w, tools_[i], r.peer().version);
-  end_page(r, w, i, tools_.size());
+  for (; i < sv.tools_.size() && i < start + sv.page_size_; ++i) write_tool(sv, w, sv.tools_[i], r.peer().version);
+  end_page(r, w, i, sv.tools_.size());
 }
 
-const Tool* Server::tool_to_call(const Message& m, Reply& r, Value* arguments) {
+const Tool* ServerCode::tool_to_call(Server& sv, const Message& m, Reply& r, Value* arguments) {
   const Result<StrView> name = m.params["name"].as_string();
   if (!name.ok()) {
     r.reject(ErrorCode::kInvalidParams, {"name must be a string"});
     return nullptr;
   }
-  const Tool* tool = tool_named(name.value());
+  const Tool* tool = tool_named(sv, name.value());
   if (tool == nullptr) {
     r.reject(ErrorCode::kInvalidParams, {"unknown tool \"", name.value(), "\""});
     return nullptr;
@@ -249,18 +249,18 @@ const Tool* Server::tool_to_call(const Message& m, Reply& r, Value* arguments) {
   return tool;
 }
 
-void Server::on_tools_call(Session& s, const Message& m, Reply& r) {
+void ServerCode::on_tools_call(Server& sv, Session& s, const Message& m, Reply& r) {
   Value args;
-  const Tool* tool = tool_to_call(m, r, &args);
+  const Tool* tool = tool_to_call(sv, m, r, &args);
   if (tool == nullptr) return;
   ToolCall call;
   call.progress_value_ = m.params["_meta"]["progressToken"];
-  call.server_ = this;
+  call.server_ = &sv;
   call.session_ = &s;
   call.tool_ = tool;
   call.args_ = args;
   call.reply_ = &r;
-  if (!call.inputs_.begin(*this, r, m)) return;  // inputResponses or requestState refused
+  if (!call.inputs_.begin(sv, r, m)) return;  // inputResponses or requestState refused
   run_tool(call, r);
 }
 
@@ -285,7 +285,7 @@ bool check_arguments(Value args, Span<const Param> params, Reply& r) {
 
 const ParamSchema kParamSchema = {&write_object_schema, &check_arguments};
 
-void Server::run_tool(ToolCall& call, Reply& r) {
+void ServerCode::run_tool(ToolCall& call, Reply& r) {
   (void)r;
   if (call.tool_->handler != nullptr) call.tool_->handler(call);
   call.finish();

@@ -106,6 +106,9 @@ class Inputs {
 
  private:
   friend class Server;
+  friend struct ServerCode;  // core/src/mcp/server_internal.h
+  friend struct BridgeCode;  // core/src/mcp/input_bridge_internal.h
+  friend struct TaskCode;    // core/src/mcp/tasks_internal.h
   friend class ToolCall;
   friend class PromptGet;
   friend class ResourceRead;
@@ -273,6 +276,9 @@ class ToolCall {
 
  private:
   friend class Server;
+  friend struct ServerCode;  // core/src/mcp/server_internal.h
+  friend struct BridgeCode;  // core/src/mcp/input_bridge_internal.h
+  friend struct TaskCode;    // core/src/mcp/tasks_internal.h
   bool begin_result();
   void finish();
   const Param* declared_default(StrView name, Param::DefaultKind kind) const;
@@ -316,6 +322,7 @@ class ResourceRead {
 
  private:
   friend class Server;
+  friend struct ServerCode;  // core/src/mcp/server_internal.h
   bool begin();
   Inputs inputs_;
   Server* server_ = nullptr;
@@ -353,6 +360,7 @@ class PromptGet {
 
  private:
   friend class Server;
+  friend struct ServerCode;  // core/src/mcp/server_internal.h
   void end_message();
   Inputs inputs_;
   Server* server_ = nullptr;
@@ -385,6 +393,7 @@ class Completion {
 
  private:
   friend class Server;
+  friend struct ServerCode;  // core/src/mcp/server_internal.h
   json::Writer* w_ = nullptr;
   StrView name_;
   StrView prefix_;

@@ -88,6 +88,7 @@ class InputBridge {
 
  private:
   friend class Server;
+  friend struct BridgeCode;  // core/src/mcp/input_bridge_internal.h
   Server* server_ = nullptr;
   BridgeSlot* slots_;
   uint8_t count_;

@@ -104,6 +104,8 @@ struct Response {
 };
 using ResponseFn = void (*)(const Response& r, void* ctx);
 
+struct FeatureOps;  // what the server reaches a feature's code through (core/src/mcp/server_internal.h)
+
 class Server {
  public:
   /// `info` and `platform` must outlive the server (constants, usually). The platform's clock
@@ -224,12 +226,7 @@ class Server {
   /// then kInvalidState, retry from the loop). nullptr (the default): the notification is
   /// ignored (always with EMCP_LEGACY_ERA=0).
   using RootsChangedFn = void (*)(Session& s, void* ctx);
-  void on_roots_changed(RootsChangedFn fn, void* ctx) {
-    roots_changed_ = fn;
-    roots_changed_ctx_ = ctx;
-    // Linked only when called; a 2026-07-28-only server has no such notification.
-    if (EMCP_LEGACY_ERA) features_.notifications = &Server::roots_notification;
-  }
+  void on_roots_changed(RootsChangedFn fn, void* ctx);
   /// ping to the client.
   Status ping(Session& s, ResponseFn done, void* ctx, uint32_t timeout_ms = 30000);
   /// Lets handlers ask clients of 2024-11-05 to 2025-11-25 through Inputs (elicit, sample,
@@ -277,11 +274,14 @@ class Server {
   friend class ToolCall;
   friend class Inputs;
   friend class InputBridge;
+  friend struct BridgeCode;  // the InputBridge's code (input_bridge_internal.h)
+  friend struct TaskCode;    // MCP tasks' code (tasks_internal.h)
+  friend struct FeatureOps;  // the features' table (server_internal.h)
+  friend struct ServerCode;  // the answers to requests (server_internal.h)
   friend bool verify_state(Inputs& in, StrView state, const char** why);
   friend void write_state(Inputs& in, json::Writer& w);
   friend class ResourceRead;
   friend class PromptGet;
-  friend class Reply;
 
   struct Deferred {
     Session* session = nullptr;
@@ -302,17 +302,6 @@ class Server {
     bool used = false;
   };
 
-  using Methods = bool (*)(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
-  static bool resource_methods(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
-  static bool prompt_methods(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
-  static bool completion_methods(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
-  void handle_message(Session& s, const jsonrpc::Message& m, Reply& r);
-  void on_request(Session& s, const jsonrpc::Message& m, Reply& r);
-  // What both eras serve: tools, resources, prompts, completion (as the reply's peer has them).
-  void serve_features(Session& s, const jsonrpc::Message& m, Reply& r);
-  // The modern era (modern.cpp).
-  void serve_modern(Session& s, const jsonrpc::Message& m);
-  void on_discover(Reply& r);
   // subscriptions/listen (listen.cpp): one open listen stream.
   struct Listen {
     Session* session = nullptr;  // nullptr: free
@@ -323,50 +312,6 @@ class Server {
     // It wants a change of the lists in `lists`, or updates of the URI hashed `uri_hash` (0: none).
     bool wants(uint8_t lists, uint32_t uri_hash) const;
   };
-  void on_listen(Session& s, const jsonrpc::Message& m, Reply& r);
-  // notifications/cancelled of a listen on `s` (stdio): it ends, unanswered.
-  void cancel_listen(Session& s, json::Value request_id);
-  // True when a listen on `s` wants the list change `kind` (uri empty) or updates of `uri`.
-  bool listening(const Session& s, uint8_t lists, uint32_t uri_hash) const;
-  // Sends `method` to each such listen on `s`, tagged with its subscriptionId.
-  void notify_listens(Session& s, const char* method, uint8_t lists, uint32_t uri_hash, StrView uri);
-  void on_notification(Session& s, const jsonrpc::Message& m);
-  void on_response(Session& s, const jsonrpc::Message& m);
-  void on_initialize(Session& s, const jsonrpc::Message& m, Reply& r);
-  void on_tools_list(Session& s, const jsonrpc::Message& m, Reply& r);
-  void on_tools_call(Session& s, const jsonrpc::Message& m, Reply& r);
-  // The tool a tools/call names, its arguments checked (nullptr: `r` has the error).
-  const Tool* tool_to_call(const jsonrpc::Message& m, Reply& r, json::Value* arguments);
-  void on_resources_list(Session& s, const jsonrpc::Message& m, Reply& r);
-  void on_templates_list(Session& s, const jsonrpc::Message& m, Reply& r);
-  void on_resources_read(Session& s, const jsonrpc::Message& m, Reply& r);
-  void on_subscribe(Session& s, const jsonrpc::Message& m, Reply& r, bool on);
-  void on_prompts_list(Session& s, const jsonrpc::Message& m, Reply& r);
-  void on_prompts_get(Session& s, const jsonrpc::Message& m, Reply& r);
-  void on_complete(Session& s, const jsonrpc::Message& m, Reply& r);
-  void on_set_level(Session& s, const jsonrpc::Message& m, Reply& r);
-  void run_tool(ToolCall& call, Reply& r);
-  bool page_start(const jsonrpc::Message& m, Reply& r, size_t total, size_t* start);
-  void write_tool(json::Writer& w, const Tool& t, Version v);
-  // The tool or prompt of that name in the application's table (nullptr: none).
-  const Tool* tool_named(StrView name) const;
-  const Prompt* prompt_named(StrView name) const;
-  void list_changed(ListKind kind);
-  /// Cancels session `s`'s deferred calls; `tell`: its channel learns each request ended
-  /// (Channel::request; not when the session is being detached).
-  void cancel_deferred(Session& s, bool tell);
-  void cancel_session(Session& s, bool tell);
-  /// Tells session `s`'s channel what became of its request `id` (Channel::request).
-  static void request_event(Session& s, const jsonrpc::Id& id, Channel::RequestEvent event) {
-    if (s.channel_.request != nullptr && s.server_ != nullptr && id.present())
-      s.channel_.request(s.channel_.ctx, id, event);
-  }
-  void close_outgoing(Session& s);
-  Status notify_progress(Session& s, Version v, const jsonrpc::Id& token, double done, double total, StrView msg,
-                         const jsonrpc::Id& related);
-  Status send_log(Session& s, const Peer& p, LogLevel level, StrView message, StrView logger, const jsonrpc::Id& related);
-  void send_list_changed(Session& s, ListKind kind);
-  void send_updated(Session& s, StrView uri);
   // Held notifications (EMCP_NOTIFY_QUEUE): what a session's busy channel could not take now,
   // sent in order once it is free. An entry is a HeldHead (the session, the function that
   // sends it again, a log level or list kind, lengths), then `a` (the URI, or a log's logger)
@@ -384,12 +329,8 @@ class Server {
   void send_held_now() {
     if (held_used_ != 0 && !sending_held_) send_held(nullptr);
   }
-  void handle_input(Session& s, const jsonrpc::Decoded& d);
   Deferred* deferred(Pending p);
   const Deferred* deferred(Pending p) const;
-
-  Status send_request(Session& s, StrView method, ParamsFn params, const void* params_ctx,
-                      ResponseFn done, void* done_ctx, uint32_t timeout_ms);
 
   const ServerInfo& info_;
   const Platform& platform_;
@@ -402,113 +343,19 @@ class Server {
   friend class Inbox;
   uint16_t page_size_ = EMCP_PAGE_SIZE;
   CachePolicy cache_;
-  // The key of the MAC over each requestState (Inputs, inputs.cpp): drawn from the platform's
-  // random source when first needed, in storage of inputs.cpp (linked only by an application
-  // that asks); a restart makes every earlier state invalid.
-  const uint8_t* state_key();
   bool logging_ = true;
   bool has_tools_ = false, has_resources_ = false, has_prompts_ = false;
-  // Client notifications beyond the lifecycle ones: installed by on_roots_changed().
-  using NotificationMethods = bool (*)(Server& sv, Session& s, const jsonrpc::Message& m);
-  static bool roots_notification(Server& sv, Session& s, const jsonrpc::Message& m);
-  RootsChangedFn roots_changed_ = nullptr;
+  RootsChangedFn roots_changed_ = nullptr;  // on_roots_changed()
   void* roots_changed_ctx_ = nullptr;
-  // Requests to the client (answers, close, timeouts).
-  struct OutgoingOps {
-    void (*response)(Server& sv, Session& s, const jsonrpc::Message& m);
-    void (*close)(Server& sv, Session& s);
-    void (*expire)(Server& sv);
-  };
-  static const OutgoingOps kOutgoingOps;
-  // Deferred tool calls (cancellation by request id).
-  struct DeferredOps {
-    void (*cancel_request)(Server& sv, Session& s, json::Value request_id);
-    void (*cancel_session)(Server& sv, Session& s, bool tell);  // cancel_deferred()'s work
-  };
-  static const DeferredOps kDeferredOps;
-  // Holds request `id` of session `s` (nullptr: a task's work, which no connection waits for)
-  // in deferred_: a deferred call, one an InputBridge asks for, a task's. Its entry, or -1 when
-  // all EMCP_MAX_DEFERRED are taken.
-  int hold_request(Session* s, const jsonrpc::Id& id, const Peer& peer, json::Value progress, const Tool* tool);
-  // The InputBridge (input_bridge.cpp): what the dispatcher and the loop need of it.
-  struct BridgeOps {
-    bool (*settle)(Server& sv, Inputs& in);        // after a handler that asked a legacy client
-    void (*resume)(Server& sv, Inputs& in);        // a handler starts: is it running again?
-    void (*cancelled)(Server& sv, Session& s);     // the client cancelled a request
-    void (*poll)(Server& sv);
-  };
-  static const BridgeOps kBridgeOps;
+  // The InputBridge (input_bridge.cpp, input_bridge_internal.h): the one set_input_bridge() gave.
   InputBridge* bridge_ = nullptr;
-  BridgeAsk* bridge_ask(Inputs& in, StrView key, const char* method);
-  bool bridge_sent(Inputs& in, BridgeAsk* a, Status sent);
-  BridgeSlot* bridge_take(Inputs& in);
-  void bridge_give_back(Inputs& in);
-  void bridge_release(BridgeSlot& slot);
-  static void bridge_answer(const Response& r, void* ctx);
-  void bridge_replay(BridgeSlot& slot, json::Value live, BridgeAsk* live_ask);
-  void bridge_fail(BridgeSlot& slot, std::initializer_list<TextPiece> why);
-  void bridge_drop_asks(BridgeSlot& slot, const char* reason);
-  bool bridge_settle(Inputs& in);
-  void bridge_poll();
-  // MCP tasks (tasks.cpp): the store set_tasks() gave, reached through its TaskOps (what the
-  // dispatcher, defer(), complete() and the loop need of them; server_internal.h).
-  friend struct TaskOps;
-  static const TaskOps kTaskOps;
-  // Server::Features::poll: the work of the InputBridge and of tasks in poll().
-  static void poll_features(Server& sv);
-  static bool task_methods(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
-  bool task_defer(ToolCall& call, Pending* out);
-  Status task_complete(Pending p, FinishFn fn, void* ctx);
-  void task_expire();
-  TaskSlot* task_find(StrView id);
-  // A new task for the call answered by `r` (nullptr: `r` has the error), with its work entry.
-  TaskSlot* task_create(Reply& r, const Tool* tool, Session* owner, uint32_t ttl_ms);
-  // Runs the task's completion (or, with `args`, the tool's handler: a 2025-11-25 task's start)
-  // with the task's channel, and keeps its answer.
-  void task_run(TaskSlot& t, json::Value answers, const json::Value* args = nullptr);
-  void task_fail(TaskSlot& t, std::initializer_list<TextPiece> why, bool as_result = false);
-  void task_touch(TaskSlot& t, uint8_t state);
-  void task_free(TaskSlot& t);
-  // Stores answers to the task's open input requests; runs the completion once all are in.
-  void task_answer(TaskSlot& t, const uint32_t* hashes, const json::Value* values, size_t n);
-  void write_task(json::Writer& w, const TaskSlot& t, bool detailed);
-  // 2025-11-25 (tasks_2025.cpp).
-  bool task_call_2025(Session& s, const jsonrpc::Message& m, Reply& r);
-  static bool task_methods_2025(Server& sv, Session& s, const jsonrpc::Message& m, Reply& r);
-  bool task_requests_2025(Session& s, const jsonrpc::Message& m, Reply& r);  // tasks/*
-  bool tasks_for(const Session& s) const;  // the session's client may use them (2025-11-25)
-  void task_settle(TaskSlot& t);           // answers or feeds the waiting tasks/result
-  void task_end_waiter(TaskSlot& t);       // its tasks/result: the task is gone
-  void task_withdraw(TaskSlot& t, bool tell);  // its questions still out
-  void task_notify_listens(const TaskSlot& t);  // notifications/tasks (2026-07-28)
-  static bool task_listen(Server& sv, const jsonrpc::Message& m, Reply& r, json::Value ids, uint32_t* slots);
-  void task_notify(Session& s, StrView id);  // notifications/tasks/status
-  static void task_input_answer(const Response& r, void* ctx);
-  static void task_forget(Server& sv, Session& s);
-  static const TaskOpsLegacy kTaskOps2025;
-  // The server's features, each installed when the application first uses it: the dispatcher
-  // and the session code reach a feature's code only through here, so a firmware image links
-  // only what it installs (--gc-sections). nullptr: not in use.
-  struct Features {
-    Methods resources = nullptr;                 // set_resources(), set_templates()
-    Methods prompts = nullptr;                   // set_prompts()
-    Methods completion = nullptr;                // either of them
-    NotificationMethods notifications = nullptr; // on_roots_changed()
-    const OutgoingOps* outgoing = nullptr;       // the first request to a client
-    const DeferredOps* deferred = nullptr;       // the first defer() or hold()
-    const BridgeOps* bridge = nullptr;           // set_input_bridge()
-    // Input rounds' requestState (verify a retry's, write a round's): the first ask
-    // (Inputs::elicit, sample, list_roots, keep); until then a presented state is refused.
-    bool (*verify_state)(Inputs& in, StrView state, const char** why) = nullptr;
-    void (*write_state)(Inputs& in, json::Writer& w) = nullptr;
-    void (*poll)(Server& sv) = nullptr;          // set_input_bridge(), set_tasks(): poll()'s work
-    void (*inbox)(Inbox& in) = nullptr;          // set_inbox(): runs what was posted
-  };
-  Features features_;
-  void cancel_request(Session& s, json::Value request_id);
-  void expire_outgoing();
-  // notifications/cancelled of the server's own request `request_id` to `s`.
-  void send_cancelled(Session& s, int64_t request_id, const char* reason);
+  // The server's features (resources, prompts, requests to the client, deferred calls, the
+  // InputBridge, tasks...), each installed when the application first uses it: the dispatcher,
+  // poll(), detach() and notifications/cancelled reach a feature's code only through its
+  // FeatureOps here (core/src/mcp/server_internal.h), so a firmware image links only what it
+  // installs (--gc-sections). nullptr: not in use.
+  static constexpr size_t kFeatureSlots = 9;
+  const FeatureOps* features_[kFeatureSlots] = {};
   Session* sessions_ = nullptr;
   // The client request being handled or completed: what the server sends meanwhile relates to it.
   friend struct CurrentRequest;

@@ -143,6 +143,9 @@ class Session {
 
  private:
   friend class Server;
+  friend struct ServerCode;  // core/src/mcp/server_internal.h
+  friend struct BridgeCode;  // core/src/mcp/input_bridge_internal.h
+  friend struct TaskCode;    // core/src/mcp/tasks_internal.h
   friend class Reply;
   friend class Outbound;
   friend class ToolCall;

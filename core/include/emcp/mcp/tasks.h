@@ -54,8 +54,6 @@ EMCP_NS_BEGIN
 namespace mcp {
 
 class Server;
-struct TaskOps;  // what the server reaches tasks through (core/src/mcp/server_internal.h)
-struct TaskOpsLegacy;
 
 /// How long tasks live and how often clients should poll (Server::set_tasks()).
 struct TaskPolicy {
@@ -110,8 +108,7 @@ class TaskStore {
 
  private:
   friend class Server;
-  friend class ToolCall;
-  const TaskOps* ops_ = nullptr;  // set by Server::set_tasks()
+  friend struct TaskCode;  // core/src/mcp/tasks_internal.h
   TaskSlot* slots_;
   uint8_t count_;
   unsigned char* arena_;  // where stored input requests and answers are read back
