@@ -4,6 +4,7 @@
 // server. Each test records the events in order together with where the output stood when each
 // came, so "done after its answer" and "done with no answer" are told apart.
 #include <gtest/gtest.h>
+#include <stdio.h>
 
 #include <string>
 #include <string_view>
@@ -159,6 +160,33 @@ TEST(McpRequestEvents, AQuestionToTheClientHoldsTheCallUntilItsAnswer) {
          R"(,"result":{"role":"assistant","content":{"type":"text","text":"hi"},"model":"m"}})");
   EXPECT_NE(h.out.find(R"("id":8,"result")"), std::string::npos) << h.out;
   EXPECT_EQ(h.log, "held:8@0 done:8@2 ");
+}
+
+TEST(McpRequestEvents, AListenIsHeldUntilCancelledOrEndedByTheServer) {
+  Harness h;
+  constexpr const char* kListen =
+      R"({"jsonrpc":"2.0","id":"%s","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},)"
+      R"("_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}})";
+  char line[512];
+  snprintf(line, sizeof line, kListen, "L");
+  h.send(line);
+  // Held once its acknowledgement has a channel (written when it is closed: message 1).
+  ASSERT_NE(h.out.find("notifications/subscriptions/acknowledged"), std::string::npos) << h.out;
+  EXPECT_EQ(h.log, "held:L@0 ");
+  // notifications/cancelled ends it unanswered (stdio's way to close one).
+  h.send(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"L"}})");
+  EXPECT_EQ(h.log, "held:L@0 done:L@1 ");
+  // The server ending its listens answers each, then it is done.
+  snprintf(line, sizeof line, kListen, "M");
+  h.send(line);
+  EXPECT_EQ(h.server.end_listens(), Status::kOk);
+  EXPECT_NE(h.out.find(R"("id":"M","result")"), std::string::npos) << h.out;
+  EXPECT_EQ(h.log, "held:L@0 done:L@1 held:M@1 done:M@3 ");
+  // A listen whose acknowledgement cannot go out is never held: done at once.
+  h.busy = true;
+  snprintf(line, sizeof line, kListen, "N");
+  h.send(line);
+  EXPECT_EQ(h.log, "held:L@0 done:L@1 held:M@1 done:M@3 done:N@3 ");
 }
 
 }  // namespace

@@ -228,7 +228,9 @@ int HttpServer::new_stream(HttpSession& s, bool get) {
       break;
     }
   if (slot < 0) {
-    // Reuse the oldest detached stream (a client that never came back to resume it).
+    // Reuse the oldest detached stream (a client that never came back to resume it). What it
+    // still awaited is forgotten with it: those answers, if they come, go to the GET stream or
+    // nowhere, and they no longer count as in flight for eviction (http_fair.cpp).
     for (int i = 0; i < EMCP_HTTP_STREAMS; ++i) {
       const HttpSession::Stream& x = s.streams_[i];
       if (x.conn >= 0 || x.get) continue;

@@ -10,8 +10,12 @@
 // bearer tokens in front): mcp::Server with emcp::board::net_platform(), StaticLineTransport on
 // the UART, StaticLwipHttpListener<Conns> and StaticHttpServer<Conns, Sessions, ArenaSize,
 // OutSize, ReplaySize> on the listener's port, emcp::board::init() and serve_uart_and_http()
-// (board/serve_net.h). WebSocket on /ws needs SHA-1: set options().sha1 (emcp/mbedtls/sha1.h)
-// before run(); without it /ws is refused. The same shape as UartMcp (board/mcp.h).
+// (board/serve_net.h). Before run(): service() for the port (80), the Host/Origin names to
+// accept besides the localhost names and the board's own address (service().extra_hosts:
+// run() sets options().allowed_hosts and allowed_origins from those, replacing what they held)
+// and the keep-alive (service().keepalive_ms, 5 s; 0 leaves options().keepalive_ms); options()
+// for the rest: WebSocket on /ws needs SHA-1, options().sha1 (emcp/mbedtls/sha1.h), without it
+// /ws is refused; bearer tokens, options().auth. The same shape as UartMcp (board/mcp.h).
 //
 // Context: the object is a static (its slots are its members); run() from main().
 #ifndef EMCP_BOARD_NET_MCP_H
@@ -41,7 +45,11 @@ class NetMcp {
   explicit NetMcp(const emcp::mcp::ServerInfo& info)
       : server_(info, net_platform()),
         link_(server_, &uart_flush, nullptr),
-        http_(server_, options_, listener_.port_interface()) {}
+        http_(server_, options_, listener_.port_interface()) {
+    service_.http = &http_;
+    service_.listener = &listener_;
+    service_.options = &options_;
+  }
   template <size_t N>
   NetMcp(const emcp::mcp::ServerInfo& info, const emcp::mcp::Tool (&tools)[N]) : NetMcp(info) {
     server_.set_tools(tools);
@@ -54,22 +62,20 @@ class NetMcp {
 
   /// The server, for what the constructor does not set (resources, prompts...).
   emcp::mcp::Server& server() { return server_; }
-  /// The HTTP engine's options (allowed hosts are added by run(); sha1 for WebSocket, auth).
+  /// The HTTP engine's options (sha1 for WebSocket, auth...; the allowed hosts come from
+  /// service()).
   emcp::transport::HttpOptions& options() { return options_; }
+  /// What run() serves: port, extra_hosts, keepalive_ms (board/serve_net.h's HttpService).
+  HttpService& service() { return service_; }
   emcp::transport::HttpServer& http() { return http_; }
 
   /// Initializes the board, starts the network (`config`: DHCP, then the static address) and
-  /// serves the UART and HTTP on `port` forever; the banner line says whether the NIC answered.
+  /// serves the UART and HTTP forever; the banner line says whether the NIC answered.
   [[noreturn]] void run() { run(Loop{}); }
   /// The same, running `loop.tick` (the application's periodic work) every round.
-  [[noreturn]] void run(const Loop& loop, const NetConfig& config = NetConfig{}, uint16_t port = 80) {
+  [[noreturn]] void run(const Loop& loop, const NetConfig& config = NetConfig{}) {
     init();
-    HttpService net;
-    net.http = &http_;
-    net.listener = &listener_;
-    net.options = &options_;
-    net.port = port;
-    serve_uart_and_http(server_, link_, server_.info().name, loop, net, config);
+    serve_uart_and_http(server_, link_, server_.info().name, loop, service_, config);
   }
 
  private:
@@ -79,6 +85,7 @@ class NetMcp {
   emcp::transport::HttpOptions options_;
   emcp::lwip::StaticLwipHttpListener<Conns> listener_;
   emcp::transport::StaticHttpServer<Conns, Sessions, ArenaSize, OutSize, ReplaySize> http_;
+  HttpService service_;
 };
 
 }  // namespace board

@@ -83,7 +83,9 @@ struct Channel {
   ///   for the same id (a call deferred again).
   /// - kDone: request `id` has ended: its answer was written (or could not be: the channel was
   ///   closed or busy), or it was cancelled and will never be answered. Once per request with
-  ///   an id, held or not, after its answer's close().
+  ///   an id, held or not, after its answer's close(); a batch element's after its element is
+  ///   written, before the batch's closing bracket and close() (the transport is still inside
+  ///   handle() then).
   enum class RequestEvent : uint8_t { kHeld, kDone };
   void (*request)(void* ctx, const jsonrpc::Id& id, RequestEvent event) = nullptr;
 };

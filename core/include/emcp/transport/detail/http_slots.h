@@ -100,6 +100,18 @@ class HttpConnection : public HttpOutput {
                                  &HttpConnection::rpc_request}};
 };
 
+namespace detail {
+// A count of up to EMCP_MAX_DEFERRED (opt.h allows 1000): one byte when that fits.
+template <bool OneByte>
+struct CountOf {
+  using Type = uint16_t;
+};
+template <>
+struct CountOf<true> {
+  using Type = uint8_t;
+};
+}  // namespace detail
+
 /// Session slot: one MCP session over HTTP, with its event streams and replay buffer.
 class HttpSession {
  public:
@@ -118,7 +130,8 @@ class HttpSession {
     bool used = false;
     bool get = false;          // the session's standalone GET stream
     bool sse = false;          // events went out with ids (resumable)
-    uint8_t awaiting = 0;      // requests held (Channel::request) whose answers go on it
+    // Requests held (Channel::request) whose answers go on it.
+    detail::CountOf<(EMCP_MAX_DEFERRED <= 255)>::Type awaiting = 0;
     int16_t conn = -1;         // live connection, or -1 (detached: events go to the replay buffer)
     uint32_t id = 0;           // unique in the session (0: none)
     uint32_t seq = 0;          // last event number used
