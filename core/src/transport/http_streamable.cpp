@@ -61,6 +61,19 @@ bool parse_event_id(StrView s, uint32_t* stream, uint32_t* seq) {
 
 // ---- Requests -----------------------------------------------------------------------------------
 
+// The head names a Streamable HTTP session by its Mcp-Session-Id: the connection serves it.
+// False, answered 404, when there is none of that id (or it is another principal's).
+bool HttpServer::bind_session(Conn& c, const http::Request& r) {
+  HttpSession* s = session_by_id(r.session_id.view(), HttpSession::Kind::kStreamable, c);
+  if (s == nullptr) {
+    refuse(c, 404, "Not Found: unknown or ended session");
+    return false;
+  }
+  c.session_ = static_cast<int16_t>(s->index_);
+  c.request_.session_gen = s->generation_;
+  return true;
+}
+
 // The head of a request to the endpoint (HttpOptions::path): its method, media types and
 // session; `stateless`: of the 2026-07-28 era (POST only, no session). With EMCP_LEGACY_ERA=0
 // every request is, and the session lookups below are not linked.
@@ -74,27 +87,17 @@ void HttpServer::head_streamable(Conn& c, const http::Request& r, bool stateless
       return refuse(c, 415, "Unsupported Media Type: Content-Type must be application/json");
     if (!r.accepts("application/json") || !r.accepts("text/event-stream"))
       return refuse(c, 406, "Not Acceptable: Accept must list application/json and text/event-stream");
-    if (EMCP_LEGACY_ERA && r.session_id.present && !stateless && !c.request_.bad_version) {
-      HttpSession* s = session_by_id(r.session_id.view(), HttpSession::Kind::kStreamable, c);
-      if (s == nullptr) return refuse(c, 404, "Not Found: unknown or ended session");
-      c.session_ = static_cast<int16_t>(s->index_);
-      c.request_.session_gen = s->generation_;
-    }
+    if (EMCP_LEGACY_ERA && r.session_id.present && !stateless && !c.request_.bad_version && !bind_session(c, r))
+      return;
     c.route_ = Route::kPost;
   } else if (m == http::Method::kGet) {
     if (!r.accepts("text/event-stream")) return refuse(c, 406, "Not Acceptable: Accept must list text/event-stream");
     if (!r.session_id.present) return refuse(c, 400, "Bad Request: Mcp-Session-Id header required");
-    HttpSession* s = session_by_id(r.session_id.view(), HttpSession::Kind::kStreamable, c);
-    if (s == nullptr) return refuse(c, 404, "Not Found: unknown or ended session");
-    c.session_ = static_cast<int16_t>(s->index_);
-    c.request_.session_gen = s->generation_;
+    if (!bind_session(c, r)) return;
     c.route_ = Route::kGet;
   } else if (m == http::Method::kDelete) {
     if (!r.session_id.present) return refuse(c, 400, "Bad Request: Mcp-Session-Id header required");
-    HttpSession* s = session_by_id(r.session_id.view(), HttpSession::Kind::kStreamable, c);
-    if (s == nullptr) return refuse(c, 404, "Not Found: unknown or ended session");
-    c.session_ = static_cast<int16_t>(s->index_);
-    c.request_.session_gen = s->generation_;
+    if (!bind_session(c, r)) return;
     c.route_ = Route::kDelete;
   } else if (m == http::Method::kOptions) {
     return refuse(c, 204, nullptr, "Allow: GET, POST, DELETE, OPTIONS\r\n");
@@ -586,8 +589,7 @@ Status HttpServer::channel_end_stream(HttpSession& s, const Id& related, uint32_
     // The request being handled: from here on it is awaited like a held one (its answer goes to
     // the replay buffer for the client's GET), until the server says it is done.
     st = h != 0 ? handled_stream(s, h) : -1;
-    if (st < 0 || s.streams_[st].awaiting == EMCP_MAX_DEFERRED) return Status::kNotFound;
-    s.streams_[st].await[s.streams_[st].awaiting++] = h;
+    if (st < 0 || !s.streams_[st].await_id(h)) return Status::kNotFound;
   }
   HttpSession::Stream& S = s.streams_[st];
   if (S.conn < 0) return Status::kOk;
@@ -626,8 +628,7 @@ void HttpServer::channel_request(HttpSession& s, const Id& id, mcp::Channel::Req
     if (find_stream(s, h) >= 0) return;  // held again
     const int st = streamable ? handled_stream(s, 0) : 0;  // (one POST is handled at a time)
     if (st < 0 || !s.streams_[st].used) return;
-    HttpSession::Stream& S = s.streams_[st];
-    if (S.awaiting < EMCP_MAX_DEFERRED) S.await[S.awaiting++] = h;  // (the server holds no more)
+    (void)s.streams_[st].await_id(h);  // (never full: the server holds no more)
     return;
   }
   const int st = find_stream(s, h);

@@ -258,6 +258,7 @@ class HttpServer {
   /// The session `id` names, if connection `c`'s principal opened it (with HttpOptions::auth;
   /// another principal is told it does not exist).
   HttpSession* session_by_id(StrView id, HttpSession::Kind kind, const Conn& c);
+  bool bind_session(Conn& c, const http::Request& r);
   bool session_gone(const Conn& c) const;
   HttpSession* new_session(HttpSession::Kind kind, const PeerAddress& peer, bool* rate_limited);
   HttpSession* evictable_session(const PeerAddress& peer, uint64_t now, bool* rate_limited);

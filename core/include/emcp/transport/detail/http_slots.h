@@ -136,6 +136,12 @@ class HttpSession {
     uint32_t id = 0;           // unique in the session (0: none)
     uint32_t seq = 0;          // last event number used
     uint32_t await[EMCP_MAX_DEFERRED];  // FNV-1a hashes of the ids of those requests
+    // Awaits the request whose id hashes to `h`; false when as many as the server can hold are.
+    bool await_id(uint32_t h) {
+      if (awaiting == EMCP_MAX_DEFERRED) return false;
+      await[awaiting++] = h;
+      return true;
+    }
   };
 
   static json::Sink* open(void* ctx, const mcp::OutMessage& m);
