@@ -150,6 +150,27 @@ class ConnectionHandler {
   void* ctx_ = nullptr;
 };
 
+/// How an engine opens connections of its own (the MQTT client, to its broker): what a port
+/// that can dial offers beside its listener. The dialed connection then follows the contract
+/// above, in the other direction: the port reports it to the `handler` given to dial() (never
+/// open(); the engine named the connection itself) and the engine writes and closes through
+/// `port`.
+///
+/// Context: the loop that owns the engine, as above.
+struct Dialer {
+  /// Starts a TCP connection to `host` (a name or a numeric address, NUL-terminated; read
+  /// during the call only) on `port`, for `handler`'s connection `conn`. kOk: under way; the
+  /// port then calls handler.writable(conn) once it is established (writes before that take 0
+  /// bytes), handler.receive() with its bytes, and handler.closed(conn) when it fails or
+  /// ends, established or not. An error (kNoSpace: no free slot; kNotFound: the name does not
+  /// resolve; kIoError) means nothing more is reported for `conn`.
+  Status (*dial)(void* ctx, const char* host, uint16_t port, uint16_t conn, ConnectionHandler handler) = nullptr;
+  /// Write, wait and close for dialed connections, with the engine's `conn` numbers.
+  HttpPort port;
+  void* ctx = nullptr;
+  bool valid() const { return dial != nullptr; }
+};
+
 }  // namespace transport
 EMCP_NS_END
 
