@@ -12,7 +12,8 @@
 // Zero heap: the reader keeps a packet's head (fixed header, variable header, properties; all
 // of a packet but a PUBLISH's payload) in a buffer the caller gives it, and hands a PUBLISH's
 // payload on in chunks, as views into the bytes pushed, never copied. Views in a Packet stay
-// valid until the next push().
+// valid until the next push() (those of a PUBLISH's head, through its payload, until the push
+// after its kPayloadEnd).
 //
 // Context: the loop that owns the connection.
 //
@@ -20,7 +21,7 @@
 //   static char head[512];
 //   emcp::mqtt::PacketReader rx(head, sizeof head, 65536);
 //   size_t used;
-//   switch (rx.push(bytes, n, &used)) {   // again with bytes + used while used < n
+//   switch (rx.push(bytes, n, &used)) {   // again with bytes + used, n - used until kNeedInput
 //     case PacketReader::Event::kPacket: ... rx.packet() ...
 //     case PacketReader::Event::kPayload: ... rx.payload() ...
 //     case PacketReader::Event::kError: send DISCONNECT with rx.error(), close
@@ -166,7 +167,8 @@ class Properties {
 
 /// A received packet (for a PUBLISH: its head; the payload follows as Event::kPayload chunks).
 /// Fields a packet type does not have keep their defaults. Views point into the reader's head
-/// buffer: valid until the next push().
+/// buffer: valid until the next push(), and a PUBLISH's through its payload chunks up to and
+/// including its kPayloadEnd (the buffer is rewritten when the next packet begins).
 struct Packet {
   PacketType type = PacketType::kReserved;
   uint8_t flags = 0;             ///< the fixed header's low four bits
@@ -213,13 +215,15 @@ class PacketReader {
   /// `head`/`head_cap`: where a packet's head is kept (a CONNACK with its properties, a
   /// PUBLISH's topic and properties, a SUBACK's codes); a head longer than this is refused with
   /// Packet Too Large, as is a packet longer than `max_packet` (the Maximum Packet Size the
-  /// client announced in its CONNECT).
+  /// client announced in its CONNECT; 0: none announced, no limit but the head's).
   PacketReader(char* head, size_t head_cap, uint32_t max_packet);
   PacketReader(const PacketReader&) = delete;
   PacketReader& operator=(const PacketReader&) = delete;
 
   /// Consumes bytes from `data` up to the next event and sets `*used` to how many. Call again
-  /// with the rest after each event but kNeedInput (a chunk of payload points into `data`).
+  /// with the rest after each event but kNeedInput, even when the rest is empty (a PUBLISH's
+  /// kPayloadEnd may come from a call without bytes; a chunk of payload points into `data`).
+  /// After kError, returns kError without consuming anything until reset().
   Event push(const uint8_t* data, size_t n, size_t* used);
   /// A new connection: forgets any partial packet and a previous error.
   void reset();
