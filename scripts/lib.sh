@@ -133,9 +133,10 @@ find_shared_dir() {
   return 1
 }
 
-# python3-yaml: esp32_idf_compiles reads the ESP-IDF components' idf_component.yml.
+# python3-yaml: esp32_idf_compiles reads the ESP-IDF components' idf_component.yml; mosquitto:
+# the MQTT codec's tests against a real broker (MqttBroker.*).
 BASE_PACKAGES=(cmake ninja-build g++ binutils libgtest-dev libmbedtls-dev openssl python3
-               python3-yaml)
+               python3-yaml mosquitto)
 # A real browser for the browser-facing tests (CORS): headless Chromium.
 BROWSER_PACKAGES=(chromium)
 # A TLS scanner we did not write, judging the server's TLS against docs/http.md (tls_testssl).
