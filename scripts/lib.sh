@@ -158,7 +158,7 @@ BENCH_PACKAGES=(rapidjson-dev libyajl-dev libcjson-dev nlohmann-json3-dev pkg-co
 # uses it or any fixed port).
 MQTT_PACKAGES=(mosquitto mosquitto-clients)
 
-# Node.js and the pinned npm packages of tests/mcp (the official MCP SDK, ajv): installs Node
+# Node.js and the pinned npm packages of tests/mcp (the official MCP SDK, ajv, MQTT.js): installs Node
 # from Debian when missing, then `npm ci` when package-lock.json changed since the last install.
 need_node_packages() {
   local dir=$1
