@@ -153,8 +153,13 @@ BOARD_PACKAGES=(gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eab
 ELINUX_PACKAGES=(g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user)
 # The benchmark peers (scripts/bench measures against them; scripts/test cross-checks with them).
 BENCH_PACKAGES=(rapidjson-dev libyajl-dev libcjson-dev nlohmann-json3-dev pkg-config)
+# A real MQTT 5 broker for MCP over MQTT (tests/mcp/lib/broker.mjs starts its own on a free
+# loopback port; the clients' side is MQTT.js from npm), and its command-line clients for poking
+# at it by hand. The package may start a system broker on 1883: scripts/test stops it (no test
+# uses it or any fixed port).
+MQTT_PACKAGES=(mosquitto mosquitto-clients)
 
-# Node.js and the pinned npm packages of tests/mcp (the official MCP SDK, ajv): installs Node
+# Node.js and the pinned npm packages of tests/mcp (the official MCP SDK, ajv, MQTT.js): installs Node
 # from Debian when missing, then `npm ci` when package-lock.json changed since the last install.
 need_node_packages() {
   local dir=$1

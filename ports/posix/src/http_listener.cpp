@@ -1,5 +1,6 @@
 #include "emcp/posix/http_listener.h"
 
+#include "address.h"
 #include "emcp/posix/platform.h"
 
 #include <arpa/inet.h>
@@ -12,8 +13,6 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-#include "emcp/posix/platform.h"
 
 EMCP_NS_BEGIN
 namespace posix {
@@ -78,30 +77,18 @@ HttpListener::~HttpListener() {
 transport::HttpPort HttpListener::port_interface() { return transport::HttpPort::of(this); }
 
 Status HttpListener::listen(const char* address, uint16_t port, int backlog) {
-  sockaddr_storage ss{};
-  socklen_t len = 0;
-  int family = AF_INET;
-  auto* v4 = reinterpret_cast<sockaddr_in*>(&ss);
-  auto* v6 = reinterpret_cast<sockaddr_in6*>(&ss);
-  if (inet_pton(AF_INET, address, &v4->sin_addr) == 1) {
-    v4->sin_family = AF_INET;
-    v4->sin_port = htons(port);
-    len = sizeof *v4;
-  } else if (inet_pton(AF_INET6, address, &v6->sin6_addr) == 1) {
-    family = AF_INET6;
-    v6->sin6_family = AF_INET6;
-    v6->sin6_port = htons(port);
-    len = sizeof *v6;
-  } else {
+  SocketAddress at;
+  if (!at.parse(address, port)) {
     errno = EINVAL;
     return Status::kInvalidArgument;
   }
+  const int family = at.family();
   const int fd = ::socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return Status::kIoError;
   const int one = 1;
   (void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
   if (family == AF_INET6) (void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&ss), len) != 0 || ::listen(fd, backlog) != 0) {
+  if (::bind(fd, at.get(), at.len) != 0 || ::listen(fd, backlog) != 0) {
     const int e = errno;
     ::close(fd);
     errno = e;
@@ -118,12 +105,38 @@ Status HttpListener::listen(const char* address, uint16_t port, int backlog) {
   return Status::kOk;
 }
 
-// Takes what the socket's send buffer takes now; when that is not all, the slot watches for
-// POLLOUT and run_once() tells the engine (writable()).
+// The engine's HttpPort: accepted connections, by the number the attached engine gave them.
 Status HttpListener::port_write(uint16_t conn, const char* data, size_t n, size_t* taken) {
   *taken = 0;
-  if (conn >= slots_.size() || slots_[conn].fd < 0) return Status::kClosed;
-  ListenerConn& c = slots_[conn];
+  const int i = slot_of(conn, false);
+  return i < 0 ? Status::kClosed : write_slot(static_cast<size_t>(i), data, n, taken);
+}
+
+Status HttpListener::port_wait_writable(uint16_t conn, uint32_t timeout_ms) {
+  const int i = slot_of(conn, false);
+  return i < 0 ? Status::kClosed : wait_slot(static_cast<size_t>(i), timeout_ms);
+}
+
+void HttpListener::port_close(uint16_t conn) {
+  const int i = slot_of(conn, false);
+  if (i >= 0) close_slot(static_cast<size_t>(i));
+}
+
+int HttpListener::slot_of(uint16_t conn, bool dialed) const {
+  const auto holds = [&](const ListenerConn& c) { return c.fd >= 0 && c.dialed == dialed && c.conn == conn; };
+  if (conn < slots_.size() && holds(slots_[conn])) return conn;  // where accept_all() puts it when free
+  for (size_t i = 0; i < slots_.size(); ++i)
+    if (holds(slots_[i])) return static_cast<int>(i);
+  return -1;
+}
+
+// Takes what the socket's send buffer takes now; when that is not all, the slot watches for
+// POLLOUT and run_once() tells the engine (writable()). A connection still connecting takes
+// nothing (its engine hears writable() once it is established).
+Status HttpListener::write_slot(size_t i, const char* data, size_t n, size_t* taken) {
+  *taken = 0;
+  ListenerConn& c = slots_[i];
+  if (c.connecting) return Status::kOk;
   while (*taken < n) {
     const ssize_t k = ::send(c.fd, data + *taken, n - *taken, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (k > 0) {
@@ -141,36 +154,38 @@ Status HttpListener::port_write(uint16_t conn, const char* data, size_t n, size_
 }
 
 // A handler's output waits for the window: poll() on this socket alone (the engine is inside
-// one of its calls; nothing else is served meanwhile, which send_timeout_ms bounds).
-Status HttpListener::port_wait_writable(uint16_t conn, uint32_t timeout_ms) {
-  if (conn >= slots_.size() || slots_[conn].fd < 0) return Status::kClosed;
+// one of its calls; nothing else is served meanwhile, which send_timeout_ms bounds). A
+// connection still connecting is established by the wait (or has failed: kClosed).
+Status HttpListener::wait_slot(size_t i, uint32_t timeout_ms) {
+  ListenerConn& c = slots_[i];
   const uint64_t deadline = now_ms() + timeout_ms;
   for (;;) {
     const uint64_t now = now_ms();
     if (now >= deadline) return Status::kWouldBlock;
-    pollfd p{slots_[conn].fd, POLLOUT, 0};
+    pollfd p{c.fd, POLLOUT, 0};
     const int r = ::poll(&p, 1, static_cast<int>(deadline - now));
     if (r < 0 && errno != EINTR) return Status::kIoError;
     if (r > 0 && (p.revents & (POLLERR | POLLHUP | POLLNVAL)) != 0) return Status::kClosed;
-    if (r > 0 && (p.revents & POLLOUT) != 0) return Status::kOk;
+    if (r > 0 && (p.revents & POLLOUT) != 0) {
+      if (c.connecting) {
+        sockaddr_storage peer{};
+        socklen_t len = sizeof peer;
+        if (::getpeername(c.fd, reinterpret_cast<sockaddr*>(&peer), &len) != 0) return Status::kClosed;
+        c.connecting = false;
+      }
+      return Status::kOk;
+    }
   }
 }
 
-namespace {
-// The slot holds no connection any more (its descriptor is closed or lingering elsewhere).
-void clear_slot(ListenerConn& c) {
-  c.fd = -1;
-  c.peer_done = false;
-  c.want_write = false;
-  c.pending_len = c.pending_off = 0;
-}
-}  // namespace
-
-void HttpListener::port_close(uint16_t conn) {
-  if (conn >= slots_.size()) return;
-  ListenerConn& c = slots_[conn];
-  if (c.fd < 0) return;
-  // Linger: the client reads our last answer before it sees the end, not a reset. Any slot's
+void HttpListener::close_slot(size_t i) {
+  ListenerConn& c = slots_[i];
+  if (c.connecting) {  // nothing was sent: nothing to linger for
+    ::close(c.fd);
+    c.clear();
+    return;
+  }
+  // Linger: the peer reads our last bytes before it sees the end, not a reset. Any slot's
   // lingering place will do; when all are taken, the one closest to its deadline gives way.
   (void)::shutdown(c.fd, SHUT_WR);
   ListenerConn* spot = nullptr;
@@ -187,15 +202,17 @@ void HttpListener::port_close(uint16_t conn) {
   }
   spot->closing_fd = c.fd;
   spot->closing_until = now_ms() + linger_ms_;
-  clear_slot(c);
+  c.clear();
 }
 
 void HttpListener::drop(uint16_t i) {
   ListenerConn& c = slots_[i];
   const int fd = c.fd;
-  clear_slot(c);
-  server_.closed(i);
-  ::close(fd);
+  const transport::ConnectionHandler handler = c.handler;
+  const uint16_t conn = c.conn;
+  c.clear();
+  handler.closed(conn);
+  if (fd >= 0) ::close(fd);
 }
 
 void HttpListener::accept_all() {
@@ -207,7 +224,16 @@ void HttpListener::accept_all() {
     const int one = 1;
     (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     const int idx = server_.open(peer_address(from));
-    if (idx < 0 || static_cast<size_t>(idx) >= slots_.size() || slots_[static_cast<size_t>(idx)].fd >= 0) {
+    // Its slot: the one of the engine's number when free (port_write finds it at once), else
+    // any free one (dialed connections share the slots). None, or a number the engine gave
+    // twice: refused.
+    ListenerConn* c = nullptr;
+    if (idx >= 0 && idx <= 0xFFFF && slot_of(static_cast<uint16_t>(idx), false) < 0) {
+      if (static_cast<size_t>(idx) < slots_.size() && slots_[static_cast<size_t>(idx)].fd < 0) c = &slots_[static_cast<size_t>(idx)];
+      for (size_t i = 0; c == nullptr && i < slots_.size(); ++i)
+        if (slots_[i].fd < 0) c = &slots_[i];
+    }
+    if (c == nullptr) {
       if (idx >= 0) server_.closed(static_cast<uint16_t>(idx));
       const StrView busy = server_.refusal();
       (void)send_all(fd, busy.data(), busy.size(), 100);
@@ -215,11 +241,10 @@ void HttpListener::accept_all() {
       ++refused_;
       continue;
     }
-    ListenerConn& c = slots_[static_cast<size_t>(idx)];
-    c.fd = fd;
-    c.peer_done = false;
-    c.want_write = false;
-    c.pending_len = c.pending_off = 0;
+    c->clear();
+    c->fd = fd;
+    c->handler = server_;
+    c->conn = static_cast<uint16_t>(idx);
     ++accepted_;
   }
 }
@@ -227,8 +252,8 @@ void HttpListener::accept_all() {
 // Gives the engine what it can take of the connection's read bytes. False: nothing moved.
 bool HttpListener::offer(uint16_t i) {
   ListenerConn& c = slots_[i];
-  if (c.fd < 0 || c.pending_len == 0 || !server_.wants_input(i)) return false;
-  const size_t used = server_.receive(i, c.buf + c.pending_off, c.pending_len);
+  if (c.fd < 0 || c.pending_len == 0 || !c.handler.wants_input(c.conn)) return false;
+  const size_t used = c.handler.receive(c.conn, c.buf + c.pending_off, c.pending_len);
   if (c.fd < 0) return true;  // the engine closed it meanwhile
   c.pending_off += static_cast<uint32_t>(used);
   c.pending_len -= static_cast<uint32_t>(used);
@@ -238,7 +263,7 @@ bool HttpListener::offer(uint16_t i) {
 
 void HttpListener::read_conn(uint16_t i) {
   ListenerConn& c = slots_[i];
-  for (int rounds = 0; rounds < 16 && c.fd >= 0 && c.pending_len == 0 && server_.wants_input(i); ++rounds) {
+  for (int rounds = 0; rounds < 16 && c.fd >= 0 && c.pending_len == 0 && c.handler.wants_input(c.conn); ++rounds) {
     const ssize_t k = ::recv(c.fd, c.buf, sizeof c.buf, 0);
     if (k > 0) {
       c.pending_off = 0;
@@ -269,23 +294,29 @@ void HttpListener::linger(ListenerConn& c, uint64_t now) {
 }
 
 Status HttpListener::run_once(int timeout_ms) {
-  if (!server_.valid() || listen_fd_ < 0) return Status::kInvalidState;
+  if (listen_fd_ >= 0 && !server_.valid()) return Status::kInvalidState;
   // Bytes waiting from earlier rounds go first (the engine may take them now).
   bool waiting = false;
   for (size_t i = 0; i < slots_.size(); ++i) {
     (void)offer(static_cast<uint16_t>(i));
-    waiting = waiting || (slots_[i].fd >= 0 && slots_[i].pending_len != 0 && server_.wants_input(static_cast<uint16_t>(i)));
+    const ListenerConn& c = slots_[i];
+    waiting = waiting || (c.fd >= 0 && c.pending_len != 0 && c.handler.wants_input(c.conn));
   }
   pollfd* const fds = fds_.data();
   uint16_t* const who = who_.data();
   size_t n = 0;
+  // poll() skips a negative descriptor: a listener that only dials has no listening socket.
   fds[n++] = pollfd{listen_fd_, POLLIN, 0};
+  const size_t wake = n;
   if (wake_fd_ >= 0 && n < fds_.size()) fds[n++] = pollfd{wake_fd_, POLLIN, 0};
   const size_t first = n;  // the connections' entries
   for (size_t i = 0; i < slots_.size() && n + 2 <= fds_.size(); ++i) {
     ListenerConn& c = slots_[i];
     const short out = c.want_write ? POLLOUT : 0;
-    if (c.fd >= 0 && c.pending_len == 0 && server_.wants_input(static_cast<uint16_t>(i))) {
+    if (c.fd >= 0 && c.connecting) {
+      who[n] = static_cast<uint16_t>(i);
+      fds[n++] = pollfd{c.fd, POLLOUT, 0};  // established, refused or unreachable
+    } else if (c.fd >= 0 && c.pending_len == 0 && c.handler.wants_input(c.conn)) {
       who[n] = static_cast<uint16_t>(i);
       fds[n++] = pollfd{c.fd, static_cast<short>(POLLIN | out), 0};
     } else if (c.fd >= 0) {
@@ -305,7 +336,7 @@ Status HttpListener::run_once(int timeout_ms) {
   if (r > 0) {
     // The connections' events first: slots of peers that hung up are free before new
     // connections are taken (or refused busy when there is no slot).
-    if (first > 1 && (fds[1].revents & POLLIN) != 0) clear_wake();  // server_.poll() below runs what was posted
+    if (first > wake && (fds[wake].revents & POLLIN) != 0) clear_wake();  // server_.poll() below runs what was posted
     for (size_t k = first; k < n; ++k) {
       if (fds[k].revents == 0) continue;
       if ((who[k] & 0x8000) != 0) {
@@ -315,9 +346,13 @@ Status HttpListener::run_once(int timeout_ms) {
       const uint16_t i = who[k];
       ListenerConn& c = slots_[i];
       if (c.fd != fds[k].fd) continue;  // closed and maybe reused this round
+      if (c.connecting) {
+        finish_connect(i);
+        continue;
+      }
       if ((fds[k].revents & POLLOUT) != 0 && c.want_write) {
         c.want_write = false;
-        server_.writable(i);  // the engine goes on with its output (and may close the slot)
+        c.handler.writable(c.conn);  // the engine goes on with its output (and may close the slot)
         if (c.fd != fds[k].fd) continue;
       }
       if ((fds[k].events & POLLIN) == 0) {
@@ -339,7 +374,7 @@ Status HttpListener::run_once(int timeout_ms) {
   }
   for (ListenerConn& c : slots_)
     if (c.closing_fd >= 0 && now >= c.closing_until) linger(c, now);
-  server_.poll();
+  if (server_.valid()) server_.poll();
   return Status::kOk;
 }
 

@@ -163,7 +163,8 @@ struct Dialer {
   /// port then calls handler.writable(conn) once it is established (writes before that take 0
   /// bytes), handler.receive() with its bytes, and handler.closed(conn) when it fails or
   /// ends, established or not. An error (kNoSpace: no free slot; kNotFound: the name does not
-  /// resolve; kIoError) means nothing more is reported for `conn`.
+  /// resolve; kInvalidArgument: no host or handler, or `conn` already names a connection this
+  /// dialer holds; kIoError) means nothing more is reported for `conn`.
   Status (*dial)(void* ctx, const char* host, uint16_t port, uint16_t conn, ConnectionHandler handler) = nullptr;
   /// Write, wait and close for dialed connections, with the engine's `conn` numbers.
   HttpPort port;
