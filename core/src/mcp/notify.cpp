@@ -28,7 +28,9 @@ void ServerCode::send_list_changed(Server& sv, Session& s, ListKind kind) {
                        : kind == ListKind::kResources ? "notifications/resources/list_changed"
                                                       : "notifications/prompts/list_changed";
   if (session) {
-    Outbound out(s, OutMessage{OutMessage::Kind::kNotification, Id{}, false});
+    OutMessage m{OutMessage::Kind::kNotification, Id{}, false};
+    m.capability = true;
+    Outbound out(s, m);
     if (open_or_count(out, sv.notifications_dropped_)) jsonrpc::write_notification(out.w(), method);
   }
   if (listens) notify_listens(sv, s, method, bit, 0, StrView());

@@ -275,7 +275,9 @@ void ServerCode::send_updated(Server& sv, Session& s, StrView uri) {
     return;
   }
   if (session) {
-    Outbound out(s, OutMessage{OutMessage::Kind::kNotification, Id{}, false});
+    OutMessage m{OutMessage::Kind::kNotification, Id{}, false};
+    m.capability = true;
+    Outbound out(s, m);
     if (open_or_count(out, sv.notifications_dropped_)) {
       json::Writer& w = out.w();
       jsonrpc::begin_notification(w, "notifications/resources/updated");

@@ -41,6 +41,10 @@ struct OutMessage {
   /// its HTTP headers, its revision or a client capability it lacks), which Streamable HTTP
   /// answers with status 400.
   bool refused = false;
+  /// A notification of the server's capabilities that every session it goes to gets alike
+  /// (notifications/{tools,resources,prompts}/list_changed, notifications/resources/updated):
+  /// MCP over MQTT sends it once, on the server's capability topic, not once per session.
+  bool capability = false;
 };
 
 /// Where one session's outbound messages go. The transport provides it.
