@@ -12,12 +12,14 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { WebSocketClientTransport } from "@modelcontextprotocol/sdk/client/websocket.js";
 import { WebSocket } from "ws";
 import { check } from "./schema.mjs";
+import { startBroker } from "./broker.mjs";
+import { MqttClientTransport } from "./mqtt_transport.mjs";
 import { stopServer, watchServer } from "./server_exit.mjs";
 
 // Node 20 has no WebSocket global; the SDK's client transport expects one.
 globalThis.WebSocket ??= WebSocket;
 
-export const TRANSPORTS = ["stdio", "http", "sse", "ws", "qemu", "gateway", "qemu-gateway"];
+export const TRANSPORTS = ["stdio", "http", "sse", "ws", "qemu", "gateway", "qemu-gateway", "mqtt"];
 
 /// The server is firmware on an emulated board: over its UART ("qemu") or over its network
 /// (EMCP_RUN_BOARD: a JSON array, the scripts/run-board command that serves it; the network
@@ -224,7 +226,9 @@ export class RecordingTransport {
   setProtocolVersion(v) { this.inner.setProtocolVersion?.(v); }
   /// Every recorded server message checked against the schema of `revision`.
   schemaProblems(revision) {
-    return this.received.flatMap(({ message, method }) => check(revision, message, method));
+    // And, over MQTT, where the server broke the MCP-over-MQTT text (mqtt_transport.mjs).
+    return [...this.received.flatMap(({ message, method }) => check(revision, message, method)),
+            ...(this.inner.violations ?? [])];
   }
   notifications(method) {
     return this.received.filter(({ message }) => message.method === method && !("id" in message)).map(({ message }) => message);
@@ -407,6 +411,20 @@ export async function connect({ command, args = [], revision, capabilities = {},
     const gw = await startGateway(board.port, ["--quiet"]);
     server = { ...gw, board };
     inner = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${gw.port}/mcp`));
+  } else if (kind === "mqtt") {
+    // MCP over MQTT (docs/mqtt.md): a Mosquitto of the test's own, the server dialing it, the
+    // client transport of tests/mcp/lib/mqtt_transport.mjs (MQTT.js) finding it by presence.
+    const broker = await startBroker();
+    const name = `devices/test/${Math.random().toString(16).slice(2, 10)}`;
+    try {
+      const [cmd, argv] = serverCommand(command, [...args, "--mqtt", broker.url, "--mqtt-name", name]);
+      server = await startAnnouncing("server", cmd, argv, /serving MCP over MQTT through 127\.0\.0\.1:(\d+)/, 5000);
+    } catch (e) {
+      await broker.stop();
+      throw e;
+    }
+    server.broker = broker;
+    inner = new MqttClientTransport({ url: broker.url, serverName: name });
   } else {
     server = await startNetworkServer(command, args);
     inner = clientTransport(kind, server.port);
@@ -423,6 +441,7 @@ export async function connect({ command, args = [], revision, capabilities = {},
     if (stdio) await stopServer(stdio, "end of input").catch((e) => problems.push(e));
     await client.close().catch((e) => problems.push(e));
     if (server) await stopNetworkServer(server).catch((e) => problems.push(e));
+    if (server?.broker) await server.broker.stop().catch((e) => problems.push(e));
     if (qemu) await stopQemu(qemu);
     if (problems.length) throw problems[0];
   };

@@ -90,10 +90,10 @@ export class MqttClientTransport {
     this.rpc = `$mcp-rpc/${this.clientId}/${server.id}/${server.name}`;
     this.capability = `$mcp-server/capability/${server.id}/${server.name}`;
     // Before initialize (the text): the RPC topic with No Local, the capability topic.
-    const granted = await this.mqtt.subscribeAsync([
-      { topic: this.rpc, qos: 1, nl: true },
-      { topic: this.capability, qos: 1 },
-    ]);
+    const granted = await this.mqtt.subscribeAsync({
+      [this.rpc]: { qos: 1, nl: true },
+      [this.capability]: { qos: 1 },
+    });
     for (const g of granted) if (g.qos > 2) this.violations.push(`SUBACK refused ${g.topic}: ${g.qos}`);
   }
 

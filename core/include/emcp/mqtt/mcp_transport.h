@@ -129,6 +129,8 @@ class McpTransport {
   /// The server-name in use (the broker's, if it named one).
   StrView server_name() const { return StrView(name_, name_len_); }
   const McpStats& stats() const { return stats_; }
+  /// The decoder's arena (its high-water mark for the memory reports).
+  const Arena& arena() const { return decoder_.arena(); }
   /// Sessions open now.
   size_t sessions() const;
 

@@ -48,7 +48,7 @@ int HttpMcp::parse(int argc, char** argv, Option option, const char* usage) {
 }
 
 int HttpMcp::serve(const Loop& loop) {
-  if (http_.enabled) return serve::http(server_, http_, loop);
+  if (http_.enabled || http_.mqtt.url != nullptr) return serve::http(server_, http_, loop);
   serve::say({program_, EMCP_LEGACY_ERA ? EMCP_MODERN_ERA ? ": serving MCP on stdio (protocol revisions 2024-11-05 to 2026-07-28)\n"
                                                            : ": serving MCP on stdio (protocol revisions 2024-11-05 to 2025-11-25)\n"
                                          : ": serving MCP on stdio (protocol revision 2026-07-28)\n"});

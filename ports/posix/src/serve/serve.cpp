@@ -19,6 +19,7 @@
 #include "emcp/posix/platform.h"
 #include "emcp/transport/http_server.h"
 #include "emcp/transport/line.h"
+#include "mqtt_serve.h"
 
 EMCP_NS_BEGIN
 namespace posix {
@@ -73,7 +74,11 @@ const char kHttpUsage[] =
     "  --require-at-jwt   refuse JWTs whose header typ is not at+jwt (RFC 9068; off: many\n"
     "                     authorization servers type access tokens JWT or not at all)\n"
     "  --audience URI     this server's canonical URI, the tokens' audience (default\n"
-    "                     http(s)://ADDR:PORT/mcp)\n";
+    "                     http(s)://ADDR:PORT/mcp)\n"
+    "  --mqtt URL         also serve MCP over MQTT 5 through the broker at mqtt://HOST[:PORT]\n"
+    "                     (with or without --http; docs/mqtt.md)\n"
+    "  --mqtt-name NAME   the server-name, topic style (default emcp/<program>)\n"
+    "  --mqtt-id ID       the server-id, the MQTT client id (default <program>-<random hex>)\n";
 
 namespace {
 const char* g_allowed[8];
@@ -92,6 +97,7 @@ int parse_http_option(int argc, char** argv, int* i, HttpConfig* config) {
          "\n"});
     return -1;
   };
+  if (const int mqtt = parse_mqtt_option(argc, argv, i, config)) return mqtt;
   if (strcmp(arg, "--ws") == 0) {
     config->websocket = true;
     return 1;
@@ -149,6 +155,7 @@ int parse_http_option(int argc, char** argv, int* i, HttpConfig* config) {
 }
 
 bool check_http_options(const HttpConfig& config) {
+  if (!check_mqtt_options(config)) return false;
   const bool any = config.websocket || config.allowed_hosts.size() != 0 || config.timeout_ms != 0 || config.keepalive_ms != 0 ||
                    config.reclaim_grace_ms != UINT32_MAX || config.tls_cert != nullptr || config.tls_key != nullptr ||
                    strcmp(config.address, "127.0.0.1") != 0;
@@ -183,7 +190,7 @@ bool check_http_options(const HttpConfig& config) {
 // Namespace-scope storage (no function-local statics: their guards pull in runtime locking);
 // the transports are built in place once the server is known.
 using Engine = emcp::transport::StaticHttpServer<kConnections, kSessions>;
-emcp::posix::StaticHttpListener<kConnections> g_net;
+emcp::posix::StaticHttpListener<kConnections + 1> g_net;  // and the broker's (--mqtt)
 emcp::transport::HttpOptions g_options;
 alignas(Engine) unsigned char g_engine_mem[sizeof(Engine)];
 Engine* g_engine = nullptr;
@@ -339,6 +346,7 @@ Figures figures() {
     f.sessions_in_use = g_engine->sessions_in_use();
     f.sessions = kSessions;
   }
+  if (mqtt_arena_high_water() > f.arena_high_water) f.arena_high_water = mqtt_arena_high_water();
   return f;
 }
 
@@ -363,7 +371,7 @@ int http(emcp::mcp::Server& server, const HttpConfig& config, const Loop& loop) 
   if (config.timeout_ms != 0) g_options.head_timeout_ms = g_options.body_timeout_ms = config.timeout_ms;
   if (config.keepalive_ms != 0) g_options.keepalive_ms = config.keepalive_ms;
   if (config.reclaim_grace_ms != UINT32_MAX) g_options.reclaim_grace_ms = config.reclaim_grace_ms;
-  if (g_net.listen(config.address, config.port) != emcp::Status::kOk) {
+  if (config.enabled && g_net.listen(config.address, config.port) != emcp::Status::kOk) {
     char p[24];
     say({config.program, ": cannot listen on ", config.address, " port ", num(config.port, p), ": ",
          strerror(errno), "\n"});
@@ -382,18 +390,22 @@ int http(emcp::mcp::Server& server, const HttpConfig& config, const Loop& loop) 
   emcp::posix::catch_stop_signals();
   char p[24];
   const bool v6 = strchr(config.address, ':') != nullptr;
-  say({config.program, ": serving MCP on ", tls ? "https://" : "http://", v6 ? "[" : "", config.address,
-       v6 ? "]" : "", ":", num(g_net.bound_port(), p), "/mcp (Streamable HTTP), /sse (HTTP+SSE)",
-       config.websocket ? (tls ? ", /ws (WebSocket, wss)" : ", /ws (WebSocket)") : "",
-       g_options.auth != nullptr ? "; bearer token required (metadata: /.well-known/oauth-protected-resource/mcp)" : "",
-       "\n"});
+  if (config.enabled)
+    say({config.program, ": serving MCP on ", tls ? "https://" : "http://", v6 ? "[" : "", config.address,
+         v6 ? "]" : "", ":", num(g_net.bound_port(), p), "/mcp (Streamable HTTP), /sse (HTTP+SSE)",
+         config.websocket ? (tls ? ", /ws (WebSocket, wss)" : ", /ws (WebSocket)") : "",
+         g_options.auth != nullptr ? "; bearer token required (metadata: /.well-known/oauth-protected-resource/mcp)" : "",
+         "\n"});
+  if (config.mqtt.url != nullptr && !start_mqtt(server, config, g_net.dialer())) return 1;
   while (!emcp::posix::stop_requested()) {
     if (g_net.run_once(static_cast<int>(loop.wait_ms(100))) != emcp::Status::kOk && errno != EINTR) {
       say({config.program, ": poll failed: ", strerror(errno), "\n"});
       return 1;
     }
+    poll_mqtt();
     if (loop.tick) loop.tick();
   }
+  stop_mqtt(config.program);
   char a[24], b[24], c[24], d[24], e[24];
   const emcp::transport::HttpStats& st = engine.stats();
   char f[24], g[24], h[24], k[24], l[24], m[24], q[24], r[24];

@@ -60,6 +60,16 @@ struct HttpConfig {
   /// The application's scopes (scopes_supported) and the ones every request needs.
   emcp::Span<const char* const> scopes;
   const char* required_scope = nullptr;
+  /// MCP over MQTT 5 (docs/mqtt.md): the device dials a broker and serves clients through it,
+  /// beside HTTP or alone. --mqtt mqtt://HOST[:PORT], --mqtt-name (default emcp/<program>),
+  /// --mqtt-id (default <program>-<8 random hex digits>).
+  struct Mqtt {
+    const char* url = nullptr;   ///< nullptr: no MQTT
+    const char* host = nullptr;  ///< from the URL
+    uint16_t port = 1883;
+    const char* name = nullptr;
+    const char* id = nullptr;
+  } mqtt;
 };
 
 /// The network options every program shares (kHttpUsage says what each does): argv[*i] is
@@ -79,7 +89,8 @@ extern const char kHttpUsage[];
 /// the process exit code (0 for either end).
 int stdio(emcp::mcp::Server& server, const char* program, const Loop& loop);
 
-/// Serves HTTP until SIGINT/SIGTERM. Returns the process exit code (0 after a signal).
+/// Serves HTTP (config.enabled) and MCP over MQTT (config.mqtt.url) until SIGINT/SIGTERM. Returns
+/// the process exit code (0 after a signal).
 int http(emcp::mcp::Server& server, const HttpConfig& config, const Loop& loop);
 
 /// Figures of the transport being served (for diagnostics tools): messages handled (stdio

@@ -1,0 +1,199 @@
+// MCP over MQTT in the Linux serving loop (mqtt_serve.h).
+#include "mqtt_serve.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <new>
+
+#include "emcp/mqtt/mcp_transport.h"
+
+EMCP_NS_BEGIN
+namespace posix {
+namespace serve {
+
+namespace {
+
+// Eight clients at once, answers up to EMCP_MAX_MESSAGE_LEN (a Linux process has the room).
+using Mqtt = emcp::mqtt::StaticMcpTransport<8, EMCP_MAX_MESSAGE_LEN>;
+alignas(Mqtt) unsigned char g_mqtt_mem[sizeof(Mqtt)];
+Mqtt* g_mqtt = nullptr;
+char g_host[256];
+char g_id[65];
+char g_name[129];
+char g_description[160];
+bool g_was_connected = false;
+
+char* num(uint64_t v, char (&buf)[24]) {
+  char tmp[24];
+  size_t n = 0;
+  do {
+    tmp[n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  for (size_t k = 0; k < n; ++k) buf[k] = tmp[n - 1 - k];
+  buf[n] = '\0';
+  return buf;
+}
+
+// mqtt://HOST[:PORT] (HOST a name, an IPv4 address or [IPv6]); false when it is not one.
+bool parse_url(const char* url, char* host, size_t host_cap, uint16_t* port) {
+  static const char kScheme[] = "mqtt://";
+  if (strncmp(url, kScheme, sizeof kScheme - 1) != 0) return false;
+  const char* p = url + sizeof kScheme - 1;
+  const char* end;
+  if (*p == '[') {
+    end = strchr(p, ']');
+    if (end == nullptr) return false;
+    ++p;
+  } else {
+    end = p + strcspn(p, ":/");
+  }
+  const size_t n = static_cast<size_t>(end - p);
+  if (n == 0 || n >= host_cap) return false;
+  memcpy(host, p, n);
+  host[n] = '\0';
+  if (*end == ']') ++end;
+  *port = 1883;
+  if (*end == ':') {
+    char* stop = nullptr;
+    const long v = strtol(end + 1, &stop, 10);
+    if (stop == end + 1 || v < 1 || v > 65535) return false;
+    *port = static_cast<uint16_t>(v);
+    end = stop;
+  }
+  return *end == '\0' || (end[0] == '/' && end[1] == '\0');
+}
+
+}  // namespace
+
+int parse_mqtt_option(int argc, char** argv, int* i, HttpConfig* config) {
+  const char* arg = argv[*i];
+  const char* which[] = {"--mqtt", "--mqtt-name", "--mqtt-id"};
+  int k = 0;
+  while (k < 3 && strcmp(arg, which[k]) != 0) ++k;
+  if (k == 3) return 0;
+  const char* value = *i + 1 < argc ? argv[*i + 1] : nullptr;
+  if (value == nullptr) {
+    say({config->program, ": ", arg, " needs a value\n"});
+    return -1;
+  }
+  ++*i;
+  if (k == 0) {
+    uint16_t port = 0;
+    if (!parse_url(value, g_host, sizeof g_host, &port)) {
+      say({config->program, ": --mqtt needs a broker's URL mqtt://HOST[:PORT] (given: ", value,
+           "; mqtts:// is not served yet)\n"});
+      return -1;
+    }
+    config->mqtt.url = value;
+    config->mqtt.host = g_host;
+    config->mqtt.port = port;
+  } else if (k == 1) {
+    const size_t n = strlen(value);
+    if (n == 0 || n > 128 || strpbrk(value, "+#") != nullptr || value[0] == '/' || value[n - 1] == '/') {
+      say({config->program, ": --mqtt-name needs a topic-style name of 1..128 bytes without + or # (given: ", value,
+           ")\n"});
+      return -1;
+    }
+    config->mqtt.name = value;
+  } else {
+    const size_t n = strlen(value);
+    if (n == 0 || n > 64 || strpbrk(value, "/+#") != nullptr) {
+      say({config->program, ": --mqtt-id needs an MQTT client id of 1..64 bytes without /, + or # (given: ", value,
+           ")\n"});
+      return -1;
+    }
+    config->mqtt.id = value;
+  }
+  return 1;
+}
+
+bool check_mqtt_options(const HttpConfig& config) {
+  if (config.mqtt.url == nullptr && (config.mqtt.name != nullptr || config.mqtt.id != nullptr)) {
+    say({config.program, ": --mqtt-name and --mqtt-id need --mqtt URL\n"});
+    return false;
+  }
+  return true;
+}
+
+bool start_mqtt(mcp::Server& server, const HttpConfig& config, const transport::Dialer& dialer) {
+  // The program's name without its folder names the defaults: emcp/<program> as the server-name,
+  // <program>-<8 random hex digits> as the server-id.
+  const char* base = strrchr(config.program, '/');
+  base = base != nullptr ? base + 1 : config.program;
+  const size_t blen = strlen(base) > 40 ? 40 : strlen(base);
+  if (config.mqtt.name == nullptr) {
+    memcpy(g_name, "emcp/", 5);
+    memcpy(g_name + 5, base, blen);
+    g_name[5 + blen] = '\0';
+  } else {
+    strcpy(g_name, config.mqtt.name);
+  }
+  if (config.mqtt.id == nullptr) {
+    uint8_t r[4] = {};
+    if (server.platform().random == nullptr || !server.platform().random(r, sizeof r)) {
+      say({config.program, ": no random source for an MQTT client id: give --mqtt-id\n"});
+      return false;
+    }
+    memcpy(g_id, base, blen);
+    g_id[blen] = '-';
+    static const char kHex[] = "0123456789abcdef";
+    for (size_t k = 0; k < 4; ++k) {
+      g_id[blen + 1 + 2 * k] = kHex[r[k] >> 4];
+      g_id[blen + 2 + 2 * k] = kHex[r[k] & 15];
+    }
+    g_id[blen + 9] = '\0';
+  } else {
+    strcpy(g_id, config.mqtt.id);
+  }
+  const mcp::ServerInfo& info = server.info();
+  const char* what = info.description != nullptr ? info.description : info.title != nullptr ? info.title : info.name;
+  strncpy(g_description, what, sizeof g_description - 1);
+  g_mqtt = new (g_mqtt_mem) Mqtt(server, server.platform(), dialer);
+  g_mqtt->options().server_id = g_id;
+  g_mqtt->options().server_name = g_name;
+  g_mqtt->options().description = g_description;
+  if (g_mqtt->start(config.mqtt.host, config.mqtt.port) != Status::kOk) {
+    say({config.program, ": the MQTT server id or name is not valid\n"});
+    return false;
+  }
+  char p[24];
+  say({config.program, ": serving MCP over MQTT through ", config.mqtt.host, ":", num(config.mqtt.port, p),
+       " as server id ", g_id, ", name ", g_name, "\n"});
+  return true;
+}
+
+void poll_mqtt() {
+  if (g_mqtt == nullptr) return;
+  g_mqtt->poll();
+  const bool up = g_mqtt->client().connected();
+  if (up != g_was_connected) {
+    g_was_connected = up;
+    const StrView name = g_mqtt->server_name();
+    char n[130];
+    memcpy(n, name.data(), name.size());
+    n[name.size()] = '\0';
+    say({up ? "mqtt: connected; presence on $mcp-server/presence/" : "mqtt: connection lost; dialing again",
+         up ? g_id : "", up ? "/" : "", up ? n : "", "\n"});
+  }
+}
+
+size_t mqtt_arena_high_water() { return g_mqtt != nullptr ? g_mqtt->arena().high_water() : 0; }
+
+void stop_mqtt(const char* program) {
+  if (g_mqtt == nullptr) return;
+  g_mqtt->stop();
+  const emcp::mqtt::McpStats& s = g_mqtt->stats();
+  const emcp::mqtt::ClientStats& c = g_mqtt->client().stats();
+  char a[24], b[24], d[24], e[24], f[24], g[24], h[24];
+  say({program, ": MQTT: ", num(c.connects, a), " connections (", num(c.dials, b), " dials), ", num(s.sessions, d),
+       " sessions, ", num(s.refused, e), " refused, ", num(s.too_large, f), " answers too large, ",
+       num(c.protocol_errors, g), " protocol errors, ", num(c.keepalive_timeouts, h), " keep-alive timeouts\n"});
+  g_mqtt->~Mqtt();
+  g_mqtt = nullptr;
+}
+
+}  // namespace serve
+}  // namespace posix
+EMCP_NS_END
