@@ -496,7 +496,7 @@ describe("schema checker", () => {
 // The experimental tasks of 2025-11-25 with input: emcp-everything's confirm_delete asks inside
 // its task; the SDK's callToolStream sees input_required, calls tasks/result, and its
 // elicitation handler answers the request that arrives there (with _meta related-task).
-describe(`${KIND}: a 2025-11-25 task that asks for input (emcp-everything)`, { skip: ON_BOARD || !["stdio", "http", "mqtt"].includes(KIND) }, () => {
+describe(`${KIND}: a 2025-11-25 task that asks for input (emcp-everything)`, { skip: ON_BOARD || !["stdio", "http", "mqtt", "mqtt-bridge"].includes(KIND) }, () => {
   const EVERYTHING = process.env.EMCP_EVERYTHING ?? new URL("../../build/native/bin/emcp-everything", import.meta.url).pathname;
   test("confirm_delete: input_required, the elicitation on tasks/result, then the result", async () => {
     const elicited = [];

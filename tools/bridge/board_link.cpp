@@ -519,4 +519,9 @@ bool BoardLink::on_readable() {
   return true;
 }
 
+std::string BoardLink::summary() const {
+  return std::to_string(resets_) + " board reset(s) seen; at most " + std::to_string(in_flight_peak_) + " of the " +
+         std::to_string(window_) + " B window on the way, " + std::to_string(syncs_) + " sync ping(s)";
+}
+
 }  // namespace bridge

@@ -40,6 +40,7 @@
 
 #include "emcp/posix/loop.h"
 #include "emcp/posix/platform.h"
+#include "link.h"
 
 namespace bridge {
 
@@ -47,8 +48,11 @@ struct LinkOptions {
   std::string serial;  // a serial device, or
   int baud = 115200;
   bool rtscts = false; // hardware flow control on the serial device
-  std::string host;    // a TCP host and port (QEMU: -serial tcp:HOST:PORT,server=on)
+  std::string host;    // a TCP host and port (QEMU: -serial tcp:HOST:PORT,server=on), or
   int port = 0;
+  std::string mqtt_host;  // a broker (--mqtt mqtt://HOST[:PORT]: mqtt_link.h) and
+  int mqtt_port = 1883;
+  std::string mqtt_name;  // the device's server-name, or a filter (+, #); "" for any
   std::string banner = "MCP on this UART";
   int wait_ms = 15000;
   int ping_after_ms = 1000;  // quiet time before a ping when no banner came; 0: never ping
@@ -86,44 +90,29 @@ struct Parsed {
 Parsed parse(const std::string& line);
 bool looks_like_json(const std::string& line);
 
-class BoardLink {
+class BoardLink final : public Link {
  public:
-  /// What the link reports. Every call comes from on_readable() or tick().
-  struct Listener {
-    virtual ~Listener() = default;
-    /// A JSON line from the ready board (never the answer to one of the link's pings).
-    virtual void on_board_line(const std::string& line) = 0;
-    /// The board restarted while it was ready (its banner again, or the connection was lost and
-    /// is back, ready again). Called when it is ready again, before what waited is sent.
-    virtual void on_board_reset(const char* why) = 0;
-    /// The board is ready (the first time, and after each reset, after on_board_reset).
-    virtual void on_board_ready() {}
-    /// The board lost input (its answer with "data":{"inputLost":true} was passed on first):
-    /// the ids (JSON text) of the requests that were on the way and are not answered yet; they
-    /// may never be. Each is reported once; an answer that comes for one later is still passed
-    /// to on_board_line().
-    virtual void on_board_lost_input(const std::vector<std::string>& ids) = 0;
-  };
+  using Listener = Link::Listener;
 
   BoardLink(const LinkOptions& o, Listener& l) : o_(o), l_(l), window_(o.window != 0 ? o.window : kDefaultWindow) {}
   BoardLink(const BoardLink&) = delete;
   BoardLink& operator=(const BoardLink&) = delete;
-  ~BoardLink();
+  ~BoardLink() override;
 
   /// Reaches the board (a QEMU still starting may refuse for a moment): false after --wait-ms.
-  bool start();
+  bool start() override;
   /// The board's fd (-1 while a lost connection is being dialled again). Non-blocking.
-  int fd() const { return fd_; }
-  bool ready() const { return ready_; }
+  int fd() const override { return fd_; }
+  bool ready() const override { return ready_; }
   /// A lost connection is being dialled again, or was and the board is not ready yet: what the
   /// client sends meanwhile should wait (it must not be failed with what was in flight).
-  bool resetting() const { return give_back_; }
+  bool resetting() const override { return give_back_; }
   /// One line to the board (without its newline): queued, written as the window and the board
   /// take it (flush()); held until the board is ready. Lines queued for a board that resets or
   /// a connection that is lost are dropped (their requests are failed by on_board_reset()).
-  void send(const std::string& line);
+  void send(const std::string& line) override;
   /// Bytes waiting to be written (queued and held): callers refuse new input beyond a bound.
-  size_t queued() const { return out_.size() + queue_bytes_; }
+  size_t queued() const override { return out_.size() + queue_bytes_; }
   /// Bytes on the way to the board that it may not have read yet, and the window they fit.
   size_t in_flight() const { return in_flight_; }
   size_t window() const { return window_; }
@@ -131,17 +120,18 @@ class BoardLink {
   size_t in_flight_peak() const { return in_flight_peak_; }
   int syncs() const { return syncs_; }
   /// Something waits to be written to the board (poll for POLLOUT).
-  bool wants_write() const { return fd_ >= 0 && !out_.empty(); }
+  bool wants_write() const override { return fd_ >= 0 && !out_.empty(); }
   /// Writes what the board takes now (never blocks). False when the board is lost for good.
-  bool flush();
+  bool flush() override;
   /// The board's fd is readable: reads, reports lines. False when the board is lost for good.
-  bool on_readable();
+  bool on_readable() override;
   /// Pings while not ready; dials a lost connection again. False when the board was not ready
   /// (or not reachable again) within --wait-ms.
-  bool tick();
-  int resets() const { return resets_; }
+  bool tick() override;
+  int resets() const override { return resets_; }
   /// Why the link gave up (for the exit message).
-  const std::string& failure() const { return failure_; }
+  const std::string& failure() const override { return failure_; }
+  std::string summary() const override;
 
  private:
   struct Line {

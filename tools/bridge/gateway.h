@@ -114,7 +114,7 @@ struct Pending {
   bool opening = false;      // the initialize that opens the session
 };
 
-class Gateway final : public BoardLink::Listener {
+class Gateway final : public Link::Listener {
  public:
   Gateway(const LinkOptions& lo, const GatewayOptions& o);
   int run();
@@ -192,7 +192,7 @@ class Gateway final : public BoardLink::Listener {
 
   const LinkOptions& lo_;
   const GatewayOptions& o_;
-  BoardLink link_;
+  std::unique_ptr<Link> link_;
   emcp::transport::HttpOptions http_;
   std::vector<const char*> hosts_, origins_, cors_;
   std::vector<emcp::auth::StaticToken> tokens_;

@@ -169,7 +169,7 @@ void Gateway::route_unrelated(const std::string& line, const jsonrpc::Message& m
   if (request) {
     log("the board asked the client (" + std::string(m.method.data(), m.method.size()) +
         ") with no stream that is surely its client's: answered -32603");
-    link_.send(rpc_error(id_json(m.id), -32603, "No client stream is open to carry this request (emcp-bridge --http)"));
+    link_->send(rpc_error(id_json(m.id), -32603, "No client stream is open to carry this request (emcp-bridge --http)"));
     return;
   }
   log("dropped (no stream surely for it): " + line.substr(0, 200));
@@ -191,7 +191,7 @@ void Gateway::fail_pending(bool session_only_requests, const std::string& messag
 
 void Gateway::cancel_on_board(const std::string& wire, const char* reason) {
   const StrView why(reason);
-  link_.send(cancel_line(wire, &why));
+  link_->send(cancel_line(wire, &why));
 }
 
 void Gateway::on_board_reset(const char* why) {
@@ -222,7 +222,7 @@ void Gateway::on_board_lost_input(const std::vector<std::string>& ids) {
 }
 
 void Gateway::on_board_ready() {
-  link_.send(std::string("{\"jsonrpc\":\"2.0\",\"id\":\"") + kDiscoverId + std::to_string(++discovers_) +
+  link_->send(std::string("{\"jsonrpc\":\"2.0\",\"id\":\"") + kDiscoverId + std::to_string(++discovers_) +
              "\",\"method\":\"server/discover\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"" +
              kModern + "\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}");
 }
@@ -238,7 +238,7 @@ void Gateway::expire_requests(uint64_t now) {
     const std::string wire = it->first;
     it = pending_.erase(it);
     log("no answer from the board within --request-timeout-ms: " + wire + " failed and cancelled");
-    if (link_.ready()) cancel_on_board(wire, "no answer within the gateway's --request-timeout-ms");
+    if (link_->ready()) cancel_on_board(wire, "no answer within the gateway's --request-timeout-ms");
     if (pd.opening && session_ == SessionState::kOpening) session_ = SessionState::kNone;
     if (conn_live(pd))
       deliver(pd.conn, rpc_error(pd.orig_id, -32603, "The board did not answer within " +

@@ -171,7 +171,7 @@ void Gateway::on_post(Conn& c) {
 // kMaxQueue (a board that stopped reading): 503, Retry-After: 1.
 bool Gateway::refuse_busy(Conn& c, size_t requests) {
   const bool many = pending_.size() + requests > kMaxInFlight;
-  if (!many && link_.queued() + c.body.size() <= kMaxQueue) return false;
+  if (!many && link_->queued() + c.body.size() <= kMaxQueue) return false;
   c.extra += "Retry-After: 1\r\n";
   answer_text(c, 503, many ? "Service Unavailable: too many requests in flight to the board"
                            : "Service Unavailable: the board is not taking what was sent to it");
@@ -267,7 +267,7 @@ bool Gateway::cancel_for(Conn& c, const jsonrpc::Message& m, bool session) {
     const bool live = conn_live(pd);
     pending_.erase(it);
     const emcp::Result<StrView> reason = m.params["reason"].as_string();
-    link_.send(cancel_line(wire, reason.ok() ? &reason.value() : nullptr));
+    link_->send(cancel_line(wire, reason.ok() ? &reason.value() : nullptr));
     if (live) {
       Conn& o = *conns_[conn];
       if (o.awaiting > 0) --o.awaiting;
@@ -334,7 +334,7 @@ void Gateway::post_session(Conn& c, const jsonrpc::Decoded& d) {
         break;
       case jsonrpc::Kind::kNotification:
         if (m.method == "notifications/cancelled") (void)cancel_for(c, m, true);
-        else link_.send(message_line(m, "", ""));
+        else link_->send(message_line(m, "", ""));
         break;
       case jsonrpc::Kind::kResponse:
       case jsonrpc::Kind::kErrorResponse: {
@@ -346,7 +346,7 @@ void Gateway::post_session(Conn& c, const jsonrpc::Decoded& d) {
             board_reqs_.erase(board_reqs_.begin() + static_cast<long>(i));
             known = true;
           }
-        if (known) link_.send(response_line(m));
+        if (known) link_->send(response_line(m));
         else log("dropped a client's response to no request of the board's: id " + (id.empty() ? "null" : id));
         break;
       }
@@ -380,7 +380,7 @@ void Gateway::forward(Conn& c, const jsonrpc::Message& m, bool session, bool ini
   if (token.exists()) pd.orig_token = value_json(token);
   pending_[wire] = pd;
   ++c.awaiting;
-  link_.send(message_line(m, wire, token.exists() ? wire : std::string()));
+  link_->send(message_line(m, wire, token.exists() ? wire : std::string()));
 }
 
 }  // namespace gateway

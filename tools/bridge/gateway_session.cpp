@@ -95,10 +95,10 @@ void Gateway::expire_idle_session(uint64_t now) {
 void Gateway::reset_board_session() {
   reset_due_ = false;
   const std::string n = std::to_string(++board_resets_sent_);
-  link_.send(std::string("{\"jsonrpc\":\"2.0\",\"id\":\"") + kResetId + n +
+  link_->send(std::string("{\"jsonrpc\":\"2.0\",\"id\":\"") + kResetId + n +
              "\",\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
              "\"clientInfo\":{\"name\":\"emcp-bridge-gateway\",\"version\":\"1\"}}}");
-  link_.send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+  link_->send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
   log("the board's session started afresh");
 }
 

@@ -48,7 +48,7 @@ constexpr emcp::Platform kLocalPlatform{&emcp::posix::now_ms, &emcp::posix::rand
 }  // namespace
 
 Gateway::Gateway(const LinkOptions& lo, const GatewayOptions& o)
-    : lo_(lo), o_(o), link_(lo, *this), local_(kLocalInfo, kLocalPlatform) {}
+    : lo_(lo), o_(o), link_(make_link(lo, *this)), local_(kLocalInfo, kLocalPlatform) {}
 
 // ---- Set-up -------------------------------------------------------------------------------------
 
@@ -129,7 +129,10 @@ bool Gateway::setup() {
   conns_.resize(static_cast<size_t>(o_.max_connections));
   // The line tests and scripts wait for.
   fprintf(stderr, "[emcp-bridge] serving MCP on http://%s:%d/mcp (the board: %s)\n", host.c_str(), port_,
-          lo_.serial.empty() ? (lo_.host + ":" + std::to_string(lo_.port)).c_str() : lo_.serial.c_str());
+          !lo_.serial.empty()     ? lo_.serial.c_str()
+          : !lo_.mqtt_host.empty() ? ("mqtt://" + lo_.mqtt_host + ":" + std::to_string(lo_.mqtt_port) + ", device " +
+                                      (lo_.mqtt_name.empty() ? std::string("#") : lo_.mqtt_name)).c_str()
+                                   : (lo_.host + ":" + std::to_string(lo_.port)).c_str());
   return true;
 }
 
@@ -233,7 +236,7 @@ void Gateway::on_input(size_t i) {
 
 // Feeds the parser while the connection takes requests; the rest waits in `in` (pipelining).
 void Gateway::process(size_t i) {
-  if (link_.resetting()) return;  // run(): held until the board is back
+  if (link_->resetting()) return;  // run(): held until the board is back
   while (conns_[i]) {
     Conn& c = *conns_[i];
     if (c.st != Conn::St::kIdle && c.st != Conn::St::kRequest) return;
@@ -282,7 +285,7 @@ void Gateway::tick() {
   tick_conns(now);
   expire_requests(now);
   expire_idle_session(now);
-  if (reset_due_ && session_ == SessionState::kNone && link_.ready() && !link_.resetting()) {
+  if (reset_due_ && session_ == SessionState::kNone && link_->ready() && !link_->resetting()) {
     bool modern = false;
     for (const auto& kv : pending_) modern = modern || !kv.second.session;
     if (!modern) reset_board_session();
@@ -334,17 +337,17 @@ void Gateway::tick_conns(uint64_t now) {
 
 int Gateway::run() {
   if (!setup()) return 1;
-  if (!link_.start()) return 1;
+  if (!link_->start()) return 1;
   std::vector<pollfd> fds;
   while (!stop_requested()) {
-    if (!link_.tick()) return 1;
+    if (!link_->tick()) return 1;
     fds.clear();
     const bool accepting = now_ms() >= accept_pause_until_;
     fds.push_back({accepting ? listen_fd_ : -1, POLLIN, 0});
-    fds.push_back({link_.fd(), static_cast<short>(POLLIN | (link_.wants_write() ? POLLOUT : 0)), 0});
+    fds.push_back({link_->fd(), static_cast<short>(POLLIN | (link_->wants_write() ? POLLOUT : 0)), 0});
     // While a lost board connection is being replaced, what clients send waits (unread, or
     // unparsed): it must not be failed with what was in flight, nor reach the new board late.
-    const bool hold = link_.resetting();
+    const bool hold = link_->resetting();
     for (const auto& c : conns_) {
       if (!c) {
         fds.push_back({-1, 0, 0});
@@ -359,10 +362,10 @@ int Gateway::run() {
     if (r < 0 && errno != EINTR) return 1;
     if (r < 0) continue;
     if (fds[1].revents & POLLOUT) {
-      if (!link_.flush()) return 1;
+      if (!link_->flush()) return 1;
     }
     if (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) {
-      if (!link_.on_readable()) return 1;
+      if (!link_->on_readable()) return 1;
     }
     for (size_t i = 0; i < conns_.size(); ++i) {
       if (!conns_[i]) continue;
@@ -375,7 +378,7 @@ int Gateway::run() {
     if (fds[0].revents & POLLIN) accept_all();
     tick();
   }
-  log("stopped; " + std::to_string(link_.resets()) + " board reset(s) seen");
+  log("stopped; " + std::to_string(link_->resets()) + " board reset(s) seen");
   return 0;
 }
 

@@ -1,6 +1,7 @@
 // emcp-bridge: connects a desktop MCP client (stdio) to an emcp board over a serial device or
-// a TCP socket (QEMU's serial port); with --http PORT it serves the board to network clients
-// as Streamable HTTP instead (http_gateway.cpp, docs/gateway.md).
+// a TCP socket (QEMU's serial port), or to a device through an MQTT broker (--mqtt:
+// mqtt_link.h, docs/mqtt.md); with --http PORT it serves the board to network clients as
+// Streamable HTTP instead (http_gateway.cpp, docs/gateway.md).
 //
 //   emcp-bridge (--serial DEVICE [--baud N] [--rtscts] | --tcp HOST:PORT) [--banner TEXT]
 //               [--wait-ms N] [--ping-after-ms N] [--window N] [--no-reinit] [--quiet]
@@ -58,13 +59,18 @@ bool number(const char* text, long long lo, long long hi, long long* out) {
 
 void usage() {
   fprintf(stderr,
-          "usage: emcp-bridge (--serial DEVICE [--baud N] | --tcp HOST:PORT) [--banner TEXT]\n"
+          "usage: emcp-bridge (--serial DEVICE [--baud N] | --tcp HOST:PORT |\n"
+          "                    --mqtt mqtt://HOST[:PORT] [--mqtt-name NAME]) [--banner TEXT]\n"
           "                   [--wait-ms N] [--ping-after-ms N] [--window N] [--rtscts]\n"
           "                   [--no-reinit] [--quiet] [--http PORT [gateway options]]\n"
           "  Connects an MCP client on stdin/stdout to an emcp board's UART.\n"
           "  --serial DEVICE  a serial device (raw, 8N1), --baud (default 115200)\n"
           "  --rtscts         hardware flow control on the serial device (a board that wires RTS/CTS)\n"
           "  --tcp HOST:PORT  a TCP socket (QEMU: -serial tcp:127.0.0.1:PORT,server=on)\n"
+          "  --mqtt URL       a device reached through the MQTT broker at mqtt://HOST[:PORT]\n"
+          "                   (MCP over MQTT, docs/mqtt.md): the first one announcing itself on\n"
+          "  --mqtt-name NAME $mcp-server/presence/+/NAME (a server-name, or a filter with + and #;\n"
+          "                   default: any)\n"
           "  --banner TEXT    the board's ready line, printed at boot (default \"MCP on this UART\";\n"
           "                   \"\" to not wait for the board at all)\n"
           "  --wait-ms N      how long to wait for the board and for it to be ready (default 15000)\n"
@@ -131,7 +137,34 @@ int main(int argc, char** argv) {
         return 2;
       }
       o.port = static_cast<int>(n);
-    } else if (a == "--banner" && v) o.banner = argv[++i];
+    } else if (a == "--mqtt" && v) {
+      // mqtt://HOST[:PORT], HOST a name, an IPv4 address or [IPv6].
+      std::string url = argv[++i];
+      if (url.compare(0, 7, "mqtt://") != 0) {
+        fprintf(stderr, "emcp-bridge: --mqtt %s: not mqtt://HOST[:PORT] (mqtts:// is not served yet)\n", url.c_str());
+        return 2;
+      }
+      url = url.substr(7);
+      if (!url.empty() && url.back() == '/') url.pop_back();
+      const size_t close = url.rfind(']');
+      const size_t colon = url.rfind(':');
+      o.mqtt_host = url;
+      if (colon != std::string::npos && (close == std::string::npos || colon > close)) {
+        o.mqtt_host = url.substr(0, colon);
+        if (!number(url.c_str() + colon + 1, 1, 65535, &n)) {
+          fprintf(stderr, "emcp-bridge: --mqtt %s: not a port\n", argv[i]);
+          return 2;
+        }
+        o.mqtt_port = static_cast<int>(n);
+      }
+      if (o.mqtt_host.size() > 2 && o.mqtt_host.front() == '[' && o.mqtt_host.back() == ']')
+        o.mqtt_host = o.mqtt_host.substr(1, o.mqtt_host.size() - 2);
+      if (o.mqtt_host.empty()) {
+        fprintf(stderr, "emcp-bridge: --mqtt %s: no host\n", argv[i]);
+        return 2;
+      }
+    } else if (a == "--mqtt-name" && v) o.mqtt_name = argv[++i];
+    else if (a == "--banner" && v) o.banner = argv[++i];
     else if (a == "--wait-ms" && v) o.wait_ms = static_cast<int>(num(i, 0, 86400000));
     else if (a == "--ping-after-ms" && v) o.ping_after_ms = static_cast<int>(num(i, 0, 86400000));
     else if (a == "--window" && v) o.window = static_cast<size_t>(num(i, 64, 1LL << 30));
@@ -156,7 +189,8 @@ int main(int argc, char** argv) {
     }
   }
   if (bad_number) return 2;
-  if (o.serial.empty() == o.host.empty() || (!o.serial.empty() && !bridge::baud_supported(o.baud)) ||
+  const int links = !o.serial.empty() + !o.host.empty() + !o.mqtt_host.empty();
+  if (links != 1 || (!o.mqtt_name.empty() && o.mqtt_host.empty()) || (!o.serial.empty() && !bridge::baud_supported(o.baud)) ||
       (gateway_option && g.port < 0) || g.port > 65535 || (g.port >= 0 && (g.max_connections < 1 || g.session_idle_ms == 0))) {
     usage();
     return 2;

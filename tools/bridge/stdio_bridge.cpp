@@ -22,10 +22,10 @@ namespace {
 // Bytes queued for the board beyond which the client's input waits.
 constexpr size_t kMaxQueued = 1u << 20;
 
-struct StdioBridge final : BoardLink::Listener {
+struct StdioBridge final : Link::Listener {
   const LinkOptions& o;
   bool reinit;
-  BoardLink link;
+  std::unique_ptr<Link> link;
   std::string from_client;            // a partial line
   std::vector<std::string> pending;   // ids of client requests the board has not answered
   std::vector<std::string> swallow;   // ids of the bridge's replays whose answers are dropped
@@ -33,7 +33,7 @@ struct StdioBridge final : BoardLink::Listener {
   std::string init_line, init_id, initialized_line, level_line;
   std::vector<std::string> subscriptions;  // resources/subscribe lines
 
-  StdioBridge(const LinkOptions& opts, bool re) : o(opts), reinit(re), link(opts, *this) {}
+  StdioBridge(const LinkOptions& opts, bool re) : o(opts), reinit(re), link(make_link(opts, *this)) {}
 
   void to_client(const std::string& line) {
     const std::string text = line + "\n";
@@ -42,7 +42,7 @@ struct StdioBridge final : BoardLink::Listener {
 
   void replay(const std::string& line, const std::string& id) {
     if (!id.empty()) swallow.push_back(id);
-    link.send(line);
+    link->send(line);
   }
 
   // The board restarted: fail what was in flight, and make the new session look like the old.
@@ -121,7 +121,7 @@ struct StdioBridge final : BoardLink::Listener {
         }
       }
     }
-    link.send(line);
+    link->send(line);
   }
 };
 
@@ -130,28 +130,28 @@ struct StdioBridge final : BoardLink::Listener {
 int run_stdio(const LinkOptions& o, bool reinit) {
   catch_stop_signals();
   StdioBridge b(o, reinit);
-  if (!b.link.start()) return 1;
+  if (!b.link->start()) return 1;
   char buf[8192];
   bool eof = false;           // the client closed its input: what it sent is still answered
   uint64_t drain_until = 0;   // ... for --wait-ms at most
   while (!stop_requested()) {
-    if (!b.link.tick()) return 1;
-    if (eof && ((b.pending.empty() && b.link.queued() == 0) || now_ms() > drain_until)) break;
+    if (!b.link->tick()) return 1;
+    if (eof && ((b.pending.empty() && b.link->queued() == 0) || now_ms() > drain_until)) break;
     // While a lost connection is being replaced, the client's input waits in the pipe: what it
     // sends then must not be failed with what was in flight. So it does while the board does
     // not take what was sent (a bounded queue).
-    const bool hold_client = eof || b.link.resetting() || b.link.queued() > kMaxQueued;
+    const bool hold_client = eof || b.link->resetting() || b.link->queued() > kMaxQueued;
     pollfd fds[2] = {{hold_client ? -1 : 0, POLLIN, 0},
-                     {b.link.fd(), static_cast<short>(POLLIN | (b.link.wants_write() ? POLLOUT : 0)), 0}};
+                     {b.link->fd(), static_cast<short>(POLLIN | (b.link->wants_write() ? POLLOUT : 0)), 0}};
     const int r = poll(fds, 2, 100);
     if (r < 0 && errno != EINTR) return 1;
     if (r < 0) continue;
     if (fds[1].revents & POLLOUT) {
-      if (!b.link.flush()) return 1;
+      if (!b.link->flush()) return 1;
     }
     if (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) {
-      if (!b.link.on_readable()) return 1;
-      if (b.link.resetting()) continue;  // the client's input waits (above)
+      if (!b.link->on_readable()) return 1;
+      if (b.link->resetting()) continue;  // the client's input waits (above)
     }
     if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
       size_t k = 0;
@@ -175,10 +175,7 @@ int run_stdio(const LinkOptions& o, bool reinit) {
   if (!b.pending.empty() && !stop_requested())
     log(o.quiet, std::to_string(b.pending.size()) + " request(s) still unanswered " + std::to_string(o.wait_ms) +
                      " ms after the client closed its input");
-  log(o.quiet, std::string(stop_requested() ? "stopped by a signal; " : "client closed; ") +
-                   std::to_string(b.link.resets()) + " board reset(s) seen; at most " +
-                   std::to_string(b.link.in_flight_peak()) + " of the " + std::to_string(b.link.window()) +
-                   " B window on the way, " + std::to_string(b.link.syncs()) + " sync ping(s)");
+  log(o.quiet, std::string(stop_requested() ? "stopped by a signal; " : "client closed; ") + b.link->summary());
   return 0;
 }
 

@@ -19,7 +19,7 @@ import { stopServer, watchServer } from "./server_exit.mjs";
 // Node 20 has no WebSocket global; the SDK's client transport expects one.
 globalThis.WebSocket ??= WebSocket;
 
-export const TRANSPORTS = ["stdio", "http", "sse", "ws", "qemu", "gateway", "qemu-gateway", "mqtt"];
+export const TRANSPORTS = ["stdio", "http", "sse", "ws", "qemu", "gateway", "qemu-gateway", "mqtt", "mqtt-bridge"];
 
 /// The server is firmware on an emulated board: over its UART ("qemu") or over its network
 /// (EMCP_RUN_BOARD: a JSON array, the scripts/run-board command that serves it; the network
@@ -411,7 +411,7 @@ export async function connect({ command, args = [], revision, capabilities = {},
     const gw = await startGateway(board.port, ["--quiet"]);
     server = { ...gw, board };
     inner = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${gw.port}/mcp`));
-  } else if (kind === "mqtt") {
+  } else if (kind === "mqtt" || kind === "mqtt-bridge") {
     // MCP over MQTT (docs/mqtt.md): a Mosquitto of the test's own, the server dialing it, the
     // client transport of tests/mcp/lib/mqtt_transport.mjs (MQTT.js) finding it by presence.
     const broker = await startBroker();
@@ -424,7 +424,10 @@ export async function connect({ command, args = [], revision, capabilities = {},
       throw e;
     }
     server.broker = broker;
-    inner = new MqttClientTransport({ url: broker.url, serverName: name });
+    // mqtt-bridge: the SDK's stdio transport to emcp-bridge --mqtt (EMCP_BRIDGE), the agent's
+    // side of MCP over MQTT in emcp (tools/bridge/mqtt_link.h), in place of the test's own.
+    inner = kind === "mqtt" ? new MqttClientTransport({ url: broker.url, serverName: name })
+                            : new StdioClientTransport({ command: process.env.EMCP_BRIDGE, args: ["--mqtt", broker.url, "--mqtt-name", name], stderr: "pipe" });
   } else {
     server = await startNetworkServer(command, args);
     inner = clientTransport(kind, server.port);
@@ -449,7 +452,7 @@ export async function connect({ command, args = [], revision, capabilities = {},
     await client.connect(transport);
     if (inner instanceof StdioClientTransport) {
       assert.ok(inner._process, "the SDK's stdio transport keeps its child process as _process");
-      stdio = watchServer(inner._process, kind === "qemu" ? "emcp-bridge" : command, inner.stderr);
+      stdio = watchServer(inner._process, kind === "qemu" || kind === "mqtt-bridge" ? "emcp-bridge" : command, inner.stderr);
     }
   } catch (e) {
     await stopAll(e);
