@@ -53,6 +53,7 @@ void TlsContext::init_parts() {
   mbedtls_ssl_config_init(&conf_);
   mbedtls_ctr_drbg_init(&drbg_);
   mbedtls_x509_crt_init(&cert_);
+  mbedtls_x509_crt_init(&ca_);
   mbedtls_pk_init(&key_);
   mbedtls_ssl_ticket_init(&ticket_);
 }
@@ -63,6 +64,7 @@ void TlsContext::release() {
   mbedtls_ssl_ticket_free(&ticket_);
   mbedtls_pk_free(&key_);
   mbedtls_x509_crt_free(&cert_);
+  mbedtls_x509_crt_free(&ca_);
   mbedtls_ctr_drbg_free(&drbg_);
   mbedtls_ssl_config_free(&conf_);
   ready_ = false;
@@ -89,31 +91,29 @@ int TlsContext::entropy(void* ctx, unsigned char* out, size_t n) {
   return p->random(out, n) ? 0 : MBEDTLS_ERR_CTR_DRBG_ENTROPY_SOURCE_FAILED;
 }
 
-Status TlsContext::init(const Platform& platform, const uint8_t* cert, size_t cert_len, const uint8_t* key,
-                        size_t key_len, const TlsOptions& options) {
+Status TlsContext::start(const Platform& platform, const TlsOptions& options) {
   // What an earlier init() left goes first: a loaded context, or one that failed halfway (its
   // certificate parsed, its key set up: parsing into them again would fail or append).
   release();
   init_parts();
   platform_ = platform;
   options_ = options;
+  client_ = false;
   pool_set_clock(platform_);
   if (platform_.random == nullptr || platform_.now_ms == nullptr) return Status::kInvalidArgument;
   static const char kPersonal[] = "emcp tls";
-  int ret = mbedtls_ctr_drbg_seed(&drbg_, &TlsContext::entropy, &platform_,
-                                  reinterpret_cast<const unsigned char*>(kPersonal), sizeof kPersonal - 1);
+  const int ret = mbedtls_ctr_drbg_seed(&drbg_, &TlsContext::entropy, &platform_,
+                                        reinterpret_cast<const unsigned char*>(kPersonal), sizeof kPersonal - 1);
   if (ret != 0) {
     last_error_ = ret;
     return Status::kIoError;
   }
-  if ((ret = mbedtls_x509_crt_parse(&cert_, cert, cert_len)) != 0 ||
-      (ret = mbedtls_pk_parse_key(&key_, key, key_len, nullptr, 0)) != 0 ||
-      (ret = mbedtls_pk_check_pair(&cert_.pk, &key_)) != 0) {
-    last_error_ = ret;
-    return status_of(ret);
-  }
-  if ((ret = mbedtls_ssl_config_defaults(&conf_, MBEDTLS_SSL_IS_SERVER, MBEDTLS_SSL_TRANSPORT_STREAM,
-                                         MBEDTLS_SSL_PRESET_DEFAULT)) != 0) {
+  return Status::kOk;
+}
+
+Status TlsContext::configure(int endpoint) {
+  int ret = mbedtls_ssl_config_defaults(&conf_, endpoint, MBEDTLS_SSL_TRANSPORT_STREAM, MBEDTLS_SSL_PRESET_DEFAULT);
+  if (ret != 0) {
     last_error_ = ret;
     return status_of(ret);
   }
@@ -125,6 +125,21 @@ Status TlsContext::init(const Platform& platform, const uint8_t* cert, size_t ce
 #if defined(MBEDTLS_SSL_RENEGOTIATION)
   mbedtls_ssl_conf_renegotiation(&conf_, MBEDTLS_SSL_RENEGOTIATION_DISABLED);
 #endif
+  return Status::kOk;
+}
+
+Status TlsContext::init(const Platform& platform, const uint8_t* cert, size_t cert_len, const uint8_t* key,
+                        size_t key_len, const TlsOptions& options) {
+  Status st = start(platform, options);
+  if (st != Status::kOk) return st;
+  int ret;
+  if ((ret = mbedtls_x509_crt_parse(&cert_, cert, cert_len)) != 0 ||
+      (ret = mbedtls_pk_parse_key(&key_, key, key_len, nullptr, 0)) != 0 ||
+      (ret = mbedtls_pk_check_pair(&cert_.pk, &key_)) != 0) {
+    last_error_ = ret;
+    return status_of(ret);
+  }
+  if ((st = configure(MBEDTLS_SSL_IS_SERVER)) != Status::kOk) return st;
   if ((ret = mbedtls_ssl_conf_own_cert(&conf_, &cert_, &key_)) != 0) {
     last_error_ = ret;
     return status_of(ret);
@@ -139,6 +154,35 @@ Status TlsContext::init(const Platform& platform, const uint8_t* cert, size_t ce
     mbedtls_ssl_conf_session_tickets_cb(&conf_, &TlsContext::ticket_write, &TlsContext::ticket_parse, this);
   }
 #endif
+  ready_ = true;
+  return Status::kOk;
+}
+
+Status TlsContext::init_client(const Platform& platform, const uint8_t* ca, size_t ca_len, const uint8_t* cert,
+                               size_t cert_len, const uint8_t* key, size_t key_len, const TlsOptions& options) {
+  Status st = start(platform, options);
+  if (st != Status::kOk) return st;
+  int ret;
+  if (ca == nullptr || (ret = mbedtls_x509_crt_parse(&ca_, ca, ca_len)) != 0) {
+    last_error_ = ca == nullptr ? MBEDTLS_ERR_X509_BAD_INPUT_DATA : ret;
+    return ca == nullptr ? Status::kInvalidArgument : status_of(ret);
+  }
+  if ((cert == nullptr) != (key == nullptr)) return Status::kInvalidArgument;
+  if (cert != nullptr && ((ret = mbedtls_x509_crt_parse(&cert_, cert, cert_len)) != 0 ||
+                          (ret = mbedtls_pk_parse_key(&key_, key, key_len, nullptr, 0)) != 0 ||
+                          (ret = mbedtls_pk_check_pair(&cert_.pk, &key_)) != 0)) {
+    last_error_ = ret;
+    return status_of(ret);
+  }
+  if ((st = configure(MBEDTLS_SSL_IS_CLIENT)) != Status::kOk) return st;
+  // The broker is always verified: its chain against the CAs, its name against the host.
+  mbedtls_ssl_conf_authmode(&conf_, MBEDTLS_SSL_VERIFY_REQUIRED);
+  mbedtls_ssl_conf_ca_chain(&conf_, &ca_, nullptr);
+  if (cert != nullptr && (ret = mbedtls_ssl_conf_own_cert(&conf_, &cert_, &key_)) != 0) {
+    last_error_ = ret;
+    return status_of(ret);
+  }
+  client_ = true;
   ready_ = true;
   return Status::kOk;
 }
@@ -158,6 +202,7 @@ const char* TlsContext::error_text(int code) {
     case MBEDTLS_ERR_SSL_FATAL_ALERT_MESSAGE: return "the peer sent a fatal alert";
     case MBEDTLS_ERR_SSL_PEER_CLOSE_NOTIFY: return "the peer closed";
     case MBEDTLS_ERR_SSL_CONN_EOF: return "connection ended";
+    case MBEDTLS_ERR_X509_CERT_VERIFY_FAILED: return "the server's certificate did not verify";
     case MBEDTLS_ERR_X509_INVALID_FORMAT: return "certificate: invalid format";
     case MBEDTLS_ERR_PK_KEY_INVALID_FORMAT: return "key: invalid format";
     case MBEDTLS_ERR_PK_BAD_INPUT_DATA: return "key: bad input";
@@ -220,6 +265,50 @@ void TlsLayer::release(TlsConn& t) {
   t.carry_off = t.carry_len = 0;
 }
 
+// ---- Dialed connections (a client context) ----
+
+transport::Dialer TlsLayer::dialer(const transport::Dialer& outer) {
+  outer_dialer_ = outer;
+  transport::Dialer d;
+  d.dial = [](void* ctx, const char* host, uint16_t port, uint16_t conn, transport::ConnectionHandler h) {
+    return static_cast<TlsLayer*>(ctx)->dial(host, port, conn, h);
+  };
+  d.port = port_interface();
+  d.ctx = this;
+  return d;
+}
+
+Status TlsLayer::dial(const char* host, uint16_t port, uint16_t conn, transport::ConnectionHandler engine) {
+  if (!context_.ready() || !context_.client() || !outer_dialer_.valid()) return Status::kInvalidState;
+  TlsConn* slot = nullptr;
+  for (TlsConn& t : conns_)
+    if (!t.used) {
+      slot = &t;
+      break;
+    }
+  if (slot == nullptr) return Status::kNoSpace;
+  TlsConn& t = *slot;
+  inner_ = engine;
+  mbedtls_ssl_init(&t.ssl);
+  int ret = mbedtls_ssl_setup(&t.ssl, context_.config());
+  if (ret == 0) ret = mbedtls_ssl_set_hostname(&t.ssl, host);  // SNI and the name verified
+  if (ret != 0) {
+    mbedtls_ssl_free(&t.ssl);
+    context_.note_error(ret);
+    if (ret == MBEDTLS_ERR_SSL_ALLOC_FAILED) ++stats_.refused_memory;
+    return ret == MBEDTLS_ERR_SSL_ALLOC_FAILED ? Status::kNoSpace : Status::kInvalidArgument;
+  }
+  mbedtls_ssl_set_bio(&t.ssl, &t, &TlsLayer::bio_send, &TlsLayer::bio_recv, nullptr);
+  t.owner = this;
+  t.used = true;
+  t.started = true;  // no plaintext check: the server speaks after our ClientHello
+  t.inner_conn = conn;
+  t.opened_ms = inner_.now_ms();
+  const Status s = outer_dialer_.dial(outer_dialer_.ctx, host, port, index(t), handler());
+  if (s != Status::kOk) release(t);
+  return s;
+}
+
 // ---- The listener's side (ConnectionHandler) ----
 
 int TlsLayer::open(const transport::PeerAddress& peer) {
@@ -255,6 +344,7 @@ int TlsLayer::open(const transport::PeerAddress& peer) {
   mbedtls_ssl_set_bio(&t.ssl, &t, &TlsLayer::bio_send, &TlsLayer::bio_recv, nullptr);
   t.owner = this;
   t.used = true;  // the rest is as release() (or the initializers) left it
+  t.inner_conn = static_cast<uint16_t>(conn);
   t.opened_ms = inner_.now_ms();
   return conn;
 }
@@ -262,7 +352,7 @@ int TlsLayer::open(const transport::PeerAddress& peer) {
 size_t TlsLayer::receive(uint16_t conn, const void* data, size_t n) {
   if (!live(conn)) return n;
   TlsConn& t = conns_[conn];
-  if (!t.started && n != 0) {
+  if (!t.started && n != 0 && !context_.client()) {
     t.started = true;
     const uint8_t first = *static_cast<const uint8_t*>(data);
     if (first >= 'A' && first <= 'Z') {
@@ -289,7 +379,7 @@ bool TlsLayer::wants_input(uint16_t conn) const {
   const TlsConn& t = conns_[conn];
   // The handshake reads the client's next flight only once its own is out (writable()).
   if (!t.established) return t.ssl.out_left == 0;
-  return t.carry_len == 0 && inner_.wants_input(conn);
+  return t.carry_len == 0 && inner_.wants_input(t.inner_conn);
 }
 
 void TlsLayer::writable(uint16_t conn) {
@@ -309,7 +399,7 @@ void TlsLayer::writable(uint16_t conn) {
   }
   if (t.engine_waits) {
     t.engine_waits = false;
-    inner_.writable(conn);
+    inner_.writable(t.inner_conn);
     if (!t.used) return;
   }
   deliver(t);
@@ -317,8 +407,9 @@ void TlsLayer::writable(uint16_t conn) {
 
 void TlsLayer::closed(uint16_t conn) {
   if (!live(conn)) return;
+  const uint16_t inner = conns_[conn].inner_conn;
   release(conns_[conn]);
-  inner_.closed(conn);
+  inner_.closed(inner);
 }
 
 void TlsLayer::poll() {
@@ -351,6 +442,11 @@ void TlsLayer::step(TlsConn& t) {
     t.established = true;
     ++stats_.handshakes;
     if (t.resumed) ++stats_.resumed;
+    if (context_.client()) {
+      // A dialed connection is established for the engine now (it has waited for writable()).
+      inner_.writable(t.inner_conn);
+      if (!t.used) return;
+    }
     if (t.measured) {
       t.measured = false;
       const uint32_t peak = static_cast<uint32_t>(pool_peak_since_mark());
@@ -364,7 +460,7 @@ void TlsLayer::step(TlsConn& t) {
 }
 
 void TlsLayer::deliver(TlsConn& t) {
-  const uint16_t conn = index(t);
+  const uint16_t conn = t.inner_conn;
   for (int rounds = 0; rounds < 64 && t.used; ++rounds) {
     if (t.carry_len != 0) {
       if (!inner_.wants_input(conn)) return;
@@ -393,7 +489,7 @@ void TlsLayer::deliver(TlsConn& t) {
       // it took before its FIN).
       if (t.ssl.out_left == 0) (void)mbedtls_ssl_close_notify(&t.ssl);
       const uint16_t c = conn;
-      outer_.close(outer_.ctx, c);
+      outer_.close(outer_.ctx, index(t));
       release(t);
       inner_.closed(c);
       return;
@@ -419,24 +515,36 @@ void TlsLayer::fail(TlsConn& t, int code) {
   const uint16_t conn = index(t);
   const Platform& p = context_.platform();
   if (p.log != nullptr) {
-    char line[96];
+    char line[160];
     const char* what = TlsContext::error_text(code);
     size_t n = 0;
     for (const char* s = "tls: connection ended: "; *s != '\0' && n < sizeof line; ++s) line[n++] = *s;
     for (const char* s = what; *s != '\0' && n < sizeof line; ++s) line[n++] = *s;
+    if (code == MBEDTLS_ERR_X509_CERT_VERIFY_FAILED) {
+      // Which check failed (a dialed connection: the server's certificate).
+      const uint32_t flags = mbedtls_ssl_get_verify_result(&t.ssl);
+      const char* why = (flags & MBEDTLS_X509_BADCERT_CN_MISMATCH) != 0 ? ": its names do not include the host dialed"
+                        : (flags & MBEDTLS_X509_BADCERT_NOT_TRUSTED) != 0 ? ": not signed by the CAs given"
+                        : (flags & (MBEDTLS_X509_BADCERT_EXPIRED | MBEDTLS_X509_BADCERT_FUTURE)) != 0
+                            ? ": outside its dates (is the clock set?)"
+                            : "";
+      for (const char* s = why; *s != '\0' && n < sizeof line; ++s) line[n++] = *s;
+    }
     p.log(line, n);
   }
+  const uint16_t inner = t.inner_conn;
   release(t);
   outer_.close(outer_.ctx, conn);
-  inner_.closed(conn);
+  inner_.closed(inner);
 }
 
 // ---- The engine's side (HttpPort) ----
 
 Status TlsLayer::port_write(uint16_t conn, const char* data, size_t n, size_t* taken) {
   *taken = 0;
-  if (!live(conn)) return Status::kClosed;
-  TlsConn& t = conns_[conn];
+  TlsConn* found = by_inner(conn);
+  if (found == nullptr) return Status::kClosed;
+  TlsConn& t = *found;
   if (!t.established) return Status::kInvalidState;
   // A record still going out holds the engine's bytes: they count as taken once it is out.
   const int pending = flush(t);
@@ -480,8 +588,9 @@ Status TlsLayer::port_write(uint16_t conn, const char* data, size_t n, size_t* t
 }
 
 Status TlsLayer::port_wait_writable(uint16_t conn, uint32_t timeout_ms) {
-  if (!live(conn)) return Status::kClosed;
-  TlsConn& t = conns_[conn];
+  TlsConn* found = by_inner(conn);
+  if (found == nullptr) return Status::kClosed;
+  TlsConn& t = *found;
   const uint64_t deadline = inner_.now_ms() + timeout_ms;
   for (;;) {
     const int ret = flush(t);
@@ -493,19 +602,30 @@ Status TlsLayer::port_wait_writable(uint16_t conn, uint32_t timeout_ms) {
     const uint64_t now = inner_.now_ms();
     if (now >= deadline) return Status::kWouldBlock;
     if (outer_.wait_writable == nullptr) return Status::kWouldBlock;
-    const Status s = outer_.wait_writable(outer_.ctx, conn, static_cast<uint32_t>(deadline - now));
+    const Status s = outer_.wait_writable(outer_.ctx, index(t), static_cast<uint32_t>(deadline - now));
     if (s != Status::kOk) return s;
   }
 }
 
 void TlsLayer::port_close(uint16_t conn) {
-  if (!live(conn)) return;
-  TlsConn& t = conns_[conn];
+  TlsConn* found = by_inner(conn);
+  if (found == nullptr) return;
+  TlsConn& t = *found;
   // close_notify when nothing else is still going out (best effort: the listener flushes what
   // it took before its FIN).
   if (t.established && t.ssl.out_left == 0) (void)mbedtls_ssl_close_notify(&t.ssl);
+  const uint16_t outer = index(t);
   release(t);
-  outer_.close(outer_.ctx, conn);
+  outer_.close(outer_.ctx, outer);
+}
+
+TlsConn* TlsLayer::by_inner(uint16_t conn) {
+  // The engine's numbers are the slots' own for accepted connections (open()); a dialing
+  // engine names its connections itself (dial()).
+  if (live(conn) && conns_[conn].inner_conn == conn) return &conns_[conn];
+  for (TlsConn& t : conns_)
+    if (t.used && t.inner_conn == conn) return &t;
+  return nullptr;
 }
 
 int TlsLayer::bio_send(void* ctx, const unsigned char* buf, size_t len) {

@@ -75,7 +75,8 @@ async function waitAccepting(port, exited, what) {
 
 /// Starts Mosquitto. `tls`: a second listener with TLS (certificates made now). Resolves with
 ///   { port, url: "mqtt://127.0.0.1:PORT",
-///     tls: { port, url: "mqtts://127.0.0.1:PORT", ca } (only with `tls`),
+///     tls: { port, url: "mqtts://127.0.0.1:PORT", ca, cafile (its path, until stop()) } (only
+///          with `tls`),
 ///     log(): the broker's log so far (log_type all),
 ///     restart(): stops it (cleanly, as stop()) and starts it again on the same ports,
 ///     stop(): SIGTERM; rejects unless it ended with status 0 within STOP_MS }.
@@ -181,6 +182,6 @@ export async function startBroker({ tls = false } = {}) {
       }
     },
   };
-  if (tls) broker.tls = { port: tlsPort, url: `mqtts://127.0.0.1:${tlsPort}`, ca: certs.ca };
+  if (tls) broker.tls = { port: tlsPort, url: `mqtts://127.0.0.1:${tlsPort}`, ca: certs.ca, cafile: certs.cafile };
   return broker;
 }

@@ -414,11 +414,17 @@ export async function connect({ command, args = [], revision, capabilities = {},
   } else if (kind === "mqtt" || kind === "mqtt-bridge") {
     // MCP over MQTT (docs/mqtt.md): a Mosquitto of the test's own, the server dialing it, the
     // client transport of tests/mcp/lib/mqtt_transport.mjs (MQTT.js) finding it by presence.
-    const broker = await startBroker();
+    // EMCP_MQTT_TLS=1: the device dials the broker's TLS listener (mqtts://, its certificate
+    // verified against the test's CA); the client stays on the plain one.
+    const tls = process.env.EMCP_MQTT_TLS === "1";
+    const broker = await startBroker({ tls });
     const name = `devices/test/${Math.random().toString(16).slice(2, 10)}`;
     try {
-      const [cmd, argv] = serverCommand(command, [...args, "--mqtt", broker.url, "--mqtt-name", name]);
-      server = await startAnnouncing("server", cmd, argv, /serving MCP over MQTT through 127\.0\.0\.1:(\d+)/, 5000);
+      // By name: Debian's Mbed TLS 2.28 matches a certificate's DNS names only, not its IP
+      // addresses (docs/mqtt.md); the broker's certificate names localhost.
+      const dial = tls ? ["--mqtt", `mqtts://localhost:${broker.tls.port}`, "--mqtt-ca", broker.tls.cafile] : ["--mqtt", broker.url];
+      const [cmd, argv] = serverCommand(command, [...args, ...dial, "--mqtt-name", name]);
+      server = await startAnnouncing("server", cmd, argv, /serving MCP over MQTT(?: \(TLS\))? through (?:127\.0\.0\.1|localhost):(\d+)/, 5000);
     } catch (e) {
       await broker.stop();
       throw e;

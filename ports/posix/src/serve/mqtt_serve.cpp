@@ -6,6 +6,7 @@
 
 #include <new>
 
+#include "emcp/mbedtls/tls.h"
 #include "emcp/mqtt/mcp_transport.h"
 
 EMCP_NS_BEGIN
@@ -23,6 +24,15 @@ char g_id[65];
 char g_name[129];
 char g_description[160];
 bool g_was_connected = false;
+// mqtts://: a TLS layer of one connection between the listener's dialer and the client.
+using MqttTls = emcp::mbedtls::StaticTlsLayer<1>;
+emcp::mbedtls::TlsContext g_mqtt_tls_context;
+alignas(MqttTls) unsigned char g_mqtt_tls_mem[sizeof(MqttTls)];
+MqttTls* g_mqtt_tls = nullptr;
+constexpr size_t kPemMax = 64 * 1024;  // a CA bundle
+uint8_t g_ca[kPemMax + 1];
+uint8_t g_client_cert[16 * 1024 + 1];
+uint8_t g_client_key[16 * 1024 + 1];
 
 char* num(uint64_t v, char (&buf)[24]) {
   char tmp[24];
@@ -36,11 +46,19 @@ char* num(uint64_t v, char (&buf)[24]) {
   return buf;
 }
 
-// mqtt://HOST[:PORT] (HOST a name, an IPv4 address or [IPv6]); false when it is not one.
-bool parse_url(const char* url, char* host, size_t host_cap, uint16_t* port) {
-  static const char kScheme[] = "mqtt://";
-  if (strncmp(url, kScheme, sizeof kScheme - 1) != 0) return false;
-  const char* p = url + sizeof kScheme - 1;
+// mqtt://HOST[:PORT] or mqtts://HOST[:PORT] (HOST a name, an IPv4 address or [IPv6]); false
+// when it is not one.
+bool parse_url(const char* url, char* host, size_t host_cap, uint16_t* port, bool* tls) {
+  const char* p;
+  if (strncmp(url, "mqtt://", 7) == 0) {
+    *tls = false;
+    p = url + 7;
+  } else if (strncmp(url, "mqtts://", 8) == 0) {
+    *tls = true;
+    p = url + 8;
+  } else {
+    return false;
+  }
   const char* end;
   if (*p == '[') {
     end = strchr(p, ']');
@@ -54,7 +72,7 @@ bool parse_url(const char* url, char* host, size_t host_cap, uint16_t* port) {
   memcpy(host, p, n);
   host[n] = '\0';
   if (*end == ']') ++end;
-  *port = 1883;
+  *port = *tls ? 8883 : 1883;
   if (*end == ':') {
     char* stop = nullptr;
     const long v = strtol(end + 1, &stop, 10);
@@ -69,10 +87,10 @@ bool parse_url(const char* url, char* host, size_t host_cap, uint16_t* port) {
 
 int parse_mqtt_option(int argc, char** argv, int* i, HttpConfig* config) {
   const char* arg = argv[*i];
-  const char* which[] = {"--mqtt", "--mqtt-name", "--mqtt-id"};
+  const char* which[] = {"--mqtt", "--mqtt-name", "--mqtt-id", "--mqtt-ca", "--mqtt-cert", "--mqtt-key"};
   int k = 0;
-  while (k < 3 && strcmp(arg, which[k]) != 0) ++k;
-  if (k == 3) return 0;
+  while (k < 6 && strcmp(arg, which[k]) != 0) ++k;
+  if (k == 6) return 0;
   const char* value = *i + 1 < argc ? argv[*i + 1] : nullptr;
   if (value == nullptr) {
     say({config->program, ": ", arg, " needs a value\n"});
@@ -81,9 +99,9 @@ int parse_mqtt_option(int argc, char** argv, int* i, HttpConfig* config) {
   ++*i;
   if (k == 0) {
     uint16_t port = 0;
-    if (!parse_url(value, g_host, sizeof g_host, &port)) {
-      say({config->program, ": --mqtt needs a broker's URL mqtt://HOST[:PORT] (given: ", value,
-           "; mqtts:// is not served yet)\n"});
+    if (!parse_url(value, g_host, sizeof g_host, &port, &config->mqtt.tls)) {
+      say({config->program, ": --mqtt needs a broker's URL mqtt://HOST[:PORT] or mqtts://HOST[:PORT] (given: ", value,
+           ")\n"});
       return -1;
     }
     config->mqtt.url = value;
@@ -97,6 +115,8 @@ int parse_mqtt_option(int argc, char** argv, int* i, HttpConfig* config) {
       return -1;
     }
     config->mqtt.name = value;
+  } else if (k >= 3) {
+    (k == 3 ? config->mqtt.ca : k == 4 ? config->mqtt.cert : config->mqtt.key) = value;
   } else {
     const size_t n = strlen(value);
     if (n == 0 || n > 64 || strpbrk(value, "/+#") != nullptr) {
@@ -110,8 +130,18 @@ int parse_mqtt_option(int argc, char** argv, int* i, HttpConfig* config) {
 }
 
 bool check_mqtt_options(const HttpConfig& config) {
-  if (config.mqtt.url == nullptr && (config.mqtt.name != nullptr || config.mqtt.id != nullptr)) {
-    say({config.program, ": --mqtt-name and --mqtt-id need --mqtt URL\n"});
+  const HttpConfig::Mqtt& m = config.mqtt;
+  if (m.url == nullptr && (m.name != nullptr || m.id != nullptr || m.ca != nullptr || m.cert != nullptr || m.key != nullptr)) {
+    say({config.program, ": --mqtt-name, --mqtt-id, --mqtt-ca, --mqtt-cert and --mqtt-key need --mqtt URL\n"});
+    return false;
+  }
+  if (m.url != nullptr && m.tls != (m.ca != nullptr)) {
+    say({config.program, m.tls ? ": mqtts:// needs --mqtt-ca FILE (the CAs the broker's certificate must lead to)\n"
+                               : ": --mqtt-ca goes with an mqtts:// URL\n"});
+    return false;
+  }
+  if ((m.cert == nullptr) != (m.key == nullptr) || (m.cert != nullptr && !m.tls)) {
+    say({config.program, ": --mqtt-cert and --mqtt-key go together, with mqtts://\n"});
     return false;
   }
   return true;
@@ -150,7 +180,25 @@ bool start_mqtt(mcp::Server& server, const HttpConfig& config, const transport::
   const mcp::ServerInfo& info = server.info();
   const char* what = info.description != nullptr ? info.description : info.title != nullptr ? info.title : info.name;
   strncpy(g_description, what, sizeof g_description - 1);
-  g_mqtt = new (g_mqtt_mem) Mqtt(server, server.platform(), dialer);
+  transport::Dialer through = dialer;
+  if (config.mqtt.tls) {
+    const size_t ca = read_pem(config.program, config.mqtt.ca, g_ca, kPemMax);
+    if (ca == 0) return false;
+    size_t cert = 0, key = 0;
+    if (config.mqtt.cert != nullptr &&
+        ((cert = read_pem(config.program, config.mqtt.cert, g_client_cert, sizeof g_client_cert - 1)) == 0 ||
+         (key = read_pem(config.program, config.mqtt.key, g_client_key, sizeof g_client_key - 1)) == 0))
+      return false;
+    if (g_mqtt_tls_context.init_client(server.platform(), g_ca, ca, cert != 0 ? g_client_cert : nullptr, cert,
+                                       key != 0 ? g_client_key : nullptr, key) != Status::kOk) {
+      say({config.program, ": the MQTT TLS settings do not load: ",
+           emcp::mbedtls::TlsContext::error_text(g_mqtt_tls_context.last_error()), "\n"});
+      return false;
+    }
+    g_mqtt_tls = new (g_mqtt_tls_mem) MqttTls(g_mqtt_tls_context, dialer.port);
+    through = g_mqtt_tls->dialer(dialer);
+  }
+  g_mqtt = new (g_mqtt_mem) Mqtt(server, server.platform(), through);
   g_mqtt->options().server_id = g_id;
   g_mqtt->options().server_name = g_name;
   g_mqtt->options().description = g_description;
@@ -159,7 +207,7 @@ bool start_mqtt(mcp::Server& server, const HttpConfig& config, const transport::
     return false;
   }
   char p[24];
-  say({config.program, ": serving MCP over MQTT through ", config.mqtt.host, ":", num(config.mqtt.port, p),
+  say({config.program, ": serving MCP over MQTT", config.mqtt.tls ? " (TLS)" : "", " through ", config.mqtt.host, ":", num(config.mqtt.port, p),
        " as server id ", g_id, ", name ", g_name, "\n"});
   return true;
 }
@@ -192,6 +240,10 @@ void stop_mqtt(const char* program) {
        num(c.protocol_errors, g), " protocol errors, ", num(c.keepalive_timeouts, h), " keep-alive timeouts\n"});
   g_mqtt->~Mqtt();
   g_mqtt = nullptr;
+  if (g_mqtt_tls != nullptr) {
+    g_mqtt_tls->~MqttTls();
+    g_mqtt_tls = nullptr;
+  }
 }
 
 }  // namespace serve

@@ -12,7 +12,10 @@ EMCP_NS_BEGIN
 namespace posix {
 namespace serve {
 
-/// --mqtt, --mqtt-name, --mqtt-id: as parse_http_option() (1 taken, 0 not one, -1 bad value).
+/// Reads a PEM file whole into `buf` (NUL-terminated); its length with the NUL, or 0 with the
+/// reason on stderr (serve.cpp).
+size_t read_pem(const char* program, const char* path, uint8_t* buf, size_t cap);
+/// --mqtt, --mqtt-name, --mqtt-id, --mqtt-ca, --mqtt-cert, --mqtt-key: as parse_http_option() (1 taken, 0 not one, -1 bad value).
 int parse_mqtt_option(int argc, char** argv, int* i, HttpConfig* config);
 /// After the command line: false (the reason on stderr) when --mqtt-name or --mqtt-id came
 /// without --mqtt.

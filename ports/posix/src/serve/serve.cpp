@@ -76,7 +76,11 @@ const char kHttpUsage[] =
     "  --audience URI     this server's canonical URI, the tokens' audience (default\n"
     "                     http(s)://ADDR:PORT/mcp)\n"
     "  --mqtt URL         also serve MCP over MQTT 5 through the broker at mqtt://HOST[:PORT]\n"
-    "                     (with or without --http; docs/mqtt.md)\n"
+    "                     or mqtts://HOST[:PORT] (TLS; with or without --http; docs/mqtt.md)\n"
+    "  --mqtt-ca FILE     mqtts: the CAs (PEM) the broker's certificate must lead to; its name\n"
+    "                     must be HOST\n"
+    "  --mqtt-cert FILE   mqtts: a client certificate (PEM) ...\n"
+    "  --mqtt-key FILE    ... and its private key (PEM)\n"
     "  --mqtt-name NAME   the server-name, topic style (default emcp/<program>)\n"
     "  --mqtt-id ID       the server-id, the MQTT client id (default <program>-<random hex>)\n";
 
@@ -204,6 +208,7 @@ constexpr size_t kPemMax = 16 * 1024;
 uint8_t g_cert[kPemMax + 1];
 uint8_t g_key[kPemMax + 1];
 
+
 // Reads a whole file into buf (NUL-terminated, as Mbed TLS wants PEM); its length with the NUL,
 // or 0 (the reason on stderr).
 size_t read_pem(const char* program, const char* path, uint8_t* buf, size_t cap) {
@@ -216,7 +221,7 @@ size_t read_pem(const char* program, const char* path, uint8_t* buf, size_t cap)
   for (;;) {
     if (n == cap) {
       ::close(fd);
-      say({program, ": ", path, " is larger than 16 KiB\n"});
+      say({program, ": ", path, " is larger than ", cap >= 65536 ? "64" : "16", " KiB\n"});
       return 0;
     }
     const ssize_t k = ::read(fd, buf + n, cap - n);
@@ -233,6 +238,7 @@ size_t read_pem(const char* program, const char* path, uint8_t* buf, size_t cap)
   buf[n] = 0;
   return n + 1;
 }
+
 
 // Bearer-token authorization: the resource server, its static tokens, the JWT key.
 emcp::auth::StaticToken g_static[8];

@@ -84,6 +84,15 @@ class TlsContext {
   /// kIoError: the random source failed. The failing Mbed TLS code is kept (last_error()).
   Status init(const Platform& platform, const uint8_t* cert, size_t cert_len, const uint8_t* key, size_t key_len,
               const TlsOptions& options = TlsOptions());
+  /// For connections the device dials (TlsLayer::dialer(): the MQTT client to its broker): the
+  /// CA certificates the server's chain must lead to (PEM, NUL counted, or DER; required: the
+  /// server is always verified, its name against the host dialed), and optionally a client
+  /// certificate and its key (nullptr: none). Errors as init().
+  Status init_client(const Platform& platform, const uint8_t* ca, size_t ca_len, const uint8_t* cert = nullptr,
+                     size_t cert_len = 0, const uint8_t* key = nullptr, size_t key_len = 0,
+                     const TlsOptions& options = TlsOptions());
+  /// init_client() made it: the layer dials rather than accepts.
+  bool client() const { return client_; }
   bool ready() const { return ready_; }
   const TlsOptions& options() const { return options_; }
   /// The last Mbed TLS error code (negative) init() or a connection met; 0: none.
@@ -104,15 +113,19 @@ class TlsContext {
                           const unsigned char* end, size_t* tlen, uint32_t* lifetime);
   void init_parts();
   void release();
+  Status start(const Platform& platform, const TlsOptions& options);
+  Status configure(int endpoint);
 
   Platform platform_;
   TlsOptions options_;
   mbedtls_ssl_config conf_;
   mbedtls_ctr_drbg_context drbg_;
   mbedtls_x509_crt cert_;
+  mbedtls_x509_crt ca_;
   mbedtls_pk_context key_;
   mbedtls_ssl_ticket_context ticket_;
   bool ready_ = false;
+  bool client_ = false;
   int last_error_ = 0;
   uint32_t tickets_accepted_ = 0;
 };
@@ -139,6 +152,7 @@ struct TlsConn {
   bool resumed = false;         ///< the handshake resumed a session (ticket)
   bool measured = false;        ///< its handshake is the one the pool measures
   uint32_t pool_base = 0;       ///< pool bytes in use before it opened
+  uint16_t inner_conn = 0;      ///< the engine's number for it (the slot's own when accepted)
   uint8_t carry[kCarry];
 };
 
@@ -174,6 +188,14 @@ class TlsLayer {
   transport::ConnectionHandler handler();
   /// The engine (or another layer) behind this one.
   void attach(transport::ConnectionHandler inner) { inner_ = inner; }
+  /// With a client context (TlsContext::init_client): what an engine dials through, TLS over
+  /// `outer` (the listener's dialer, whose port must be the `outer` port this layer was made
+  /// with). dial() verifies the server's certificate against the context's CAs and its name
+  /// against the host dialed (SNI too); the engine hears writable() once the handshake is done,
+  /// closed() when it fails (the reason in the Platform's log). Errors of dial(): kInvalidState
+  /// (not a client context), kNoSpace (no free slot, or no memory for its buffers),
+  /// kInvalidArgument (a host name Mbed TLS refuses), and the outer dialer's.
+  transport::Dialer dialer(const transport::Dialer& outer);
 
   const TlsStats& stats() const { return stats_; }
   /// Whether connection `conn` resumed its session with a ticket (tests, diagnostics).
@@ -196,6 +218,8 @@ class TlsLayer {
   void poll();
 
   uint16_t index(const TlsConn& t) const { return static_cast<uint16_t>(&t - conns_.data()); }
+  TlsConn* by_inner(uint16_t conn);  // the slot the engine's `conn` names
+  Status dial(const char* host, uint16_t port, uint16_t conn, transport::ConnectionHandler engine);
   bool live(uint16_t conn) const { return conn < conns_.size() && conns_[conn].used; }
   /// Runs the handshake, then hands decrypted bytes to the engine while it takes them.
   void step(TlsConn& t);
@@ -213,6 +237,7 @@ class TlsLayer {
   transport::HttpPort outer_;
   Span<TlsConn> conns_;
   transport::ConnectionHandler inner_;
+  transport::Dialer outer_dialer_;
   TlsStats stats_;
 };
 

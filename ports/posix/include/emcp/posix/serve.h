@@ -61,14 +61,18 @@ struct HttpConfig {
   emcp::Span<const char* const> scopes;
   const char* required_scope = nullptr;
   /// MCP over MQTT 5 (docs/mqtt.md): the device dials a broker and serves clients through it,
-  /// beside HTTP or alone. --mqtt mqtt://HOST[:PORT], --mqtt-name (default emcp/<program>),
-  /// --mqtt-id (default <program>-<8 random hex digits>).
+  /// beside HTTP or alone. --mqtt mqtt://HOST[:PORT] or mqtts://HOST[:PORT] with --mqtt-ca,
+  /// --mqtt-name (default emcp/<program>), --mqtt-id (default <program>-<8 random hex digits>).
   struct Mqtt {
     const char* url = nullptr;   ///< nullptr: no MQTT
     const char* host = nullptr;  ///< from the URL
     uint16_t port = 1883;
     const char* name = nullptr;
     const char* id = nullptr;
+    bool tls = false;            ///< mqtts:// (default port 8883)
+    const char* ca = nullptr;    ///< --mqtt-ca: the CAs the broker's certificate must lead to (PEM)
+    const char* cert = nullptr;  ///< --mqtt-cert, --mqtt-key: a client certificate (optional)
+    const char* key = nullptr;
   } mqtt;
 };
 
