@@ -141,6 +141,9 @@ BASE_PACKAGES=(cmake ninja-build g++ binutils libgtest-dev libmbedtls-dev openss
 BROWSER_PACKAGES=(chromium)
 # A TLS scanner we did not write, judging the server's TLS against docs/http.md (tls_testssl).
 TLS_JUDGE_PACKAGES=(testssl.sh)
+# A standard reverse proxy in front of a fleet of servers (mcp_fleet_nginx, docs/deploy.md): the
+# test runs its own nginx in the foreground; the package's system service is not used.
+PROXY_PACKAGES=(nginx)
 # Cortex-M firmware and the boards emulated in CI (no recommends: the QEMU package pulls in a
 # lot otherwise).
 BOARD_PACKAGES=(gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib

@@ -1,8 +1,9 @@
 #!/bin/sh
 # http_mcp_cli.sh PROGRAM
 # The command line of emcp::posix::HttpMcp (emcp/posix/http_mcp.h), through a program built on
-# it: each bad command line exits with status 2 and says why on stderr, without serving; --help
-# exits with status 0 and prints the usage with the network options.
+# it: each bad command line exits with status 2 and says why on stderr, without serving (a key
+# file too short to be a key: status 1, before listening); --help exits with status 0 and
+# prints the usage with the network options.
 set -u
 program=$1
 err=$(mktemp)
@@ -28,6 +29,12 @@ expect 2 "70000" --http 70000
 expect 2 "--http" --http
 expect 2 "--tls-key" --http 0 --tls-cert /dev/null
 expect 2 "need --http" --ws
+expect 2 "need --http" --session-prefix b1-
+expect 2 "need --http" --state-key-file /dev/null
+expect 2 "up to 16 characters" --http 0 --session-prefix "b 1"
+expect 2 "up to 16 characters" --http 0 --session-prefix 0123456789abcdefg
+expect 2 "up to 16 characters" --http 0 --session-prefix ""
+expect 1 "holds fewer than 32 bytes" --http 0 --state-key-file /dev/null
 expect 0 "--http PORT" --help
 expect 0 "--auth-token" -h
 exit $failed

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "emcp/mbedtls/sha1.h"
@@ -358,6 +359,20 @@ class HttpEngine : public ::testing::Test {
     std::vector<Response> rs = parse(in);
     out.consume(out.size() - in.size());
     return rs;
+  }
+
+  // A GET on /sse: its connection, and the data of its first event, an `endpoint` (checked).
+  std::pair<int, std::string> open_sse() {
+    const int s = open_conn();
+    feed(s, "GET /sse HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n");
+    auto rs = responses(s);
+    EXPECT_EQ(rs.size(), 1u);
+    if (rs.size() != 1) return {s, ""};
+    auto ev = events(rs[0].body);
+    EXPECT_EQ(ev.size(), 1u);
+    if (ev.size() != 1) return {s, ""};
+    EXPECT_EQ(ev[0].event, "endpoint");
+    return {s, ev[0].data};
   }
 
   // A session at `version`, initialized (from `peer`); returns its id.

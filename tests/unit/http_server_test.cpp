@@ -226,21 +226,14 @@ TEST_F(HttpEngine, SlotsFullAndTimeouts) {
 }
 
 TEST_F(HttpEngine, LegacySseAnswersOnTheStream) {
-  const int s = open_conn();
-  feed(s, "GET /sse HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n");
-  auto rs = responses(s);
-  ASSERT_EQ(rs.size(), 1u);
-  auto ev = events(rs[0].body);
-  ASSERT_EQ(ev.size(), 1u);
-  EXPECT_EQ(ev[0].event, "endpoint");
-  ASSERT_EQ(ev[0].data.rfind("/messages?sessionId=", 0), 0u);
-  const std::string endpoint = ev[0].data;
+  const auto [s, endpoint] = open_sse();
+  ASSERT_EQ(endpoint.rfind("/messages?sessionId=", 0), 0u);
   const int p = open_conn();
   feed(p, "POST " + endpoint + " HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: " +
               std::to_string(init_body("2024-11-05").size()) + "\r\n\r\n" + init_body("2024-11-05"));
   EXPECT_EQ(responses(p)[0].status, 202);
-  rs = responses(s);
-  ev = events(rs[0].body);
+  const auto rs = responses(s);
+  const auto ev = events(rs[0].body);
   ASSERT_EQ(ev.size(), 2u);
   EXPECT_EQ(ev[1].event, "message");
   EXPECT_NE(ev[1].data.find(R"("protocolVersion":"2024-11-05")"), std::string::npos);

@@ -3,8 +3,11 @@
 // 2026-07-28 client gets input-required results. Each test runs the server inside a
 // NoHeapScope; the exact bytes each era's client sees are asserted, and the handler's final
 // answer must be the same for both eras.
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <gtest/gtest.h>
+#include <mbedtls/md.h>
 
 #include <string>
 #include <string_view>
@@ -286,4 +289,83 @@ TEST(McpBridge, ASessionThatEndsFreesItsSlots) {
   EXPECT_EQ(rig.send(R"({"jsonrpc":"2.0","id":2,"result":{"roots":[]}})" "\n"), ""sv);
   EXPECT_EQ(text_of(rig.send(R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"noisy"}})" "\n")), "");
   EXPECT_EQ(rig.bridge.in_use(), 1u);
+}
+
+// Server::set_request_state_key: instances that share the key take each other's retries (a fleet
+// behind a load balancer, docs/deploy.md); under another key the state is refused. The state's
+// tag is checked with Mbed TLS's HMAC-SHA256 over the bytes the format (inputs.cpp) names. The
+// key is the process's: the checks run in a child process (EXPECT_EXIT), so that the other
+// tests' states, drawn from the fixture's random bytes, stay what their fixtures expect.
+namespace {
+std::string b64url_decode(std::string_view text) {
+  std::string out;
+  uint32_t acc = 0;
+  int bits = 0;
+  for (char ch : text) {
+    int v = ch >= 'A' && ch <= 'Z' ? ch - 'A' : ch >= 'a' && ch <= 'z' ? ch - 'a' + 26 : ch >= '0' && ch <= '9' ? ch - '0' + 52
+          : ch == '-' ? 62 : ch == '_' ? 63 : -1;
+    if (v < 0) return "";
+    acc = (acc << 6) | static_cast<uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(static_cast<char>((acc >> bits) & 0xFF));
+    }
+  }
+  return out;
+}
+
+int shared_key_checks() {
+  int failed = 0;
+  const auto expect = [&](bool ok, const char* what) {
+    if (!ok) {
+      fprintf(stderr, "FAILED: %s\n", what);
+      ++failed;
+    }
+  };
+  uint8_t key[32];
+  for (size_t i = 0; i < sizeof key; ++i) key[i] = static_cast<uint8_t>(0xA0 + i);
+  Rig a, b;  // two instances of one fleet (b has asked nothing yet)
+  a.server.set_request_state_key(key);
+  b.server.set_request_state_key(key);
+  const std::string first(a.send(
+      R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"greet","arguments":{"place":"Paris"},)" MODERN_META "}}\n"));
+  const size_t at = first.find(R"("requestState":")");
+  if (at == std::string::npos) {
+    fprintf(stderr, "FAILED: no requestState in %s\n", first.c_str());
+    return 1;
+  }
+  const std::string state = first.substr(at + 16, first.find('"', at + 16) - at - 16);
+  // The tag: the first 16 bytes of HMAC-SHA256 under the key set, over the bytes before it.
+  const std::string raw = b64url_decode(state);
+  uint8_t mac[32];
+  expect(raw.size() > 16 && mbedtls_md_hmac(mbedtls_md_info_from_type(MBEDTLS_MD_SHA256), key, sizeof key,
+                                            reinterpret_cast<const unsigned char*>(raw.data()), raw.size() - 16, mac) == 0 &&
+             memcmp(mac, raw.data() + raw.size() - 16, 16) == 0,
+         "the state's tag is HMAC-SHA256 under the key set");
+  const std::string retry =
+      std::string(R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"greet","arguments":{"place":"Paris"},)"
+                  R"("inputResponses":{"who":{"action":"accept","content":{"name":"Ada"}}},"requestState":")") +
+      state + R"(",)" MODERN_META "}}\n";
+  expect(text_of(b.send(retry)) == "Hello, Ada from Paris (round 1)", "the other instance takes the retry");
+  // An instance under another key refuses it.
+  key[0] ^= 1;
+  b.server.set_request_state_key(key);
+  const std::string refused(b.send(retry));
+  expect(refused.find(R"("code":-32602)") != std::string::npos &&
+             refused.find("requestState refused: its authentication failed") != std::string::npos,
+         "under another key the state is refused (-32602)");
+  if (failed != 0) fprintf(stderr, "answers: %s | %s\n", first.c_str(), refused.c_str());
+  return failed;
+}
+}  // namespace
+
+TEST(McpBridgeDeathTest, InstancesSharingTheStateKeyTakeEachOthersRetries) {
+  EXPECT_EXIT(
+      {
+        const int failed = shared_key_checks();
+        if (failed == 0) fprintf(stderr, "shared state key: every check passed\n");
+        _exit(failed == 0 ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "shared state key: every check passed");
 }

@@ -6,7 +6,8 @@
 //   format (1) | round (1) | expiry, seconds of the platform's clock (4, big-endian) |
 //   request digest (8: SHA-256 of method, 0, name or uri) | n (1) | kept bytes (n) |
 //   HMAC-SHA256 tag, first 16 bytes
-// under a key drawn from the platform's random source at first use. A state whose tag, format,
+// under the application's key (Server::set_request_state_key) or one drawn from the platform's
+// random source at first use. A state whose tag, format,
 // expiry or digest does not hold is refused with -32602 before the handler runs: a tampered
 // state, an old one, or one from another request is never trusted.
 #include "input_bridge_internal.h"
@@ -47,12 +48,16 @@ uint32_t now_s(const Server& s) { return static_cast<uint32_t>(s.now() / 1000); 
 
 }  // namespace
 
-// One key for the image's servers, drawn when a state is first written or checked.
+// One key for the image's servers: the application's (a fleet's instances share it), or drawn
+// when a state is first written or checked.
+namespace {
+uint8_t g_state_key[32];
+bool g_keyed = false;
+}  // namespace
+
 const uint8_t* ServerCode::state_key(Server& sv) {
-  static uint8_t key[32];
-  static bool keyed = false;
-  if (!keyed && sv.platform_.random != nullptr && sv.platform_.random(key, sizeof key)) keyed = true;
-  return keyed ? key : nullptr;
+  if (!g_keyed && sv.platform_.random != nullptr && sv.platform_.random(g_state_key, sizeof g_state_key)) g_keyed = true;
+  return g_keyed ? g_state_key : nullptr;
 }
 
 // ---- The request's answers and state ----------------------------------------------------------
@@ -154,6 +159,13 @@ const StateOps kStateOps = {{nullptr, nullptr}, &verify_state, &write_state};
 }  // namespace
 
 void Inputs::install() { FeatureOps::install(*server_, FeatureOps::kStateSlot, kStateOps); }
+
+// The fleet's key; the states other instances issued are checked from now on.
+void Server::set_request_state_key(const uint8_t (&key)[32]) {
+  memcpy(g_state_key, key, sizeof g_state_key);
+  g_keyed = true;
+  FeatureOps::install(*this, FeatureOps::kStateSlot, kStateOps);
+}
 
 Value Inputs::answer(StrView key) const { return responses_[key]; }
 

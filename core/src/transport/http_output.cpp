@@ -294,7 +294,11 @@ const HttpOutput::Link::Ops HttpServer::kOutputOps = {
       if (EMCP_LEGACY_ERA && c.session_ >= 0) {
         HttpSession& s = hs.sessions_[static_cast<size_t>(c.session_)];
         if (s.kind_ == HttpSession::Kind::kStreamable && s.session_.initialized())
-          http::write_header(h, "Mcp-Session-Id", s.id());
+        {
+          h.write("Mcp-Session-Id: ", 16);
+          hs.write_session_id(h, s);
+          h.write("\r\n", 2);
+        }
       }
       if (c.extra_header_ != nullptr) h.write(StrView(c.extra_header_));
       if (c.output_.cors) write_cors_headers(hs.options_, h, c.parser_.request(), c.request_.preflight);

@@ -16,8 +16,28 @@ HttpSession::HttpSession(char* replay, size_t replay_cap)
       ring_(replay, replay_cap),
       detached_(detached_buf_, sizeof detached_buf_, EMCP_LEGACY_ERA ? &HttpSession::detached_flush : nullptr, this) {}
 
+bool valid_session_prefix(const char* prefix) {
+  if (prefix == nullptr) return true;
+  size_t n = 0;
+  for (; prefix[n] != '\0'; ++n) {
+    const char ch = prefix[n];
+    const bool unreserved = (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
+                            ch == '-' || ch == '.' || ch == '_' || ch == '~';
+    if (!unreserved || n == kMaxSessionPrefix) return false;
+  }
+  return true;
+}
+
+// A slot keeps the random digits alone; the prefix is the engine's (HttpOptions::session_prefix).
+void HttpServer::write_session_id(json::Sink& out, const HttpSession& s) const {
+  if (options_.session_prefix != nullptr) out.write(StrView(options_.session_prefix));
+  out.write(s.id());
+}
+
 HttpSession* HttpServer::session_by_id(StrView id, HttpSession::Kind kind, const Conn& c) {
-  if (id.empty()) return nullptr;
+  const StrView prefix(options_.session_prefix);
+  if (id.size() <= prefix.size() || !id.starts_with(prefix)) return nullptr;
+  id = id.sub(prefix.size());
   for (HttpSession& s : sessions_)
     if (s.kind_ == kind && s.id() == id) return options_.auth != nullptr && s.principal_ != c.grant_.principal ? nullptr : &s;
   return nullptr;
@@ -68,6 +88,11 @@ HttpSession* HttpServer::new_session(HttpSession::Kind kind, const PeerAddress& 
 // A new session for connection c (503 when there is no slot it may take, 429 when only another
 // peer's is left and its peer's bucket is empty). HTTP+SSE and WebSocket sessions live on c: their only stream is c.
 HttpSession* HttpServer::open_session(Conn& c, HttpSession::Kind kind) {
+  if (!valid_session_prefix(options_.session_prefix)) {
+    log("http: HttpOptions::session_prefix is not valid (up to 16 of A-Z a-z 0-9 - . _ ~): no session opens");
+    answer(c, 500, "Internal Server Error: the server's session prefix is not valid");
+    return nullptr;
+  }
   bool rate_limited = false;
   HttpSession* s = new_session(kind, c.peer_, &rate_limited);
   if (s == nullptr && rate_limited) {

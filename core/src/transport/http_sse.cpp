@@ -37,7 +37,7 @@ void HttpServer::open_sse(Conn& c) {
   c.sink_.write("event: endpoint\ndata: ", 22);
   c.sink_.write(StrView(options_.messages_path));
   c.sink_.write("?sessionId=", 11);
-  c.sink_.write(s->id());
+  write_session_id(c.sink_, *s);
   c.sink_.write("\n\n", 2);
   push_out(c);
 }

@@ -242,7 +242,6 @@ const TLS_DIR = process.env.EMCP_TLS_DIR || null;
 const TLS_NAME = process.env.EMCP_TLS_NAME || "server";
 export const TLS = TLS_DIR !== null;
 export const HTTP_SCHEME = TLS ? "https" : "http";
-export const WS_SCHEME = TLS ? "wss" : "ws";
 /// The server's options for TLS (none without EMCP_TLS_DIR), with the certificate `name`.
 export function tlsArgs(name = TLS_NAME) {
   return TLS ? ["--tls-cert", `${TLS_DIR}/${name}.pem`, "--tls-key", `${TLS_DIR}/${name}.key`] : [];
@@ -372,18 +371,25 @@ export function startGateway(boardPort, extra = []) {
                          /serving MCP on http:\/\/127\.0\.0\.1:(\d+)\/mcp/, 10000, "ignore");
 }
 
-function clientTransport(kind, port) {
-  const base = `127.0.0.1:${port}`;
+/// EMCP_URL: the server already runs behind this base URL (scheme, host and port: a fleet behind
+/// a proxy, tests/mcp/fleet_nginx.test.mjs); connect() starts none and reaches /mcp, /sse and
+/// /ws there. Its command line is not the test's to choose: tests that need one skip.
+export const SERVER_URL = process.env.EMCP_URL || null;
+
+/// The SDK client transport of `kind` to the server at `base` (scheme://host:port).
+function clientTransport(kind, base) {
+  const ws = base.replace(/^http/, "ws");
   switch (kind) {
-    case "http": return new StreamableHTTPClientTransport(new URL(`${HTTP_SCHEME}://${base}/mcp`));
-    case "sse": return new SSEClientTransport(new URL(`${HTTP_SCHEME}://${base}/sse`));
-    case "ws": return new WebSocketClientTransport(new URL(`${WS_SCHEME}://${base}/ws`));
+    case "http": return new StreamableHTTPClientTransport(new URL(`${base}/mcp`));
+    case "sse": return new SSEClientTransport(new URL(`${base}/sse`));
+    case "ws": return new WebSocketClientTransport(new URL(`${ws}/ws`));
     default: throw new Error(`unknown transport ${kind}`);
   }
 }
 
 /// Connects an SDK client to `command args` at `revision` over `transport` ("stdio", or
-/// "http", "sse", "ws": the server is started listening on a free loopback port). Returns
+/// "http", "sse", "ws": the server is started listening on a free loopback port, or, with
+/// EMCP_URL, is the one already there). Returns
 /// { client, transport, close } (close() ends the client and the server).
 export async function connect({ command, args = [], revision, capabilities = {}, handlers = [], transport: kind = "stdio" }) {
   let server = null;
@@ -411,6 +417,8 @@ export async function connect({ command, args = [], revision, capabilities = {},
     const gw = await startGateway(board.port, ["--quiet"]);
     server = { ...gw, board };
     inner = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${gw.port}/mcp`));
+  } else if (SERVER_URL) {
+    inner = clientTransport(kind, SERVER_URL);
   } else if (kind === "mqtt" || kind === "mqtt-bridge") {
     // MCP over MQTT (docs/mqtt.md): a Mosquitto of the test's own, the server dialing it, the
     // client transport of tests/mcp/lib/mqtt_transport.mjs (MQTT.js) finding it by presence.
@@ -436,7 +444,7 @@ export async function connect({ command, args = [], revision, capabilities = {},
                             : new StdioClientTransport({ command: process.env.EMCP_BRIDGE, args: ["--mqtt", broker.url, "--mqtt-name", name], stderr: "pipe" });
   } else {
     server = await startNetworkServer(command, args);
-    inner = clientTransport(kind, server.port);
+    inner = clientTransport(kind, `${HTTP_SCHEME}://127.0.0.1:${server.port}`);
   }
   const transport = new RecordingTransport(inner, revision);
   const client = new Client({ name: "emcp-sdk-test", version: "1.0.0" }, { capabilities });
@@ -447,6 +455,10 @@ export async function connect({ command, args = [], revision, capabilities = {},
   // Everything started is stopped; the first problem is thrown after.
   const stopAll = async (problem) => {
     const problems = problem ? [problem] : [];
+    // A server that outlives the test (EMCP_URL) is told the session ended (DELETE), as a
+    // polite client does: it then sends the session nothing more (nothing it would drop).
+    if (SERVER_URL && inner instanceof StreamableHTTPClientTransport && inner.sessionId)
+      await inner.terminateSession().catch((e) => problems.push(e));
     if (stdio) await stopServer(stdio, "end of input").catch((e) => problems.push(e));
     await client.close().catch((e) => problems.push(e));
     if (server) await stopNetworkServer(server).catch((e) => problems.push(e));

@@ -235,6 +235,14 @@ class Server {
   /// (given to another, it forgets what it held).
   /// Ignored with EMCP_LEGACY_ERA=0 (no such clients; none of the bridge is linked).
   void set_input_bridge(InputBridge& bridge);
+  /// The key of the MAC over each 2026-07-28 `requestState` (input rounds, docs/mcp.md): the
+  /// same secret on each instance of a fleet behind a load balancer (docs/deploy.md), so that a
+  /// retry that carries a state one instance issued is accepted by any of them, this one
+  /// included before it has asked anything itself. `key` is copied; it is the image's (every
+  /// server of the process uses it). Without it the key is drawn from the platform's random
+  /// source when first needed: each process its own, and a restart invalidates every state.
+  /// Call it before serving (a state issued under an earlier key is then refused).
+  void set_request_state_key(const uint8_t (&key)[32]);
   /// Lets tool calls run as MCP tasks (emcp/mcp/tasks.h): the calls of tools declared with
   /// Tool::runs_as_task() become tasks for clients that ask for one (2025-11-25 params.task)
   /// or allow one (the 2026-07-28 extension, when the handler defers). `store` must outlive the

@@ -110,6 +110,14 @@ struct HttpOptions {
   /// (HttpPort::wait_writable), or an answer left in the buffer that the peer does not read.
   uint32_t send_timeout_ms = 5000;
   uint32_t session_idle_ms = 30u * 60u * 1000u;  ///< session without connections or requests
+  /// What every session id of this engine starts with (Mcp-Session-Id, HTTP+SSE's sessionId),
+  /// before its 32 random hex digits: the tag of one instance of a fleet, so that a proxy in
+  /// front of several instances sends each session's requests to the instance that holds it
+  /// (docs/deploy.md). Up to kMaxSessionPrefix characters of A-Z a-z 0-9 - . _ ~ (carried as
+  /// they are by a header and a query string); nullptr or "": none (the default). An id
+  /// without it is unknown (404). One that is not valid_session_prefix(): no session opens
+  /// (500, and the log says why).
+  const char* session_prefix = nullptr;
   // ---- Fairness when slots are short (docs/http.md, "Under attack")
   /// When every connection slot is taken, a request head still arriving this long after it
   /// began (or after the accept), or a body paused this long, gives its slot to a newcomer (408).
@@ -134,6 +142,12 @@ struct HttpOptions {
   uint32_t heartbeat_ms = 15000;           ///< SSE comment on a quiet stream (0: none)
   uint32_t retry_ms = 2000;                ///< SSE `retry` field of the priming event
 };
+
+/// The longest HttpOptions::session_prefix.
+constexpr size_t kMaxSessionPrefix = 16;
+/// True when `prefix` may be HttpOptions::session_prefix: nullptr, "", or up to
+/// kMaxSessionPrefix characters of A-Z a-z 0-9 - . _ ~.
+bool valid_session_prefix(const char* prefix);
 
 /// What the engine refused, reclaimed, timed out and evicted since construction (an operator
 /// sees an attack in them; docs/http.md, "Under attack", says what each counts).
@@ -273,6 +287,8 @@ class HttpServer {
   bool over_conn_share(const PeerAddress& peer) const;
   bool over_session_share(const PeerAddress& peer) const;
   HttpSession* open_session(Conn& c, HttpSession::Kind kind);
+  /// Writes session `s`'s id as clients see it: HttpOptions::session_prefix, then its digits.
+  void write_session_id(json::Sink& out, const HttpSession& s) const;
   void free_session(HttpSession& s);
 
   // ---- Streamable HTTP: POST, streams, GET stream, resumption, outbound routing

@@ -9,6 +9,7 @@
 
 #include <new>
 
+#include "emcp/crypto/sha256.h"
 #include "emcp/json/number.h"
 #include "emcp/mbedtls/sha1.h"
 #include "emcp/mbedtls/jwt_key.h"
@@ -64,6 +65,10 @@ const char kHttpUsage[] =
     "  --keepalive-ms N   close a connection idle between requests after N ms (default 60000)\n"
     "  --reclaim-grace-ms N  when every connection slot is taken, a request still arriving N ms\n"
     "                     after it began may give its slot to a newcomer (default 1000)\n"
+    "  --session-prefix TAG  session ids start with TAG (up to 16 of A-Z a-z 0-9 - . _ ~):\n"
+    "                     one instance of a fleet behind a proxy that routes by it\n"
+    "  --state-key-file FILE  the key of 2026-07-28 requestState from FILE (at least 32 bytes),\n"
+    "                     the same on every instance of a fleet (default: a random key)\n"
     "  --tls-cert FILE    HTTPS and WSS: the server's certificate chain (PEM) ...\n"
     "  --tls-key FILE     ... and its private key (PEM)\n"
     "  --auth-token TOKEN require a bearer token; this one grants every scope (repeatable)\n"
@@ -112,7 +117,8 @@ int parse_http_option(int argc, char** argv, int* i, HttpConfig* config) {
   }
   static const char* const kWithValue[] = {"--http",     "--bind",       "--allow-host", "--timeout-ms", "--keepalive-ms",
                                            "--reclaim-grace-ms", "--tls-cert", "--tls-key", "--auth-token",
-                                           "--jwt-key",  "--jwt-secret", "--issuer",     "--audience"};
+                                           "--jwt-key",  "--jwt-secret", "--issuer",     "--audience",
+                                           "--session-prefix", "--state-key-file"};
   bool known = false;
   for (const char* name : kWithValue) known = known || strcmp(arg, name) == 0;
   if (!known) return 0;
@@ -137,6 +143,12 @@ int parse_http_option(int argc, char** argv, int* i, HttpConfig* config) {
     const long n = strtol(value, &end, 10);
     if (end == value || *end != '\0' || n < 0 || n > 600000) return needs("a number of milliseconds 0..600000");
     config->reclaim_grace_ms = static_cast<uint32_t>(n);
+  } else if (strcmp(arg, "--session-prefix") == 0) {
+    if (*value == '\0' || !emcp::transport::valid_session_prefix(value))
+      return needs("up to 16 characters of A-Z a-z 0-9 - . _ ~");
+    config->session_prefix = value;
+  } else if (strcmp(arg, "--state-key-file") == 0) {
+    config->state_key_file = value;
   } else if (strcmp(arg, "--tls-cert") == 0) {
     config->tls_cert = value;
   } else if (strcmp(arg, "--tls-key") == 0) {
@@ -162,9 +174,11 @@ bool check_http_options(const HttpConfig& config) {
   if (!check_mqtt_options(config)) return false;
   const bool any = config.websocket || config.allowed_hosts.size() != 0 || config.timeout_ms != 0 || config.keepalive_ms != 0 ||
                    config.reclaim_grace_ms != UINT32_MAX || config.tls_cert != nullptr || config.tls_key != nullptr ||
+                   config.session_prefix != nullptr || config.state_key_file != nullptr ||
                    strcmp(config.address, "127.0.0.1") != 0;
   if (!config.enabled && any) {
-    say({config.program, ": --ws, --bind, --allow-host, --timeout-ms, --keepalive-ms, --reclaim-grace-ms, --tls-cert and --tls-key need --http PORT\n"});
+    say({config.program, ": --ws, --bind, --allow-host, --timeout-ms, --keepalive-ms, --reclaim-grace-ms, --session-prefix, "
+                         "--state-key-file, --tls-cert and --tls-key need --http PORT\n"});
     return false;
   }
   if ((config.tls_cert == nullptr) != (config.tls_key == nullptr)) {
@@ -319,6 +333,25 @@ bool start_auth(const HttpConfig& config, const emcp::mcp::Server& server, bool 
   return true;
 }
 
+// The requestState key of a fleet's instances: SHA-256 of the file's bytes (a final newline
+// left out). False (the reason on stderr) when it cannot be read or holds fewer than 32 bytes.
+bool load_state_key(const char* program, const char* path, emcp::mcp::Server& server) {
+  const size_t n = read_pem(program, path, g_key, kPemMax);
+  if (n == 0) return false;
+  size_t len = n - 1;  // without the NUL read_pem added
+  while (len > 0 && (g_key[len - 1] == '\n' || g_key[len - 1] == '\r')) --len;
+  uint8_t key[emcp::crypto::kSha256Size];
+  emcp::crypto::Sha256::hash(g_key, len, key);
+  memset(g_key, 0, sizeof g_key);
+  if (len < 32) {
+    say({program, ": ", path, " holds fewer than 32 bytes: not a key\n"});
+    return false;
+  }
+  server.set_request_state_key(key);
+  memset(key, 0, sizeof key);
+  return true;
+}
+
 // Loads the certificate and key and builds the layer on the listener's port. False (the
 // reason on stderr) when they do not load.
 bool start_tls(const HttpConfig& config, const emcp::Platform& platform) {
@@ -363,6 +396,7 @@ int stdio(emcp::mcp::Server& server, const char* program, const Loop& loop) {
 
 int http(emcp::mcp::Server& server, const HttpConfig& config, const Loop& loop) {
   const bool tls = config.tls_cert != nullptr;
+  if (config.state_key_file != nullptr && !load_state_key(config.program, config.state_key_file, server)) return 1;
   if (tls && !start_tls(config, server.platform())) return 1;
   Engine& engine =
       *new (g_engine_mem) Engine(server, g_options, tls ? g_tls->port_interface() : g_net.port_interface());
@@ -377,6 +411,7 @@ int http(emcp::mcp::Server& server, const HttpConfig& config, const Loop& loop) 
   if (config.timeout_ms != 0) g_options.head_timeout_ms = g_options.body_timeout_ms = config.timeout_ms;
   if (config.keepalive_ms != 0) g_options.keepalive_ms = config.keepalive_ms;
   if (config.reclaim_grace_ms != UINT32_MAX) g_options.reclaim_grace_ms = config.reclaim_grace_ms;
+  g_options.session_prefix = config.session_prefix;
   if (config.enabled && g_net.listen(config.address, config.port) != emcp::Status::kOk) {
     char p[24];
     say({config.program, ": cannot listen on ", config.address, " port ", num(config.port, p), ": ",

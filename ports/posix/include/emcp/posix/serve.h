@@ -39,6 +39,12 @@ struct HttpConfig {
   uint32_t reclaim_grace_ms = UINT32_MAX;
   /// Extra Host/Origin names besides the localhost names ("*": any).
   emcp::Span<const char* const> allowed_hosts;
+  /// One instance of a fleet behind a proxy (docs/deploy.md): what its session ids start with
+  /// (--session-prefix; HttpOptions::session_prefix), and a file whose bytes (at least 32; a
+  /// final newline is not counted) every instance shares, the key of the 2026-07-28
+  /// requestState through SHA-256 (--state-key-file; mcp::Server::set_request_state_key).
+  const char* session_prefix = nullptr;
+  const char* state_key_file = nullptr;
   /// HTTPS/WSS instead of HTTP/WS (both or neither): the server's certificate chain and its
   /// private key, PEM files (each at most 16 KiB).
   const char* tls_cert = nullptr;
