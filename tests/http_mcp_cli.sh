@@ -35,6 +35,19 @@ expect 2 "up to 16 characters" --http 0 --session-prefix "b 1"
 expect 2 "up to 16 characters" --http 0 --session-prefix 0123456789abcdefg
 expect 2 "up to 16 characters" --http 0 --session-prefix ""
 expect 1 "holds fewer than 32 bytes" --http 0 --state-key-file /dev/null
+expect 2 "--stdio and --mqtt exclude each other" --stdio --mqtt mqtt://127.0.0.1
+expect 2 "mqtt://HOST[:PORT] or mqtts://" --mqtt http://127.0.0.1
+expect 2 "mqtt://HOST[:PORT] or mqtts://" --mqtt mqtt://127.0.0.1:0
+expect 2 "mqtt://HOST[:PORT] or mqtts://" --mqtt mqtt://
+expect 2 "need --mqtt URL" --mqtt-name a/b
+expect 2 "need --mqtt URL" --mqtt-ca /dev/null
+expect 2 "without + or #" --mqtt mqtt://127.0.0.1 --mqtt-name "a/+"
+expect 2 "without /, + or #" --mqtt mqtt://127.0.0.1 --mqtt-id a/b
+expect 2 "mqtts:// needs --mqtt-ca" --mqtt mqtts://localhost
+expect 2 "--mqtt-ca goes with an mqtts:// URL" --mqtt mqtt://localhost --mqtt-ca /dev/null
+expect 2 "--mqtt-cert and --mqtt-key go together" --mqtt mqtts://localhost --mqtt-ca /dev/null --mqtt-cert /dev/null
+expect 1 "the MQTT TLS settings do not load" --mqtt mqtts://localhost:1 --mqtt-ca /dev/null
+expect 0 "--mqtt URL" --help
 expect 0 "--http PORT" --help
 expect 0 "--auth-token" -h
 exit $failed

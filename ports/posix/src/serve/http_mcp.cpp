@@ -39,8 +39,8 @@ int HttpMcp::parse(int argc, char** argv, Option option, const char* usage) {
       return 2;
     }
   }
-  if (stdio && http_.enabled) {
-    serve::say({program_, ": --stdio and --http exclude each other\n"});
+  if (stdio && (http_.enabled || http_.mqtt.url != nullptr)) {
+    serve::say({program_, http_.enabled ? ": --stdio and --http exclude each other\n" : ": --stdio and --mqtt exclude each other\n"});
     return 2;
   }
   if (!serve::check_http_options(http_)) return 2;
