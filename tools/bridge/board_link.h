@@ -53,6 +53,7 @@ struct LinkOptions {
   std::string mqtt_host;  // a broker (--mqtt mqtt://HOST[:PORT]: mqtt_link.h) and
   int mqtt_port = 1883;
   std::string mqtt_name;  // the device's server-name, or a filter (+, #); "" for any
+  bool mqtt_fleet = false;  // --fleet: every device under mqtt_name as one server (fleet_link.h)
   std::string banner = "MCP on this UART";
   int wait_ms = 15000;
   int ping_after_ms = 1000;  // quiet time before a ping when no banner came; 0: never ping

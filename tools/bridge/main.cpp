@@ -60,7 +60,7 @@ bool number(const char* text, long long lo, long long hi, long long* out) {
 void usage() {
   fprintf(stderr,
           "usage: emcp-bridge (--serial DEVICE [--baud N] | --tcp HOST:PORT |\n"
-          "                    --mqtt mqtt://HOST[:PORT] [--mqtt-name NAME]) [--banner TEXT]\n"
+          "                    --mqtt mqtt://HOST[:PORT] [--mqtt-name NAME] [--fleet]) [--banner TEXT]\n"
           "                   [--wait-ms N] [--ping-after-ms N] [--window N] [--rtscts]\n"
           "                   [--no-reinit] [--quiet] [--http PORT [gateway options]]\n"
           "  Connects an MCP client on stdin/stdout to an emcp board's UART.\n"
@@ -71,6 +71,8 @@ void usage() {
           "                   (MCP over MQTT, docs/mqtt.md): the first one announcing itself on\n"
           "  --mqtt-name NAME $mcp-server/presence/+/NAME (a server-name, or a filter with + and #;\n"
           "                   default: any)\n"
+          "  --fleet          with --mqtt: every device under --mqtt-name as one server, its tools\n"
+          "                   named DEVICE-ID.TOOL (docs/mqtt.md)\n"
           "  --banner TEXT    the board's ready line, printed at boot (default \"MCP on this UART\";\n"
           "                   \"\" to not wait for the board at all)\n"
           "  --wait-ms N      how long to wait for the board and for it to be ready (default 15000)\n"
@@ -164,6 +166,7 @@ int main(int argc, char** argv) {
         return 2;
       }
     } else if (a == "--mqtt-name" && v) o.mqtt_name = argv[++i];
+    else if (a == "--fleet") o.mqtt_fleet = true;
     else if (a == "--banner" && v) o.banner = argv[++i];
     else if (a == "--wait-ms" && v) o.wait_ms = static_cast<int>(num(i, 0, 86400000));
     else if (a == "--ping-after-ms" && v) o.ping_after_ms = static_cast<int>(num(i, 0, 86400000));
@@ -190,7 +193,7 @@ int main(int argc, char** argv) {
   }
   if (bad_number) return 2;
   const int links = !o.serial.empty() + !o.host.empty() + !o.mqtt_host.empty();
-  if (links != 1 || (!o.mqtt_name.empty() && o.mqtt_host.empty()) || (!o.serial.empty() && !bridge::baud_supported(o.baud)) ||
+  if (links != 1 || ((!o.mqtt_name.empty() || o.mqtt_fleet) && o.mqtt_host.empty()) || (!o.serial.empty() && !bridge::baud_supported(o.baud)) ||
       (gateway_option && g.port < 0) || g.port > 65535 || (g.port >= 0 && (g.max_connections < 1 || g.session_idle_ms == 0))) {
     usage();
     return 2;

@@ -1,6 +1,8 @@
 // emcp-bridge --mqtt: one device through a broker (mqtt_link.h).
 #include "mqtt_link.h"
 
+#include "fleet_link.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -21,16 +23,17 @@ const char kDisconnected[] = R"({"jsonrpc":"2.0","method":"notifications/disconn
 
 emcp::StrView view(const std::string& s) { return emcp::StrView(s.data(), s.size()); }
 
-MqttLink& of(void* ctx) { return *static_cast<MqttLink*>(ctx); }
+MqttBase& of(void* ctx) { return *static_cast<MqttBase*>(ctx); }
 
 }  // namespace
 
 std::unique_ptr<Link> make_link(const LinkOptions& o, Link::Listener& l) {
+  if (!o.mqtt_host.empty() && o.mqtt_fleet) return std::unique_ptr<Link>(new FleetLink(o, l));
   if (!o.mqtt_host.empty()) return std::unique_ptr<Link>(new MqttLink(o, l));
   return std::unique_ptr<Link>(new BoardLink(o, l));
 }
 
-MqttLink::MqttLink(const LinkOptions& o, Listener& l)
+MqttBase::MqttBase(const LinkOptions& o, Listener& l)
     : o_(o),
       l_(l),
       client_(emcp::posix::platform(), [this] {
@@ -67,7 +70,10 @@ MqttLink::MqttLink(const LinkOptions& o, Listener& l)
   emcp::mqtt::ClientEvents e;
   e.connected = [](void* ctx, const emcp::mqtt::Packet&) { of(ctx).on_connected(); };
   e.disconnected = [](void* ctx, emcp::mqtt::Reason) { of(ctx).on_disconnected(); };
-  e.publish = [](void* ctx, const emcp::mqtt::Packet& p) { of(ctx).on_publish(p); };
+  e.publish = [](void* ctx, const emcp::mqtt::Packet& p) {
+    of(ctx).in_topic_.assign(p.topic.data(), p.topic.size());
+    of(ctx).in_payload_.clear();
+  };
   e.payload = [](void* ctx, emcp::StrView c) { of(ctx).in_payload_.append(c.data(), c.size()); };
   e.publish_end = [](void* ctx) { of(ctx).on_publish_end(); };
   e.subscribed = [](void* ctx, uint16_t id, emcp::StrView) { of(ctx).on_subscribed(id); };
@@ -82,11 +88,15 @@ MqttLink::MqttLink(const LinkOptions& o, Listener& l)
   co.will = &will_;
 }
 
-MqttLink::~MqttLink() {
+MqttBase::~MqttBase() { close_mqtt(); }
+
+void MqttBase::close_mqtt() {
+  if (closed_) return;
+  closed_ = true;
   if (client_.connected()) {
-    // The end of the session and of this client, as the text says, then DISCONNECT (Normal:
+    // The end of the sessions and of this client, as the text says, then DISCONNECT (Normal:
     // the broker drops the Will, which would say the same).
-    if (!rpc_.empty() && ready_) (void)publish(rpc_, kDisconnected);
+    on_closing();
     (void)publish(will_topic_, kDisconnected);
   }
   client_.stop();
@@ -95,7 +105,7 @@ MqttLink::~MqttLink() {
 
 // ---- The socket ------------------------------------------------------------------------------
 
-emcp::Status MqttLink::dial(const char* host, uint16_t port, uint16_t conn, emcp::transport::ConnectionHandler h) {
+emcp::Status MqttBase::dial(const char* host, uint16_t port, uint16_t conn, emcp::transport::ConnectionHandler h) {
   close_socket();
   addrinfo hints{};
   hints.ai_socktype = SOCK_STREAM;
@@ -120,7 +130,7 @@ emcp::Status MqttLink::dial(const char* host, uint16_t port, uint16_t conn, emcp
   return emcp::Status::kOk;
 }
 
-emcp::Status MqttLink::write(const char* data, size_t n, size_t* taken) {
+emcp::Status MqttBase::write(const char* data, size_t n, size_t* taken) {
   *taken = 0;
   if (fd_ < 0) return emcp::Status::kClosed;
   if (connecting_) return emcp::Status::kOk;
@@ -137,7 +147,7 @@ emcp::Status MqttLink::write(const char* data, size_t n, size_t* taken) {
   return emcp::Status::kOk;
 }
 
-emcp::Status MqttLink::wait_writable(uint32_t timeout_ms) {
+emcp::Status MqttBase::wait_writable(uint32_t timeout_ms) {
   if (fd_ < 0) return emcp::Status::kClosed;
   pollfd p{fd_, POLLOUT, 0};
   const int r = poll(&p, 1, static_cast<int>(timeout_ms));
@@ -145,13 +155,13 @@ emcp::Status MqttLink::wait_writable(uint32_t timeout_ms) {
   return (p.revents & (POLLERR | POLLHUP)) != 0 ? emcp::Status::kClosed : emcp::Status::kOk;
 }
 
-void MqttLink::close_socket() {
+void MqttBase::close_socket() {
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
   connecting_ = want_write_ = false;
 }
 
-bool MqttLink::flush() {
+bool MqttBase::flush() {
   if (fd_ < 0) return true;
   want_write_ = false;
   if (connecting_) {
@@ -168,7 +178,7 @@ bool MqttLink::flush() {
   return true;
 }
 
-bool MqttLink::on_readable() {
+bool MqttBase::on_readable() {
   if (fd_ < 0) return true;
   char buf[16384];
   const ssize_t n = ::recv(fd_, buf, sizeof buf, MSG_DONTWAIT);
@@ -183,11 +193,11 @@ bool MqttLink::on_readable() {
 
 // ---- MCP over MQTT, the client's side ---------------------------------------------------------
 
-bool MqttLink::start() {
+bool MqttBase::start() {
   client_.start();
   const uint64_t until = now_ms() + static_cast<uint64_t>(o_.wait_ms);
   // Until a device is ready: the broker, its presence, our subscriptions.
-  while (!ready_ && !stop_requested()) {
+  while (!started() && !stop_requested()) {
     if (now_ms() > until) {
       failure_ = client_.connected() ? "no device announced itself on " + presence_filter_ + " within --wait-ms"
                                      : "the broker at " + o_.mqtt_host + ":" + std::to_string(o_.mqtt_port) +
@@ -202,34 +212,56 @@ bool MqttLink::start() {
     }
     client_.poll();
   }
-  return ready_;
+  return started();
 }
 
-bool MqttLink::tick() {
+bool MqttBase::tick() {
   client_.poll();
   return true;
 }
 
-void MqttLink::on_connected() {
-  log(o_.quiet, "connected to the broker as " + client_id_ + "; looking for a device on " + presence_filter_);
+uint16_t MqttBase::subscribe(const std::string& topic, bool no_local) {
   emcp::mqtt::Subscription s;
-  s.filter = view(presence_filter_);
+  s.filter = view(topic);
   s.max_qos = 1;
-  (void)client_.subscribe(&s, 1);
+  s.no_local = no_local;
+  return client_.subscribe(&s, 1);
 }
 
-void MqttLink::on_disconnected() {
-  device_gone("the broker connection was lost");
+uint16_t MqttBase::unsubscribe(const std::string& a, const std::string& b) {
+  const emcp::StrView topics[] = {view(a), view(b)};
+  return client_.unsubscribe(topics, 2);
+}
+
+void MqttBase::on_publish_end() {
+  if (in_topic_.compare(0, 21, "$mcp-server/presence/") == 0) {
+    // $mcp-server/presence/{id}/{name}: an online notification, or empty (gone).
+    const std::string rest = in_topic_.substr(21);
+    const size_t slash = rest.find('/');
+    if (slash == std::string::npos) return;
+    if (!in_payload_.empty()) {
+      const Parsed p = parse(in_payload_);
+      if (!p.notification || p.method != "notifications/server/online") return;  // junk: ignored
+    }
+    on_presence(rest.substr(0, slash), rest.substr(slash + 1), !in_payload_.empty());
+    return;
+  }
+  on_message(in_topic_, in_payload_);
+}
+
+void MqttLink::on_connected() {
+  log(o_.quiet, "connected to the broker as " + client_id_ + "; looking for a device on " + presence_filter_);
+  (void)subscribe(presence_filter_, false);
+}
+
+void MqttLink::on_closing() {
+  if (!rpc_.empty() && ready_) (void)publish(rpc_, kDisconnected);
 }
 
 void MqttLink::device_gone(const char* why) {
   if (device_id_.empty()) return;
   log(o_.quiet, "device " + device_id_ + " (" + device_name_ + ") left: " + why);
-  if (client_.connected()) {
-    // The text: unsubscribe from its capability and RPC topics.
-    const emcp::StrView topics[] = {view(rpc_), view(capability_)};
-    (void)client_.unsubscribe(topics, 2);
-  }
+  if (client_.connected()) (void)unsubscribe(rpc_, capability_);  // the text
   if (ready_) resetting_ = true;
   ready_ = false;
   device_id_.clear();
@@ -244,14 +276,8 @@ void MqttLink::choose(const std::string& id, const std::string& name) {
   control_ = "$mcp-server/" + id + "/" + name;
   capability_ = "$mcp-server/capability/" + id + "/" + name;
   // Before initialize: the RPC topic with No Local, the capability topic.
-  emcp::mqtt::Subscription s;
-  s.filter = view(rpc_);
-  s.max_qos = 1;
-  s.no_local = true;
-  sub_rpc_ = client_.subscribe(&s, 1);
-  s.filter = view(capability_);
-  s.no_local = false;
-  sub_capability_ = client_.subscribe(&s, 1);
+  sub_rpc_ = subscribe(rpc_, true);
+  sub_capability_ = subscribe(capability_, false);
   log(o_.quiet, "serving device " + id + " (" + name + ")");
 }
 
@@ -273,44 +299,27 @@ void MqttLink::on_subscribed(uint16_t id) {
   pump();
 }
 
-void MqttLink::on_publish(const emcp::mqtt::Packet& head) {
-  in_topic_.assign(head.topic.data(), head.topic.size());
-  in_payload_.clear();
-  in_ = In::kNone;
-  if (in_topic_.compare(0, 21, "$mcp-server/presence/") == 0) in_ = In::kPresence;
-  else if (!device_id_.empty() && (in_topic_ == rpc_ || in_topic_ == capability_)) in_ = In::kDevice;
-}
-
-void MqttLink::on_publish_end() {
-  const In kind = in_;
-  in_ = In::kNone;
-  if (kind == In::kPresence) {
-    // $mcp-server/presence/{id}/{name}
-    const std::string rest = in_topic_.substr(21);
-    const size_t slash = rest.find('/');
-    if (slash == std::string::npos) return;
-    const std::string id = rest.substr(0, slash), name = rest.substr(slash + 1);
-    if (in_payload_.empty()) {
-      if (id == device_id_) device_gone("its presence was cleared");
-      return;
-    }
-    const Parsed p = parse(in_payload_);
-    if (!p.notification || p.method != "notifications/server/online") return;  // junk: ignored
-    if (device_id_.empty() && client_.connected()) choose(id, name);
+void MqttLink::on_presence(const std::string& id, const std::string& name, bool online) {
+  if (!online) {
+    if (id == device_id_) device_gone("its presence was cleared");
     return;
   }
-  if (kind != In::kDevice) return;
-  const Parsed p = parse(in_payload_);
+  if (device_id_.empty() && client_.connected()) choose(id, name);
+}
+
+void MqttLink::on_message(const std::string& topic, const std::string& payload) {
+  if (device_id_.empty() || (topic != rpc_ && topic != capability_)) return;
+  const Parsed p = parse(payload);
   if (p.notification && p.method == "notifications/disconnected") {
     device_gone("it sent notifications/disconnected");
     return;
   }
   if (!ready_) return;
   ++lines_in_;
-  l_.on_board_line(in_payload_);
+  l_.on_board_line(payload);
 }
 
-bool MqttLink::publish(const std::string& topic, const std::string& payload) {
+bool MqttBase::publish(const std::string& topic, const std::string& payload) {
   emcp::mqtt::PublishHeader h;
   h.topic = view(topic);
   h.qos = 1;
