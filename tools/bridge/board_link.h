@@ -54,6 +54,8 @@ struct LinkOptions {
   int mqtt_port = 1883;
   std::string mqtt_name;  // the device's server-name, or a filter (+, #); "" for any
   bool mqtt_fleet = false;  // --fleet: every device under mqtt_name as one server (fleet_link.h)
+  bool mqtt_tls = false;    // mqtts://: the broker's certificate verified against mqtt_ca
+  std::string mqtt_ca, mqtt_cert, mqtt_key;
   std::string banner = "MCP on this UART";
   int wait_ms = 15000;
   int ping_after_ms = 1000;  // quiet time before a ping when no banner came; 0: never ping

@@ -73,6 +73,8 @@ void usage() {
           "                   default: any)\n"
           "  --fleet          with --mqtt: every device under --mqtt-name as one server, its tools\n"
           "                   named DEVICE-ID.TOOL (docs/mqtt.md)\n"
+          "  --mqtt-ca FILE   mqtts://: the CAs (PEM) the broker's certificate must lead to; its\n"
+          "                   name must be HOST (--mqtt-cert FILE --mqtt-key FILE: a client certificate)\n"
           "  --banner TEXT    the board's ready line, printed at boot (default \"MCP on this UART\";\n"
           "                   \"\" to not wait for the board at all)\n"
           "  --wait-ms N      how long to wait for the board and for it to be ready (default 15000)\n"
@@ -142,11 +144,16 @@ int main(int argc, char** argv) {
     } else if (a == "--mqtt" && v) {
       // mqtt://HOST[:PORT], HOST a name, an IPv4 address or [IPv6].
       std::string url = argv[++i];
-      if (url.compare(0, 7, "mqtt://") != 0) {
-        fprintf(stderr, "emcp-bridge: --mqtt %s: not mqtt://HOST[:PORT] (mqtts:// is not served yet)\n", url.c_str());
+      if (url.compare(0, 7, "mqtt://") == 0) {
+        url = url.substr(7);
+      } else if (url.compare(0, 8, "mqtts://") == 0) {
+        url = url.substr(8);
+        o.mqtt_tls = true;
+        o.mqtt_port = 8883;
+      } else {
+        fprintf(stderr, "emcp-bridge: --mqtt %s: not mqtt://HOST[:PORT] or mqtts://HOST[:PORT]\n", url.c_str());
         return 2;
       }
-      url = url.substr(7);
       if (!url.empty() && url.back() == '/') url.pop_back();
       const size_t close = url.rfind(']');
       const size_t colon = url.rfind(':');
@@ -167,6 +174,9 @@ int main(int argc, char** argv) {
       }
     } else if (a == "--mqtt-name" && v) o.mqtt_name = argv[++i];
     else if (a == "--fleet") o.mqtt_fleet = true;
+    else if (a == "--mqtt-ca" && v) o.mqtt_ca = argv[++i];
+    else if (a == "--mqtt-cert" && v) o.mqtt_cert = argv[++i];
+    else if (a == "--mqtt-key" && v) o.mqtt_key = argv[++i];
     else if (a == "--banner" && v) o.banner = argv[++i];
     else if (a == "--wait-ms" && v) o.wait_ms = static_cast<int>(num(i, 0, 86400000));
     else if (a == "--ping-after-ms" && v) o.ping_after_ms = static_cast<int>(num(i, 0, 86400000));
@@ -193,6 +203,12 @@ int main(int argc, char** argv) {
   }
   if (bad_number) return 2;
   const int links = !o.serial.empty() + !o.host.empty() + !o.mqtt_host.empty();
+  if (o.mqtt_tls != !o.mqtt_ca.empty() || o.mqtt_cert.empty() != o.mqtt_key.empty() ||
+      (!o.mqtt_cert.empty() && !o.mqtt_tls)) {
+    fprintf(stderr, "emcp-bridge: mqtts:// needs --mqtt-ca FILE (and --mqtt-ca an mqtts:// URL); --mqtt-cert and "
+                    "--mqtt-key go together, with mqtts://\n");
+    return 2;
+  }
   if (links != 1 || ((!o.mqtt_name.empty() || o.mqtt_fleet) && o.mqtt_host.empty()) || (!o.serial.empty() && !bridge::baud_supported(o.baud)) ||
       (gateway_option && g.port < 0) || g.port > 65535 || (g.port >= 0 && (g.max_connections < 1 || g.session_idle_ms == 0))) {
     usage();

@@ -4,6 +4,7 @@
 #include "fleet_link.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
@@ -36,20 +37,7 @@ std::unique_ptr<Link> make_link(const LinkOptions& o, Link::Listener& l) {
 MqttBase::MqttBase(const LinkOptions& o, Listener& l)
     : o_(o),
       l_(l),
-      client_(emcp::posix::platform(), [this] {
-        emcp::transport::Dialer d;
-        d.dial = [](void* ctx, const char* host, uint16_t port, uint16_t conn, emcp::transport::ConnectionHandler h) {
-          return of(ctx).dial(host, port, conn, h);
-        };
-        d.port.write = [](void* ctx, uint16_t, const char* data, size_t n, size_t* taken) {
-          return of(ctx).write(data, n, taken);
-        };
-        d.port.wait_writable = [](void* ctx, uint16_t, uint32_t ms) { return of(ctx).wait_writable(ms); };
-        d.port.close = [](void* ctx, uint16_t) { of(ctx).close_socket(); };
-        d.port.ctx = this;
-        d.ctx = this;
-        return d;
-      }(), emcp::mqtt::ClientEvents{}, 1u << 20) {
+      client_(emcp::posix::platform(), dialer(), emcp::mqtt::ClientEvents{}, 1u << 20) {
   uint8_t r[4] = {};
   (void)emcp::posix::random_bytes(r, sizeof r);
   static const char kHex[] = "0123456789abcdef";
@@ -86,6 +74,55 @@ MqttBase::MqttBase(const LinkOptions& o, Listener& l)
   co.user = connect_user_;
   co.user_count = 2;
   co.will = &will_;
+}
+
+namespace {
+// A whole file, NUL-terminated (Mbed TLS's PEM), or "" with the reason in *why.
+std::string read_file(const std::string& path, std::string* why) {
+  FILE* f = fopen(path.c_str(), "rb");
+  if (f == nullptr) {
+    *why = "cannot open " + path + ": " + strerror(errno);
+    return std::string();
+  }
+  std::string text;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) != 0) text.append(buf, n);
+  fclose(f);
+  return text;
+}
+}  // namespace
+
+emcp::transport::Dialer MqttBase::dialer() {
+  emcp::transport::Dialer d;
+  d.dial = [](void* ctx, const char* host, uint16_t port, uint16_t conn, emcp::transport::ConnectionHandler h) {
+    return of(ctx).dial(host, port, conn, h);
+  };
+  d.port.write = [](void* ctx, uint16_t, const char* data, size_t n, size_t* taken) {
+    return of(ctx).write(data, n, taken);
+  };
+  d.port.wait_writable = [](void* ctx, uint16_t, uint32_t ms) { return of(ctx).wait_writable(ms); };
+  d.port.close = [](void* ctx, uint16_t) { of(ctx).close_socket(); };
+  d.port.ctx = this;
+  d.ctx = this;
+  if (!o_.mqtt_tls) return d;
+  // mqtts://: the broker's certificate is verified against --mqtt-ca, its name against the host.
+  std::string why;
+  const std::string ca = read_file(o_.mqtt_ca, &why);
+  const std::string cert = o_.mqtt_cert.empty() ? std::string() : read_file(o_.mqtt_cert, &why);
+  const std::string key = o_.mqtt_key.empty() ? std::string() : read_file(o_.mqtt_key, &why);
+  if (!why.empty()) {
+    failure_ = why;
+    return d;
+  }
+  auto bytes = [](const std::string& s) { return s.empty() ? nullptr : reinterpret_cast<const uint8_t*>(s.c_str()); };
+  if (tls_context_.init_client(emcp::posix::platform(), bytes(ca), ca.size() + 1, bytes(cert), cert.size() + (cert.empty() ? 0 : 1),
+                               bytes(key), key.size() + (key.empty() ? 0 : 1)) != emcp::Status::kOk) {
+    failure_ = std::string("the TLS settings do not load: ") + emcp::mbedtls::TlsContext::error_text(tls_context_.last_error());
+    return d;
+  }
+  tls_.reset(new emcp::mbedtls::StaticTlsLayer<1>(tls_context_, d.port));
+  return tls_->dialer(d);
 }
 
 MqttBase::~MqttBase() { close_mqtt(); }
@@ -194,6 +231,10 @@ bool MqttBase::on_readable() {
 // ---- MCP over MQTT, the client's side ---------------------------------------------------------
 
 bool MqttBase::start() {
+  if (!failure_.empty()) {  // the TLS settings
+    log(o_.quiet, failure_);
+    return false;
+  }
   client_.start();
   const uint64_t until = now_ms() + static_cast<uint64_t>(o_.wait_ms);
   // Until a device is ready: the broker, its presence, our subscriptions.

@@ -19,9 +19,11 @@
 #define EMCP_TOOLS_BRIDGE_MQTT_LINK_H
 
 #include <deque>
+#include <memory>
 #include <string>
 
 #include "board_link.h"
+#include "emcp/mbedtls/tls.h"
 #include "emcp/mqtt/client.h"
 
 namespace bridge {
@@ -67,9 +69,13 @@ class MqttBase : public Link {
   std::string client_id_;
   std::string presence_filter_;  // $mcp-server/presence/+/{--mqtt-name}
   std::string failure_;
+  // mqtts://: ports/mbedtls as a client between the socket and the MQTT client.
+  emcp::mbedtls::TlsContext tls_context_;
+  std::unique_ptr<emcp::mbedtls::StaticTlsLayer<1>> tls_;
   emcp::mqtt::StaticClient<1 << 20> client_;
 
  private:
+  emcp::transport::Dialer dialer();  // the socket's, behind TLS with mqtts://
   emcp::Status dial(const char* host, uint16_t port, uint16_t conn, emcp::transport::ConnectionHandler h);
   emcp::Status write(const char* data, size_t n, size_t* taken);
   emcp::Status wait_writable(uint32_t timeout_ms);

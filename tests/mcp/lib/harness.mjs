@@ -440,8 +440,10 @@ export async function connect({ command, args = [], revision, capabilities = {},
     server.broker = broker;
     // mqtt-bridge: the SDK's stdio transport to emcp-bridge --mqtt (EMCP_BRIDGE), the agent's
     // side of MCP over MQTT in emcp (tools/bridge/mqtt_link.h), in place of the test's own.
+    // With EMCP_MQTT_TLS=1 the bridge dials the TLS listener too.
+    const bridgeDial = tls ? ["--mqtt", `mqtts://localhost:${broker.tls.port}`, "--mqtt-ca", broker.tls.cafile] : ["--mqtt", broker.url];
     inner = kind === "mqtt" ? new MqttClientTransport({ url: broker.url, serverName: name })
-                            : new StdioClientTransport({ command: process.env.EMCP_BRIDGE, args: ["--mqtt", broker.url, "--mqtt-name", name], stderr: "pipe" });
+                            : new StdioClientTransport({ command: process.env.EMCP_BRIDGE, args: [...bridgeDial, "--mqtt-name", name], stderr: "pipe" });
   } else {
     server = await startNetworkServer(command, args);
     inner = clientTransport(kind, `${HTTP_SCHEME}://127.0.0.1:${server.port}`);
