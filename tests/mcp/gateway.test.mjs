@@ -249,6 +249,32 @@ describe("gateway: board reset and idle expiry", () => {
   });
 });
 
+describe("gateway: --session-takeover", () => {
+  let g;
+  before(async () => { g = await start(["--session-takeover"]); });
+  after(async () => { await g.stop(); });
+
+  test("a new initialize takes an idle session (its client's next request: 404), never a busy one", async () => {
+    const first = await newSession(g.port);
+    // Busy: a call in flight keeps the session; the second initialize is refused as without
+    // the option.
+    const c = await connectRaw(g.port);
+    await c.write(post(call(21, "sample_sensor", { sensor: "load", samples: 20, interval_ms: 50 }, { _meta: { progressToken: 21 } }), { "Mcp-Session-Id": first }));
+    await c.until(({ buf }) => buf.includes("notifications/progress"), 5000);
+    assert.equal((await once(g.port, post(INIT))).status, 503);
+    await c.until(({ buf }) => buf.includes('"id":21,"result"'), 10000);
+    c.end();
+    // Idle: taken over.
+    const second = await newSession(g.port);
+    assert.notEqual(second, first);
+    const old = await once(g.port, post(call(22, "read_sensor", { sensor: "load" }), { "Mcp-Session-Id": first }));
+    assert.equal(old.status, 404);
+    const r = await once(g.port, post(call(23, "read_sensor", { sensor: "uptime" }), { "Mcp-Session-Id": second }), 5000);
+    assert.equal(r.status, 200);
+    assert.equal((await once(g.port, request("DELETE", "/mcp", { "Mcp-Session-Id": second }))).status, 200);
+  });
+});
+
 describe("gateway: bearer token", () => {
   let g;
   before(async () => { g = await start(["--bearer-token", "s3cret-token"]); });

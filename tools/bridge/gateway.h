@@ -180,6 +180,8 @@ class Gateway final : public Link::Listener {
   void expire_idle_session(uint64_t now);
   void reset_board_session();
   uint32_t retry_after_s() const;
+  /// A request of the session in flight, or its GET stream open.
+  bool session_busy() const;
   std::string session_header() const { return std::string("Mcp-Session-Id: ") + session_id_ + "\r\n"; }
 
   // ---- The board's side (gateway_board.cpp)

@@ -287,6 +287,11 @@ void Gateway::post_session(Conn& c, const jsonrpc::Decoded& d) {
       if (!d.batch && first.kind == jsonrpc::Kind::kInvalid) return answer(c, 400, invalid_json(first), "application/json");
       return answer_rpc(c, 400, -32000, "Bad Request: Mcp-Session-Id header required (initialize first)");
     }
+    if (o_.session_takeover && session_ == SessionState::kOpen && !session_busy()) {
+      // --session-takeover: the idle session ends (its client's next request gets 404 and, as
+      // Streamable HTTP has it, that client initializes again) and this one opens.
+      end_session("taken over by a new initialize (--session-takeover)", "");
+    }
     if (session_ != SessionState::kNone) {
       // The board has one UART session, and it is taken.
       c.extra = "Retry-After: " + std::to_string(retry_after_s()) + "\r\n";

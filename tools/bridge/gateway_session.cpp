@@ -79,10 +79,15 @@ void Gateway::end_session(const char* why, const std::string& message) {
 // (on_head()), before the request is routed: a request that comes after the idle time never
 // finds the session alive because the loop had not looked yet (a gateway the host did not
 // run for a while), and a second initialize then finds the board free.
-void Gateway::expire_idle_session(uint64_t now) {
-  if (session_ != SessionState::kOpen) return;
+bool Gateway::session_busy() const {
   bool busy = get_conn_ >= 0;
   for (const auto& kv : pending_) busy = busy || kv.second.session;
+  return busy;
+}
+
+void Gateway::expire_idle_session(uint64_t now) {
+  if (session_ != SessionState::kOpen) return;
+  const bool busy = session_busy();
   if (busy) session_last_ = now;
   else if (now - session_last_ > o_.session_idle_ms) end_session("idle for --session-idle-ms", "");
 }
@@ -106,8 +111,7 @@ void Gateway::reset_board_session() {
 // session kept busy by a request or a GET stream: 10), at least 1, at most kMaxRetryAfterS.
 uint32_t Gateway::retry_after_s() const {
   const uint64_t now = emcp::posix::now_ms();
-  bool busy = get_conn_ >= 0 || session_ == SessionState::kOpening;
-  for (const auto& kv : pending_) busy = busy || kv.second.session;
+  const bool busy = session_busy() || session_ == SessionState::kOpening;
   uint64_t left = o_.session_idle_ms;
   if (busy) left = 10000;
   else if (now - session_last_ < o_.session_idle_ms) left = o_.session_idle_ms - (now - session_last_);

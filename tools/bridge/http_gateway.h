@@ -23,6 +23,7 @@ struct GatewayOptions {
   std::vector<std::string> bearer_tokens; // --bearer-token (static tokens; none: no authorization)
   std::string resource;                   // --resource URL (the canonical URI; default from --listen)
   uint32_t session_idle_ms = 30u * 60u * 1000u;  // --session-idle-ms
+  bool session_takeover = false;  // --session-takeover: a new initialize ends an idle session
   int max_connections = 16;               // --max-connections
   uint32_t max_body = 0;                  // --max-body (0: the engine's EMCP_MAX_MESSAGE_LEN)
   uint32_t request_timeout_ms = 60000;    // --request-timeout-ms: a request the board leaves unanswered

@@ -97,6 +97,8 @@ void usage() {
           "    --bearer-token TOKEN a static bearer token every request must carry (repeatable)\n"
           "    --resource URL       the canonical URI for the token metadata (default http://ADDR:PORT/mcp)\n"
           "    --session-idle-ms N  end the session after N ms without requests (default 1800000)\n"
+          "    --session-takeover   a new initialize ends the session when it is idle (no request in\n"
+          "                         flight, no GET stream) instead of being refused with 503\n"
           "    --max-connections N  HTTP connections at once (default 16)\n"
           "    --max-body N         longest request body (default the engine's; at most 1 MiB,\n"
           "                         what the gateway queues for the board)\n"
@@ -192,6 +194,7 @@ int main(int argc, char** argv) {
     else if (a == "--no-cors") g.cors = false, gateway_option = true;
     else if (a == "--bearer-token" && v) g.bearer_tokens.push_back(argv[++i]), gateway_option = true;
     else if (a == "--resource" && v) g.resource = argv[++i], gateway_option = true;
+    else if (a == "--session-takeover") g.session_takeover = true, gateway_option = true;
     else if (a == "--session-idle-ms" && v) g.session_idle_ms = static_cast<uint32_t>(num(i, 1, 0xffffffffLL)), gateway_option = true;
     else if (a == "--max-connections" && v) g.max_connections = static_cast<int>(num(i, 1, 4096)), gateway_option = true;
     else if (a == "--max-body" && v) g.max_body = static_cast<uint32_t>(num(i, 1, 1LL << 20)), gateway_option = true;
