@@ -148,11 +148,16 @@ const watchdog = setTimeout(() => {
   abort(1);
 }, DEADLINE_S * 1000);
 
+// Stopped from outside (a terminal's ^C, a test runner's SIGTERM): stop what we started too; and
+// whatever ends this process, no device outlives it (broker.mjs does the same for the broker).
+for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => { console.error(`fleet.mjs: ${sig}: stopping everything`); abort(1); });
+process.on("exit", () => { for (const d of devices) if (d.proc?.exitCode === null && d.proc.signalCode === null) d.proc.kill("SIGKILL"); });
+
 let aborting = false;
 async function abort(code) {
   if (aborting) return;
   aborting = true;
-  for (const d of devices) if (d.proc.exitCode === null && d.proc.signalCode === null) d.proc.kill("SIGKILL");
+  for (const d of devices) if (d.proc?.exitCode === null && d.proc.signalCode === null) d.proc.kill("SIGKILL");
   for (const c of clients) c.end(true);
   await broker?.stop().catch(() => {});
   process.exit(code);
