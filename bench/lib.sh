@@ -37,10 +37,10 @@ busy_end() {
   now=$(_busy_sample)
   local cores
   cores=$(nproc)
-  awk -v a="$_busy_mark" -v b="$now" -v n="$cores" -v load="$(cut -d' ' -f1-3 /proc/loadavg)" 'BEGIN {
+  awk -v a="$_busy_mark" -v b="$now" -v n="$cores" -v loadavg="$(cut -d' ' -f1-3 /proc/loadavg)" 'BEGIN {
     split(a, x, " "); split(b, y, " ")
     total = y[2] - x[2]; others = (y[1] - x[1]) - (y[3] - x[3])
     if (others < 0) others = 0
-    printf "%.2f %s %.0f\n", (total > 0 ? others * n / total : 0), load, y[4] - x[4]
+    printf "%.2f %s %.0f\n", (total > 0 ? others * n / total : 0), loadavg, y[4] - x[4]
   }' >"$1"
 }

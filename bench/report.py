@@ -35,14 +35,16 @@ REGIONS = {
     "docs/memory.md": ["memory"],
     "examples/sensors/README.md": ["rss"],
     "bench/README.md": ["duration", "json-inputs", "machine", "json-plan", "json-results",
-                        "json-reading", "json-annotate", "stdio", "http", "rtos"],
+                        "json-reading", "json-annotate", "stdio", "http", "rtos", "mqtt-fleet"],
     "docs/concurrency.md": ["inbox-latency"],
+    "docs/mqtt.md": ["fleet"],
 }
 # The regions with wall-clock figures: their stamp also gives the load (checked too).
 WALL_CLOCK = {("README.md", "speed"), ("bench/README.md", "duration"),
               ("bench/README.md", "json-results"), ("bench/README.md", "json-reading"),
               ("bench/README.md", "stdio"), ("bench/README.md", "http"), ("bench/README.md", "rtos"),
-              ("docs/concurrency.md", "inbox-latency")}
+              ("bench/README.md", "mqtt-fleet"), ("docs/concurrency.md", "inbox-latency"),
+              ("docs/mqtt.md", "fleet")}
 # What every stamp holds (the check looks for these).
 STAMP_RE = r"`scripts/bench` at commit [0-9a-f]{7,40}\b[^\n]*? on \d{4}-\d{2}-\d{2}\b"
 LOAD_RE = r"load average"
@@ -52,8 +54,9 @@ DIRTY = "(+ uncommitted changes)"
 # The commit of a stamp (group 1), and whether it says DIRTY (group 2).
 STAMP_COMMIT_RE = r"`scripts/bench` at commit ([0-9a-f]{7,40})\b( " + re.escape(DIRTY) + r")?"
 # What scripts/bench measures: when these differ from a stamp's commit, that stamp's figures may
-# be stale (the documents themselves, *.md, do not count). boards/: the RTOS benchmark's images.
-MEASURED = ["core", "ports", "examples", "bench", "boards", ":(exclude)*.md"]
+# be stale (the documents themselves, *.md, do not count). boards/: the RTOS benchmark's images;
+# tests/mcp/lib: the MQTT fleet's client and broker harness.
+MEASURED = ["core", "ports", "examples", "bench", "boards", "tests/mcp/lib", ":(exclude)*.md"]
 
 
 class Missing(Exception):
@@ -172,7 +175,11 @@ class Run:
         self.rtos_guest = kv("rtos-guest.txt", "source")
         self.rtos_net = {(f[0], int(f[1])): {"rps": int(f[2]), "p50": float(f[3]), "p99": float(f[4])}
                          for f in r.rows("rtos-net.txt")}
-        self.busy = {s: r.busy(s) for s in ("json", "stdio", "http", "rtos")}
+        # The MQTT fleet (bench/mqtt_fleet/run.sh): fleet.mjs's figures, and those of its run with
+        # Mosquitto's default Nagle.
+        self.fleet = json.loads(r.text("mqtt-fleet.json"))
+        self.fleet_nagle = json.loads(r.text("mqtt-fleet-nagle.json"))
+        self.busy = {s: r.busy(s) for s in ("json", "stdio", "http", "rtos", "mqtt-fleet")}
         self.durations = {f[0]: float(f[1]) for f in r.rows("durations.txt")}
         self.cg_runs = int(meta["cg_runs"])
 
@@ -187,7 +194,7 @@ class Run:
 
     def load_note(self, stages):
         b = [self.busy[s] for s in stages]
-        names = {"json": "JSON", "stdio": "stdio", "http": "HTTP", "rtos": "RTOS"}
+        names = {"json": "JSON", "stdio": "stdio", "http": "HTTP", "rtos": "RTOS", "mqtt-fleet": "MQTT fleet"}
         if len(stages) == 1:
             during = f"other processes kept {b[0]['others']:.1f} of {self.cores} cores busy on average " \
                      f"during the timing, load average {b[0]['load']} at its end"
@@ -266,12 +273,12 @@ def region_duration(run):
     parts = [f"setup and build {duration(d['build'])}", f"cross-check and callgrind ({run.cg_runs} runs, "
              f"{run.cores} at a time) {duration(d['callgrind'])}", f"JSON timing {duration(d['timing'])}",
              f"the annotation {duration(d['annotate'])}", f"stdio {duration(d['stdio'])}",
-             f"HTTP {duration(d['http'])}", f"RTOS {duration(d['rtos'])}"]
+             f"HTTP {duration(d['http'])}", f"RTOS {duration(d['rtos'])}", f"MQTT fleet {duration(d['fleet'])}"]
     return "\n".join([
         f"The last run took {duration(d['total'])}: " + ", ".join(parts) + " (the build is quicker "
         "when it is up to date).",
         "",
-        run.stamp(("json", "stdio", "http", "rtos")),
+        run.stamp(("json", "stdio", "http", "rtos", "mqtt-fleet")),
     ])
 
 
@@ -308,14 +315,15 @@ def region_machine(run, root):
     pk = ["rapidjson-dev", "libyajl-dev", "libcjson-dev", "nlohmann-json3-dev"]
     vers = subprocess.run(["dpkg-query", "-W", "-f", "${Package} ${Version}\\n", *pk],
                           capture_output=True, text=True).stdout.strip().splitlines()
-    ts_dir = os.path.join(root, "bench/ts-server/node_modules")
-    ts = []
-    for pkg in ("@modelcontextprotocol/sdk", "zod"):
+    def npm(folder, pkg):
         try:
-            with open(os.path.join(ts_dir, pkg, "package.json")) as fh:
-                ts.append(f"{pkg} {json.load(fh)['version']}")
+            with open(os.path.join(root, folder, "node_modules", pkg, "package.json")) as fh:
+                return f"{pkg} {json.load(fh)['version']}"
         except OSError:
-            ts.append(f"{pkg} ?")
+            return f"{pkg} ?"
+    ts = [npm("bench/ts-server", pkg) for pkg in ("@modelcontextprotocol/sdk", "zod")]
+    mosquitto = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "mosquitto"],
+                               capture_output=True, text=True).stdout.strip() or "?"
     rows = [
         ("CPU", cpu),
         ("OS", f"{os_name}, Linux {kernel}"),
@@ -325,6 +333,8 @@ def region_machine(run, root):
         ("peers", ", ".join(vers)),
         ("TypeScript peer", f"Node {tool_version(['node', '--version'])}, " + ", ".join(ts)
          + " (`bench/ts-server`, `npm ci` from its `package-lock.json`)"),
+        ("MQTT fleet", f"Debian's mosquitto {mosquitto}; the client on Node with " + npm("tests/mcp", "mqtt")
+         + " (`tests/mcp`, `npm ci` from its `package-lock.json`)"),
     ]
     return "\n".join([run.stamp(), "", "| | |", "|---|---|"] + [f"| {a} | {b} |" for a, b in rows])
 
@@ -499,6 +509,47 @@ def region_rtos(run):
     return run.stamp(("rtos",)) + "\n\n" + table_part(run.r.text("rtos.md"))
 
 
+def region_fleet(run):
+    return run.stamp(("mqtt-fleet",)) + "\n\n" + table_part(run.r.text("mqtt-fleet.md"))
+
+
+def region_fleet_doc(run):
+    """docs/mqtt.md: the fleet in a few figures (bench/README.md has them all)."""
+    f, n = run.fleet, run.fleet_nagle
+    b, d, c = f["broker"], f["device"], f["calls"]
+    devices = f["devices"]
+
+    def t(v):
+        return f"{v:.0f} ms" if v >= 10 else f"{v:.1f} ms"
+
+    def kib(k):
+        return f"{int(k + 0.5):,} KiB"  # halves up, as fleet.mjs's table rounds them
+
+    return "\n".join([
+        f"{devices} `emcp-sensors --mqtt` processes on one Mosquitto {f['mosquitto']} and one client (Node, "
+        f"MQTT.js), all on this machine: the watcher had every presence {t(f['discovery']['all_ms'])} after the "
+        f"first device started (starting {devices} processes took {t(f['discovery']['spawn_ms'])} of that; a "
+        f"device's start to its presence p50 {t(f['discovery']['p50_ms'])}, p99 {t(f['discovery']['p99_ms'])}), and "
+        f"a client joining the fleet had the {devices} retained presences {t(f['join']['all_ms'])} after its "
+        f"SUBSCRIBE. A session with every device, each on an MQTT connection of its own, {f['concurrency']} at a "
+        f"time: {t(f['sessions']['all_ms'])} for all (initialize p50 {t(f['sessions']['init_p50_ms'])}); then "
+        f"{sig3(c['per_s'])} `tools/call` per second with {f['concurrency']} in flight, p50 {t(c['p50_ms'])}, p99 "
+        f"{t(c['p99_ms'])}, of processor time per call {c['broker_us']:.0f} µs in the broker, "
+        f"{c['devices_us']:.0f} µs in the device and {c['client_us']:.0f} µs in the client; one call to every "
+        f"device at once: the last answer after {t(f['burst']['all_ms'])}. Mosquitto's resident memory: "
+        f"{mib(b['rss0_kib'])} with no device, {mib(b['rss_devices_kib'])} with {devices} "
+        f"({kib((b['rss_devices_kib'] - b['rss0_kib']) / devices)} per device), {mib(b['rss_sessions_kib'])} with "
+        f"their {devices} sessions too ({kib((b['rss_sessions_kib'] - b['rss_devices_kib']) / devices)} per "
+        f"session); one `emcp-sensors` {mib(d['rss_median_kib'])} (median), of which {kib(d['anon_median_kib'])} "
+        f"anonymous, {kib(d['pss_median_kib'])} proportional (Pss). With Mosquitto's default "
+        f"`set_tcp_nodelay false`: {sig3(n['calls']['per_s'])} calls per second, p50 {t(n['calls']['p50_ms'])} "
+        f"(Nagle's algorithm against the client's delayed acknowledgement). All of it, with the method: "
+        f"[bench/README.md](../bench/README.md#5-mqtt-fleet).",
+        "",
+        run.stamp(("mqtt-fleet",)),
+    ])
+
+
 def region_inbox_latency(run):
     """docs/concurrency.md: the inbox's latency in a few figures (bench/README.md has them all)."""
     h, g = run.rtos_host, run.rtos_guest
@@ -593,9 +644,10 @@ def build(run, root):
             "machine": region_machine(run, root), "json-plan": region_plan(run),
             "json-results": region_results(run), "json-reading": region_reading(run),
             "json-annotate": region_annotate(run), "stdio": region_stdio(run), "http": region_http(run),
-            "rtos": region_rtos(run),
+            "rtos": region_rtos(run), "mqtt-fleet": region_fleet(run),
         },
         "docs/concurrency.md": {"inbox-latency": region_inbox_latency(run)},
+        "docs/mqtt.md": {"fleet": region_fleet_doc(run)},
     }
 
 

@@ -22,7 +22,7 @@ const STOP_MS = 5000;
 
 /// The mosquitto program: EMCP_MOSQUITTO (tests/CMakeLists.txt finds it), else the PATH, else
 /// Debian's /usr/sbin (not on a user's PATH).
-function mosquittoProgram() {
+export function mosquittoProgram() {
   if (process.env.EMCP_MOSQUITTO) return process.env.EMCP_MOSQUITTO;
   for (const dir of [...(process.env.PATH ?? "").split(":").filter(Boolean), "/usr/sbin"]) {
     const candidate = path.join(dir, "mosquitto");
@@ -73,14 +73,16 @@ async function waitAccepting(port, exited, what) {
   }
 }
 
-/// Starts Mosquitto. `tls`: a second listener with TLS (certificates made now). Resolves with
-///   { port, url: "mqtt://127.0.0.1:PORT",
+/// Starts Mosquitto. `tls`: a second listener with TLS (certificates made now); `settings`:
+/// more lines of mosquitto.conf(5) (limits, say; before the listeners); `logTypes`: what it logs
+/// (its log_type lines; "all" by default, a benchmark's broker logs less). Resolves with
+///   { port, url: "mqtt://127.0.0.1:PORT", pid (the running broker's process id),
 ///     tls: { port, url: "mqtts://127.0.0.1:PORT", ca, cafile (its path, until stop()) } (only
 ///          with `tls`),
-///     log(): the broker's log so far (log_type all),
+///     log(): the broker's log so far,
 ///     restart(): stops it (cleanly, as stop()) and starts it again on the same ports,
 ///     stop(): SIGTERM; rejects unless it ended with status 0 within STOP_MS }.
-export async function startBroker({ tls = false } = {}) {
+export async function startBroker({ tls = false, settings = [], logTypes = ["all"] } = {}) {
   const program = mosquittoProgram();
   const dir = mkdtempSync(path.join(os.tmpdir(), "emcp-broker-"));
   const logFile = path.join(dir, "mosquitto.log");
@@ -97,9 +99,10 @@ export async function startBroker({ tls = false } = {}) {
       "allow_anonymous true",
       "persistence false",
       `log_dest file ${logFile}`,
-      "log_type all",
+      ...logTypes.map((t) => `log_type ${t}`),
       "log_timestamp_format %H:%M:%S",
       "connection_messages true",
+      ...settings,
       `listener ${port} 127.0.0.1`,
     ];
     if (tls) lines.push(`listener ${tlsPort} 127.0.0.1`, `cafile ${certs.cafile}`, `certfile ${certs.certfile}`, `keyfile ${certs.keyfile}`);
@@ -168,6 +171,7 @@ export async function startBroker({ tls = false } = {}) {
   const broker = {
     port,
     url: `mqtt://127.0.0.1:${port}`,
+    get pid() { return current?.proc.pid ?? null; },
     log: readLog,
     async restart() {
       await end();
