@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <fcntl.h>
 #include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -153,6 +155,8 @@ emcp::Status MqttBase::dial(const char* host, uint16_t port, uint16_t conn, emcp
     freeaddrinfo(res);
     return emcp::Status::kIoError;
   }
+  const int one = 1;  // an MQTT packet goes at once (Nagle would hold it for the broker's ACK)
+  (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   const int rc = connect(fd, res->ai_addr, res->ai_addrlen);
   freeaddrinfo(res);
   if (rc != 0 && errno != EINPROGRESS) {
