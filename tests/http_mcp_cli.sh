@@ -30,4 +30,7 @@ expect 2 "--tls-key" --http 0 --tls-cert /dev/null
 expect 2 "need --http" --ws
 expect 0 "--http PORT" --help
 expect 0 "--auth-token" -h
+expect 2 "--mqtt-keepalive needs a number of seconds 1..65535" --mqtt mqtt://127.0.0.1 --mqtt-keepalive 0
+expect 2 "need --mqtt URL" --mqtt-keepalive 5
+expect 0 "--mqtt-keepalive S" --help
 exit $failed

@@ -10,6 +10,14 @@ namespace mqtt {
 
 namespace {
 Client& self_of(void* ctx) { return *static_cast<Client*>(ctx); }
+
+// A wait for the broker's answer (CONNACK, PINGRESP), no longer than the keep-alive: it says how
+// long a silence is tolerated on this connection (3.1.2.10 leaves "a reasonable amount of time"
+// to the client).
+uint32_t bounded_by_keep_alive(uint32_t timeout_ms, uint16_t keep_alive_s) {
+  const uint32_t ka_ms = uint32_t{keep_alive_s} * 1000u;
+  return keep_alive_s != 0 && ka_ms < timeout_ms ? ka_ms : timeout_ms;
+}
 }  // namespace
 
 const transport::ConnectionHandler::Ops Client::kOps = {
@@ -150,6 +158,8 @@ void Client::on_writable() {
     tx_len_ = n;
     keep_alive_s_ = options_.keep_alive_s;
     state_ = State::kConnecting;
+    const uint64_t connack_by = now() + bounded_by_keep_alive(options_.connect_timeout_ms, keep_alive_s_);
+    if (connack_by < deadline_) deadline_ = connack_by;
   }
   flush();
 }
@@ -293,7 +303,7 @@ void Client::poll() {
     case State::kConnected:
       break;
   }
-  if (ping_out_ && t - ping_sent_ >= options_.ping_timeout_ms) {
+  if (ping_out_ && t - ping_sent_ >= bounded_by_keep_alive(options_.ping_timeout_ms, keep_alive_s_)) {
     ++stats_.keepalive_timeouts;
     if (platform_.log != nullptr) platform_.log("mqtt: no PINGRESP: the broker is gone", 38);
     lost(Reason::kKeepAliveTimeout, false);  // 3.1.2.10: close; 0x8D is the server's to send

@@ -74,10 +74,14 @@ struct ClientOptions {
   StrView username;
   StrView password;
   uint16_t keep_alive_s = 30;        ///< 0: no keep-alive (not recommended)
-  /// No PINGRESP (or anything else) this long after a PINGREQ: the broker is stalled; the
-  /// connection is closed (reason Keep Alive timeout) and dialed again.
+  /// No PINGRESP this long after a PINGREQ: the broker is stalled; the connection is closed
+  /// (reason Keep Alive timeout) and dialed again. The keep-alive in force bounds it (the
+  /// smaller of the two applies), so a short keep-alive notices a stalled broker within twice
+  /// its value.
   uint32_t ping_timeout_ms = 10000;
-  uint32_t connect_timeout_ms = 10000;  ///< from dial to CONNACK
+  /// From dial to CONNACK. Once the CONNECT is out, the keep-alive (keep_alive_s) bounds the
+  /// wait for the CONNACK as it bounds the wait for a PINGRESP.
+  uint32_t connect_timeout_ms = 10000;
   uint32_t send_timeout_ms = 5000;      ///< the longest wait for the broker to take output
   uint32_t backoff_min_ms = 500;        ///< first wait before dialing again
   uint32_t backoff_max_ms = 30000;      ///< the cap of the doubling

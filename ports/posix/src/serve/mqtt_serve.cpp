@@ -69,10 +69,10 @@ bool parse_url(const char* url, char* host, size_t host_cap, uint16_t* port) {
 
 int parse_mqtt_option(int argc, char** argv, int* i, HttpConfig* config) {
   const char* arg = argv[*i];
-  const char* which[] = {"--mqtt", "--mqtt-name", "--mqtt-id"};
+  const char* which[] = {"--mqtt", "--mqtt-name", "--mqtt-id", "--mqtt-keepalive"};
   int k = 0;
-  while (k < 3 && strcmp(arg, which[k]) != 0) ++k;
-  if (k == 3) return 0;
+  while (k < 4 && strcmp(arg, which[k]) != 0) ++k;
+  if (k == 4) return 0;
   const char* value = *i + 1 < argc ? argv[*i + 1] : nullptr;
   if (value == nullptr) {
     say({config->program, ": ", arg, " needs a value\n"});
@@ -97,6 +97,14 @@ int parse_mqtt_option(int argc, char** argv, int* i, HttpConfig* config) {
       return -1;
     }
     config->mqtt.name = value;
+  } else if (k == 3) {
+    char* end = nullptr;
+    const long s = strtol(value, &end, 10);
+    if (end == value || *end != '\0' || s < 1 || s > 65535) {
+      say({config->program, ": --mqtt-keepalive needs a number of seconds 1..65535 (given: ", value, ")\n"});
+      return -1;
+    }
+    config->mqtt.keep_alive_s = static_cast<uint16_t>(s);
   } else {
     const size_t n = strlen(value);
     if (n == 0 || n > 64 || strpbrk(value, "/+#") != nullptr) {
@@ -110,8 +118,9 @@ int parse_mqtt_option(int argc, char** argv, int* i, HttpConfig* config) {
 }
 
 bool check_mqtt_options(const HttpConfig& config) {
-  if (config.mqtt.url == nullptr && (config.mqtt.name != nullptr || config.mqtt.id != nullptr)) {
-    say({config.program, ": --mqtt-name and --mqtt-id need --mqtt URL\n"});
+  if (config.mqtt.url == nullptr &&
+      (config.mqtt.name != nullptr || config.mqtt.id != nullptr || config.mqtt.keep_alive_s != 0)) {
+    say({config.program, ": --mqtt-name, --mqtt-id and --mqtt-keepalive need --mqtt URL\n"});
     return false;
   }
   return true;
@@ -154,6 +163,7 @@ bool start_mqtt(mcp::Server& server, const HttpConfig& config, const transport::
   g_mqtt->options().server_id = g_id;
   g_mqtt->options().server_name = g_name;
   g_mqtt->options().description = g_description;
+  if (config.mqtt.keep_alive_s != 0) g_mqtt->client().options().keep_alive_s = config.mqtt.keep_alive_s;
   if (g_mqtt->start(config.mqtt.host, config.mqtt.port) != Status::kOk) {
     say({config.program, ": the MQTT server id or name is not valid\n"});
     return false;

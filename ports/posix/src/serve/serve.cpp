@@ -78,7 +78,9 @@ const char kHttpUsage[] =
     "  --mqtt URL         also serve MCP over MQTT 5 through the broker at mqtt://HOST[:PORT]\n"
     "                     (with or without --http; docs/mqtt.md)\n"
     "  --mqtt-name NAME   the server-name, topic style (default emcp/<program>)\n"
-    "  --mqtt-id ID       the server-id, the MQTT client id (default <program>-<random hex>)\n";
+    "  --mqtt-id ID       the server-id, the MQTT client id (default <program>-<random hex>)\n"
+    "  --mqtt-keepalive S the MQTT Keep Alive, 1..65535 seconds (default 30); a broker silent\n"
+    "                     after a PINGREQ, or before its CONNACK, this long is dialed again\n";
 
 namespace {
 const char* g_allowed[8];

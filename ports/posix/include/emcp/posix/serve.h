@@ -62,13 +62,14 @@ struct HttpConfig {
   const char* required_scope = nullptr;
   /// MCP over MQTT 5 (docs/mqtt.md): the device dials a broker and serves clients through it,
   /// beside HTTP or alone. --mqtt mqtt://HOST[:PORT], --mqtt-name (default emcp/<program>),
-  /// --mqtt-id (default <program>-<8 random hex digits>).
+  /// --mqtt-id (default <program>-<8 random hex digits>), --mqtt-keepalive (default 30 s).
   struct Mqtt {
     const char* url = nullptr;   ///< nullptr: no MQTT
     const char* host = nullptr;  ///< from the URL
     uint16_t port = 1883;
     const char* name = nullptr;
     const char* id = nullptr;
+    uint16_t keep_alive_s = 0;   ///< 0: the client's default (30 s)
   } mqtt;
 };
 
