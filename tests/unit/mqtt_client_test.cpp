@@ -373,6 +373,57 @@ TEST_F(MqttClient, StopSendsNormalDisconnectionAndStaysDown) {
   EXPECT_EQ(net.dials, 1);
 }
 
+TEST_F(MqttClient, AConnectionLostInsideAnOwnersCallIsToldAtTheNextPoll) {
+  // The owner's publish finds the connection gone (the port refuses the write): the owner hears
+  // of it from the client's own calls (poll, receive), never from inside its publish, where it
+  // may hold state half changed (a session it is ending).
+  connect();
+  net.write_fails = true;
+  PublishHeader h;
+  h.topic = "a/b";
+  h.qos = 1;
+  EXPECT_EQ(client.publish(h, "x"), Status::kClosed);
+  EXPECT_FALSE(client.connected());
+  EXPECT_EQ(heard.disconnected, 0) << "not from inside publish()";
+  client.poll();
+  EXPECT_EQ(heard.disconnected, 1);
+  EXPECT_EQ(heard.last_reason, Reason::kUnspecifiedError);
+  client.poll();
+  EXPECT_EQ(heard.disconnected, 1) << "once";
+}
+
+TEST_F(MqttClient, AConnectionLostInsideAnEventIsToldAfterTheEventReturns) {
+  // A PUBLISH's end makes the owner publish an answer; the write fails: the loss is told once
+  // the packet's events are over (at the end of the port's receive).
+  struct Owner {
+    Client* client = nullptr;
+    Heard* heard = nullptr;
+    int lost_inside = -1;
+  } owner{&client, &heard};
+  ClientEvents e;
+  e.ctx = &owner;
+  e.disconnected = [](void* c, Reason r) {
+    auto* o = static_cast<Owner*>(c);
+    ++o->heard->disconnected;
+    o->heard->last_reason = r;
+  };
+  e.publish = [](void*, const Packet&) {};
+  e.payload = [](void*, StrView) {};
+  e.publish_end = [](void* c) {
+    auto* o = static_cast<Owner*>(c);
+    PublishHeader h;
+    h.topic = "answer";
+    (void)o->client->publish(h, "x");
+    o->lost_inside = o->heard->disconnected;
+  };
+  client.set_events(e);
+  connect();
+  net.write_fails = true;
+  net.from_broker(emcp_test::broker_publish("q", "1"));
+  EXPECT_EQ(owner.lost_inside, 0) << "not told inside its own publish_end";
+  EXPECT_EQ(heard.disconnected, 1) << "told when the receive is over";
+}
+
 TEST_F(MqttClient, ALostConnectionIsDialedAgain) {
   connect();
   net.open = false;

@@ -217,6 +217,22 @@ TEST(McpOverMqtt, TheClientsWillOnItsPresenceTopicEndsItsSession) {
   EXPECT_EQ(d.mqtt.stats().ended_by_client, 1u);
 }
 
+TEST(McpOverMqtt, AWillThatComesAsTheBrokerClosesEndsItsSessionOnce) {
+  // Mosquitto publishes its clients' Wills as it shuts down, then closes: the device ends the
+  // session (by its client) and cannot unsubscribe (the connection is gone). The session ends
+  // once, not again when the loss is told.
+  Device d;
+  d.initialize("c1");
+  d.net.write_fails = true;
+  d.from("c1", "$mcp-client/presence/c1", R"({"jsonrpc":"2.0","method":"notifications/disconnected"})");
+  d.mqtt.poll();
+  EXPECT_EQ(d.mqtt.sessions(), 0u);
+  EXPECT_EQ(d.mqtt.stats().ended, 1u);
+  EXPECT_EQ(d.mqtt.stats().ended_by_client, 1u);
+  EXPECT_EQ(d.mqtt.stats().ended_by_loss, 0u);
+  EXPECT_FALSE(d.mqtt.client().connected());
+}
+
 TEST(McpOverMqtt, RetainedMessagesOnTheServedTopicsAreDroppedAsStale) {
   Device d;
   (void)d.sent();

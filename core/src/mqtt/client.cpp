@@ -20,24 +20,41 @@ uint32_t bounded_by_keep_alive(uint32_t timeout_ms, uint16_t keep_alive_s) {
 }
 }  // namespace
 
+// Marks a call of the owner's into the client (publish, subscribe...): a loss of the connection
+// found inside it is told once it is over (ClientEvents: never from inside the owner's calls).
+class Client::OwnerCall {
+ public:
+  explicit OwnerCall(Client& c) : c_(c) { ++c_.owner_calls_; }
+  ~OwnerCall() { --c_.owner_calls_; }
+  OwnerCall(const OwnerCall&) = delete;
+  OwnerCall& operator=(const OwnerCall&) = delete;
+
+ private:
+  Client& c_;
+};
+
 const transport::ConnectionHandler::Ops Client::kOps = {
     /*open*/ [](void*, const transport::PeerAddress&) { return -1; },  // never: we dial
     /*receive*/
     [](void* ctx, uint16_t conn, const void* data, size_t n) -> size_t {
       Client& c = self_of(ctx);
       if (conn != c.conn_ || (c.state_ != State::kConnecting && c.state_ != State::kConnected)) return n;
-      return c.on_receive(static_cast<const uint8_t*>(data), n);
+      const size_t used = c.on_receive(static_cast<const uint8_t*>(data), n);
+      c.tell_pending();  // a loss inside the owner's answer to what came
+      return used;
     },
     /*wants_input*/ [](void*, uint16_t) { return true; },
     /*writable*/
     [](void* ctx, uint16_t conn) {
       Client& c = self_of(ctx);
       if (conn == c.conn_) c.on_writable();
+      c.tell_pending();
     },
     /*closed*/
     [](void* ctx, uint16_t conn) {
       Client& c = self_of(ctx);
       if (conn == c.conn_) c.on_closed();
+      c.tell_pending();
     },
     /*poll*/ [](void* ctx) { self_of(ctx).poll(); },
     /*now_ms*/ [](void* ctx) { return self_of(ctx).now(); },
@@ -62,6 +79,7 @@ StrView Client::client_id() const {
 size_t Client::max_message() const { return tx_cap_ - kOverhead; }
 
 void Client::start() {
+  tell_pending();
   stopping_ = false;
   backoff_ms_ = 0;
   if (state_ == State::kStopped || state_ == State::kBackoff) dial();
@@ -117,7 +135,23 @@ void Client::lost(Reason why, bool send_disconnect) {
   hold_count_ = 0;
   writing_ = false;
   schedule_backoff();
-  if (was == State::kConnected && events_.disconnected != nullptr) events_.disconnected(events_.ctx, why);
+  if (was == State::kConnected) tell_disconnected(why);
+}
+
+void Client::tell_disconnected(Reason why) {
+  if (owner_calls_ != 0) {
+    // Inside the owner's call (its publish found the connection gone): the owner may be half way
+    // through changing its own state (ending a session), so it hears of it after.
+    disconnect_pending_ = true;
+    pending_reason_ = why;
+    return;
+  }
+  disconnect_pending_ = false;
+  if (events_.disconnected != nullptr) events_.disconnected(events_.ctx, why);
+}
+
+void Client::tell_pending() {
+  if (disconnect_pending_ && owner_calls_ == 0) tell_disconnected(pending_reason_);
 }
 
 void Client::on_closed() {
@@ -129,7 +163,7 @@ void Client::on_closed() {
   hold_count_ = 0;
   writing_ = false;
   schedule_backoff();
-  if (was == State::kConnected && events_.disconnected != nullptr) events_.disconnected(events_.ctx, Reason::kUnspecifiedError);
+  if (was == State::kConnected) tell_disconnected(Reason::kUnspecifiedError);
 }
 
 void Client::on_writable() {
@@ -289,6 +323,7 @@ void Client::handle_packet() {
 }
 
 void Client::poll() {
+  tell_pending();
   const uint64_t t = now();
   switch (state_) {
     case State::kStopped:
@@ -335,9 +370,10 @@ void Client::stop() {
     ++conn_;
     const bool was_connected = state_ == State::kConnected;
     state_ = State::kStopped;
-    if (was_connected && events_.disconnected != nullptr) events_.disconnected(events_.ctx, Reason::kSuccess);
+    if (was_connected) tell_disconnected(Reason::kSuccess);
   }
   state_ = State::kStopped;
+  tell_pending();
 }
 
 // ---- Output --------------------------------------------------------------------------------
@@ -430,6 +466,7 @@ void Client::drain() {
 }
 
 Span<char> Client::begin_message(const PublishHeader& h) {
+  const OwnerCall call(*this);
   if (state_ != State::kConnected || writing_) return Span<char>();
   PublishHeader sized = h;
   if (sized.qos != 0) sized.packet_id = 1;  // the id is chosen at end_message()
@@ -446,6 +483,7 @@ Span<char> Client::begin_message(const PublishHeader& h) {
 }
 
 Status Client::end_message(const PublishHeader& h, size_t len, uint16_t after_suback) {
+  const OwnerCall call(*this);
   if (!writing_) return Status::kInvalidState;
   writing_ = false;
   if (state_ != State::kConnected) return Status::kClosed;
@@ -475,10 +513,11 @@ Status Client::end_message(const PublishHeader& h, size_t len, uint16_t after_su
   if (eff.qos == 1) ++in_flight_;
   ++stats_.published;
   flush();
-  return Status::kOk;
+  return state_ == State::kConnected ? Status::kOk : Status::kClosed;  // lost while it went out
 }
 
 Status Client::publish(const PublishHeader& h, StrView payload) {
+  const OwnerCall call(*this);
   if (payload.size() > max_message()) {
     ++stats_.too_large;
     return Status::kNoSpace;
@@ -491,6 +530,7 @@ Status Client::publish(const PublishHeader& h, StrView payload) {
 
 template <class Encode>
 uint16_t Client::send_with_id(Encode encode) {
+  const OwnerCall call(*this);
   if (state_ != State::kConnected || writing_) return 0;
   const uint16_t id = next_id();
   size_t k = encode(id, tx_ + tx_len_, tx_cap_ - tx_len_);
