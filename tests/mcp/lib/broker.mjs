@@ -78,6 +78,8 @@ async function waitAccepting(port, exited, what) {
 ///     tls: { port, url: "mqtts://127.0.0.1:PORT", ca } (only with `tls`),
 ///     log(): the broker's log so far (log_type all),
 ///     restart(): stops it (cleanly, as stop()) and starts it again on the same ports,
+///     signal(sig): sends `sig` to the running broker (SIGSTOP, SIGCONT: a stalled broker; the
+///       caller resumes it before stop()),
 ///     stop(): SIGTERM; rejects unless it ended with status 0 within STOP_MS }.
 export async function startBroker({ tls = false } = {}) {
   const program = mosquittoProgram();
@@ -171,6 +173,10 @@ export async function startBroker({ tls = false } = {}) {
     async restart() {
       await end();
       await launch();
+    },
+    signal(sig) {
+      if (current === null) throw new Error("the broker is not running");
+      current.proc.kill(sig);
     },
     async stop() {
       try {
