@@ -441,6 +441,7 @@ const ROWS = [
   { name: "CONNACK refused, 0x87 Not authorized: no DISCONNECT", bytes: connack(0x00, 0x87), expect: null, refusal: true },
   { name: "CONNACK refused, 0x8A Banned: no DISCONNECT", bytes: connack(0x00, 0x8a), expect: null, refusal: true },
   { name: "CONNACK refusal with Session Present (3.2.2.1.1)", bytes: connack(0x01, 0x87), expect: 0x82 },
+  { name: "CONNACK Success with Session Present, after a Clean Start (3.2.2.1.1, MQTT-3.2.2-4)", bytes: connack(0x01, 0x00), expect: 0x82 },
   { name: "CONNACK with Receive Maximum 0 (3.2.2.3.3)", bytes: connack(0, 0, props(0x21, u16(0))), expect: 0x82 },
   { name: "CONNACK with Maximum QoS twice (3.2.2.3.4)", bytes: connack(0, 0, props(0x24, 0, 0x24, 0)), expect: 0x82 },
   { name: "CONNACK with Maximum QoS 2 (3.2.2.3.4)", bytes: connack(0, 0, props(0x24, 2)), expect: 0x82 },

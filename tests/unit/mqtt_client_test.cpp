@@ -233,6 +233,20 @@ TEST_F(MqttClient, RefusedConnackWaitsThenDialsAgainWithGrowingCappedBackoff) {
   }
 }
 
+TEST_F(MqttClient, SessionPresentAfterCleanStartEndsTheConnection) {
+  // CONNACK Success with Session Present (3.2.2.1.1): the client asked for Clean Start and holds
+  // no session state [MQTT-3.2.2-4].
+  client.start();
+  net.establish();
+  net.out.clear();
+  net.from_broker({0x20, 0x03, 0x01, 0x00, 0x00});
+  EXPECT_EQ(heard.connected, 0);
+  EXPECT_EQ(client.state(), Client::State::kBackoff);
+  EXPECT_EQ(client.stats().protocol_errors, 1u);
+  EXPECT_EQ(net.out.view(), std::string_view("\xE0\x01\x82", 3));  // DISCONNECT, Protocol Error
+  EXPECT_EQ(net.closes, 1);
+}
+
 TEST_F(MqttClient, NoConnackInTimeGivesUpAndDialsAgain) {
   client.options().connect_timeout_ms = 2000;
   client.start();

@@ -279,6 +279,14 @@ void Client::handle_packet() {
         lost(p.reason, false);  // the broker closes; we wait and dial again
         return;
       }
+      if (p.session_present) {
+        // Clean Start: we hold no session state, and the broker must not have kept any
+        // (3.2.2.1.1); a client without Session State that is told Session Present MUST close
+        // the connection [MQTT-3.2.2-4].
+        ++stats_.protocol_errors;
+        lost(Reason::kProtocolError, true);
+        return;
+      }
       if (p.assigned_client_id.size() > sizeof assigned_) {
         ++stats_.protocol_errors;
         lost(Reason::kImplementationSpecificError, true);
