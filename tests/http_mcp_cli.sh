@@ -50,4 +50,7 @@ expect 1 "the MQTT TLS settings do not load" --mqtt mqtts://localhost:1 --mqtt-c
 expect 0 "--mqtt URL" --help
 expect 0 "--http PORT" --help
 expect 0 "--auth-token" -h
+expect 2 "--mqtt-keepalive needs a number of seconds 1..65535" --mqtt mqtt://127.0.0.1 --mqtt-keepalive 0
+expect 2 "need --mqtt URL" --mqtt-keepalive 5
+expect 0 "--mqtt-keepalive S" --help
 exit $failed

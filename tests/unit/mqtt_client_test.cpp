@@ -69,6 +69,20 @@ class MqttClient : public ::testing::Test {
     net.out.clear();
     net.from_broker(connack);
   }
+  // Connected and silent: a PINGREQ after `idle_ms`, then the connection held until `wait_ms`
+  // after it and closed then (a keep-alive timeout).
+  void expect_pingresp_deadline(uint64_t idle_ms, uint64_t wait_ms) {
+    MqttClock::now += idle_ms;
+    client.poll();
+    ASSERT_EQ(net.out.take(), std::string_view("\xC0\x00", 2));  // PINGREQ (3.12)
+    MqttClock::now += wait_ms - 1;
+    client.poll();
+    EXPECT_TRUE(client.connected());
+    MqttClock::now += 1;
+    client.poll();
+    EXPECT_FALSE(client.connected());
+    EXPECT_EQ(client.stats().keepalive_timeouts, 1u);
+  }
 
   FakeDialNet net;
   Heard heard;
@@ -142,22 +156,48 @@ TEST_F(MqttClient, ConnackSuccessConnectsAndTakesTheBrokersKeepAlive) {
 
 TEST_F(MqttClient, NoPingrespWithinTheTimeoutEndsTheConnectionWithKeepAliveTimeout) {
   connect();
-  MqttClock::now += 10000;
-  client.poll();
-  ASSERT_EQ(net.out.take(), std::string_view("\xC0\x00", 2));
-  MqttClock::now += 2999;
-  client.poll();
-  EXPECT_TRUE(client.connected());
-  MqttClock::now += 1;
-  client.poll();
-  EXPECT_FALSE(client.connected());
-  EXPECT_EQ(client.stats().keepalive_timeouts, 1u);
+  expect_pingresp_deadline(10000, 3000);
   // No DISCONNECT: Keep Alive timeout is a server's reason (3.14.2.1); the client closes
   // (3.1.2.10).
   EXPECT_EQ(net.out.size(), 0u);
   EXPECT_EQ(net.closes, 1);
   EXPECT_EQ(heard.disconnected, 1);
   EXPECT_EQ(client.state(), Client::State::kBackoff);
+}
+
+TEST_F(MqttClient, AKeepAliveShorterThanThePingTimeoutBoundsTheWaitForPingresp) {
+  client.options().keep_alive_s = 2;
+  client.options().ping_timeout_ms = 10000;
+  connect();
+  // The broker's silence is noticed within twice the keep-alive, not keep-alive + 10 s.
+  expect_pingresp_deadline(2000, 2000);
+  EXPECT_EQ(net.out.size(), 0u);
+}
+
+TEST_F(MqttClient, TheBrokersServerKeepAliveBoundsTheWaitForPingresp) {
+  // Server Keep Alive 1 (3.2.2.3.14) against our 10 s and a ping timeout of 3 s: 1 s each.
+  connect({0x20, 0x06, 0x00, 0x00, 0x03, 0x13, 0x00, 0x01});
+  expect_pingresp_deadline(1000, 1000);
+}
+
+TEST_F(MqttClient, AKeepAliveShorterThanTheConnectTimeoutBoundsTheWaitForConnack) {
+  client.options().keep_alive_s = 2;
+  client.options().connect_timeout_ms = 10000;
+  client.start();
+  // The TCP connection itself may take the whole connect timeout.
+  MqttClock::now += 5000;
+  client.poll();
+  EXPECT_EQ(client.state(), Client::State::kDialing);
+  net.establish();
+  net.out.clear();
+  MqttClock::now += 1999;
+  client.poll();
+  EXPECT_EQ(client.state(), Client::State::kConnecting);
+  MqttClock::now += 1;
+  client.poll();
+  EXPECT_EQ(client.state(), Client::State::kBackoff) << "no CONNACK within the keep-alive after the CONNECT";
+  EXPECT_EQ(net.out.view(), std::string_view("\xE0\x01\x80", 3));  // DISCONNECT, Unspecified error
+  EXPECT_EQ(net.closes, 1);
 }
 
 TEST_F(MqttClient, PingrespKeepsTheConnection) {
@@ -191,6 +231,20 @@ TEST_F(MqttClient, RefusedConnackWaitsThenDialsAgainWithGrowingCappedBackoff) {
     EXPECT_EQ(net.dials, dials + 1) << "round " << round;
     d = d * 2 > 8000 ? 8000 : d * 2;
   }
+}
+
+TEST_F(MqttClient, SessionPresentAfterCleanStartEndsTheConnection) {
+  // CONNACK Success with Session Present (3.2.2.1.1): the client asked for Clean Start and holds
+  // no session state [MQTT-3.2.2-4].
+  client.start();
+  net.establish();
+  net.out.clear();
+  net.from_broker({0x20, 0x03, 0x01, 0x00, 0x00});
+  EXPECT_EQ(heard.connected, 0);
+  EXPECT_EQ(client.state(), Client::State::kBackoff);
+  EXPECT_EQ(client.stats().protocol_errors, 1u);
+  EXPECT_EQ(net.out.view(), std::string_view("\xE0\x01\x82", 3));  // DISCONNECT, Protocol Error
+  EXPECT_EQ(net.closes, 1);
 }
 
 TEST_F(MqttClient, NoConnackInTimeGivesUpAndDialsAgain) {
@@ -331,6 +385,57 @@ TEST_F(MqttClient, StopSendsNormalDisconnectionAndStaysDown) {
   MqttClock::now += 100000;
   client.poll();
   EXPECT_EQ(net.dials, 1);
+}
+
+TEST_F(MqttClient, AConnectionLostInsideAnOwnersCallIsToldAtTheNextPoll) {
+  // The owner's publish finds the connection gone (the port refuses the write): the owner hears
+  // of it from the client's own calls (poll, receive), never from inside its publish, where it
+  // may hold state half changed (a session it is ending).
+  connect();
+  net.write_fails = true;
+  PublishHeader h;
+  h.topic = "a/b";
+  h.qos = 1;
+  EXPECT_EQ(client.publish(h, "x"), Status::kClosed);
+  EXPECT_FALSE(client.connected());
+  EXPECT_EQ(heard.disconnected, 0) << "not from inside publish()";
+  client.poll();
+  EXPECT_EQ(heard.disconnected, 1);
+  EXPECT_EQ(heard.last_reason, Reason::kUnspecifiedError);
+  client.poll();
+  EXPECT_EQ(heard.disconnected, 1) << "once";
+}
+
+TEST_F(MqttClient, AConnectionLostInsideAnEventIsToldAfterTheEventReturns) {
+  // A PUBLISH's end makes the owner publish an answer; the write fails: the loss is told once
+  // the packet's events are over (at the end of the port's receive).
+  struct Owner {
+    Client* client = nullptr;
+    Heard* heard = nullptr;
+    int lost_inside = -1;
+  } owner{&client, &heard};
+  ClientEvents e;
+  e.ctx = &owner;
+  e.disconnected = [](void* c, Reason r) {
+    auto* o = static_cast<Owner*>(c);
+    ++o->heard->disconnected;
+    o->heard->last_reason = r;
+  };
+  e.publish = [](void*, const Packet&) {};
+  e.payload = [](void*, StrView) {};
+  e.publish_end = [](void* c) {
+    auto* o = static_cast<Owner*>(c);
+    PublishHeader h;
+    h.topic = "answer";
+    (void)o->client->publish(h, "x");
+    o->lost_inside = o->heard->disconnected;
+  };
+  client.set_events(e);
+  connect();
+  net.write_fails = true;
+  net.from_broker(emcp_test::broker_publish("q", "1"));
+  EXPECT_EQ(owner.lost_inside, 0) << "not told inside its own publish_end";
+  EXPECT_EQ(heard.disconnected, 1) << "told when the receive is over";
 }
 
 TEST_F(MqttClient, ALostConnectionIsDialedAgain) {

@@ -111,6 +111,8 @@ TEST(McpOverMqtt, ConnectsWithAnEmptyRetainedWillAndAnnouncesItselfRetained) {
   ASSERT_EQ(sent.size(), 2u);
   EXPECT_EQ(sent[0].type, 8);
   EXPECT_EQ(filter_of(sent[0]), "$mcp-server/dev1/devices/test");
+  // Retain Handling 2 (3.8.3.1, bits 4-5 of the options): nothing the broker kept there.
+  EXPECT_EQ((static_cast<uint8_t>(sent[0].body.back()) >> 4) & 3, 2);
   EXPECT_EQ(sent[1].type, 3);
   EXPECT_EQ(sent[1].topic, "$mcp-server/presence/dev1/devices/test");
   EXPECT_EQ(sent[1].flags & 0x01, 0x01);  // RETAIN
@@ -136,6 +138,7 @@ TEST(McpOverMqtt, InitializeSubscribesToTheClientsTopicsAndIsAnsweredAfterTheSub
       const uint8_t options = static_cast<uint8_t>(p.body.back());
       EXPECT_EQ(options & 0x03, 1);  // QoS 1
       EXPECT_EQ((options & 0x04) != 0, filter_of(p) == kRpc1) << "No Local on the RPC topic only";
+      EXPECT_EQ((options >> 4) & 3, 2) << "Retain Handling 2: nothing the broker kept for a new client id";
     }
   }
   EXPECT_EQ(filters, (std::vector<std::string>{kRpc1, "$mcp-client/capability/c1", "$mcp-client/presence/c1"}));
@@ -211,6 +214,59 @@ TEST(McpOverMqtt, TheClientsWillOnItsPresenceTopicEndsItsSession) {
   d.from("c1", "$mcp-client/presence/c1", R"({"jsonrpc":"2.0","method":"notifications/disconnected"})");
   EXPECT_EQ(d.mqtt.sessions(), 0u);
   EXPECT_EQ(d.mqtt.stats().ended, 1u);
+  EXPECT_EQ(d.mqtt.stats().ended_by_client, 1u);
+}
+
+TEST(McpOverMqtt, AWillThatComesAsTheBrokerClosesEndsItsSessionOnce) {
+  // Mosquitto publishes its clients' Wills as it shuts down, then closes: the device ends the
+  // session (by its client) and cannot unsubscribe (the connection is gone). The session ends
+  // once, not again when the loss is told.
+  Device d;
+  d.initialize("c1");
+  d.net.write_fails = true;
+  d.from("c1", "$mcp-client/presence/c1", R"({"jsonrpc":"2.0","method":"notifications/disconnected"})");
+  d.mqtt.poll();
+  EXPECT_EQ(d.mqtt.sessions(), 0u);
+  EXPECT_EQ(d.mqtt.stats().ended, 1u);
+  EXPECT_EQ(d.mqtt.stats().ended_by_client, 1u);
+  EXPECT_EQ(d.mqtt.stats().ended_by_loss, 0u);
+  EXPECT_FALSE(d.mqtt.client().connected());
+}
+
+TEST(McpOverMqtt, RetainedMessagesOnTheServedTopicsAreDroppedAsStale) {
+  Device d;
+  (void)d.sent();
+  // What a broker keeps reaches a subscriber flagged RETAIN (3.3.1.3); a live message does not.
+  auto retained = [&](const std::string& c, const std::string& topic, const std::string& json) {
+    std::vector<uint8_t> pkt = broker_publish(topic, json, ++d.next_packet,
+                                              {{"MCP-COMPONENT-TYPE", "mcp-client"}, {"MCP-MQTT-CLIENT-ID", c}});
+    pkt[0] |= 0x01;
+    d.net.from_broker(pkt);
+  };
+  // A retained initialize on the control topic opens no session (its client is long gone).
+  retained("ghost", "$mcp-server/dev1/devices/test", kInit);
+  for (const SentPacket& p : d.sent()) EXPECT_EQ(p.type, 4) << "only the PUBACK";
+  EXPECT_EQ(d.mqtt.sessions(), 0u);
+  EXPECT_EQ(d.mqtt.stats().retained, 1u);
+  // A retained "disconnected" on a client's presence topic does not end its new session, a
+  // retained request on its RPC topic is not answered.
+  d.initialize("c1");
+  retained("c1", "$mcp-client/presence/c1", R"({"jsonrpc":"2.0","method":"notifications/disconnected"})");
+  retained("c1", kRpc1, R"({"jsonrpc":"2.0","id":"stale","method":"ping"})");
+  retained("c1", "$mcp-client/capability/c1", R"({"jsonrpc":"2.0","method":"notifications/roots/list_changed"})");
+  for (const SentPacket& p : d.sent()) EXPECT_EQ(p.type, 4) << "only PUBACKs: " << p.payload;
+  EXPECT_EQ(d.mqtt.sessions(), 1u);
+  EXPECT_EQ(d.mqtt.stats().retained, 4u);
+  EXPECT_EQ(d.mqtt.stats().stray, 4u);
+  EXPECT_EQ(d.mqtt.stats().ended, 0u);
+  // The same messages live do their work.
+  d.from("c1", kRpc1, R"({"jsonrpc":"2.0","id":"live","method":"ping"})");
+  bool pong = false;
+  for (const SentPacket& p : d.sent()) pong |= p.type == 3 && p.payload.find(R"("id":"live","result":{})") != std::string::npos;
+  EXPECT_TRUE(pong);
+  d.from("c1", "$mcp-client/presence/c1", R"({"jsonrpc":"2.0","method":"notifications/disconnected"})");
+  EXPECT_EQ(d.mqtt.sessions(), 0u);
+  EXPECT_EQ(d.mqtt.stats().ended_by_client, 1u);
 }
 
 TEST(McpOverMqtt, AClientBeyondTheSlotsGetsAnErrorOnItsRpcTopic) {
@@ -304,6 +360,8 @@ TEST(McpOverMqtt, ALostBrokerConnectionEndsEverySession) {
   d.net.handler.closed(d.net.conn);
   EXPECT_EQ(d.mqtt.sessions(), 0u);
   EXPECT_EQ(d.mqtt.stats().ended, 1u);
+  EXPECT_EQ(d.mqtt.stats().ended_by_loss, 1u);
+  EXPECT_EQ(d.mqtt.stats().ended_by_client, 0u);
 }
 
 TEST(McpOverMqtt, StopTellsTheClientsClearsThePresenceAndDisconnects) {

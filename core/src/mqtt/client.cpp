@@ -10,7 +10,28 @@ namespace mqtt {
 
 namespace {
 Client& self_of(void* ctx) { return *static_cast<Client*>(ctx); }
+
+// A wait for the broker's answer (CONNACK, PINGRESP), no longer than the keep-alive: it says how
+// long a silence is tolerated on this connection (3.1.2.10 leaves "a reasonable amount of time"
+// to the client).
+uint32_t bounded_by_keep_alive(uint32_t timeout_ms, uint16_t keep_alive_s) {
+  const uint32_t ka_ms = uint32_t{keep_alive_s} * 1000u;
+  return keep_alive_s != 0 && ka_ms < timeout_ms ? ka_ms : timeout_ms;
+}
 }  // namespace
+
+// Marks a call of the owner's into the client (publish, subscribe...): a loss of the connection
+// found inside it is told once it is over (ClientEvents: never from inside the owner's calls).
+class Client::OwnerCall {
+ public:
+  explicit OwnerCall(Client& c) : c_(c) { ++c_.owner_calls_; }
+  ~OwnerCall() { --c_.owner_calls_; }
+  OwnerCall(const OwnerCall&) = delete;
+  OwnerCall& operator=(const OwnerCall&) = delete;
+
+ private:
+  Client& c_;
+};
 
 const transport::ConnectionHandler::Ops Client::kOps = {
     /*open*/ [](void*, const transport::PeerAddress&) { return -1; },  // never: we dial
@@ -18,18 +39,22 @@ const transport::ConnectionHandler::Ops Client::kOps = {
     [](void* ctx, uint16_t conn, const void* data, size_t n) -> size_t {
       Client& c = self_of(ctx);
       if (conn != c.conn_ || (c.state_ != State::kConnecting && c.state_ != State::kConnected)) return n;
-      return c.on_receive(static_cast<const uint8_t*>(data), n);
+      const size_t used = c.on_receive(static_cast<const uint8_t*>(data), n);
+      c.tell_pending();  // a loss inside the owner's answer to what came
+      return used;
     },
     /*wants_input*/ [](void*, uint16_t) { return true; },
     /*writable*/
     [](void* ctx, uint16_t conn) {
       Client& c = self_of(ctx);
       if (conn == c.conn_) c.on_writable();
+      c.tell_pending();
     },
     /*closed*/
     [](void* ctx, uint16_t conn) {
       Client& c = self_of(ctx);
       if (conn == c.conn_) c.on_closed();
+      c.tell_pending();
     },
     /*poll*/ [](void* ctx) { self_of(ctx).poll(); },
     /*now_ms*/ [](void* ctx) { return self_of(ctx).now(); },
@@ -54,6 +79,7 @@ StrView Client::client_id() const {
 size_t Client::max_message() const { return tx_cap_ - kOverhead; }
 
 void Client::start() {
+  tell_pending();
   stopping_ = false;
   backoff_ms_ = 0;
   if (state_ == State::kStopped || state_ == State::kBackoff) dial();
@@ -109,7 +135,23 @@ void Client::lost(Reason why, bool send_disconnect) {
   hold_count_ = 0;
   writing_ = false;
   schedule_backoff();
-  if (was == State::kConnected && events_.disconnected != nullptr) events_.disconnected(events_.ctx, why);
+  if (was == State::kConnected) tell_disconnected(why);
+}
+
+void Client::tell_disconnected(Reason why) {
+  if (owner_calls_ != 0) {
+    // Inside the owner's call (its publish found the connection gone): the owner may be half way
+    // through changing its own state (ending a session), so it hears of it after.
+    disconnect_pending_ = true;
+    pending_reason_ = why;
+    return;
+  }
+  disconnect_pending_ = false;
+  if (events_.disconnected != nullptr) events_.disconnected(events_.ctx, why);
+}
+
+void Client::tell_pending() {
+  if (disconnect_pending_ && owner_calls_ == 0) tell_disconnected(pending_reason_);
 }
 
 void Client::on_closed() {
@@ -121,7 +163,7 @@ void Client::on_closed() {
   hold_count_ = 0;
   writing_ = false;
   schedule_backoff();
-  if (was == State::kConnected && events_.disconnected != nullptr) events_.disconnected(events_.ctx, Reason::kUnspecifiedError);
+  if (was == State::kConnected) tell_disconnected(Reason::kUnspecifiedError);
 }
 
 void Client::on_writable() {
@@ -150,6 +192,8 @@ void Client::on_writable() {
     tx_len_ = n;
     keep_alive_s_ = options_.keep_alive_s;
     state_ = State::kConnecting;
+    const uint64_t connack_by = now() + bounded_by_keep_alive(options_.connect_timeout_ms, keep_alive_s_);
+    if (connack_by < deadline_) deadline_ = connack_by;
   }
   flush();
 }
@@ -235,6 +279,14 @@ void Client::handle_packet() {
         lost(p.reason, false);  // the broker closes; we wait and dial again
         return;
       }
+      if (p.session_present) {
+        // Clean Start: we hold no session state, and the broker must not have kept any
+        // (3.2.2.1.1); a client without Session State that is told Session Present MUST close
+        // the connection [MQTT-3.2.2-4].
+        ++stats_.protocol_errors;
+        lost(Reason::kProtocolError, true);
+        return;
+      }
       if (p.assigned_client_id.size() > sizeof assigned_) {
         ++stats_.protocol_errors;
         lost(Reason::kImplementationSpecificError, true);
@@ -279,6 +331,7 @@ void Client::handle_packet() {
 }
 
 void Client::poll() {
+  tell_pending();
   const uint64_t t = now();
   switch (state_) {
     case State::kStopped:
@@ -293,7 +346,7 @@ void Client::poll() {
     case State::kConnected:
       break;
   }
-  if (ping_out_ && t - ping_sent_ >= options_.ping_timeout_ms) {
+  if (ping_out_ && t - ping_sent_ >= bounded_by_keep_alive(options_.ping_timeout_ms, keep_alive_s_)) {
     ++stats_.keepalive_timeouts;
     if (platform_.log != nullptr) platform_.log("mqtt: no PINGRESP: the broker is gone", 38);
     lost(Reason::kKeepAliveTimeout, false);  // 3.1.2.10: close; 0x8D is the server's to send
@@ -325,9 +378,10 @@ void Client::stop() {
     ++conn_;
     const bool was_connected = state_ == State::kConnected;
     state_ = State::kStopped;
-    if (was_connected && events_.disconnected != nullptr) events_.disconnected(events_.ctx, Reason::kSuccess);
+    if (was_connected) tell_disconnected(Reason::kSuccess);
   }
   state_ = State::kStopped;
+  tell_pending();
 }
 
 // ---- Output --------------------------------------------------------------------------------
@@ -420,6 +474,7 @@ void Client::drain() {
 }
 
 Span<char> Client::begin_message(const PublishHeader& h) {
+  const OwnerCall call(*this);
   if (state_ != State::kConnected || writing_) return Span<char>();
   PublishHeader sized = h;
   if (sized.qos != 0) sized.packet_id = 1;  // the id is chosen at end_message()
@@ -436,6 +491,7 @@ Span<char> Client::begin_message(const PublishHeader& h) {
 }
 
 Status Client::end_message(const PublishHeader& h, size_t len, uint16_t after_suback) {
+  const OwnerCall call(*this);
   if (!writing_) return Status::kInvalidState;
   writing_ = false;
   if (state_ != State::kConnected) return Status::kClosed;
@@ -465,10 +521,11 @@ Status Client::end_message(const PublishHeader& h, size_t len, uint16_t after_su
   if (eff.qos == 1) ++in_flight_;
   ++stats_.published;
   flush();
-  return Status::kOk;
+  return state_ == State::kConnected ? Status::kOk : Status::kClosed;  // lost while it went out
 }
 
 Status Client::publish(const PublishHeader& h, StrView payload) {
+  const OwnerCall call(*this);
   if (payload.size() > max_message()) {
     ++stats_.too_large;
     return Status::kNoSpace;
@@ -481,6 +538,7 @@ Status Client::publish(const PublishHeader& h, StrView payload) {
 
 template <class Encode>
 uint16_t Client::send_with_id(Encode encode) {
+  const OwnerCall call(*this);
   if (state_ != State::kConnected || writing_) return 0;
   const uint16_t id = next_id();
   size_t k = encode(id, tx_ + tx_len_, tx_cap_ - tx_len_);

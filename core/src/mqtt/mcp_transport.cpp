@@ -195,6 +195,7 @@ void McpTransport::on_connected(const Packet& connack) {
   Subscription control;
   control.filter = topic(kControl, StrView());
   control.max_qos = 1;
+  control.retain_handling = 2;  // live requests only: a retained initialize is nobody's now
   (void)client_.subscribe(&control, 1);
   // Presence: notifications/server/online, retained.
   Span<char> room = client_.begin_message(header(topic(kServerPresence, StrView()), true));
@@ -225,6 +226,7 @@ void McpTransport::on_disconnected() {
     s.state_ = McpClientSlot::State::kFree;
     s.id_len_ = 0;
     ++stats_.ended;
+    ++stats_.ended_by_loss;
   }
   writing_ = nullptr;
 }
@@ -262,6 +264,14 @@ void McpTransport::on_publish(const Packet& head) {
   } else if (t.starts_with("$mcp-client/capability/")) {
     if ((inbound_slot_ = find(t.sub(23))) != nullptr) inbound_ = Inbound::kClientCapability;
   }
+  if (inbound_ != Inbound::kNone && head.retain) {
+    // From the broker's store, not from a client now (a live message reaches a subscriber
+    // without RETAIN unless it asked for Retain As Published, 3.3.1.3): a stale request or a
+    // stale "disconnected" would answer nobody or end a new session. Retain Handling 2 keeps
+    // them away; a broker that sends them anyway has them dropped here.
+    ++stats_.retained;
+    inbound_ = Inbound::kNone;
+  }
   if (inbound_ == Inbound::kNone) {
     ++stats_.stray;
     return;
@@ -292,13 +302,17 @@ void McpTransport::on_publish_end() {
       return;
     case Inbound::kRpc:
       if (disconnected) {
+        ++stats_.ended_by_client;
         end_session(*inbound_slot_, false);
         return;
       }
       server_.handle(inbound_slot_->session_, d);
       return;
     case Inbound::kClientPresence:
-      if (disconnected) end_session(*inbound_slot_, false);
+      if (disconnected) {
+        ++stats_.ended_by_client;
+        end_session(*inbound_slot_, false);
+      }
       return;
     case Inbound::kClientCapability:
       server_.handle(inbound_slot_->session_, d);
@@ -360,6 +374,7 @@ void McpTransport::client_topics(McpClientSlot& slot, bool subscribe) {
       s.filter = t;
       s.max_qos = 1;
       s.no_local = which == kRpc;  // the text: No Local on the RPC topic
+      s.retain_handling = 2;       // what the broker kept there is not this client's (its id is new)
       last = client_.subscribe(&s, 1);
     } else {
       last = client_.unsubscribe(&t, 1);

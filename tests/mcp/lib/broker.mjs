@@ -81,6 +81,8 @@ async function waitAccepting(port, exited, what) {
 ///          with `tls`),
 ///     log(): the broker's log so far,
 ///     restart(): stops it (cleanly, as stop()) and starts it again on the same ports,
+///     signal(sig): sends `sig` to the running broker (SIGSTOP, SIGCONT: a stalled broker; the
+///       caller resumes it before stop()),
 ///     stop(): SIGTERM; rejects unless it ended with status 0 within STOP_MS }.
 export async function startBroker({ tls = false, settings = [], logTypes = ["all"] } = {}) {
   const program = mosquittoProgram();
@@ -176,6 +178,10 @@ export async function startBroker({ tls = false, settings = [], logTypes = ["all
     async restart() {
       await end();
       await launch();
+    },
+    signal(sig) {
+      if (current === null) throw new Error("the broker is not running");
+      current.proc.kill(sig);
     },
     async stop() {
       try {

@@ -45,15 +45,17 @@ EMCP_NS_BEGIN
 namespace mqtt {
 
 /// What the client tells its owner. Every function is called from inside the client's calls
-/// (receive, poll, closed); it may call the client's publish, subscribe and message functions,
-/// but not stop() or start().
+/// (the port's receive, writable and closed, and poll()), never from inside the owner's calls to
+/// the client (publish, subscribe, the message functions); it may call those, but not stop() or
+/// start().
 struct ClientEvents {
   /// CONNACK with Success: the connection is up. `connack` carries the broker's limits and its
   /// user properties (valid during the call). Subscribe and announce here.
   void (*connected)(void* ctx, const Packet& connack) = nullptr;
   /// The connection is gone (a reconnection follows unless stop() was called). `reason`: why
   /// (the broker's DISCONNECT reason, the reason emcp sent, or kUnspecifiedError for a lost
-  /// connection).
+  /// connection). A loss found inside one of the owner's calls (a write the port refused) is
+  /// told after it: when the port's call that led to it returns, or at the next poll().
   void (*disconnected)(void* ctx, Reason reason) = nullptr;
   /// A PUBLISH arrived: its head (topic, properties; valid during the call). Its payload follows
   /// through payload() in chunks, then publish_end(). The client acknowledges a QoS 1 message
@@ -74,10 +76,14 @@ struct ClientOptions {
   StrView username;
   StrView password;
   uint16_t keep_alive_s = 30;        ///< 0: no keep-alive (not recommended)
-  /// No PINGRESP (or anything else) this long after a PINGREQ: the broker is stalled; the
-  /// connection is closed (reason Keep Alive timeout) and dialed again.
+  /// No PINGRESP this long after a PINGREQ: the broker is stalled; the connection is closed
+  /// (reason Keep Alive timeout) and dialed again. The keep-alive in force bounds it (the
+  /// smaller of the two applies), so a short keep-alive notices a stalled broker within twice
+  /// its value.
   uint32_t ping_timeout_ms = 10000;
-  uint32_t connect_timeout_ms = 10000;  ///< from dial to CONNACK
+  /// From dial to CONNACK. Once the CONNECT is out, the keep-alive (keep_alive_s) bounds the
+  /// wait for the CONNACK as it bounds the wait for a PINGRESP.
+  uint32_t connect_timeout_ms = 10000;
   uint32_t send_timeout_ms = 5000;      ///< the longest wait for the broker to take output
   uint32_t backoff_min_ms = 500;        ///< first wait before dialing again
   uint32_t backoff_max_ms = 30000;      ///< the cap of the doubling
@@ -160,7 +166,7 @@ class Client {
   /// Sends the `len` bytes written into begin_message()'s span as the payload of `h`.
   /// `after_suback`: hold it (and what follows) until the SUBACK of that packet id arrives (0:
   /// no hold). kNoSpace: longer than the span, or than the broker's Maximum Packet Size
-  /// allows: nothing was sent. kClosed: not connected.
+  /// allows: nothing was sent. kClosed: not connected, or the connection was lost sending it.
   Status end_message(const PublishHeader& h, size_t len, uint16_t after_suback = 0);
   void drop_message() { writing_ = false; }
   /// The longest payload begin_message() gives room for.
@@ -169,6 +175,7 @@ class Client {
  private:
   static const transport::ConnectionHandler::Ops kOps;
   static constexpr size_t kMaxHolds = 4;
+  class OwnerCall;  // marks the owner's calls: a loss inside one is told after it
   struct Hold {
     size_t at;      // offset in tx_ where held bytes start
     uint16_t suback;
@@ -182,6 +189,8 @@ class Client {
 
   void dial();
   void lost(Reason why, bool send_disconnect);
+  void tell_disconnected(Reason why);  // now, or once the owner's call returned
+  void tell_pending();                 // what tell_disconnected() put off, outside the owner's calls
   void schedule_backoff();
   void handle_packet();
   bool queue(const char* data, size_t n);  // appends a whole packet, or false (no room)
@@ -214,6 +223,9 @@ class Client {
   bool stopping_ = false;
   bool in_payload_ = false;
   bool ping_out_ = false;
+  bool disconnect_pending_ = false;  // a loss not told yet (found inside an owner's call)
+  Reason pending_reason_ = Reason::kSuccess;
+  uint8_t owner_calls_ = 0;          // depth of the owner's calls into the client
   uint16_t conn_ = 0;          // our connection number (bumped per dial: late reports of an old one are ignored)
   uint16_t last_id_ = 0;
   uint16_t in_flight_ = 0;     // our QoS 1 PUBLISHes not yet acknowledged

@@ -9,7 +9,9 @@
 //   connected; an empty retained Will on the same topic; an empty retained message before a
 //   clean disconnect.
 // - A client's `initialize` arrives on the control topic `$mcp-server/{id}/{name}`, its client id
-//   in the MCP-MQTT-CLIENT-ID user property. The device subscribes to the client's RPC topic
+//   in the MCP-MQTT-CLIENT-ID user property. The control topic and the client's topics take live
+//   messages only: they are subscribed with Retain Handling 2 (the broker sends nothing it kept),
+//   and a message flagged retained on them is dropped (counted: stats().retained). The device subscribes to the client's RPC topic
 //   `$mcp-rpc/{client}/{id}/{name}` (No Local), capability topic and presence topic, and answers
 //   on the RPC topic once the broker acknowledged the subscriptions (SUBACK). Everything else
 //   of that session goes over the RPC topic, but list changes and resource updates, which go
@@ -74,7 +76,10 @@ struct McpStats {
   uint32_t sessions = 0;         ///< initialize requests that opened a session
   uint32_t refused = 0;          ///< initialize requests refused (no free slot)
   uint32_t ended = 0;            ///< sessions ended (disconnected from either side, or the broker connection lost)
+  uint32_t ended_by_client = 0;  ///< of those, by the client (notifications/disconnected on its RPC topic, or its Will)
+  uint32_t ended_by_loss = 0;    ///< of those, by the loss of the broker connection
   uint32_t stray = 0;            ///< messages on no topic of a session (an unknown client, a non-initialize on the control topic...)
+  uint32_t retained = 0;         ///< of those, retained messages (stale: the topics served take live ones only)
   uint32_t too_large = 0;        ///< answers replaced by the error, notifications dropped
   uint32_t capability_sent = 0;  ///< notifications sent on the capability topic
 };

@@ -87,10 +87,10 @@ bool parse_url(const char* url, char* host, size_t host_cap, uint16_t* port, boo
 
 int parse_mqtt_option(int argc, char** argv, int* i, HttpConfig* config) {
   const char* arg = argv[*i];
-  const char* which[] = {"--mqtt", "--mqtt-name", "--mqtt-id", "--mqtt-ca", "--mqtt-cert", "--mqtt-key"};
+  const char* which[] = {"--mqtt", "--mqtt-name", "--mqtt-id", "--mqtt-keepalive", "--mqtt-ca", "--mqtt-cert", "--mqtt-key"};
   int k = 0;
-  while (k < 6 && strcmp(arg, which[k]) != 0) ++k;
-  if (k == 6) return 0;
+  while (k < 7 && strcmp(arg, which[k]) != 0) ++k;
+  if (k == 7) return 0;
   const char* value = *i + 1 < argc ? argv[*i + 1] : nullptr;
   if (value == nullptr) {
     say({config->program, ": ", arg, " needs a value\n"});
@@ -115,8 +115,16 @@ int parse_mqtt_option(int argc, char** argv, int* i, HttpConfig* config) {
       return -1;
     }
     config->mqtt.name = value;
-  } else if (k >= 3) {
-    (k == 3 ? config->mqtt.ca : k == 4 ? config->mqtt.cert : config->mqtt.key) = value;
+  } else if (k == 3) {
+    char* end = nullptr;
+    const long s = strtol(value, &end, 10);
+    if (end == value || *end != '\0' || s < 1 || s > 65535) {
+      say({config->program, ": --mqtt-keepalive needs a number of seconds 1..65535 (given: ", value, ")\n"});
+      return -1;
+    }
+    config->mqtt.keep_alive_s = static_cast<uint16_t>(s);
+  } else if (k >= 4) {
+    (k == 4 ? config->mqtt.ca : k == 5 ? config->mqtt.cert : config->mqtt.key) = value;
   } else {
     const size_t n = strlen(value);
     if (n == 0 || n > 64 || strpbrk(value, "/+#") != nullptr) {
@@ -131,8 +139,9 @@ int parse_mqtt_option(int argc, char** argv, int* i, HttpConfig* config) {
 
 bool check_mqtt_options(const HttpConfig& config) {
   const HttpConfig::Mqtt& m = config.mqtt;
-  if (m.url == nullptr && (m.name != nullptr || m.id != nullptr || m.ca != nullptr || m.cert != nullptr || m.key != nullptr)) {
-    say({config.program, ": --mqtt-name, --mqtt-id, --mqtt-ca, --mqtt-cert and --mqtt-key need --mqtt URL\n"});
+  if (m.url == nullptr && (m.name != nullptr || m.id != nullptr || m.keep_alive_s != 0 || m.ca != nullptr ||
+                           m.cert != nullptr || m.key != nullptr)) {
+    say({config.program, ": --mqtt-name, --mqtt-id, --mqtt-keepalive, --mqtt-ca, --mqtt-cert and --mqtt-key need --mqtt URL\n"});
     return false;
   }
   if (m.url != nullptr && m.tls != (m.ca != nullptr)) {
@@ -202,6 +211,7 @@ bool start_mqtt(mcp::Server& server, const HttpConfig& config, const transport::
   g_mqtt->options().server_id = g_id;
   g_mqtt->options().server_name = g_name;
   g_mqtt->options().description = g_description;
+  if (config.mqtt.keep_alive_s != 0) g_mqtt->client().options().keep_alive_s = config.mqtt.keep_alive_s;
   if (g_mqtt->start(config.mqtt.host, config.mqtt.port) != Status::kOk) {
     say({config.program, ": the MQTT server id or name is not valid\n"});
     return false;
@@ -231,13 +241,20 @@ size_t mqtt_arena_high_water() { return g_mqtt != nullptr ? g_mqtt->arena().high
 
 void stop_mqtt(const char* program) {
   if (g_mqtt == nullptr) return;
+  const uint32_t at_stop = static_cast<uint32_t>(g_mqtt->sessions());  // stop() ends them
   g_mqtt->stop();
+  // One line of figures, for the operator and for the tests that judge a run by them (each
+  // session ends once: by its client, by a lost connection or at the stop).
   const emcp::mqtt::McpStats& s = g_mqtt->stats();
   const emcp::mqtt::ClientStats& c = g_mqtt->client().stats();
-  char a[24], b[24], d[24], e[24], f[24], g[24], h[24];
-  say({program, ": MQTT: ", num(c.connects, a), " connections (", num(c.dials, b), " dials), ", num(s.sessions, d),
-       " sessions, ", num(s.refused, e), " refused, ", num(s.too_large, f), " answers too large, ",
-       num(c.protocol_errors, g), " protocol errors, ", num(c.keepalive_timeouts, h), " keep-alive timeouts\n"});
+  char n[16][24];
+  say({program, ": MQTT: ", num(c.connects, n[0]), " connections (", num(c.dials, n[1]), " dials, ",
+       num(c.refused, n[2]), " refused by the broker, ", num(c.protocol_errors, n[3]), " protocol errors, ",
+       num(c.keepalive_timeouts, n[4]), " keep-alive timeouts), ", num(s.sessions, n[5]), " sessions (",
+       num(s.ended_by_client, n[6]), " ended by their client, ", num(s.ended_by_loss, n[7]),
+       " by a lost connection, ", num(at_stop, n[8]), " at stop), ", num(s.refused, n[9]), " initialize refused (no free slot), ",
+       num(s.too_large, n[10]), " answers too large, ", num(s.stray, n[11]), " stray messages (",
+       num(s.retained, n[12]), " retained)\n"});
   g_mqtt->~Mqtt();
   g_mqtt = nullptr;
   if (g_mqtt_tls != nullptr) {

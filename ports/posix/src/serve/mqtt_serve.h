@@ -15,10 +15,11 @@ namespace serve {
 /// Reads a PEM file whole into `buf` (NUL-terminated); its length with the NUL, or 0 with the
 /// reason on stderr (serve.cpp).
 size_t read_pem(const char* program, const char* path, uint8_t* buf, size_t cap);
-/// --mqtt, --mqtt-name, --mqtt-id, --mqtt-ca, --mqtt-cert, --mqtt-key: as parse_http_option() (1 taken, 0 not one, -1 bad value).
+/// --mqtt, --mqtt-name, --mqtt-id, --mqtt-keepalive, --mqtt-ca, --mqtt-cert, --mqtt-key: as
+/// parse_http_option() (1 taken, 0 not one, -1 bad value).
 int parse_mqtt_option(int argc, char** argv, int* i, HttpConfig* config);
-/// After the command line: false (the reason on stderr) when --mqtt-name or --mqtt-id came
-/// without --mqtt.
+/// After the command line: false (the reason on stderr) when --mqtt-name, --mqtt-id or
+/// --mqtt-keepalive came without --mqtt.
 bool check_mqtt_options(const HttpConfig& config);
 /// Connects to the broker (the connection comes up in the loop); false with the reason on
 /// stderr when the options cannot be served.

@@ -87,7 +87,9 @@ const char kHttpUsage[] =
     "  --mqtt-cert FILE   mqtts: a client certificate (PEM) ...\n"
     "  --mqtt-key FILE    ... and its private key (PEM)\n"
     "  --mqtt-name NAME   the server-name, topic style (default emcp/<program>)\n"
-    "  --mqtt-id ID       the server-id, the MQTT client id (default <program>-<random hex>)\n";
+    "  --mqtt-id ID       the server-id, the MQTT client id (default <program>-<random hex>)\n"
+    "  --mqtt-keepalive S the MQTT Keep Alive, 1..65535 seconds (default 30); a broker silent\n"
+    "                     after a PINGREQ, or before its CONNACK, this long is dialed again\n";
 
 namespace {
 const char* g_allowed[8];

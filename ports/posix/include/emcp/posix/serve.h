@@ -68,7 +68,8 @@ struct HttpConfig {
   const char* required_scope = nullptr;
   /// MCP over MQTT 5 (docs/mqtt.md): the device dials a broker and serves clients through it,
   /// beside HTTP or alone. --mqtt mqtt://HOST[:PORT] or mqtts://HOST[:PORT] with --mqtt-ca,
-  /// --mqtt-name (default emcp/<program>), --mqtt-id (default <program>-<8 random hex digits>).
+  /// --mqtt-name (default emcp/<program>), --mqtt-id (default <program>-<8 random hex digits>),
+  /// --mqtt-keepalive (default 30 s).
   struct Mqtt {
     const char* url = nullptr;   ///< nullptr: no MQTT
     const char* host = nullptr;  ///< from the URL
@@ -79,6 +80,7 @@ struct HttpConfig {
     const char* ca = nullptr;    ///< --mqtt-ca: the CAs the broker's certificate must lead to (PEM)
     const char* cert = nullptr;  ///< --mqtt-cert, --mqtt-key: a client certificate (optional)
     const char* key = nullptr;
+    uint16_t keep_alive_s = 0;   ///< 0: the client's default (30 s)
   } mqtt;
 };
 
