@@ -325,19 +325,65 @@ TEST(McpOverMqtt, AnAnswerLongerThanTheBufferBecomesAnErrorToItsId) {
   EXPECT_TRUE(pong);
 }
 
-TEST(McpOverMqtt, ANameTheBrokerGivesIsTakenWithAFreshConnection) {
-  // CONNACK with the user property MCP-SERVER-NAME = fleet/a.
+// A CONNACK with the user property MCP-SERVER-NAME = `name`.
+std::vector<uint8_t> connack_naming(const std::string& name) {
   std::vector<uint8_t> connack{0x20, 0x00, 0x00, 0x00, 0x00};
-  const std::string k = "MCP-SERVER-NAME", v = "fleet/a";
+  const std::string k = "MCP-SERVER-NAME";
   std::vector<uint8_t> prop{0x26, 0x00, static_cast<uint8_t>(k.size())};
   prop.insert(prop.end(), k.begin(), k.end());
   prop.push_back(0x00);
-  prop.push_back(static_cast<uint8_t>(v.size()));
-  prop.insert(prop.end(), v.begin(), v.end());
+  prop.push_back(static_cast<uint8_t>(name.size()));
+  prop.insert(prop.end(), name.begin(), name.end());
   connack[4] = static_cast<uint8_t>(prop.size());
   connack.insert(connack.end(), prop.begin(), prop.end());
   connack[1] = static_cast<uint8_t>(connack.size() - 2);
-  Device d(connack);
+  return connack;
+}
+
+TEST(McpOverMqtt, ABrokerThatNamesTheServerAnewEachTimeIsFollowedOnce) {
+  Device d(connack_naming("fleet/a"));
+  d.mqtt.poll();
+  EXPECT_EQ(d.net.dials, 2);
+  d.net.establish();
+  d.net.out.clear();
+  d.net.from_broker(connack_naming("fleet/b"));  // another name again: kept, no third connection
+  d.mqtt.poll();
+  EXPECT_EQ(d.net.dials, 2);
+  EXPECT_TRUE(d.mqtt.client().connected());
+  EXPECT_EQ(d.mqtt.server_name(), emcp::StrView("fleet/a"));
+  auto sent = d.sent();
+  ASSERT_GE(sent.size(), 1u);
+  EXPECT_EQ(filter_of(sent[0]), "$mcp-server/dev1/fleet/a");
+}
+
+TEST(McpOverMqtt, AClientTopicTheBrokerRefusesEndsThatSession) {
+  Device d;
+  (void)d.sent();
+  d.from("c1", "$mcp-server/dev1/devices/test", kInit);
+  std::vector<uint16_t> ids;
+  for (const SentPacket& p : d.sent())
+    if (p.type == 8) ids.push_back(id_of(p));
+  ASSERT_EQ(ids.size(), 3u);
+  d.net.from_broker(broker_suback(ids[0], 0x87));  // the RPC topic: Not authorized
+  d.net.from_broker(broker_suback(ids[1]));
+  d.net.from_broker(broker_suback(ids[2]));
+  // The initialize answer, then notifications/disconnected on its RPC topic, the topics given back.
+  std::vector<std::string> pubs;
+  int unsubscribed = 0;
+  for (const SentPacket& p : d.sent()) {
+    if (p.type == 3) pubs.push_back(p.payload);
+    unsubscribed += p.type == 10;
+  }
+  ASSERT_EQ(pubs.size(), 2u);
+  EXPECT_NE(pubs[0].find(R"("id":1,"result")"), std::string::npos) << pubs[0];
+  EXPECT_EQ(pubs[1], R"({"jsonrpc":"2.0","method":"notifications/disconnected"})");
+  EXPECT_EQ(unsubscribed, 3);
+  EXPECT_EQ(d.mqtt.sessions(), 0u);
+  EXPECT_EQ(d.mqtt.stats().subscriptions_refused, 1u);
+}
+
+TEST(McpOverMqtt, ANameTheBrokerGivesIsTakenWithAFreshConnection) {
+  Device d(connack_naming("fleet/a"));
   EXPECT_EQ(d.mqtt.server_name(), emcp::StrView("fleet/a"));
   d.mqtt.poll();
   EXPECT_EQ(d.net.dials, 2);

@@ -45,6 +45,7 @@ const ClientEvents McpTransport::kEvents = [] {
   e.publish = [](void* ctx, const Packet& p) { owner_of(ctx).on_publish(p); };
   e.payload = [](void* ctx, StrView chunk) { owner_of(ctx).on_payload(chunk); };
   e.publish_end = [](void* ctx) { owner_of(ctx).on_publish_end(); };
+  e.subscribed = [](void* ctx, uint16_t id, StrView codes) { owner_of(ctx).on_subscribed(id, codes); };
   return e;
 }();
 
@@ -125,6 +126,7 @@ PublishHeader McpTransport::header(StrView t, bool retain) const {
 Status McpTransport::start(const char* host, uint16_t port) {
   if (!valid_part(options_.server_id, 64, false) || !valid_part(options_.server_name, sizeof name_, true))
     return Status::kInvalidArgument;
+  renamed_ = false;
   memcpy(name_, options_.server_name.data(), options_.server_name.size());
   name_len_ = static_cast<uint8_t>(options_.server_name.size());
   host_ = host;
@@ -186,7 +188,8 @@ void McpTransport::on_connected(const Packet& connack) {
   // CONNECT", which the broker does not send: docs/mqtt.md).
   StrView named;
   if (connack.props.user(kServerNameProperty, &named) && valid_part(named, sizeof name_, true) &&
-      named != server_name()) {
+      named != server_name() && !renamed_) {
+    renamed_ = true;  // once: a broker that names it anew at every connection is not followed around
     memcpy(name_, named.data(), named.size());
     name_len_ = static_cast<uint8_t>(named.size());
     rename_ = true;  // poll() connects again with it in the Will
@@ -366,7 +369,7 @@ void McpTransport::client_topics(McpClientSlot& slot, bool subscribe) {
   // last SUBACK says all three are in place.
   const StrView client = slot.client_id();
   static constexpr size_t kWhich[] = {kRpc, kClientCapability, kClientPresence};
-  uint16_t last = 0;
+  uint16_t last = 0, first = 0;
   for (size_t which : kWhich) {
     const StrView t = topic(which, client);
     if (subscribe) {
@@ -376,11 +379,27 @@ void McpTransport::client_topics(McpClientSlot& slot, bool subscribe) {
       s.no_local = which == kRpc;  // the text: No Local on the RPC topic
       s.retain_handling = 2;       // what the broker kept there is not this client's (its id is new)
       last = client_.subscribe(&s, 1);
+      if (first == 0) first = last;
     } else {
       last = client_.unsubscribe(&t, 1);
     }
   }
   slot.suback_ = subscribe ? last : 0;
+  slot.suback_first_ = subscribe ? first : 0;
+}
+
+void McpTransport::on_subscribed(uint16_t packet_id, StrView codes) {
+  // A client's topic the broker refused (its ACL, say): that session cannot work (its requests
+  // would never arrive). Its initialize answer went out with the last SUBACK; the client is told
+  // notifications/disconnected after it and the session ends.
+  if (codes.empty() || static_cast<uint8_t>(codes[0]) < 0x80) return;
+  for (McpClientSlot& s : slots_) {
+    if (s.state_ == McpClientSlot::State::kFree || s.suback_first_ == 0) continue;
+    if (static_cast<uint16_t>(packet_id - s.suback_first_) > static_cast<uint16_t>(s.suback_ - s.suback_first_)) continue;
+    ++stats_.subscriptions_refused;
+    end_session(s, true);
+    return;
+  }
 }
 
 void McpTransport::end_session(McpClientSlot& slot, bool tell_client) {

@@ -82,6 +82,7 @@ struct McpStats {
   uint32_t retained = 0;         ///< of those, retained messages (stale: the topics served take live ones only)
   uint32_t too_large = 0;        ///< answers replaced by the error, notifications dropped
   uint32_t capability_sent = 0;  ///< notifications sent on the capability topic
+  uint32_t subscriptions_refused = 0;  ///< sessions ended because the broker refused a client topic's SUBSCRIBE
 };
 
 /// One client's session. Declare as many as clients may be served at once.
@@ -103,7 +104,8 @@ class McpClientSlot {
   McpTransport* owner_ = nullptr;
   State state_ = State::kFree;
   uint8_t id_len_ = 0;
-  uint16_t suback_ = 0;  // the SUBSCRIBE the initialize answer waits for
+  uint16_t suback_ = 0;  // the SUBSCRIBE the initialize answer waits for (the last of three)
+  uint16_t suback_first_ = 0;  // the first of the three
   char id_[64] = {};
   mcp::Session session_;
 };
@@ -149,6 +151,7 @@ class McpTransport {
   void on_publish(const Packet& head);
   void on_payload(StrView chunk);
   void on_publish_end();
+  void on_subscribed(uint16_t packet_id, StrView codes);
   json::Sink* open_for(McpClientSlot& slot, const mcp::OutMessage& m);
   Status close_for(McpClientSlot& slot);
   void initialize(const jsonrpc::Decoded& d);
@@ -201,6 +204,7 @@ class McpTransport {
   uint8_t inbound_client_len_ = 0;
   char inbound_client_[64] = {};
   bool rename_ = false;          // the broker named the server: reconnect with its name in the Will
+  bool renamed_ = false;         // ... done once since start(): a broker that names it anew each time is not followed
   uint8_t name_len_ = 0;
   char name_[128] = {};
   uint16_t topic_len_ = 0;
