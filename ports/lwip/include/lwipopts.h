@@ -50,7 +50,7 @@
 // their MCP server as `_mcp._tcp` (emcp/lwip/mdns.h, board/mdns.h, docs/discovery.md). It needs
 // IGMP (the group 224.0.0.251; the NIC's driver filters multicast frames through the netif's
 // igmp_mac_filter), a UDP pcb, a netif client-data slot and a timeout for its probes; its host
-// and service records (about 480 B) come from lwIP's heap (MEM_SIZE), once. An lwIP for an image
+// and service records (about 500 B) come from lwIP's heap (MEM_SIZE), once. An lwIP for an image
 // that announces nothing may set LWIP_MDNS_RESPONDER 0: IGMP goes with it.
 #ifndef LWIP_MDNS_RESPONDER
 #define LWIP_MDNS_RESPONDER 1
