@@ -5,8 +5,10 @@
 #   EMCP_LWIP_SOURCE_DIR   the unpacked source (default build/third_party/lwip)
 #
 # emcp_lwip_library(NAME [TCPIP] [PORT_SOURCES files...]): a static library NAME of lwIP's core,
-# IPv4 and Ethernet code, and ports/lwip's TCP hooks that lwipopts.h wires into it (src/tcp.cpp:
-# a newer SYN reopens a connection in TIME_WAIT), so that whatever links this lwIP links them.
+# IPv4 and Ethernet code, its mDNS responder (apps/mdns: empty with LWIP_MDNS_RESPONDER 0), and
+# ports/lwip's TCP hooks that lwipopts.h wires into it (src/tcp.cpp: a newer SYN reopens a
+# connection in TIME_WAIT) and its announcement over mDNS (src/mdns.cpp, emcp/lwip/mdns.h), so
+# that whatever links this lwIP links them (an image that announces nothing links no mDNS code).
 # TCPIP: lwIP in its own thread (NO_SYS 0: api/tcpip.c, tcpip_thread), with PORT_SOURCES its
 # sys_arch (ports/freertos/lwip/sys_arch.cpp), built as the port's file is.
 set(EMCP_LWIP_SOURCE_DIR "${emcp_SOURCE_DIR}/build/third_party/lwip" CACHE PATH
@@ -29,11 +31,11 @@ function(emcp_lwip_library name)
   foreach(f autoip dhcp etharp icmp igmp ip4_frag ip4 ip4_addr)
     list(APPEND sources ${dir}/src/core/ipv4/${f}.c)
   endforeach()
-  list(APPEND sources ${dir}/src/netif/ethernet.c)
+  list(APPEND sources ${dir}/src/netif/ethernet.c ${dir}/src/apps/mdns/mdns.c)
   if(L_TCPIP)
     list(APPEND sources ${dir}/src/api/tcpip.c)
   endif()
-  set(port ${emcp_SOURCE_DIR}/ports/lwip/src/tcp.cpp ${L_PORT_SOURCES})
+  set(port ${emcp_SOURCE_DIR}/ports/lwip/src/tcp.cpp ${emcp_SOURCE_DIR}/ports/lwip/src/mdns.cpp ${L_PORT_SOURCES})
   add_library(${name} STATIC ${sources} ${port})
   target_include_directories(${name} SYSTEM PUBLIC ${dir}/src/include)
   target_include_directories(${name} PUBLIC ${emcp_SOURCE_DIR}/ports/lwip/include)

@@ -107,8 +107,11 @@ constexpr uint32_t kMaxTxFrame = 1514;
 
 // The MAC's registers (MAC_CSR_CMD: busy 31, read 30, register 7:0).
 constexpr uint32_t kCsrBusy = 1u << 31, kCsrRead = 1u << 30;
-enum MacReg : uint32_t { kMacCr = 1, kMacAddrH = 2, kMacAddrL = 3, kMacMiiAcc = 6, kMacMiiData = 7 };
+enum MacReg : uint32_t {
+  kMacCr = 1, kMacAddrH = 2, kMacAddrL = 3, kMacHashH = 4, kMacHashL = 5, kMacMiiAcc = 6, kMacMiiData = 7
+};
 constexpr uint32_t kMacCrRxAll = 1u << 31, kMacCrFullDuplex = 1u << 20, kMacCrPromiscuous = 1u << 18;
+constexpr uint32_t kMacCrHashFilter = 1u << 13;  // HPFILT: multicast through the hash table
 constexpr uint32_t kMacCrTxEnable = 1u << 3, kMacCrRxEnable = 1u << 2;
 // MII_ACC: PHY address (15:11), register (10:6), write (1), busy (0). The PHY's registers.
 constexpr uint32_t kPhyAddress = 1, kMiiWrite = 1u << 1, kMiiBusy = 1u << 0;
@@ -130,6 +133,9 @@ struct State {
   bool link_was_up;
   bool hold_when_full;  // Config::hold_when_full
   bool holding;         // poll() left a frame in the FIFO for want of a pbuf
+#if LWIP_IGMP
+  uint8_t hash_users[64];  // multicast groups joined per bit of the hash table
+#endif
 };
 State g;
 
@@ -195,6 +201,52 @@ void apply_duplex() {
     mac_write(kMacCr, cr);
   }
 }
+
+#if LWIP_IGMP
+/// The bit of the multicast hash table a destination address selects: the top 6 bits of its
+/// CRC-32 (the Ethernet FCS's polynomial, each byte least significant bit first, not inverted),
+/// as the datasheet's "Multicast Hash Table" says and Linux's smsc911x computes it.
+unsigned hash_bit(const uint8_t (&mac)[6]) {
+  uint32_t crc = 0xFFFFFFFFu;
+  for (uint8_t b : mac) {
+    for (unsigned i = 0; i < 8; ++i, b = static_cast<uint8_t>(b >> 1)) {
+      const bool carry = ((crc >> 31) ^ (b & 1u)) != 0;
+      crc <<= 1;
+      if (carry) crc ^= 0x04C11DB7u;
+    }
+  }
+  return crc >> 26;
+}
+
+/// lwIP's igmp_mac_filter (from lwIP's context, when a group is joined or left): the group's
+/// MAC address (01:00:5e and the group's low 23 bits) in or out of the chip's hash table
+/// (HASHH:HASHL), multicast filtered through it (MAC_CR's HPFILT) while a group is joined. A
+/// bit shared by two groups stays set until both are left; the IP layer drops the frames of
+/// another group that shares a bit.
+err_t igmp_filter(struct netif*, const ip4_addr_t* group, enum netif_mac_filter_action action) {
+  const uint32_t ip = lwip_ntohl(ip4_addr_get_u32(group));
+  const uint8_t mac[6] = {0x01, 0x00, 0x5e, static_cast<uint8_t>((ip >> 16) & 0x7Fu), static_cast<uint8_t>(ip >> 8),
+                          static_cast<uint8_t>(ip)};
+  const unsigned bit = hash_bit(mac);
+  if (action == NETIF_ADD_MAC_FILTER) {
+    if (g.hash_users[bit] == 0xFFu) return ERR_MEM;
+    ++g.hash_users[bit];
+  } else if (g.hash_users[bit] != 0) {
+    --g.hash_users[bit];
+  }
+  uint32_t table[2] = {0, 0};  // HASHL: bits 0-31, HASHH: 32-63
+  for (unsigned i = 0; i < 64; ++i)
+    if (g.hash_users[i] != 0) table[i >> 5] |= 1u << (i & 31u);
+  mac_write(kMacHashL, table[0]);
+  mac_write(kMacHashH, table[1]);
+  const uint32_t cr = (table[0] | table[1]) != 0 ? (g.mac_cr | kMacCrHashFilter) : (g.mac_cr & ~kMacCrHashFilter);
+  if (cr != g.mac_cr) {
+    g.mac_cr = cr;
+    mac_write(kMacCr, cr);
+  }
+  return ERR_OK;
+}
+#endif
 
 /// Reads `words` words of the current frame and throws them away.
 void rx_discard(uint32_t words) {
@@ -360,6 +412,11 @@ err_t netif_init(struct netif* netif) {
   netif->flags = NETIF_FLAG_BROADCAST | NETIF_FLAG_ETHARP | NETIF_FLAG_ETHERNET;
   netif->output = etharp_output;
   netif->linkoutput = link_output;
+#if LWIP_IGMP
+  // IPv4 multicast (mDNS's group): the groups lwIP joins pass the chip's hash filter.
+  netif->flags |= NETIF_FLAG_IGMP;
+  netif_set_igmp_mac_filter(netif, &igmp_filter);
+#endif
   return ERR_OK;
 }
 

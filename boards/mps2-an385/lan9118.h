@@ -64,8 +64,10 @@ struct Counters {
 /// netif_add()'s init function. `netif->state` must point to a Config. Resets the chip (soft
 /// reset, then waits for READY; ERR_IF when no LAN9118 answers the byte-order test), sets the
 /// MAC address (the chip's, else Config::fallback_mac), restarts auto-negotiation, enables the
-/// transmitter and receiver (unicast to us and broadcast; no multicast), and fills in the
-/// netif: hwaddr, MTU 1500, ETHARP | ETHERNET | BROADCAST, output = etharp_output, linkoutput.
+/// transmitter and receiver (unicast to us and broadcast; multicast only for the groups lwIP
+/// joins, through the chip's hash filter), and fills in the netif: hwaddr, MTU 1500, ETHARP |
+/// ETHERNET | BROADCAST (and IGMP with its igmp_mac_filter, with LWIP_IGMP: mDNS's group),
+/// output = etharp_output, linkoutput.
 /// The link flag is left to the caller (link_up()).
 err_t netif_init(struct netif* netif);
 

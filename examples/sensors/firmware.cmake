@@ -135,7 +135,10 @@ if(EMCP_BOARD_NET)
   # 1.6 KiB (157,648 B). The enforced ceilings are the
   # measured 154 KiB and 67 KiB until the core gives those bytes back (smaller
   # EMCP_HTTP_MAX_MCP_NAME / _PARAMS, one stateless Session shared by the connections, a
-  # smaller Param).
+  # smaller Param). Announcing itself on the LAN over mDNS (board/mdns.h: lwIP's responder and
+  # IGMP, the NIC's multicast filter, the TXT records) took 9,284 B of flash and 756 B of RAM
+  # more than the same image built with LWIP_MDNS_RESPONDER 0 (167,948 B and 69,292 B): the
+  # ceilings are those, rounded up to the KiB.
   # Authorization headers up to 256 bytes (the default keeps 1 KiB); 2 listen streams (each
   # holds a connection of the 4; the default 4 would take 272 B more).
   # Each network image's connection and session slots are set here, once: the image is built
@@ -153,7 +156,7 @@ if(EMCP_BOARD_NET)
     APP_DEFINES EMCP_SENSORS_NETWORK=1 EMCP_SENSORS_NET_CONNECTIONS=${EMCP_IMAGE_CONNECTIONS_sensors-net}
                 EMCP_SENSORS_NET_SESSIONS=${EMCP_IMAGE_SESSIONS_sensors-net}
     LIBS ${EMCP_BOARD_NET_LIBS}
-    FLASH_BUDGET 158720 FLASH_TARGET 131072 RAM_BUDGET 68608 RAM_TARGET 65536
+    FLASH_BUDGET 168960 FLASH_TARGET 131072 RAM_BUDGET 69632 RAM_TARGET 65536
     DESCRIPTION "the sensors example, unchanged, on the UART and over HTTP through lwIP at once
                  (Streamable HTTP, HTTP+SSE, WebSocket; 4 connections with 2 KiB arenas and 1 KiB
                  output buffers, 2 sessions with 1.5 KiB replay buffers; lwIP's pools below as
@@ -200,8 +203,10 @@ if(EMCP_BOARD_NET)
     # Flash 162 KiB until its sensor task and timer interrupt posted to the inbox (merged with
     # issue 29's inbox: 166,164 B); 167,412 B with device_stats' "inbox" object and the HTTP
     # engine's keep-alive shedding (docs/http.md); 168,340 B and 81,924 B of static RAM with
-    # device_stats' "tasks" array (the tasks' stacks) and lwIP's spare tcpip message.
-    FLASH_BUDGET 168960 RAM_BUDGET 82944
+    # device_stats' "tasks" array (the tasks' stacks) and lwIP's spare tcpip message; 178,084 B
+    # and 83,172 B announcing itself over mDNS (board/mdns.h: 9,188 B of code, and 1,236 B of RAM
+    # with tcpip_thread's 512 B larger stack, which now builds mDNS's answers).
+    FLASH_BUDGET 178176 RAM_BUDGET 83968
     DESCRIPTION "the sensors network image, unchanged, under FreeRTOS (ports/freertos): lwIP in its
                  own thread (tcpip_thread, NO_SYS 0, the core lock the owner task holds but while it
                  waits), the NIC's receive task handing frames to it, the sensor task beside")
@@ -272,10 +277,11 @@ if(EMCP_BOARD_NET)
         set(EMCP_IMAGE_SESSIONS_${variant} 2 PARENT_SCOPE)
       endforeach()
     endfunction()
-    # Under FreeRTOS: 240,856 B of flash and 100,436 B of static RAM (the ceilings: rounded up to
-    # the KiB).
+    # Under FreeRTOS: 240,856 B of flash and 100,436 B of static RAM; 250,984 B and 102,036 B
+    # since it announces itself over mDNS (board/mdns.h; tcpip_thread's stack 512 B larger). The
+    # ceilings: rounded up to the KiB.
     sensors_tls_image(emcp-sensors-tls 2 24 LIBS ${EMCP_BOARD_NET_LIBS} FLASH_TARGET 262144 RAM_TARGET 98304
-      RTOS ${EMCP_BOARD_NET_LIBS_RTOS} CEILINGS 241664 101376
+      RTOS ${EMCP_BOARD_NET_LIBS_RTOS} CEILINGS 251904 102400
       DESCRIPTION "the sensors example over HTTPS and WSS (TLS 1.2 through the TLS layer over lwIP) and
                    its UART: 2 connections, 2 sessions; Mbed TLS's memory is the 24 KiB pool
                    `g_tls_pool` (the parsed certificate and P-256 key 2.5 KiB, an established
@@ -292,9 +298,10 @@ if(EMCP_BOARD_NET)
     # The same with 4 connections, input records of TLS's full 16 KiB (a client's 6 KB sampling
     # answer arrives as one record) and an 88 KiB pool (4 established connections of 20 KiB):
     # the SDK client's tests over HTTPS, HTTP+SSE over HTTPS and WSS, whose clients hold an event
-    # stream and post beside it. Under FreeRTOS: 240,912 B and 182,484 B.
+    # stream and post beside it. Under FreeRTOS: 240,912 B and 182,484 B; 251,032 B and 184,148 B
+    # with mDNS.
     sensors_tls_image(emcp-sensors-tls4 4 88 LIBS ${EMCP_BOARD_NET_LIBS_16K}
-      RTOS emcp_lwip_board_rtos emcp_mbedtls_board_16k CEILINGS 241664 183296
+      RTOS emcp_lwip_board_rtos emcp_mbedtls_board_16k CEILINGS 251904 184320
       VARIANT_OF emcp-sensors-tls
       DESCRIPTION "the same with 4 connections, input records of TLS's full 16 KiB and an 88 KiB pool
                    (the SDK client's tests: a client sends a 6 KB answer as one record)"
@@ -302,9 +309,9 @@ if(EMCP_BOARD_NET)
     # A pool too small for its slots (test only): 4 connections, a 24 KiB pool that holds the
     # certificate, 2 established connections and a handshake; a third connection's buffers do
     # not fit, and it is refused with a TLS alert while the others go on (board_tls_pool).
-    # Under FreeRTOS: 240,912 B and 116,948 B.
+    # Under FreeRTOS: 240,912 B and 116,948 B; 251,032 B and 118,612 B with mDNS.
     sensors_tls_image(emcp-sensors-tls-tight 4 24 NOT_DOCUMENTED LIBS ${EMCP_BOARD_NET_LIBS}
-      RTOS ${EMCP_BOARD_NET_LIBS_RTOS} CEILINGS 241664 117760)
+      RTOS ${EMCP_BOARD_NET_LIBS_RTOS} CEILINGS 251904 118784)
   endif()
 endif()
 

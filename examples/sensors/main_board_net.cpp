@@ -4,6 +4,7 @@
 // sessions share its tools, resources and notifications.
 #include "app.h"
 #include "board/board.h"
+#include "board/mdns.h"
 #include "board/net.h"
 #include "board/serve_net.h"
 #include "emcp/lwip/http_listener.h"
@@ -276,7 +277,14 @@ void sensors_net_firmware() {
   net.options = &g_http_options;
   emcp::board::Loop loop;
   loop.tick = &app::tick;
-  emcp::board::serve_uart_and_http(g_server, g_link, program, loop, net, emcp::board::NetConfig{});
+  // Announced on the LAN over mDNS once the board has an address (board/mdns.h): `_mcp._tcp`,
+  // the board's name, the TXT records of what it serves.
+  emcp::board::MdnsOptions mdns;
+#if EMCP_SENSORS_TLS
+  mdns.tls = true;
+#endif
+  emcp::board::serve_uart_and_http(g_server, g_link, program, loop, net,
+                                   emcp::board::announce_over_mdns(emcp::board::NetConfig{}, net, mdns));
 }
 
 #ifndef EMCP_SENSORS_NO_MAIN

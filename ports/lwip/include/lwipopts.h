@@ -46,10 +46,27 @@
 #ifndef MEMP_NUM_PBUF
 #define MEMP_NUM_PBUF 16
 #endif
-#define MEMP_NUM_UDP_PCB 4
-#define MEMP_NUM_SYS_TIMEOUT (LWIP_NUM_SYS_TIMEOUT_INTERNAL + 2)
+// ---- mDNS / DNS-SD: lwIP's responder (apps/mdns, RFC 6762/6763), with which the boards announce
+// their MCP server as `_mcp._tcp` (emcp/lwip/mdns.h, board/mdns.h, docs/discovery.md). It needs
+// IGMP (the group 224.0.0.251; the NIC's driver filters multicast frames through the netif's
+// igmp_mac_filter), a UDP pcb, a netif client-data slot and a timeout for its probes; its host
+// and service records (about 500 B) come from lwIP's heap (MEM_SIZE), once. An lwIP for an image
+// that announces nothing may set LWIP_MDNS_RESPONDER 0: IGMP goes with it.
+#ifndef LWIP_MDNS_RESPONDER
+#define LWIP_MDNS_RESPONDER 1
+#endif
+#define MDNS_MAX_SERVICES 1
+#if LWIP_MDNS_RESPONDER
+#define LWIP_NUM_NETIF_CLIENT_DATA 1
+#endif
+#ifndef MEMP_NUM_IGMP_GROUP
+#define MEMP_NUM_IGMP_GROUP 2  // all-systems (224.0.0.1) and mDNS's
+#endif
 
-// ---- Protocols: IPv4, ARP, ICMP, DHCP, TCP through altcp (TLS layers on it later)
+#define MEMP_NUM_UDP_PCB (4 + LWIP_MDNS_RESPONDER)
+#define MEMP_NUM_SYS_TIMEOUT (LWIP_NUM_SYS_TIMEOUT_INTERNAL + 2 + LWIP_MDNS_RESPONDER)
+
+// ---- Protocols: IPv4, ARP, ICMP, DHCP, TCP through altcp (TLS layers on it later); IGMP for mDNS
 #define LWIP_IPV4 1
 #define LWIP_IPV6 0
 #define LWIP_ARP 1
@@ -60,7 +77,7 @@
 #define LWIP_TCP 1
 #define LWIP_ALTCP 1
 #define LWIP_DNS 0
-#define LWIP_IGMP 0
+#define LWIP_IGMP LWIP_MDNS_RESPONDER
 #define LWIP_AUTOIP 0
 #define LWIP_RAW 0
 // No IP fragments: TCP keeps its segments within the MSS and DHCP's packets are small, so

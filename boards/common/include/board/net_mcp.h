@@ -10,7 +10,9 @@
 // bearer tokens in front): mcp::Server with emcp::board::net_platform(), StaticLineTransport on
 // the UART, StaticLwipHttpListener<Conns> and StaticHttpServer<Conns, Sessions, ArenaSize,
 // OutSize, ReplaySize> on the listener's port, emcp::board::init() and serve_uart_and_http()
-// (board/serve_net.h). Before run(): service() for the port (80), the Host/Origin names to
+// (board/serve_net.h), announced on the LAN over mDNS as `_mcp._tcp` (board/mdns.h: the
+// instance named mdns().instance, the board's name by default; mdns().enabled false: none).
+// Before run(): service() for the port (80), the Host/Origin names to
 // accept besides the localhost names and the board's own address (service().extra_hosts:
 // run() sets options().allowed_hosts and allowed_origins from those, replacing what they held)
 // and the keep-alive (service().keepalive_ms, 5 s; 0 leaves options().keepalive_ms); options()
@@ -25,6 +27,7 @@
 #include <stdint.h>
 
 #include "board/board.h"
+#include "board/mdns.h"
 #include "board/net.h"
 #include "board/serve_net.h"
 #include "emcp/lwip/http_listener.h"
@@ -67,15 +70,19 @@ class NetMcp {
   emcp::transport::HttpOptions& options() { return options_; }
   /// What run() serves: port, extra_hosts, keepalive_ms (board/serve_net.h's HttpService).
   HttpService& service() { return service_; }
+  /// How run() announces the server on the LAN (board/mdns.h): instance name, host name, TLS.
+  MdnsOptions& mdns() { return mdns_; }
   emcp::transport::HttpServer& http() { return http_; }
 
-  /// Initializes the board, starts the network (`config`: DHCP, then the static address) and
-  /// serves the UART and HTTP forever; the banner line says whether the NIC answered.
+  /// Initializes the board, starts the network (`config`: DHCP, then the static address),
+  /// announces the server once it has an address (mdns()) and serves the UART and HTTP forever;
+  /// the banner line says whether the NIC answered.
   [[noreturn]] void run() { run(Loop{}); }
   /// The same, running `loop.tick` (the application's periodic work) every round.
   [[noreturn]] void run(const Loop& loop, const NetConfig& config = NetConfig{}) {
     init();
-    serve_uart_and_http(server_, link_, server_.info().name, loop, service_, config);
+    serve_uart_and_http(server_, link_, server_.info().name, loop, service_,
+                        announce_over_mdns(config, service_, mdns_));
   }
 
  private:
@@ -86,6 +93,7 @@ class NetMcp {
   emcp::lwip::StaticLwipHttpListener<Conns> listener_;
   emcp::transport::StaticHttpServer<Conns, Sessions, ArenaSize, OutSize, ReplaySize> http_;
   HttpService service_;
+  MdnsOptions mdns_;
 };
 
 }  // namespace board

@@ -90,6 +90,15 @@ __attribute__((always_inline)) constexpr inline bool supports(Version v, Feature
          (kFeatureSpans[static_cast<uint8_t>(f)].until == kStill || v <= kFeatureSpans[static_cast<uint8_t>(f)].until);
 }
 
+/// How many revisions Version has (its values are 0 to kVersionCount - 1, the newest last).
+constexpr uint8_t kVersionCount = static_cast<uint8_t>(Version::k2026_07_28) + 1;
+
+/// True when this build serves revision `v`: the legacy era's (kSessions) with EMCP_LEGACY_ERA,
+/// the modern era's (kModern) with EMCP_MODERN_ERA (what a device announces: board/mdns.h).
+constexpr bool served(Version v) {
+  return (EMCP_LEGACY_ERA && supports(v, Feature::kSessions)) || (EMCP_MODERN_ERA && supports(v, Feature::kModern));
+}
+
 }  // namespace mcp
 EMCP_NS_END
 

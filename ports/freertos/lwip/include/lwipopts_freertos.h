@@ -28,9 +28,11 @@
 
 /* tcpip_thread: its stack in bytes (a static array, checked by the footprint report as the task
  * "tcpip"), its priority (the highest of configMAX_PRIORITIES 4, with the NIC's receive task:
- * frames and timers are served before the server's loop). */
+ * frames and timers are served before the server's loop). With the mDNS responder it builds
+ * mDNS's answers too (a query's names, known answers and the answer: 2,384 B deep on the
+ * Cortex-M3, where 2 KiB served until then): 512 B more. */
 #ifndef TCPIP_THREAD_STACKSIZE
-#define TCPIP_THREAD_STACKSIZE 2048
+#define TCPIP_THREAD_STACKSIZE (2048 + 512 * LWIP_MDNS_RESPONDER)
 #endif
 #ifndef TCPIP_THREAD_PRIO
 #define TCPIP_THREAD_PRIO 3
