@@ -263,9 +263,9 @@ function boardArgs(args) {
 /// stderr once it listens (`url` matches the port as its group 1) and resolves with { proc,
 /// port, stderr(), watch } (watch: server_exit.mjs's, which stopNetworkServer() judges); rejects
 /// when it exits first or says nothing within `startMs`.
-function startAnnouncing(what, cmd, argv, url, startMs, stdin = "pipe") {
+function startAnnouncing(what, cmd, argv, url, startMs, stdin = "pipe", stdout = "ignore") {
   return new Promise((resolve, reject) => {
-    const proc = spawn(cmd, argv, { stdio: [stdin, "ignore", "pipe"] });
+    const proc = spawn(cmd, argv, { stdio: [stdin, stdout, "pipe"] });
     const watch = watchServer(proc, [cmd, ...argv].join(" "));
     const timer = setTimeout(() => { proc.kill("SIGKILL"); reject(new Error(`${what} did not start: ${watch.stderr()}`)); }, startMs);
     proc.stderr.on("data", () => {
@@ -372,6 +372,22 @@ export function startGateway(boardPort, extra = []) {
                          /serving MCP on http:\/\/127\.0\.0\.1:(\d+)\/mcp/, 10000, "ignore");
 }
 
+/// Starts `command args` (or, with EMCP_RUN_BOARD, the board: scripts/run-board --mqtt, which
+/// provisions the broker and the name into the board and announces it once its presence is on
+/// the broker) serving MCP over MQTT through `broker` (broker.mjs's) under a server-name of its
+/// own, with `extra` arguments besides (a board's --http 0). `stdout`: "pipe" keeps its
+/// standard output (a board's UART, through scripts/run-board) as proc.stdout. Resolves with
+/// startAnnouncing()'s { proc, port (the broker's), stderr(), watch } and mqttName.
+export async function startMqttServer(command, args, broker, extra = [], stdout = "ignore") {
+  const mqttName = `devices/test/${Math.random().toString(16).slice(2, 10)}`;
+  const mqtt = ["--mqtt", broker.url, "--mqtt-name", mqttName];
+  const [cmd, argv] = RUN_BOARD ? [RUN_BOARD[0], [...RUN_BOARD.slice(1), ...mqtt, ...extra]]
+                                : serverCommand(command, [...args, ...mqtt, ...extra]);
+  const server = await startAnnouncing("server", cmd, argv, /serving MCP over MQTT through 127\.0\.0\.1:(\d+)/,
+                                       RUN_BOARD ? 120000 : 5000, "pipe", stdout);
+  return { ...server, mqttName };
+}
+
 function clientTransport(kind, port) {
   const base = `127.0.0.1:${port}`;
   switch (kind) {
@@ -415,16 +431,14 @@ export async function connect({ command, args = [], revision, capabilities = {},
     // MCP over MQTT (docs/mqtt.md): a Mosquitto of the test's own, the server dialing it, the
     // client transport of tests/mcp/lib/mqtt_transport.mjs (MQTT.js) finding it by presence.
     const broker = await startBroker();
-    const name = `devices/test/${Math.random().toString(16).slice(2, 10)}`;
     try {
-      const [cmd, argv] = serverCommand(command, [...args, "--mqtt", broker.url, "--mqtt-name", name]);
-      server = await startAnnouncing("server", cmd, argv, /serving MCP over MQTT through 127\.0\.0\.1:(\d+)/, 5000);
+      server = await startMqttServer(command, args, broker);
     } catch (e) {
       await broker.stop();
       throw e;
     }
     server.broker = broker;
-    inner = new MqttClientTransport({ url: broker.url, serverName: name });
+    inner = new MqttClientTransport({ url: broker.url, serverName: server.mqttName, discoverMs: RUN_BOARD ? 60000 : 10000 });
   } else {
     server = await startNetworkServer(command, args);
     inner = clientTransport(kind, server.port);
