@@ -375,9 +375,10 @@ async function main() {
   await Promise.all(devices.map((d) => stopServer(d.w).catch((e) => problem(e.message))));
   const stopped = now();
   for (const d of devices) {
-    const s = /MQTT: (\d+) connections \((\d+) dials\), (\d+) sessions, (\d+) refused, (\d+) answers too large, (\d+) protocol errors, (\d+) keep-alive timeouts/.exec(d.w.stderr());
+    // emcp-sensors' summary line at its end (ports/posix/src/serve/mqtt_serve.cpp, stop_mqtt()).
+    const s = /MQTT: (\d+) connections \((\d+) dials, (\d+) refused by the broker, (\d+) protocol errors, (\d+) keep-alive timeouts\), (\d+) sessions \(.*?\), (\d+) initialize refused \(no free slot\), (\d+) answers too large/.exec(d.w.stderr());
     if (!s) problem(`${d.id}: no MQTT figures on its stderr at its end: ${d.w.stderr().slice(-300)}`);
-    else if (s[1] !== "1" || s[3] !== "1" || s[4] !== "0" || s[5] !== "0" || s[6] !== "0" || s[7] !== "0")
+    else if (s[1] !== "1" || s[3] !== "0" || s[4] !== "0" || s[5] !== "0" || s[6] !== "1" || s[7] !== "0" || s[8] !== "0")
       problem(`${d.id}: wanted 1 connection, 1 session and nothing refused, too large or broken: ${s[0]}`);
     if (d.announces !== 1) problem(`${d.id}: announced itself ${d.announces} times to the watcher (wanted once)`);
   }

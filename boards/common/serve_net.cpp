@@ -17,6 +17,7 @@ size_t g_host_count = 0;
 char g_address[16];  // the board's own address, dotted (one of g_hosts once bound)
 
 void set_hosts(const char* own_address) {
+  if (g_service.options == nullptr) return;  // no HTTP
   g_host_count = 0;
   for (const char* h : {"localhost", "127.0.0.1", "[::1]"}) g_hosts[g_host_count++] = h;
   if (own_address != nullptr) g_hosts[g_host_count++] = own_address;
@@ -58,26 +59,28 @@ void step(void*) {
 void serve_uart_and_http(emcp::mcp::Server& server, emcp::transport::LineTransport& link, const char* program,
                          const Loop& loop, const HttpService& net, const NetConfig& config) {
   g_service = net;
-  if (net.keepalive_ms != 0) net.options->keepalive_ms = net.keepalive_ms;
+  if (net.keepalive_ms != 0 && net.options != nullptr) net.options->keepalive_ms = net.keepalive_ms;
   set_hosts(nullptr);
   NetConfig cfg = config;
   g_app_on_address = cfg.on_address;
   cfg.on_address = &on_address;
   bool up = net_init(cfg);
   if (up) {
-    net.listener->attach(net.front.valid() ? net.front : net.http->handler());
     net.listener->set_pump(&pump, nullptr);
-    up = net.listener->listen(net.port) == emcp::Status::kOk;
+    if (net.http != nullptr) {
+      net.listener->attach(net.front.valid() ? net.front : net.http->handler());
+      up = net.listener->listen(net.port) == emcp::Status::kOk;
+    }
   }
   // "; MCP over HTTP on port N once the network is up" (or why not) ends the banner line.
   static char banner[64];
   emcp::json::BufferSink text(banner, sizeof banner - 1);
-  if (up) {
+  if (!up) {
+    text.write("; no network");
+  } else if (net.http != nullptr) {
     text.write("; and over HTTP on port ");
     char num[24];
     text.write(num, emcp::json::format_uint64(net.port, num));
-  } else {
-    text.write("; no network");
   }
   banner[text.view().size()] = '\0';
   Service service;

@@ -44,9 +44,10 @@ struct Config {
   /// on_rx_interrupt() calls the kernel's ...FromISR API.
   uint8_t irq_priority = 0;
   /// With the pbuf pool empty, leave a frame in the chip's FIFO for the next poll() (holding()
-  /// says so; the interrupt stays masked meanwhile) instead of dropping it. Under an RTOS, whose
-  /// receive task drains the chip into pbufs that wait in lwIP's mailbox, the chip's 10 KiB FIFO
-  /// is then the buffer it is on bare metal, where poll() runs only when lwIP can take frames.
+  /// says so; the interrupt stays masked meanwhile) instead of dropping it: the chip's 10 KiB
+  /// FIFO is then a buffer before the pool, under an RTOS (whose receive task drains the chip
+  /// into pbufs that wait in lwIP's mailbox) and on bare metal (where the pbufs of the frames
+  /// one poll() handed lwIP wait for the loop's engines). net.cpp sets it in both.
   bool hold_when_full = false;
 };
 

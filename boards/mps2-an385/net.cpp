@@ -133,6 +133,12 @@ bool net_init(const NetConfig& config) {
   const ip4_addr_t any = {0};
 #if NO_SYS
   lwip_init();
+  // A frame lwIP has no pool pbuf for waits in the chip's FIFO (about 10 KiB) for the next poll()
+  // too: the pbufs of the frames a poll() hands lwIP stay taken until the loop's engines read
+  // them (the listener queues each segment's chain), and every frame takes one, whatever its
+  // size, so a peer's burst of small segments (an MQTT broker's messages) empties the pool within
+  // one poll() while its window still allows more.
+  g_nic_config.hold_when_full = true;
   if (netif_add(&g_netif, &any, &any, &any, &g_nic_config, &lan9118::netif_init, &ethernet_input) == nullptr)
     return false;
 #else

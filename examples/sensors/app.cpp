@@ -25,7 +25,7 @@
 // EMCP_SENSORS_HTTP_STATS (default: on Linux and in network images): the "http" object of
 // device_stats (the engine's counters), which the program fills in while it serves HTTP.
 #ifndef EMCP_SENSORS_HTTP_STATS
-#if defined(__linux__) || EMCP_SENSORS_NETWORK
+#if defined(__linux__) || (EMCP_SENSORS_NETWORK && EMCP_SENSORS_HTTP)
 #define EMCP_SENSORS_HTTP_STATS 1
 #else
 #define EMCP_SENSORS_HTTP_STATS 0
@@ -403,6 +403,25 @@ constexpr Param kHttpStats[] = {
 };
 #endif
 
+#if EMCP_SENSORS_MQTT
+// MCP over MQTT (PlatformStats::Mqtt, in its order): the broker connection now, the client
+// slots, the MQTT arena's high-water mark, and what docs/mqtt.md counts.
+constexpr Param kMqttStats[] = {
+    Param::boolean("connected", "Connected to the broker now").required(),
+    Param::integer("sessions_in_use").required(),
+    Param::integer("sessions").required(),
+    Param::integer("arena_high_water").required(),
+    Param::integer("arena_size").required(),
+    Param::integer("dials", "Connections to the broker attempted").required(),
+    Param::integer("connects", "Connections the broker accepted").required(),
+    Param::integer("sessions_opened").required(),
+    Param::integer("refused", "initialize refused: every client slot taken").required(),
+    Param::integer("too_large", "Answers longer than the transmit buffer (replaced by an error) and notifications dropped").required(),
+    Param::integer("qos0_fallbacks", "Messages sent at QoS 0: the broker's Receive Maximum was reached").required(),
+    Param::integer("stray", "Messages on no topic of a session").required(),
+};
+#endif
+
 #if EMCP_SENSORS_INBOX_STATS
 // The inbox's counters (emcp::mcp::InboxStats, in its order; docs/concurrency.md says what
 // each counts): a post refused is one its caller saw refused.
@@ -481,6 +500,20 @@ void write_stats(emcp::json::Writer& w, const void* ctx) {
     w.end_object();
   }
 #endif
+#if EMCP_SENSORS_MQTT
+  if (st.mqtt != nullptr) {
+    const PlatformStats::Mqtt& m = *st.mqtt;
+    w.key("mqtt");
+    w.begin_object();
+    w.member_bool(kMqttStats[0].name, m.connected);
+    const uint64_t figures[] = {m.sessions_in_use, m.sessions, m.arena_high_water, m.arena_size,
+                                m.dials,           m.connects, m.sessions_opened,  m.refused,
+                                m.too_large,       m.qos0_fallbacks, m.stray};
+    for (size_t i = 0; i < sizeof figures / sizeof figures[0]; ++i)
+      w.member_int(kMqttStats[1 + i].name, static_cast<int64_t>(figures[i]));
+    w.end_object();
+  }
+#endif
 #if EMCP_SENSORS_INBOX_STATS
   if (now.has_inbox) {
     const emcp::mcp::InboxStats& in = now.inbox;
@@ -527,11 +560,12 @@ void device_stats(ToolCall& call) {
 // TIME_WAIT connections reopened, pcbs per state (ports/lwip's emcp/lwip/tcp.h).
 constexpr Param kPcbCount = Param::integer("");
 constexpr Param kNetworkStats[] = {
-    Param::integer("connections_in_use").required(),
-    Param::integer("connections").required(),
-    Param::integer("sessions_in_use").required(),
-    Param::integer("sessions").required(),
-    Param::integer("http_arena_high_water").required(),
+    // An image serving HTTP only: its connection and session slots, its arena's high-water mark.
+    Param::integer("connections_in_use"),
+    Param::integer("connections"),
+    Param::integer("sessions_in_use"),
+    Param::integer("sessions"),
+    Param::integer("http_arena_high_water"),
     Param::integer("accepted").required(),
     Param::integer("refused").required(),
     Param::integer("pbuf_pool_used").required(),
@@ -556,6 +590,7 @@ constexpr Param kNetworkStats[] = {
     Param::array("tcp_states", kPcbCount,
                  "pcbs per state: closed, listen, syn_sent, syn_rcvd, established, fin_wait_1, fin_wait_2, "
                  "close_wait, closing, last_ack, time_wait").required(),
+#if EMCP_SENSORS_TLS
     // TLS images only: Mbed TLS's static pool and the handshakes.
     Param::integer("tls_pool_used"),
     Param::integer("tls_pool_max"),
@@ -567,6 +602,7 @@ constexpr Param kNetworkStats[] = {
     Param::integer("tls_resumed"),
     Param::integer("tls_failed"),
     Param::integer("tls_refused_memory"),
+#endif
 };
 #endif
 
@@ -582,10 +618,13 @@ constexpr Param kStatsOutput[] = {
     Param::integer("input_held").required(),
     Param::integer("notifications_dropped").required(),
 #if EMCP_SENSORS_NETWORK
-    Param::object("network", kNetworkStats, "HTTP over the board's network (network images only)"),
+    Param::object("network", kNetworkStats, "The board's network: HTTP's slots, lwIP, the NIC (network images only)"),
 #endif
 #if EMCP_SENSORS_HTTP_STATS
     Param::object("http", kHttpStats, "The HTTP engine's slots, refusals, reclaims, timeouts and evictions (over HTTP only)"),
+#endif
+#if EMCP_SENSORS_MQTT
+    Param::object("mqtt", kMqttStats, "MCP over MQTT: the broker connection and the client sessions (over MQTT only)"),
 #endif
 #if EMCP_SENSORS_INBOX_STATS
     Param::object("inbox", kInboxStats, "The server's inbox: what other tasks and interrupts posted to the owner"),

@@ -10,6 +10,17 @@
 #include "emcp/mcp/server.h"
 #include "emcp/transport/http_server.h"
 
+// A network image's transports (main_board_net.cpp; app.cpp's device_stats follows them):
+// EMCP_SENSORS_HTTP (default 1) serves HTTP through lwIP; EMCP_SENSORS_MQTT (default 0) serves
+// MCP over MQTT through a broker the firmware dials (docs/mqtt.md), and device_stats gets its
+// "mqtt" object.
+#ifndef EMCP_SENSORS_HTTP
+#define EMCP_SENSORS_HTTP 1
+#endif
+#ifndef EMCP_SENSORS_MQTT
+#define EMCP_SENSORS_MQTT 0
+#endif
+
 namespace app {
 
 /// The server's name, version, title, description and instructions (one for every platform).
@@ -71,6 +82,16 @@ struct PlatformStats {
     emcp::transport::HttpStats stats;
   };
   const Http* http = nullptr;
+  /// MCP over MQTT (emcp/mqtt/mcp_transport.h): the broker connection, the client slots and the
+  /// counters, written as device_stats' "mqtt" object; nullptr: not served over MQTT.
+  struct Mqtt {
+    bool connected = false;
+    uint64_t sessions_in_use = 0, sessions = 0, arena_high_water = 0, arena_size = 0;
+    uint32_t dials = 0, connects = 0, sessions_opened = 0, refused = 0, too_large = 0, qos0_fallbacks = 0, stray = 0;
+  };
+#if EMCP_SENSORS_MQTT
+  const Mqtt* mqtt = nullptr;
+#endif
 };
 void set_stats_source(void (*fn)(PlatformStats* out));
 

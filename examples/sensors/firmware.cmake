@@ -229,6 +229,57 @@ if(EMCP_BOARD_NET)
     APP_DEFINES EMCP_SENSORS_NET_CONNECTIONS=${EMCP_IMAGE_CONNECTIONS_sensors-net8}
                 EMCP_SENSORS_NET_SESSIONS=${EMCP_IMAGE_SESSIONS_sensors-net8}
     LIBS ${EMCP_BOARD_NET_LIBS_RTOS})
+  # MCP over MQTT (docs/mqtt.md): the board dials a broker once it has an address and serves
+  # MCP clients through it, beside the UART (and HTTP): the broker, the server-name and the
+  # server-id from the credentials region (board/credentials.h: scripts/run-board --mqtt
+  # provisions them), so where the board has one. 2 client sessions, a 2 KiB arena, and answers
+  # written whole into the MQTT client's transmit buffer (MQTT puts a message's length first):
+  # the feature set's longest answer is the tools/list page with device_stats, whose output
+  # schema grows with each object the image reports (6,721 B without HTTP's, 9,337 B with it:
+  # docs/mqtt.md), hence EMCP_SENSORS_MQTT_MESSAGE 7 KiB and 10 KiB.
+  if(EMCP_BOARD_TLS_SOURCES)
+    # With HTTP: the network tests' image, serving the UART, HTTP and MQTT at once.
+    set(EMCP_IMAGE_CONNECTIONS_sensors-mqtt-net 4)
+    set(EMCP_IMAGE_SESSIONS_sensors-mqtt-net 2)
+    emcp_add_firmware(emcp-sensors-mqtt-net-${EMCP_BOARD}
+      SOURCES ${sensors_net_sources} ${EMCP_BOARD_TLS_SOURCES}
+      INCLUDES ${CMAKE_CURRENT_LIST_DIR}
+      DEFINES EMCP_HTTP_MAX_AUTH=256 EMCP_MAX_LISTENS=2
+      APP_DEFINES EMCP_SENSORS_NETWORK=1 EMCP_SENSORS_MQTT=1 EMCP_SENSORS_MQTT_MESSAGE=10240
+                  EMCP_SENSORS_NET_CONNECTIONS=${EMCP_IMAGE_CONNECTIONS_sensors-mqtt-net}
+                  EMCP_SENSORS_NET_SESSIONS=${EMCP_IMAGE_SESSIONS_sensors-mqtt-net}
+      LIBS ${EMCP_BOARD_NET_LIBS}
+      # Its measured flash and static RAM, rounded up to the KiB (189,712 B and 86,044 B: with
+      # the mDNS announcement every HTTP image makes, 9.3 KiB of it; before it 179,380 B).
+      FLASH_BUDGET 190464 RAM_BUDGET 87040
+      VARIANT_OF emcp-sensors-net
+      DESCRIPTION "the sensors network image serving MCP over MQTT too (docs/mqtt.md): the board dials
+                   the broker the credentials region names and serves 2 client sessions through it,
+                   beside the UART and HTTP (`g_mqtt`: the MQTT client's transmit buffer for answers
+                   of up to 10 KiB, its 2 KiB arena, the client slots)")
+    # Without HTTP: the UART and MQTT, with lwIP's pools for its one TCP connection
+    # (EMCP_BOARD_NET_LIBS_ONE). The issue's targets: 110 KiB of flash and 48 KiB of static RAM;
+    # RAM is within (45,284 B), flash is not (143,616 B; 2.6 KiB of it since the first
+    # measurement: IGMP, which lwIP's options turn on with the mDNS responder although this image
+    # announces nothing, 1.5 KiB, and the fault-handling fixes of the MQTT client): the example's whole feature set (the
+    # MCP core it links, 60 KiB, its own code and tables, 20 KiB, device_stats' network and MQTT
+    # figures among them), lwIP (32 KiB), the NIC's driver, libgcc and the board take 125 KiB
+    # before MQTT's 13 KiB (docs/footprint.md, its row). The ceilings are the measured figures
+    # rounded up to the KiB.
+    emcp_add_firmware(emcp-sensors-mqtt-${EMCP_BOARD}
+      SOURCES ${sensors_net_sources} ${EMCP_BOARD_TLS_SOURCES}
+      INCLUDES ${CMAKE_CURRENT_LIST_DIR}
+      DEFINES EMCP_MAX_LISTENS=2
+      APP_DEFINES EMCP_SENSORS_NETWORK=1 EMCP_SENSORS_MQTT=1 EMCP_SENSORS_HTTP=0
+      LIBS ${EMCP_BOARD_NET_LIBS_ONE}
+      FLASH_BUDGET 144384 FLASH_TARGET 112640 RAM_BUDGET 46080 RAM_TARGET 49152
+      DESCRIPTION "the sensors example, unchanged, on the UART and over MCP over MQTT through lwIP
+                   (docs/mqtt.md), without HTTP: the board dials the broker the credentials region
+                   names and serves 2 client sessions through it (`g_mqtt`: the MQTT client's
+                   transmit buffer for answers of up to 7 KiB, its 2 KiB arena, the client slots);
+                   lwIP's pools for one TCP connection (5 pool pbufs, 4 TCP PCBs), below as
+                   `memp_memory_*`, its heap for output segments as `ram_heap`")
+  endif()
   # HTTPS and WSS (TLS 1.2, Mbed TLS from a static pool), 2 connections and 2 sessions: the
   # issue's target is 256 KiB of flash and 96 KiB of static RAM. Its 24 KiB pool holds the
   # parsed certificate and key (2.5 KiB with a P-256 key), 2 established connections (7.7 KiB

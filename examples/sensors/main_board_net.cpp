@@ -2,6 +2,13 @@
 // board's UART and over HTTP on port 80 (Streamable HTTP, HTTP+SSE, WebSocket) through lwIP and
 // the board's NIC (board/serve_net.h). One mcp::Server: a UART session and up to kSessions HTTP
 // sessions share its tools, resources and notifications.
+//
+// With EMCP_SENSORS_MQTT (app.h; emcp-sensors-mqtt-net, and emcp-sensors-mqtt without HTTP:
+// EMCP_SENSORS_HTTP 0) the same server is also reached through an MQTT broker the board dials
+// once it has an address (docs/mqtt.md): the broker, the server-name and the server-id come from
+// the board's credentials region (board/credentials.h: scripts/run-board --mqtt puts them
+// there), else the broker EMCP_SENSORS_MQTT_BROKER (QEMU's user network: the host's port 1883),
+// the name devices/sensors/<board> and the id emcp-sensors-<8 random hex digits>.
 #include "app.h"
 #include "board/board.h"
 #include "board/mdns.h"
@@ -13,6 +20,11 @@
 #include "emcp/mcp/server.h"
 #include "emcp/transport/http_server.h"
 #include "emcp/transport/line.h"
+#if EMCP_SENSORS_MQTT
+#include "board/credentials.h"
+#include "emcp/json/number.h"
+#include "emcp/mqtt/mcp_transport.h"
+#endif
 #if EMCP_SENSORS_TLS
 
 #include "board/credentials.h"
@@ -41,11 +53,41 @@ constexpr size_t kHttpArena = 2048;  // per connection (and the UART's): one req
 constexpr size_t kHttpOut = 1024;    // per connection: the output buffer (answers stream through)
 constexpr size_t kReplay = 1536;     // per session: events kept for Last-Event-ID
 }  // namespace
+#if EMCP_SENSORS_TLS && !EMCP_SENSORS_HTTP
+#error "EMCP_SENSORS_TLS serves HTTPS: it needs EMCP_SENSORS_HTTP"
+#endif
+#if !EMCP_SENSORS_HTTP && !EMCP_SENSORS_MQTT
+#error "a network image serves HTTP (EMCP_SENSORS_HTTP), MQTT (EMCP_SENSORS_MQTT) or both"
+#endif
 
 emcp::mcp::Server g_server(app::kServerInfo, emcp::board::net_platform());
 emcp::transport::StaticLineTransport<kHttpArena> g_link(g_server, &emcp::board::uart_flush, nullptr);
+// The connection to the broker has a slot of its own, which HTTP clients never take.
+#if EMCP_SENSORS_HTTP
 emcp::transport::HttpOptions g_http_options;
-emcp::lwip::StaticLwipHttpListener<kConnections> g_listener;
+emcp::lwip::StaticLwipHttpListener<kConnections, EMCP_SENSORS_MQTT> g_listener;
+#else
+emcp::lwip::StaticLwipHttpListener<0, 1> g_listener;
+#endif
+#if EMCP_SENSORS_MQTT
+// MCP over MQTT: EMCP_SENSORS_MQTT_CLIENTS sessions at once, answers of up to
+// EMCP_SENSORS_MQTT_MESSAGE bytes (written whole into the MQTT client's transmit buffer, as a
+// PUBLISH needs its length first: the feature set's longest answer, a tools/list page with
+// device_stats' output schema, is 6,721 B without HTTP and 9,337 B with it; firmware.cmake
+// gives the image with HTTP 10 KiB), the same arena as a UART or HTTP message.
+#ifndef EMCP_SENSORS_MQTT_CLIENTS
+#define EMCP_SENSORS_MQTT_CLIENTS 2
+#endif
+#ifndef EMCP_SENSORS_MQTT_MESSAGE
+#define EMCP_SENSORS_MQTT_MESSAGE 7168
+#endif
+#ifndef EMCP_SENSORS_MQTT_BROKER
+#define EMCP_SENSORS_MQTT_BROKER "mqtt://10.0.2.2:1883"
+#endif
+constexpr size_t kMqttClients = EMCP_SENSORS_MQTT_CLIENTS;
+emcp::mqtt::StaticMcpTransport<kMqttClients, EMCP_SENSORS_MQTT_MESSAGE, kHttpArena> g_mqtt(
+    g_server, emcp::board::net_platform(), g_listener.dialer());
+#endif
 #if EMCP_SENSORS_TLS
 // HTTPS: the TLS layer between the listener and the engine; Mbed TLS's memory is a static pool
 // (EMCP_SENSORS_TLS_POOL bytes: the parsed certificate and key, each open connection's record
@@ -119,7 +161,7 @@ const char* start_auth() {
     why = "authorization needs an absolute audience URI";
   return why;
 }
-#else
+#elif EMCP_SENSORS_HTTP
 emcp::transport::StaticHttpServer<kConnections, kSessions, kHttpArena, kHttpOut, kReplay> g_http(
     g_server, g_http_options, g_listener.port_interface());
 #endif
@@ -129,7 +171,7 @@ namespace {
 // The network's figures, read once per device_stats call (board_stats) and written from this
 // copy (the tool writes its object twice: text and structuredContent must agree).
 struct NetFigures {
-  int64_t connections_in_use, sessions_in_use, http_arena_high_water, accepted, refused;
+  int64_t connections_in_use, sessions_in_use, http_arena_high_water, accepted, refused;  // HTTP's first three
   int64_t pool_used, pool_max, pool_size, pcb_used, pcb_max, pcb_size, seg_max, seg_size;
   int64_t heap_used, heap_max, heap_size;
   // What can cost a client its connection or a frame (issue 28): pools found empty, frames the
@@ -139,16 +181,20 @@ struct NetFigures {
   uint16_t tcp_states[EMCP_LWIP_TCP_STATES];
 };
 NetFigures g_net;
+#if EMCP_SENSORS_HTTP
 app::PlatformStats::Http g_http_figures;
+#endif
 
 void read_network() {
   const emcp::lwip::LwipHttpStats& ls = g_listener.stats();
   const emcp::board::NetCounters nic = emcp::board::net_counters();
   NetFigures& n = g_net;
   n = NetFigures{};
+#if EMCP_SENSORS_HTTP
   n.connections_in_use = static_cast<int64_t>(g_http.connections_in_use());
   n.sessions_in_use = static_cast<int64_t>(g_http.sessions_in_use());
   n.http_arena_high_water = static_cast<int64_t>(g_http.arena_high_water());
+#endif
   n.accepted = ls.accepted;
   n.refused = static_cast<int64_t>(ls.refused_busy) + ls.refused_reset;
 #if MEMP_STATS && MEM_STATS
@@ -172,11 +218,13 @@ void read_network() {
 
 void write_network(emcp::json::Writer& w) {
   const NetFigures& n = g_net;
+#if EMCP_SENSORS_HTTP
   w.member_int("connections_in_use", n.connections_in_use);
   w.member_int("connections", static_cast<int64_t>(kConnections));
   w.member_int("sessions_in_use", n.sessions_in_use);
   w.member_int("sessions", static_cast<int64_t>(kSessions));
   w.member_int("http_arena_high_water", n.http_arena_high_water);
+#endif
   w.member_int("accepted", n.accepted);
   w.member_int("refused", n.refused);
   w.member_int("pbuf_pool_used", n.pool_used);
@@ -218,12 +266,22 @@ void write_network(emcp::json::Writer& w) {
 #endif
 }
 
+#if EMCP_SENSORS_MQTT
+app::PlatformStats::Mqtt g_mqtt_figures;
+#endif
+
 void board_stats(app::PlatformStats* out) {
   out->platform = emcp::board::name();
   out->messages = g_link.messages();
-  // The most any message arena ever held, the UART's or an HTTP connection's (all 2 KiB).
-  const size_t uart = g_link.arena().high_water(), http = g_http.arena_high_water();
-  out->arena_high_water = uart > http ? uart : http;
+  // The most any message arena ever held, the UART's, an HTTP connection's or MQTT's (all 2 KiB).
+  size_t most = g_link.arena().high_water();
+#if EMCP_SENSORS_HTTP
+  if (g_http.arena_high_water() > most) most = g_http.arena_high_water();
+#endif
+#if EMCP_SENSORS_MQTT
+  if (g_mqtt.arena().high_water() > most) most = g_mqtt.arena().high_water();
+#endif
+  out->arena_high_water = most;
   out->arena_size = kHttpArena;  // the UART's arena is as large
   out->stack_high_water = emcp::board::stack_high_water();
   out->stack_size = emcp::board::stack_size();
@@ -231,10 +289,153 @@ void board_stats(app::PlatformStats* out) {
   out->input_held = emcp::board::uart_held();
   read_network();
   out->write_network = &write_network;
+#if EMCP_SENSORS_HTTP
   g_http_figures = app::PlatformStats::Http{g_http.connections_in_use(), kConnections, g_http.sessions_in_use(), kSessions,
                                             g_http.stats()};
   out->http = &g_http_figures;
+#endif
+#if EMCP_SENSORS_MQTT
+  const emcp::mqtt::McpStats& m = g_mqtt.stats();
+  const emcp::mqtt::ClientStats& c = g_mqtt.client().stats();
+  g_mqtt_figures = app::PlatformStats::Mqtt{g_mqtt.client().connected(), g_mqtt.sessions(), kMqttClients,
+                                            g_mqtt.arena().high_water(), kHttpArena, c.dials, c.connects, m.sessions,
+                                            m.refused, m.too_large + c.too_large, c.qos0_fallbacks, m.stray};
+  out->mqtt = &g_mqtt_figures;
+#endif
 }
+
+#if EMCP_SENSORS_MQTT
+// Where the board finds its broker and what it calls itself (board/credentials.h's entries, else
+// the defaults above), and whether it serves MQTT: `problem` says why not.
+struct MqttSettings {
+  char host[16];
+  uint16_t port;
+  char id[65];
+  char name[129];
+  const char* problem;
+};
+MqttSettings g_mqtt_settings;
+bool g_mqtt_started = false;
+
+// Copies `text` into `out` (`cap` bytes with the NUL); false when it is empty or does not fit.
+bool copy_text(const char* text, char* out, size_t cap) {
+  size_t n = 0;
+  while (text[n] != '\0' && n + 1 < cap) {
+    out[n] = text[n];
+    ++n;
+  }
+  out[n] = '\0';
+  return n != 0 && text[n] == '\0';
+}
+
+// "mqtt://A.B.C.D[:PORT][/]" into host and port; false when it is not one (a name: the board
+// has no resolver, ports/lwip's dialer).
+bool parse_broker(const char* url, MqttSettings* s) {
+  static const char kScheme[] = "mqtt://";
+  for (size_t i = 0; i + 1 < sizeof kScheme; ++i)
+    if (url[i] != kScheme[i]) return false;
+  const char* p = url + sizeof kScheme - 1;
+  size_t n = 0;
+  while ((p[n] >= '0' && p[n] <= '9') || p[n] == '.') ++n;
+  if (n < 7 || n >= sizeof s->host) return false;
+  for (size_t i = 0; i < n; ++i) s->host[i] = p[i];
+  s->host[n] = '\0';
+  p += n;
+  uint32_t port = 1883;
+  if (*p == ':') {
+    port = 0;
+    ++p;
+    const char* digits = p;
+    while (*p >= '0' && *p <= '9' && port <= 65535) port = port * 10 + static_cast<uint32_t>(*p++ - '0');
+    if (p == digits || port == 0 || port > 65535) return false;
+  }
+  if (*p == '/') ++p;
+  s->port = static_cast<uint16_t>(port);
+  return *p == '\0';
+}
+
+void set_up_mqtt() {
+  using emcp::board::Entry;
+  MqttSettings& s = g_mqtt_settings;
+  s = MqttSettings{};
+  const char* broker = emcp::board::credential_entry(Entry::kMqttBroker);
+  if (!parse_broker(broker != nullptr ? broker : EMCP_SENSORS_MQTT_BROKER, &s)) {
+    s.problem = "the MQTT broker is not mqtt://IPv4[:PORT]";
+    return;
+  }
+  const char* name = emcp::board::credential_entry(Entry::kMqttName);
+  const char* id = emcp::board::credential_entry(Entry::kMqttId);
+  emcp::json::BufferSink text(s.name, sizeof s.name - 1);
+  if (name == nullptr) {
+    text.write("devices/sensors/");
+    text.write(emcp::board::name());
+    s.name[text.view().size()] = '\0';
+  } else if (!copy_text(name, s.name, sizeof s.name)) {
+    s.problem = "the MQTT server-name is empty or longer than 128 bytes";
+    return;
+  }
+  if (id == nullptr) {
+    uint8_t r[4] = {};
+    (void)emcp::board::net_random(r, sizeof r);
+    static const char kHex[] = "0123456789abcdef";
+    static const char kPrefix[] = "emcp-sensors-";
+    size_t n = 0;
+    for (; kPrefix[n] != '\0'; ++n) s.id[n] = kPrefix[n];
+    for (uint8_t b : r) {
+      s.id[n++] = kHex[b >> 4];
+      s.id[n++] = kHex[b & 15];
+    }
+    s.id[n] = '\0';
+  } else if (!copy_text(id, s.id, sizeof s.id)) {
+    s.problem = "the MQTT server-id is empty or longer than 64 bytes";
+    return;
+  }
+  g_mqtt.options().server_id = s.id;
+  g_mqtt.options().server_name = s.name;
+  g_mqtt.options().description = app::kServerInfo.description;
+}
+
+// From net_poll(), outside lwIP's processing: the first address the board gets starts MQTT (the
+// client keeps the connection up from then on, dialing again after any loss).
+void on_address(const emcp::board::NetState& state) {
+  if (!state.bound || g_mqtt_started || g_mqtt_settings.problem != nullptr) return;
+  if (g_mqtt.start(g_mqtt_settings.host, g_mqtt_settings.port) == emcp::Status::kOk) {
+    g_mqtt_started = true;
+  } else {
+    g_mqtt_settings.problem = "the MQTT server-id or server-name has a character MCP over MQTT forbids";
+    app::log(emcp::mcp::LogLevel::kError, g_mqtt_settings.problem);
+  }
+}
+
+void tick() {
+  app::tick();
+  if (g_mqtt_started) g_mqtt.poll();
+}
+
+// The banner's program text: what it serves over MQTT, and where.
+const char* mqtt_banner(const char* program) {
+  static char line[320];
+  emcp::json::BufferSink text(line, sizeof line - 1);
+  text.write(program);
+  if (g_mqtt_settings.problem != nullptr) {
+    text.write(" (not over MQTT: ");
+    text.write(g_mqtt_settings.problem);
+  } else {
+    text.write(" (MCP over MQTT through ");
+    text.write(g_mqtt_settings.host);
+    text.write(":");
+    char num[24];
+    text.write(num, emcp::json::format_uint64(g_mqtt_settings.port, num));
+    text.write(" as server id ");
+    text.write(g_mqtt_settings.id);
+    text.write(", name ");
+    text.write(g_mqtt_settings.name);
+  }
+  text.write(")");
+  line[text.view().size()] = '\0';
+  return line;
+}
+#endif
 
 }  // namespace
 
@@ -245,9 +446,12 @@ void sensors_net_firmware() {
   app::init(g_server, &emcp::board::now_ms);
   app::set_stats_source(&board_stats);
   g_server.set_page_size(5);
-  g_http_options.sha1 = &emcp::mbedtls::sha1;  // WebSocket on /ws
   emcp::board::HttpService net;
+#if EMCP_SENSORS_HTTP
+  g_http_options.sha1 = &emcp::mbedtls::sha1;  // WebSocket on /ws
   net.http = &g_http;
+  net.options = &g_http_options;
+#endif
 #if EMCP_SENSORS_TLS
   // The certificate and key from the board's credentials region. Without them the layer
   // refuses every connection (a TLS alert), and the banner says why.
@@ -270,21 +474,31 @@ void sensors_net_firmware() {
   }
   g_tls.attach(g_http.handler());
   net.front = g_tls.handler();
-#else
+#elif EMCP_SENSORS_HTTP
   const char* program = "emcp-sensors-net";
+#else
+  const char* program = "emcp-sensors";
 #endif
   net.listener = &g_listener;
-  net.options = &g_http_options;
   emcp::board::Loop loop;
+  emcp::board::NetConfig config;
+#if EMCP_SENSORS_MQTT
+  set_up_mqtt();
+  program = mqtt_banner(program);
+  loop.tick = &tick;
+  config.on_address = &on_address;
+#else
   loop.tick = &app::tick;
+#endif
   // Announced on the LAN over mDNS once the board has an address (board/mdns.h): `_mcp._tcp`,
-  // the board's name, the TXT records of what it serves.
+  // the board's name, the TXT records of what it serves (an image without HTTP announces
+  // nothing: the call gives `config` back).
   emcp::board::MdnsOptions mdns;
 #if EMCP_SENSORS_TLS
   mdns.tls = true;
 #endif
   emcp::board::serve_uart_and_http(g_server, g_link, program, loop, net,
-                                   emcp::board::announce_over_mdns(emcp::board::NetConfig{}, net, mdns));
+                                   emcp::board::announce_over_mdns(config, net, mdns));
 }
 
 #ifndef EMCP_SENSORS_NO_MAIN

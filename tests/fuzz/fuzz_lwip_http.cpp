@@ -17,12 +17,20 @@
 //      and the server has none for its SYN)
 //   4  close (FIN after reading what came)
 //   5  abort (RST)
-//   6, 7  bytes (as 1)
+//   6  bytes (as 1)
+//   7  the connection the listener dials (its dialer(), the slot kept for it) to a peer, a raw
+//      lwIP listening pcb on port 1883 whose accepted connection is client 4; the dialing engine
+//      keeps what it could not write yet and writes it on writable(). a: 0 dial the peer (the
+//      engine's connection, if any, closed first), 1 the engine writes bytes (a length byte,
+//      then the bytes), 2 the engine closes, 3 the engine stops / starts taking input, 4 the
+//      peer writes bytes (as 1), 5 the peer closes (FIN), 6 the peer aborts (RST), 7 dial a
+//      port nothing listens on
 // After every op the world steps once and the listener runs once. Checked: no crash, no lwIP
 // assertion, no sanitizer report; the engine never has more connections than the listener has
-// slots; at the end of every input, once every client is reset and the timers ran, every slot
-// is free, every session expired and every lwIP pool is back to what it held before (no pcb,
-// segment, pbuf or heap byte leaks across inputs).
+// slots; the dialing engine hears writable() only between its dial and closed(), closed() once;
+// at the end of every input, once every client is reset and the timers ran, every slot
+// is free (the dialing engine told closed()), every session expired and every lwIP pool is back
+// to what it held before (no pcb, segment, pbuf or heap byte leaks across inputs).
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +46,8 @@ namespace {
 
 constexpr size_t kConns = 3;
 constexpr size_t kClients = 4;
+constexpr uint16_t kPeer = 1883;
+constexpr size_t kPeerClient = 4;  // the peer's accepted connection
 constexpr size_t kSegments[8] = {1, 3, 16, 100, 536, 1460, 4000, SIZE_MAX};
 
 
@@ -51,7 +61,80 @@ void on_lwip_assert(const char* message, const char* file, int line) {
 }
 
 emcp::transport::HttpOptions g_options;
-emcp::lwip::StaticLwipHttpListener<kConns>* g_net;
+emcp::lwip::StaticLwipHttpListener<kConns, 1>* g_net;
+emcp::transport::Dialer g_dialer;
+
+// The engine of the dialed connection: takes input when told to, keeps what the port did not
+// take and writes it on writable(); closes a connection silent for kSilentMs (as the MQTT client
+// closes one whose broker stopped answering: a peer whose RST was lost, lwIP having no memory
+// for it, leaves an established connection nobody else ends).
+struct DialEngine {
+  static constexpr uint64_t kSilentMs = 60000;
+  uint16_t conn = 0;
+  bool open = false;      // between a dial that returned kOk and closed() (or its own close)
+  bool up = false;        // writable() came
+  bool take = true;
+  uint64_t heard_ms = 0;  // the dial, or the last input
+  char out[1024];
+  size_t out_len = 0;
+
+  void flush() {
+    if (!open || out_len == 0) return;
+    size_t taken = 0;
+    if (g_dialer.port.write(g_dialer.port.ctx, conn, out, out_len, &taken) != emcp::Status::kOk) {
+      close();
+      return;
+    }
+    if (taken > out_len) fail("the port took more than it was offered");
+    memmove(out, out + taken, out_len - taken);
+    out_len -= taken;
+  }
+  void close() {
+    if (!open) return;
+    g_dialer.port.close(g_dialer.port.ctx, conn);
+    open = up = false;
+    out_len = 0;
+  }
+  emcp::transport::ConnectionHandler handler();
+};
+DialEngine g_engine;
+
+const emcp::transport::ConnectionHandler::Ops kEngineOps = {
+    /*open*/ [](void*, const emcp::transport::PeerAddress&) { return -1; },
+    /*receive*/
+    [](void*, uint16_t c, const void*, size_t n) -> size_t {
+      if (!g_engine.open || c != g_engine.conn || !g_engine.up) fail("input for a dialed connection that is not up");
+      g_engine.heard_ms = fixture::now_ms();
+      return g_engine.take ? n : 0;
+    },
+    /*wants_input*/ [](void*, uint16_t) { return g_engine.take; },
+    /*writable*/
+    [](void*, uint16_t c) {
+      if (!g_engine.open || c != g_engine.conn) fail("writable() for a dialed connection that is not open");
+      g_engine.up = true;
+      g_engine.flush();
+    },
+    /*closed*/
+    [](void*, uint16_t c) {
+      if (!g_engine.open || c != g_engine.conn) fail("closed() for a dialed connection that is not open");
+      g_engine.open = g_engine.up = false;
+      g_engine.out_len = 0;
+    },
+    /*poll*/ [](void*) {},
+    /*now_ms*/ [](void*) { return fixture::now_ms(); },
+    /*refusal*/ [](void*) { return emcp::StrView(); },
+};
+emcp::transport::ConnectionHandler DialEngine::handler() { return emcp::transport::ConnectionHandler(&kEngineOps, this); }
+
+void dial(uint16_t port) {
+  g_engine.close();
+  ++g_engine.conn;
+  g_engine.take = true;
+  if (g_dialer.dial(g_dialer.ctx, "127.0.0.1", port, g_engine.conn, g_engine.handler()) == emcp::Status::kOk) {
+    g_engine.open = true;
+    g_engine.heard_ms = fixture::now_ms();
+  }
+}
 emcp::transport::StaticHttpServer<kConns, 2, 2048, 512, 600>* g_http;
 lwip_world::Pools g_listening;
 
@@ -68,13 +151,15 @@ void setup() {
   g_options.body_timeout_ms = 2000;
   g_options.keepalive_ms = 5000;
   g_options.heartbeat_ms = 1000;
-  static emcp::lwip::StaticLwipHttpListener<kConns> net;
+  static emcp::lwip::StaticLwipHttpListener<kConns, 1> net;
   static emcp::transport::StaticHttpServer<kConns, 2, 2048, 512, 600> http(server, g_options, net.port_interface());
   g_net = &net;
   g_http = &http;
   net.attach(http.handler());
   net.set_pump(&lwip_world::pump, nullptr);
   if (net.listen(80) != emcp::Status::kOk) fail("listen");
+  if (!lwip_world::listen_peer(kPeer, kPeerClient)) fail("the peer's listen");
+  g_dialer = net.dialer();
   lwip_world::set_tick(10);
   g_listening = lwip_world::pools();
 }
@@ -83,7 +168,8 @@ void run(int steps) {
   for (int i = 0; i < steps; ++i) {
     lwip_world::step();
     g_net->run_once();
-    if (g_http->connections_in_use() > g_net->slots_in_use() || g_net->slots_in_use() > kConns + 1)
+    if (g_engine.open && fixture::now_ms() - g_engine.heard_ms > DialEngine::kSilentMs) g_engine.close();
+    if (g_http->connections_in_use() > g_net->slots_in_use() || g_net->slots_in_use() > kConns + 2)
       fail("the engine's connections and the listener's slots disagree");
     if (const char* wrong = lwip_world::check_pcb_lists()) fail(wrong);
   }
@@ -99,6 +185,9 @@ void settle() {
   lwip_world::set_tick(250);
   bool quiet = false;
   for (int i = 0; i < 2400 && !quiet; ++i) {  // 10 min: lwIP backs its retransmissions off to minutes
+    // A connection the engine dialed may reach the peer only now (its SYN retransmitted): the
+    // peer's machine is gone too, and resets it (the engine must hear closed()).
+    for (size_t k = kPeerClient; k < lwip_world::kClients; ++k) lwip_world::client(k).abort();
     run(1);
     quiet = g_http->connections_in_use() == 0 && g_net->slots_in_use() == 0 &&
             lwip_world::same(lwip_world::pools(), g_listening, nullptr, 0);
@@ -112,6 +201,7 @@ void settle() {
     fail("lwIP pools not back to where they were");
   }
   if (g_http->connections_in_use() != 0 || g_net->slots_in_use() != 0) fail("a connection outlived its client");
+  if (g_engine.open) fail("the dialing engine was not told its connection ended");
   if (g_http->sessions_in_use() != 0) fail("a session outlived the idle timeout");
 }
 
@@ -158,7 +248,35 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       case 5:
         c.abort();
         break;
-      default: {  // 1, 6, 7: bytes
+      case 7: {
+        lwip_world::Client& peer = lwip_world::client(kPeerClient);
+        switch (a) {
+          case 0: dial(kPeer); break;
+          case 1:
+          case 4: {
+            if (i >= size) break;
+            size_t n = data[i++];
+            if (n > size - i) n = size - i;
+            if (a == 4) {
+              (void)peer.send(data + i, n);
+            } else if (g_engine.open) {
+              if (n > sizeof g_engine.out - g_engine.out_len) n = sizeof g_engine.out - g_engine.out_len;
+              memcpy(g_engine.out + g_engine.out_len, data + i, n);
+              g_engine.out_len += n;
+              if (g_engine.up) g_engine.flush();
+            }
+            i += n;
+            break;
+          }
+          case 2: g_engine.close(); break;
+          case 3: g_engine.take = !g_engine.take; break;
+          case 5: peer.close(); break;
+          case 6: peer.abort(); break;
+          default: dial(kPeer + 1); break;
+        }
+        break;
+      }
+      default: {  // 1, 6: bytes
         if (i >= size) break;
         size_t n = data[i++];
         if (n > size - i) n = size - i;

@@ -44,6 +44,16 @@ class LwipFixture : public ::testing::Test {
   virtual bool released() = 0;
   virtual void stop_listener() = 0;
 
+  /// A set_up's start: lwIP started (once per process), the clock's step 2 ms, no hook, every
+  /// client fresh.
+  static void fresh_world(lwip_world::AssertFn on_assert) {
+    lwip_world::init(on_assert);
+    emcp_test::NoHeapScope no_heap;
+    lwip_world::set_tick(2);
+    lwip_world::set_hook(nullptr, nullptr);
+    for (size_t i = 0; i < lwip_world::kClients; ++i) lwip_world::client(i).reset();
+  }
+
   /// Runs step_once() until `done` or `max_steps`.
   template <class Done>
   bool run_until(Done done, int max_steps = 20000) {
@@ -82,6 +92,20 @@ class LwipFixture : public ::testing::Test {
     }
     EXPECT_TRUE(lwip_world::same(lwip_world::pools(), lwip_world::at_start(), why, sizeof why))
         << "pools after stop(): " << why;
+  }
+
+  /// A TearDown for a fixture with nothing more to let go of: the hook, held memory and pcbs,
+  /// every client and what lwIP holds of closed ones (the clients' machines gone), then
+  /// expect_released_then_stop().
+  void release_all_then_stop(uint16_t server_port) {
+    {
+      emcp_test::NoHeapScope no_heap;
+      lwip_world::set_hook(nullptr, nullptr);
+      lwip_world::release_held();
+      lwip_world::abort_clients();
+      (void)lwip_world::abort_strays(server_port);
+    }
+    expect_released_then_stop();
   }
 
   lwip_world::Pools listening_{};

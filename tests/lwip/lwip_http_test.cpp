@@ -61,11 +61,8 @@ class LwipHttp : public lwip_fixture::LwipFixture {
  protected:
 
   void set_up() override {
-    lwip_world::init(&on_lwip_assert);
+    fresh_world(&on_lwip_assert);
     emcp_test::NoHeapScope no_heap;
-    lwip_world::set_tick(2);
-    lwip_world::set_hook(nullptr, nullptr);
-    for (size_t i = 0; i < lwip_world::kClients; ++i) client(i).reset();
     g_random = 0;
     fixture::install(server_);
     net_.attach(http_.handler());
@@ -74,16 +71,7 @@ class LwipHttp : public lwip_fixture::LwipFixture {
     listening_ = lwip_world::pools();
   }
 
-  void tear_down() override {
-    {
-      emcp_test::NoHeapScope no_heap;
-      lwip_world::set_hook(nullptr, nullptr);
-      lwip_world::release_held();
-      lwip_world::abort_clients();
-      (void)lwip_world::abort_strays(80);
-    }
-    expect_released_then_stop();
-  }
+  void tear_down() override { release_all_then_stop(80); }
 
   // One step of the world and the listener (run_until repeats it).
   void step_once() override {

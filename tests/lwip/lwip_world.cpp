@@ -281,7 +281,9 @@ size_t abort_strays(uint16_t server_port) {
   for (bool found = true; found && n <= MEMP_NUM_TCP_PCB;) {
     found = false;
     for (tcp_pcb* p = tcp_active_pcbs; p != nullptr; p = p->next) {
-      if (p->local_port == server_port) continue;
+      // The server's, and those a port still owns (altcp's error callback: a dialed connection
+      // lingering, which altcp must see end).
+      if (p->local_port == server_port || p->errf != nullptr) continue;
       tcp_arg(p, nullptr);
       tcp_recv(p, nullptr);
       tcp_err(p, nullptr);
@@ -299,6 +301,54 @@ size_t open_clients() {
   for (const Client& c : g_clients) n += c.open() ? 1 : 0;
   return n;
 }
+
+// ---- The peer that accepts (listen_peer) -----------------------------------------------------------
+
+namespace {
+tcp_pcb* g_peer = nullptr;
+size_t g_peer_first = 0;
+uint32_t g_peer_accepted = 0;
+
+// Records only: the accepted pcb goes to a free client (storing its callbacks, as lwIP requires
+// before this returns).
+err_t peer_accept(void*, tcp_pcb* pcb, err_t err) {
+  if (err != ERR_OK || pcb == nullptr) return ERR_VAL;
+  for (size_t i = g_peer_first; i < kClients; ++i) {
+    if (g_clients[i].open()) continue;
+    g_clients[i].adopt(pcb);
+    ++g_peer_accepted;
+    return ERR_OK;
+  }
+  return ERR_MEM;  // lwIP resets the connection
+}
+}  // namespace
+
+bool listen_peer(uint16_t port, size_t first) {
+  stop_peer();
+  tcp_pcb* pcb = tcp_new();
+  if (pcb == nullptr) return false;
+  ip_addr_t lo = IPADDR4_INIT_BYTES(127, 0, 0, 1);
+  if (tcp_bind(pcb, &lo, port) != ERR_OK) {
+    tcp_abort(pcb);
+    return false;
+  }
+  tcp_pcb* l = tcp_listen(pcb);  // frees `pcb`, also when it fails
+  if (l == nullptr) return false;
+  tcp_accept(l, &peer_accept);
+  g_peer = l;
+  g_peer_first = first;
+  g_peer_accepted = 0;
+  return true;
+}
+
+void stop_peer() {
+  if (g_peer == nullptr) return;
+  tcp_accept(g_peer, nullptr);
+  (void)tcp_close(g_peer);  // a listening pcb is always freed
+  g_peer = nullptr;
+}
+
+uint32_t peer_accepted() { return g_peer_accepted; }
 
 // ---- Client --------------------------------------------------------------------------------------
 
@@ -329,6 +379,17 @@ bool Client::connect(uint16_t port, uint16_t local_port) {
   }
   port_ = pcb->local_port;
   return true;
+}
+
+void Client::adopt(tcp_pcb* pcb) {
+  reset();
+  pcb_ = pcb;
+  tcp_arg(pcb, this);
+  tcp_recv(pcb, &Client::on_recv);
+  tcp_err(pcb, &Client::on_err);
+  tcp_nagle_disable(pcb);
+  connected_ = true;
+  port_ = pcb->local_port;
 }
 
 bool Client::send(const void* data, size_t n) {

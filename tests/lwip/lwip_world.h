@@ -129,6 +129,8 @@ class Client {
 
   // For step().
   void act();
+  // For the peer (listen_peer()): takes over a pcb lwIP accepted, connected from the start.
+  void adopt(tcp_pcb* pcb);
 
  private:
   static err_t on_connected(void* arg, tcp_pcb* pcb, err_t err);
@@ -162,11 +164,23 @@ Client& client(size_t i);
 void abort_clients();
 /// Aborts the pcbs clients let go of with close() that lwIP still holds (their FIN not yet
 /// acknowledged: retransmissions can be minutes apart once lwIP's timeout backed off), as if
-/// the client's machine went away: every pcb whose local port is not `server_port`. The
+/// the client's machine went away: every pcb whose local port is not `server_port` and that
+/// has no error callback (a port's pcbs have altcp's: a dialed connection is left alone). The
 /// server's side then gets their RST. Returns how many.
 size_t abort_strays(uint16_t server_port = 80);
 /// Clients with a pcb.
 size_t open_clients();
+
+/// A peer that accepts connections (a raw lwIP listening pcb on 127.0.0.1:`port`): the other end
+/// for the connections the port dials (LwipHttpListener::dialer()). Each connection it accepts
+/// becomes the first client from client(`first`) on that is not open, connected from the start,
+/// which the test then drives as any other (send, read, close, abort); with none free, lwIP
+/// resets it. False when lwIP has no pcb for it or the port is taken.
+bool listen_peer(uint16_t port, size_t first);
+/// Closes the listening pcb (the connections it accepted stay with their clients).
+void stop_peer();
+/// Connections the peer accepted since listen_peer().
+uint32_t peer_accepted();
 
 }  // namespace lwip_world
 

@@ -4,7 +4,10 @@
 # argument A): 0 connect; 1 bytes (a length byte, then the bytes, written in segments of at most
 # {1,3,16,100,536,1460,4000,any}[A] bytes); 2 time passes ((A+1)*8 steps of 10 ms); 3 reading
 # (A: 0 stop, 1 all, 2 16/step, 3 200/step, 4 FIN after the bytes, 5 answer a deferred call,
-# 6 hold/free lwIP's heap, 7 hold/free all free pcbs but one); 4 close (FIN); 5 abort (RST).
+# 6 hold/free lwIP's heap, 7 hold/free all free pcbs but one); 4 close (FIN); 5 abort (RST);
+# 7 the dialed connection (A: 0 dial the peer, 1 the engine writes bytes (a length byte, the
+# bytes), 2 the engine closes, 3 the engine stops/starts taking, 4 the peer writes bytes (as 1),
+# 5 the peer's FIN, 6 the peer's RST, 7 dial a port nothing listens on).
 # Usage: make_fuzz_seeds.sh OUT_DIR
 set -eu
 out=$1
@@ -17,6 +20,9 @@ wait_steps() { op 0 2 "$1"; }  # (A+1)*8 steps
 reading() { op "$1" 3 "$2"; }
 close_fin() { op "$1" 4 0; }
 reset() { op "$1" 5 0; }
+dialed() { op 0 7 "$1"; }
+# dial_bytes A TEXT: the engine (A 1) or the peer (A 4) writes TEXT (at most 255 bytes).
+dial_bytes() { op 0 7 "$1"; printf "\\$(printf '%03o' ${#2})"; printf '%s' "$2"; }
 # bytes CLIENT SEGMENT_INDEX: stdin in pieces of at most 200 bytes, each as a bytes op.
 bytes() {
   tmp=$(mktemp)
@@ -68,4 +74,14 @@ session() {  # on client 0, whole segments
 # Connection: close with a pipelined request behind it, and a half-close.
 { session; connect 1; { post "$ECHO" "$SID" "Connection: close"; post "$ECHO" "$SID"; } | bytes 1 7; wait_steps 7
   connect 2; reading 2 4; post "$ECHO" "$SID" | bytes 2 7; wait_steps 7; } > "$out/closing"
+# The listener dials the peer while it serves HTTP: bytes both ways, the engine not taking input
+# while the peer writes more than a window, then taking it; the engine closes.
+LINE=$(printf '%0200d' 0)
+{ session; dialed 0; wait_steps 3; dial_bytes 1 "CONNECT as the device"; wait_steps 3
+  dial_bytes 4 "CONNACK from the peer"; wait_steps 3; dialed 3
+  for k in 1 2 3 4 5 6; do dial_bytes 4 "$LINE"; done; wait_steps 7; dialed 3; wait_steps 7
+  post "$ECHO" "$SID" | bytes 0 7; wait_steps 3; dialed 2; wait_steps 3; } > "$out/dial"
+# A refused connect, then the peer's FIN and its RST on connections dialed again.
+{ dialed 7; wait_steps 7; dialed 0; wait_steps 3; dialed 5; wait_steps 7; dialed 0; wait_steps 3
+  dial_bytes 1 "$LINE"; dialed 6; wait_steps 7; } > "$out/dial_ends"
 echo "lwip fuzz seeds: $(ls "$out" | wc -l) in $out"

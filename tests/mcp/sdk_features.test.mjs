@@ -382,11 +382,21 @@ for (const revision of REVISIONS) {
       }
       if (st.network) {  // a network image: this connection is one of its slots, pools within size
         const n = st.network;
-        assert.ok(n.connections_in_use >= 1 && n.connections_in_use <= n.connections, JSON.stringify(n));
-        assert.ok(n.sessions_in_use >= 1 && n.sessions_in_use <= n.sessions, JSON.stringify(n));
+        if (KIND !== "mqtt") {
+          assert.ok(n.connections_in_use >= 1 && n.connections_in_use <= n.connections, JSON.stringify(n));
+          assert.ok(n.sessions_in_use >= 1 && n.sessions_in_use <= n.sessions, JSON.stringify(n));
+        }
         for (const pool of ["pbuf_pool", "tcp_pcb", "heap"])
           assert.ok(n[`${pool}_used`] <= n[`${pool}_max`] && n[`${pool}_max`] <= n[`${pool}_size`], `${pool}: ${JSON.stringify(n)}`);
         assert.equal(n.rx_dropped, 0, JSON.stringify(n));
+      }
+      if (KIND === "mqtt" && ON_BOARD) {  // this client's session is one of the image's MQTT sessions
+        const m = st.mqtt;
+        assert.ok(m && m.connected, JSON.stringify(st));
+        assert.ok(m.sessions_in_use >= 1 && m.sessions_in_use <= m.sessions, JSON.stringify(m));
+        assert.ok(m.arena_high_water > 0 && m.arena_high_water <= m.arena_size, JSON.stringify(m));
+        // No answer so far was longer than the transmit buffer, none went at QoS 0.
+        assert.deepEqual([m.too_large, m.qos0_fallbacks, m.stray], [0, 0, 0], JSON.stringify(m));
       }
       // Every notification of the tests so far went out (logs, updates, progress...).
       assert.equal(st.notifications_dropped, 0, JSON.stringify(st));

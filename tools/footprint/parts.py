@@ -4,7 +4,7 @@ Code by the source file of each instruction (the DWARF line table), read-only da
 is defined (or its namespace), string literals by the part that refers to them first. The
 labels (PARTS, LIBRARY_PARTS, DATA_PARTS) are the report's "flash_parts" keys, part of the
 report format (tools/footprint/__init__.py): the document's rows are in the order of LABELS,
-and its notes and regions name KERNEL_PART, PORT_PART and LWIP_SYS_PART.
+and its notes and regions name KERNEL_PART, PORT_PART, LWIP_SYS_PART and MQTT_PART.
 """
 import bisect
 import os
@@ -14,6 +14,7 @@ import tempfile
 
 from .elf import ROOT, arch, checkout_roots, run, tool
 
+MQTT_PART = "core: MQTT 5 client, MCP over MQTT"
 PORT_PART = "FreeRTOS port: the owner task's wait, clock, wake, idle task memory (ports/freertos)"
 LWIP_SYS_PART = "lwIP's sys_arch on FreeRTOS: static mailboxes, semaphores, mutexes, the core lock (ports/freertos/lwip)"
 PARTS = [  # (label, pattern on a source path relative to the checkout), first match wins
@@ -22,6 +23,7 @@ PARTS = [  # (label, pattern on a source path relative to the checkout), first m
     ("core: MCP server, content, schemas", r"^core/(src|include/emcp)/mcp/"),
     ("core: HTTP engine, WebSocket", r"^core/(src|include/emcp)/transport/(http|websocket)"),
     ("core: authorization (bearer tokens, JWT, metadata)", r"^core/(src|include/emcp)/auth/"),
+    (MQTT_PART, r"^core/(src|include/emcp)/mqtt/"),
     ("core: transports, utilities", r"^core/"),
     ("network: lwIP's HTTP port, NIC driver, board/net.h", r"^(ports/lwip/|boards/common/serve_net|boards/[^/]+/(lan9118|net)\.)"),
     ("board: start-up, UART, loop, mem*/str*", r"^boards/"),
@@ -94,6 +96,7 @@ DATA_PARTS = [  # (label, pattern on a data object's name) when no line info say
     ("core: JSON reader, writer, tree, numbers", r"^emcp::[^:]+::json::"),
     ("core: JSON-RPC decoder and encoder", r"^emcp::[^:]+::jsonrpc::"),
     ("core: MCP server, content, schemas", r"^emcp::[^:]+::mcp::"),
+    (MQTT_PART, r"^emcp::[^:]+::mqtt::"),
     ("board: start-up, UART, loop, mem*/str*", r"^(emcp::board::|g_vectors$)"),  # before emcp::
     ("core: transports, utilities", r"^emcp::"),
     ("lwIP (Debian's source): TCP, IPv4, ARP, DHCP, pools",

@@ -5,7 +5,7 @@ board) and checked by that board's footprint_doc_is_current."""
 import os
 import sys
 
-from .parts import KERNEL_PART, LWIP_SYS_PART, PORT_PART
+from .parts import KERNEL_PART, LWIP_SYS_PART, MQTT_PART, PORT_PART
 from .report import base_name, budgets_met, changed_options, core_bytes, core_name, kib
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -146,6 +146,28 @@ def _readme_figures(r):
     ])
 
 
+# Issue 32's target for the MQTT client and the MCP-over-MQTT binding together (the part
+# MQTT_PART of an image's flash).
+MQTT_TARGET = 12 * 1024
+
+
+def _mqtt_board(r):
+    m, n = r["emcp-sensors-mqtt"], r["emcp-sensors-mqtt-net"]
+    ft, rt = m.get("flash_target") or 0, m.get("ram_target") or 0
+    if not ft or not rt:
+        sys.exit("footprint: emcp-sensors-mqtt has no flash and RAM target (FLASH_TARGET, RAM_TARGET)")
+    part = dict(m["flash_parts"]).get(MQTT_PART, 0)
+    objs = {name: size for name, size in m["ram_objects"]}
+
+    def met(value, target):
+        return "met" if value <= target else f"not met, {value - target:,} B over"
+    return (f"without HTTP (`emcp-sensors-mqtt`) {kib(m['flash'])} of flash and {kib(m['ram'])} of static RAM "
+            f"(the targets {kib(ft)} and {kib(rt)}: flash {met(m['flash'], ft)}, RAM {met(m['ram'], rt)}), "
+            f"of which the MQTT client and the binding take {part:,} B of flash (the target {kib(MQTT_TARGET)}: "
+            f"{met(part, MQTT_TARGET)}) and `g_mqtt` {objs['g_mqtt']:,} B of RAM; with HTTP as well "
+            f"(`emcp-sensors-mqtt-net`) {kib(n['flash'])} and {kib(n['ram'])}")
+
+
 # Every file with footprint regions (relative to the folder of --readme, the checkout's root),
 # and its regions: name -> (the board whose reports give it, its text from them by base name).
 DOC_REGIONS = {
@@ -157,7 +179,9 @@ DOC_REGIONS = {
                        "memory-cortex-m0": ("microbit", _memory_m0),
                        "memory-modern-only": ("mps2-an385", _memory_modern_only)},
     "examples/netcheck/README.md": {"memory": ("mps2-an385", _netcheck_memory)},
-    "examples/sensors/README.md": {"net": ("mps2-an385", _sensors_net)},
+    "examples/sensors/README.md": {"net": ("mps2-an385", _sensors_net),
+                                   "mqtt": ("mps2-an385", _mqtt_board)},
+    "docs/mqtt.md": {"board": ("mps2-an385", _mqtt_board)},
     "boards/microbit/README.md": {"budgets": ("microbit", _budgets)},
     "boards/hifive1/README.md": {"budgets": ("hifive1", _budgets)},
     "boards/lx106-sim/README.md": {"budgets": ("lx106-sim", _budgets)},

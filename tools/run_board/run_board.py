@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Runs an emcp firmware image on an emulated board (QEMU), for people and for the tests.
 
-    scripts/run-board BOARD APP [--http PORT] [--tls-cert FILE --tls-key FILE] [--image ELF]
-                      [--wait SECONDS]
+    scripts/run-board BOARD APP [--http PORT] [--tls-cert FILE --tls-key FILE]
+                      [--mqtt URL [--mqtt-name NAME] [--mqtt-id ID]] [--image ELF] [--wait SECONDS]
 
 The board's UART is this program's stdin/stdout (an MCP client can spawn it, through
 emcp-bridge: the firmware's first line is a banner, not JSON). With --http, 127.0.0.1:PORT is
@@ -14,6 +14,16 @@ With --tls-cert and --tls-key (PEM files) the board serves HTTPS: the TLS image 
 (emcp-APP-tls-BOARD) and the certificate and key are provisioned into the board's credentials
 region (board/credentials.h) with QEMU's loader, never built into the image; it then prints
 "serving MCP on https://...".
+
+With --mqtt mqtt://HOST:PORT the board serves MCP over MQTT (docs/mqtt.md) through that broker
+(the image emcp-APP-mqtt-BOARD, or emcp-APP-mqtt-net-BOARD with --http): the broker's address
+as the board reaches it over QEMU's user network (127.0.0.1 and localhost become 10.0.2.2, the
+host's loopback as the guest sees it; another IPv4 address stays; the board resolves no names),
+the server-name (--mqtt-name, default devices/APP/BOARD) and the server-id (--mqtt-id; default:
+the firmware's own, from its random source) are provisioned into the board's credentials region
+(board/credentials.h), as TLS's certificate is. Once the board's presence appears on the broker
+($mcp-server/presence/{server-id}/{server-name}, read by a small MQTT 3.1.1 subscriber here),
+this prints "... serving MCP over MQTT through 127.0.0.1:PORT as server id ID, name NAME".
 
 Authorization (with TLS): --auth-token TOKEN (repeatable) and --jwt-key PUB.pem --issuer URL
 [--require-at-jwt] [--audience URI] are provisioned into the same region (board/credentials.h entries); the
@@ -30,6 +40,7 @@ nothing when the image is current; build output goes to stderr, never to the UAR
 """
 import argparse
 import os
+import re
 import signal
 import socket
 import ssl
@@ -72,15 +83,18 @@ def free_port():
 
 # board/credentials.h's entry types.
 ENTRY_STATIC_TOKEN, ENTRY_JWT_KEY, ENTRY_ISSUER, ENTRY_AUDIENCE, ENTRY_CLOCK, ENTRY_JWT_TYPE = 1, 2, 3, 4, 5, 6
+ENTRY_MQTT_BROKER, ENTRY_MQTT_NAME, ENTRY_MQTT_ID = 7, 8, 9
 
 
 def credentials_blob(cert_path, key_path, entries=()):
-    """The credentials region's bytes (board/credentials.h): magic, lengths, PEM texts with NULs,
-    then the authorization entries (type, text)."""
-    with open(cert_path, "rb") as f:
-        cert = f.read() + b"\0"
-    with open(key_path, "rb") as f:
-        key = f.read() + b"\0"
+    """The credentials region's bytes (board/credentials.h): magic, lengths, PEM texts with NULs
+    (none without a certificate: both lengths 0), then the entries (type, text)."""
+    cert = key = b""
+    if cert_path is not None:
+        with open(cert_path, "rb") as f:
+            cert = f.read() + b"\0"
+        with open(key_path, "rb") as f:
+            key = f.read() + b"\0"
     blob = b"EMCPCRED" + len(cert).to_bytes(4, "little") + len(key).to_bytes(4, "little") + cert + key
     if entries:
         blob += b"AUTH" + len(entries).to_bytes(4, "little")
@@ -93,7 +107,82 @@ def credentials_blob(cert_path, key_path, entries=()):
     return blob
 
 
-def build(board, app, http, tls=False):
+def board_broker(url):
+    """The broker as the board dials it: (board URL, host port) from the host's mqtt://HOST:PORT;
+    None when it is not one the board can reach (a name other than localhost, IPv6)."""
+    m = re.fullmatch(r"mqtt://([^:/\[\]]+)(?::(\d+))?/?", url)
+    if not m:
+        return None
+    host, port = m.group(1), int(m.group(2) or 1883)
+    if host in ("127.0.0.1", "localhost"):
+        host = "10.0.2.2"  # QEMU's user network: the host's loopback as the guest sees it
+    if not re.fullmatch(r"\d{1,3}(\.\d{1,3}){3}", host) or not 0 < port < 65536:
+        return None
+    return f"mqtt://{host}:{port}", port
+
+
+def mqtt_packet(kind, body):
+    """An MQTT packet: the fixed header (type and flags `kind`, Remaining Length) and `body`."""
+    n, length = len(body), b""
+    while True:
+        byte, n = n % 128, n // 128
+        length += bytes([byte | (0x80 if n else 0)])
+        if not n:
+            return bytes([kind]) + length + body
+
+
+def mqtt_string(text):
+    data = text.encode()
+    return len(data).to_bytes(2, "big") + data
+
+
+def wait_presence(port, name, timeout, stop):
+    """The server-id of the first MCP server whose presence (a retained, non-empty message on
+    $mcp-server/presence/{server-id}/{name}) the broker on 127.0.0.1:port has, or gets within
+    `timeout` seconds; None otherwise. MQTT 3.1.1 (a broker of 5.0 serves it too): CONNECT,
+    SUBSCRIBE at QoS 0, PUBLISHes read until one matches, DISCONNECT."""
+    deadline = time.monotonic() + timeout
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+            s.sendall(mqtt_packet(0x10, mqtt_string("MQTT") + bytes([4, 0x02, 0, 60]) + mqtt_string(f"run-board-{os.getpid()}")))
+            s.sendall(mqtt_packet(0x82, (1).to_bytes(2, "big") + mqtt_string(f"$mcp-server/presence/+/{name}") + b"\0"))
+            buf = b""
+            while not stop.is_set() and time.monotonic() < deadline:
+                s.settimeout(max(0.2, min(1.0, deadline - time.monotonic())))
+                try:
+                    data = s.recv(65536)
+                except socket.timeout:
+                    continue
+                if not data:
+                    return None
+                buf += data
+                while len(buf) >= 2:  # whole packets only
+                    length, shift, i = 0, 0, 1
+                    while i < len(buf) and i <= 4:
+                        length |= (buf[i] & 0x7F) << shift
+                        shift += 7
+                        i += 1
+                        if not buf[i - 1] & 0x80:
+                            break
+                    else:
+                        break
+                    if len(buf) < i + length:
+                        break
+                    kind, body, buf = buf[0], buf[i:i + length], buf[i + length:]
+                    if kind >> 4 != 3:  # CONNACK, SUBACK
+                        continue
+                    topic = body[2:2 + int.from_bytes(body[:2], "big")].decode("utf-8", "replace")
+                    payload = body[2 + len(topic.encode()) + (2 if kind & 0x06 else 0):]
+                    m = re.fullmatch(r"\$mcp-server/presence/([^/]+)/(.+)", topic)
+                    if m and m.group(2) == name and payload:
+                        s.sendall(b"\xe0\x00")
+                        return m.group(1)
+    except OSError:
+        return None
+    return None
+
+
+def build(board, app, http, tls=False, mqtt=False):
     build_dir = os.path.join(ROOT, "build", board)
     if not os.path.exists(os.path.join(build_dir, "build.ninja")):
         subprocess.run(["cmake", "--preset", board], cwd=ROOT, stdout=sys.stderr, check=True)
@@ -101,6 +190,7 @@ def build(board, app, http, tls=False):
                              check=True).stdout
     names = {line.split(":")[0] for line in targets.splitlines()}
     candidates = ([f"emcp-{app}-tls-{board}"] if tls else
+                  [f"emcp-{app}-mqtt-net-{board}" if http else f"emcp-{app}-mqtt-{board}"] if mqtt else
                   ([f"emcp-{app}-net-{board}"] if http else []) + [f"emcp-{app}-{board}"])
     target = next((t for t in candidates if f"bin/{t}.elf" in names or t in names), None)
     if target is None:
@@ -166,6 +256,9 @@ def main():
     ap.add_argument("--issuer", metavar="URL", help="the JWTs' issuer")
     ap.add_argument("--require-at-jwt", action="store_true", help="refuse JWTs whose header typ is not at+jwt (RFC 9068)")
     ap.add_argument("--audience", metavar="URI", help="the canonical URI (default https://127.0.0.1:PORT/mcp)")
+    ap.add_argument("--mqtt", metavar="URL", help="serve MCP over MQTT through the broker at mqtt://HOST:PORT (as this host reaches it)")
+    ap.add_argument("--mqtt-name", metavar="NAME", help="the server-name (default devices/APP/BOARD)")
+    ap.add_argument("--mqtt-id", metavar="ID", help="the server-id (default: the firmware's, from its random source)")
     ap.add_argument("--image", help="an ELF image to run instead of building emcp-APP-BOARD")
     ap.add_argument("--wait", type=float, default=60.0, help="seconds to wait for HTTP (default 60)")
     a = ap.parse_args()
@@ -190,10 +283,24 @@ def main():
     if a.http is not None and nic is None:
         say(f"{a.board} has no network interface in QEMU; --http needs mps2-an385")
         return 2
+    mqtt = None
+    if (a.mqtt_name or a.mqtt_id) and not a.mqtt:
+        say("--mqtt-name and --mqtt-id need --mqtt URL")
+        return 2
+    if a.mqtt:
+        mqtt = board_broker(a.mqtt)
+        if mqtt is None:
+            say(f"--mqtt needs mqtt://HOST[:PORT] with HOST an IPv4 address or localhost (given: {a.mqtt})")
+            return 2
+        if tls or nic is None or cred_addr is None:
+            say("--mqtt needs a board with a network and a credentials region (mps2-an385), and no --tls-cert")
+            return 2
+    mqtt_name = a.mqtt_name or f"devices/{a.app}/{a.board}"
+    net = a.http is not None or mqtt is not None
     if a.http is not None and not 0 <= a.http <= 65535:
         say("--http needs a port 0..65535")
         return 2
-    image = a.image or build(a.board, a.app, a.http is not None, tls)
+    image = a.image or build(a.board, a.app, a.http is not None, tls, mqtt is not None)
     if not os.path.exists(image):
         say(f"no image {image}")
         return 2
@@ -213,16 +320,22 @@ def main():
             cmd += ["-semihosting-config", "enable=on,target=native"]
         if auth:
             entries.append((ENTRY_AUDIENCE, a.audience or f"https://127.0.0.1:{port}/mcp"))
+    if mqtt is not None:
+        entries = [(ENTRY_MQTT_BROKER, mqtt[0]), (ENTRY_MQTT_NAME, mqtt_name)]
+        if a.mqtt_id:
+            entries.append((ENTRY_MQTT_ID, a.mqtt_id))
+    if tls or mqtt is not None:
         blob_dir = tempfile.TemporaryDirectory(prefix="emcp-credentials-")
         blob = os.path.join(blob_dir.name, "credentials.bin")
         with open(blob, "wb") as f:
             f.write(credentials_blob(a.tls_cert, a.tls_key, entries))
         cmd += ["-device", f"loader,file={blob},addr={cred_addr:#x},force-raw=on"]
-    if a.http is not None:
+    if net:
         probe_port = free_port()
-        cmd += ["-nic", f"user,id=n0,model={nic},hostfwd=tcp:127.0.0.1:{port}-:80,hostfwd=tcp:127.0.0.1:{probe_port}-:{PROBE_PORT}"]
+        forward = f"hostfwd=tcp:127.0.0.1:{port}-:80," if a.http is not None else ""
+        cmd += ["-nic", f"user,id=n0,model={nic},{forward}hostfwd=tcp:127.0.0.1:{probe_port}-:{PROBE_PORT}"]
         if os.environ.get("EMCP_PCAP"):
-            cmd += ["-object", f"filter-dump,id=fd0,netdev=n0,file={os.environ['EMCP_PCAP']}-{port}.pcap"]
+            cmd += ["-object", f"filter-dump,id=fd0,netdev=n0,file={os.environ['EMCP_PCAP']}-{port or probe_port}.pcap"]
     elif nic is not None:
         cmd += ["-nic", "none"]
     qemu = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=sys.stdout, stderr=sys.stderr, bufsize=0)
@@ -259,6 +372,14 @@ def main():
                     time.sleep(0.2)
             if qemu.poll() is None and not stop.is_set():
                 say(f"{a.board} in QEMU serving MCP on {'https' if tls else 'http'}://127.0.0.1:{port}/mcp")
+        if mqtt is not None and qemu.poll() is None and not stop.is_set():
+            server_id = wait_presence(mqtt[1], mqtt_name, a.wait, stop)
+            if server_id is None and qemu.poll() is None and not stop.is_set():
+                say(f"the board's presence did not appear on the broker 127.0.0.1:{mqtt[1]} within {a.wait:g} s")
+                return 1
+            if server_id is not None:
+                say(f"{a.board} in QEMU serving MCP over MQTT through 127.0.0.1:{mqtt[1]} as server id {server_id}, "
+                    f"name {mqtt_name}")
         while not stop.is_set() and qemu.poll() is None:
             stop.wait(0.2)
         return 0 if qemu.poll() is None else qemu.returncode

@@ -126,7 +126,7 @@ bool has_room(altcp_pcb* pcb) {
 }
 }  // namespace
 
-LwipHttpListener::LwipHttpListener(Span<LwipConn> slots) : slots_(slots) {
+LwipHttpListener::LwipHttpListener(Span<LwipConn> slots, size_t dial_slots) : slots_(slots), dial_slots_(dial_slots) {
   for (LwipConn& s : slots_) s.owner = this;
 }
 
@@ -167,9 +167,12 @@ void LwipHttpListener::stop() { shut(true); }
 void LwipHttpListener::shut(bool tell_engine) {
   for (LwipConn& s : slots_) {
     if (s.state == LwipConn::State::kFree) continue;
-    const int16_t conn = s.state == LwipConn::State::kOpen ? s.conn : -1;
+    // The engine knows an accepted connection once it opened it; a dialed one from the dial.
+    const bool known = s.state == LwipConn::State::kOpen || s.dialed;
+    const uint16_t conn = static_cast<uint16_t>(s.conn);
+    const transport::ConnectionHandler h = engine(s);
     release(s, true);
-    if (tell_engine && conn >= 0 && server_.valid()) server_.closed(static_cast<uint16_t>(conn));
+    if (tell_engine && known && h.valid()) h.closed(conn);
   }
   if (listen_pcb_ != nullptr) {
     close_listener(listen_pcb_);
@@ -193,14 +196,14 @@ err_t LwipHttpListener::on_accept(void* arg, altcp_pcb* pcb, err_t err) {
   auto* self = static_cast<LwipHttpListener*>(arg);
   if (pcb == nullptr) count_syn_dropped(arg);  // lwIP without altcp: no pcb for a new connection
   if (err != ERR_OK || pcb == nullptr) return ERR_VAL;
+  // The first free slot, unless accepted connections hold all theirs (the rest are for dialing).
   LwipConn* slot = nullptr;
+  size_t accepted = 0;
   for (LwipConn& s : self->slots_) {
-    if (s.state == LwipConn::State::kFree) {
-      slot = &s;
-      break;
-    }
+    if (s.state != LwipConn::State::kFree) accepted += s.dialed ? 0 : 1;
+    else if (slot == nullptr) slot = &s;
   }
-  if (slot == nullptr) {
+  if (slot == nullptr || accepted >= self->slots_.size() - self->dial_slots_) {
     // Not even a slot to answer 503 from: lwIP resets the connection.
     ++self->stats_.refused_reset;
     return ERR_MEM;
@@ -216,6 +219,13 @@ err_t LwipHttpListener::on_accept(void* arg, altcp_pcb* pcb, err_t err) {
   altcp_sent(pcb, &LwipHttpListener::on_sent);
   altcp_err(pcb, &LwipHttpListener::on_err);
   altcp_poll(pcb, &LwipHttpListener::on_poll, kPollTicks);
+  return ERR_OK;
+}
+
+err_t LwipHttpListener::on_connected(void* arg, altcp_pcb*, err_t) {
+  // A dialed connection is up: run_once() tells its engine (writable()).
+  auto* s = static_cast<LwipConn*>(arg);
+  if (s != nullptr) s->established = true;
   return ERR_OK;
 }
 
@@ -262,19 +272,21 @@ void LwipHttpListener::on_err(void* arg, err_t) {
 // ---- The loop ------------------------------------------------------------------------------------
 
 void LwipHttpListener::run_once(uint32_t poll_ms) {
-  if (!server_.valid()) return;
   for (LwipConn& s : slots_) {
     if (s.state == LwipConn::State::kAccepted) open_accepted(s);
+    if (s.state == LwipConn::State::kConnecting) connect_done(s);
     if (s.state != LwipConn::State::kOpen) continue;
     const uint16_t conn = static_cast<uint16_t>(s.conn);
+    // A copy: release() clears the slot's.
+    const transport::ConnectionHandler h = engine(s);
     if (s.failed) {
       release(s, false);
-      server_.closed(conn);
+      h.closed(conn);
       continue;
     }
     if (s.want_write && has_room(s.pcb)) {
       s.want_write = false;
-      server_.writable(conn);  // may close it (port_close)
+      h.writable(conn);  // may close it (port_close)
       if (s.state != LwipConn::State::kOpen) continue;
     }
     offer(s);
@@ -283,9 +295,10 @@ void LwipHttpListener::run_once(uint32_t poll_ms) {
       // The peer is done: nothing more can be asked on this connection. (An answer still
       // being prepared for it is lost, as with a socket the client closed.)
       release(s, false);
-      server_.closed(conn);
+      h.closed(conn);
     }
   }
+  if (!server_.valid()) return;  // only dialing: each dialing engine polls itself
   const uint64_t now = server_.now_ms();
   if (poll_due_ || now - last_poll_ms_ >= poll_ms) {
     poll_due_ = false;
@@ -301,7 +314,7 @@ void LwipHttpListener::open_accepted(LwipConn& s) {
   }
   const int conn = server_.open(peer_of(s.pcb));
   bool taken = false;
-  for (const LwipConn& o : slots_) taken = taken || (o.state == LwipConn::State::kOpen && o.conn == conn);
+  for (const LwipConn& o : slots_) taken = taken || (o.state == LwipConn::State::kOpen && !o.dialed && o.conn == conn);
   if (conn < 0 || taken) {
     if (conn >= 0) server_.closed(static_cast<uint16_t>(conn));
     refuse(s);
@@ -311,6 +324,23 @@ void LwipHttpListener::open_accepted(LwipConn& s) {
   s.state = LwipConn::State::kOpen;
   altcp_nagle_disable(s.pcb);
   ++stats_.accepted;
+}
+
+// A dialed connection's connect ended: established (the engine is told writable() by the
+// open-connection path of run_once(), want_write being set), or failed (closed()).
+void LwipHttpListener::connect_done(LwipConn& s) {
+  if (s.failed) {
+    const uint16_t conn = static_cast<uint16_t>(s.conn);
+    const transport::ConnectionHandler h = s.handler;
+    ++stats_.dial_failed;
+    release(s, false);
+    h.closed(conn);
+    return;
+  }
+  if (!s.established) return;
+  s.state = LwipConn::State::kOpen;
+  s.want_write = true;
+  ++stats_.dialed;
 }
 
 // 503 to a connection beyond the engine's slots; it closes once that is out (the request that
@@ -328,6 +358,7 @@ void LwipHttpListener::refuse(LwipConn& s) {
 // it consumed (the window reopens by that much) and frees whole chains.
 void LwipHttpListener::offer(LwipConn& s) {
   const uint16_t conn = static_cast<uint16_t>(s.conn);
+  const transport::ConnectionHandler h = engine(s);
   u32_t consumed = 0;
   while (s.rx_count != 0 && s.state == LwipConn::State::kOpen && !s.failed) {
     pbuf* head = s.rx[0];
@@ -338,7 +369,7 @@ void LwipHttpListener::offer(LwipConn& s) {
       s.rx_off = 0;
       continue;
     }
-    if (!server_.wants_input(conn)) break;
+    if (!h.wants_input(conn)) break;
     // The pbuf of the chain at offset rx_off.
     pbuf* q = head;
     u16_t skip = s.rx_off;
@@ -350,7 +381,7 @@ void LwipHttpListener::offer(LwipConn& s) {
     // release() then leaves this chain alone, the engine still reading it, and it is freed here.
     offering_ = &s;
     offer_released_ = false;
-    const size_t used = server_.receive(conn, static_cast<const char*>(q->payload) + skip, q->len - skip);
+    const size_t used = h.receive(conn, static_cast<const char*>(q->payload) + skip, q->len - skip);
     offering_ = nullptr;
     if (offer_released_) {
       (void)pbuf_free(head);
@@ -387,9 +418,11 @@ void LwipHttpListener::free_rx(LwipConn& s, bool ack) {
 }
 
 // Lets go of the slot's pcb and frees the slot. Gracefully: FIN after what was written, then
-// lingering (linger_recv) until the peer's FIN or kLingerTicks; with `abort`: RST at once.
+// lingering (linger_recv) until the peer's FIN or kLingerTicks; with `abort` (or a dialed
+// connection not established yet, which has nothing to finish): RST at once.
 void LwipHttpListener::release(LwipConn& s, bool abort) {
   altcp_pcb* pcb = s.failed ? nullptr : s.pcb;
+  abort = abort || (s.dialed && !s.established);
   free_rx(s, pcb != nullptr && !abort);
   if (offering_ == &s) offer_released_ = true;
   if (pcb != nullptr) {
@@ -410,18 +443,27 @@ void LwipHttpListener::release(LwipConn& s, bool abort) {
   s.owner = this;
 }
 
-LwipConn* LwipHttpListener::by_conn(uint16_t conn) {
+LwipConn* LwipHttpListener::by_conn(uint16_t conn, bool dialed) {
   for (LwipConn& s : slots_)
-    if (s.state == LwipConn::State::kOpen && s.conn == static_cast<int16_t>(conn)) return &s;
+    if (s.dialed == dialed && s.conn == static_cast<int16_t>(conn) &&
+        (s.state == LwipConn::State::kOpen || (dialed && s.state == LwipConn::State::kConnecting)))
+      return &s;
   return nullptr;
 }
 
-// ---- The engine's calls (from the loop, never from inside lwIP) ----------------------------------
+// ---- The engines' calls (from the loop, never from inside lwIP) ----------------------------------
 
 Status LwipHttpListener::port_write(uint16_t conn, const char* data, size_t n, size_t* taken) {
+  return write_slot(by_conn(conn), data, n, taken);
+}
+
+Status LwipHttpListener::write_slot(LwipConn* s, const char* data, size_t n, size_t* taken) {
   *taken = 0;
-  LwipConn* s = by_conn(conn);
   if (s == nullptr || s->failed || s->pcb == nullptr) return Status::kClosed;
+  if (s->dialed && !s->established) {  // connecting: nothing can be written yet
+    s->want_write = true;
+    return Status::kOk;
+  }
   const size_t room = has_room(s->pcb) ? altcp_sndbuf(s->pcb) : 0;
   size_t k = n < room ? n : room;
   while (k != 0) {
@@ -443,10 +485,13 @@ Status LwipHttpListener::port_write(uint16_t conn, const char* data, size_t n, s
 }
 
 Status LwipHttpListener::port_wait_writable(uint16_t conn, uint32_t timeout_ms) {
-  LwipConn* s = by_conn(conn);
+  return wait_slot(by_conn(conn), timeout_ms);
+}
+
+Status LwipHttpListener::wait_slot(LwipConn* s, uint32_t timeout_ms) {
   if (s == nullptr) return Status::kClosed;
   if (pump_ == nullptr) return Status::kWouldBlock;
-  const transport::ConnectionHandler& clock = server_;
+  const transport::ConnectionHandler clock = engine(*s);
   const uint64_t deadline = clock.now_ms() + timeout_ms;
   // The stack runs first (acknowledgements come in, memory is freed; its callbacks only
   // record), then the connection is asked again: the write that brought the engine here took
@@ -456,7 +501,7 @@ Status LwipHttpListener::port_wait_writable(uint16_t conn, uint32_t timeout_ms) 
     if (clock.now_ms() >= deadline) return Status::kWouldBlock;
     pump_(pump_ctx_);
     if (s->failed || s->pcb == nullptr) return Status::kClosed;
-    if (has_room(s->pcb)) return Status::kOk;
+    if ((!s->dialed || s->established) && has_room(s->pcb)) return Status::kOk;
   }
 }
 
@@ -464,9 +509,66 @@ Status LwipHttpListener::port_wait_writable(uint16_t conn, uint32_t timeout_ms) 
 // what it still held (the peer stopped reading, or lwIP had no memory): no FIN can follow that
 // output, and the pcb would sit on the peer's closed window (zero-window probes, for minutes):
 // reset instead. Otherwise FIN after the answer, and linger.
-void LwipHttpListener::port_close(uint16_t conn) {
-  LwipConn* s = by_conn(conn);
+void LwipHttpListener::port_close(uint16_t conn) { close_slot(by_conn(conn)); }
+
+void LwipHttpListener::close_slot(LwipConn* s) {
   if (s != nullptr) release(*s, s->want_write);
+}
+
+// ---- Dialing -------------------------------------------------------------------------------------
+
+transport::Dialer LwipHttpListener::dialer() {
+  transport::Dialer d;
+  d.dial = [](void* ctx, const char* host, uint16_t port, uint16_t conn, transport::ConnectionHandler handler) {
+    return static_cast<LwipHttpListener*>(ctx)->dial(host, port, conn, handler);
+  };
+  d.port.write = [](void* ctx, uint16_t conn, const char* data, size_t n, size_t* taken) {
+    auto* self = static_cast<LwipHttpListener*>(ctx);
+    return self->write_slot(self->by_conn(conn, true), data, n, taken);
+  };
+  d.port.wait_writable = [](void* ctx, uint16_t conn, uint32_t timeout_ms) {
+    auto* self = static_cast<LwipHttpListener*>(ctx);
+    return self->wait_slot(self->by_conn(conn, true), timeout_ms);
+  };
+  d.port.close = [](void* ctx, uint16_t conn) {
+    auto* self = static_cast<LwipHttpListener*>(ctx);
+    self->close_slot(self->by_conn(conn, true));
+  };
+  d.port.ctx = this;
+  d.ctx = this;
+  return d;
+}
+
+Status LwipHttpListener::dial(const char* host, uint16_t port, uint16_t conn, transport::ConnectionHandler handler) {
+  if (host == nullptr || !handler.valid() || by_conn(conn, true) != nullptr) return Status::kInvalidArgument;
+  ip_addr_t addr;
+  if (ipaddr_aton(host, &addr) == 0) return Status::kNotFound;  // a name: no resolver (LWIP_DNS 0)
+  // The highest free slot (accepted connections take the lowest).
+  LwipConn* s = nullptr;
+  for (size_t i = slots_.size(); i > 0 && s == nullptr; --i)
+    if (slots_[i - 1].state == LwipConn::State::kFree) s = &slots_[i - 1];
+  if (s == nullptr) return Status::kNoSpace;
+  altcp_pcb* pcb = altcp_new_ip_type(nullptr, IP_GET_TYPE(&addr));
+  if (pcb == nullptr) return Status::kIoError;
+  *s = LwipConn{};
+  s->owner = this;
+  s->pcb = pcb;
+  s->state = LwipConn::State::kConnecting;
+  s->conn = static_cast<int16_t>(conn);
+  s->handler = handler;
+  s->dialed = true;
+  // As for an accepted connection: the callbacks only record.
+  altcp_arg(pcb, s);
+  altcp_recv(pcb, &LwipHttpListener::on_recv);
+  altcp_sent(pcb, &LwipHttpListener::on_sent);
+  altcp_err(pcb, &LwipHttpListener::on_err);
+  altcp_poll(pcb, &LwipHttpListener::on_poll, kPollTicks);
+  altcp_nagle_disable(pcb);
+  if (altcp_connect(pcb, &addr, port, &LwipHttpListener::on_connected) != ERR_OK) {
+    release(*s, true);  // (no route, no memory for the SYN): nothing more is reported
+    return Status::kIoError;
+  }
+  return Status::kOk;
 }
 
 }  // namespace lwip

@@ -262,9 +262,9 @@ function boardArgs(args) {
 /// stderr once it listens (`url` matches the port as its group 1) and resolves with { proc,
 /// port, stderr(), watch } (watch: server_exit.mjs's, which stopNetworkServer() judges); rejects
 /// when it exits first or says nothing within `startMs`.
-function startAnnouncing(what, cmd, argv, url, startMs, stdin = "pipe") {
+function startAnnouncing(what, cmd, argv, url, startMs, stdin = "pipe", stdout = "ignore") {
   return new Promise((resolve, reject) => {
-    const proc = spawn(cmd, argv, { stdio: [stdin, "ignore", "pipe"] });
+    const proc = spawn(cmd, argv, { stdio: [stdin, stdout, "pipe"] });
     const watch = watchServer(proc, [cmd, ...argv].join(" "));
     const timer = setTimeout(() => { proc.kill("SIGKILL"); reject(new Error(`${what} did not start: ${watch.stderr()}`)); }, startMs);
     proc.stderr.on("data", () => {
@@ -371,6 +371,30 @@ export function startGateway(boardPort, extra = []) {
                          /serving MCP on http:\/\/127\.0\.0\.1:(\d+)\/mcp/, 10000, "ignore");
 }
 
+/// The --mqtt arguments that dial `broker`: its TLS listener when it has one.
+export function mqttDial(broker) {
+  return broker.tls ? ["--mqtt", `mqtts://localhost:${broker.tls.port}`, "--mqtt-ca", broker.tls.cafile] : ["--mqtt", broker.url];
+}
+
+/// Starts `command args` (or, with EMCP_RUN_BOARD, the board: scripts/run-board --mqtt, which
+/// provisions the broker and the name into the board and announces it once its presence is on
+/// the broker) serving MCP over MQTT through `broker` (broker.mjs's) under a server-name of its
+/// own, with `extra` arguments besides (a board's --http 0). `stdout`: "pipe" keeps its
+/// standard output (a board's UART, through scripts/run-board) as proc.stdout. Resolves with
+/// startAnnouncing()'s { proc, port (the broker's), stderr(), watch } and mqttName.
+export async function startMqttServer(command, args, broker, extra = [], stdout = "ignore") {
+  const mqttName = `devices/test/${Math.random().toString(16).slice(2, 10)}`;
+  // EMCP_MQTT_TLS=1 (a broker started with its TLS listener): the device dials that, by name
+  // (Debian's Mbed TLS 2.28 matches a certificate's DNS names only; the test broker's names
+  // localhost), its certificate verified against the test's CA.
+  const mqtt = [...mqttDial(broker), "--mqtt-name", mqttName];
+  const [cmd, argv] = RUN_BOARD ? [RUN_BOARD[0], [...RUN_BOARD.slice(1), ...mqtt, ...extra]]
+                                : serverCommand(command, [...args, ...mqtt, ...extra]);
+  const server = await startAnnouncing("server", cmd, argv, /serving MCP over MQTT(?: \(TLS\))? through (?:127\.0\.0\.1|localhost):(\d+)/,
+                                       RUN_BOARD ? 120000 : 5000, "pipe", stdout);
+  return { ...server, mqttName };
+}
+
 /// EMCP_URL: the server already runs behind this base URL (scheme, host and port: a fleet behind
 /// a proxy, tests/mcp/fleet_nginx.test.mjs); connect() starts none and reaches /mcp, /sse and
 /// /ws there. Its command line is not the test's to choose: tests that need one skip.
@@ -426,24 +450,18 @@ export async function connect({ command, args = [], revision, capabilities = {},
     // verified against the test's CA); the client stays on the plain one.
     const tls = process.env.EMCP_MQTT_TLS === "1";
     const broker = await startBroker({ tls });
-    const name = `devices/test/${Math.random().toString(16).slice(2, 10)}`;
     try {
-      // By name: Debian's Mbed TLS 2.28 matches a certificate's DNS names only, not its IP
-      // addresses (docs/mqtt.md); the broker's certificate names localhost.
-      const dial = tls ? ["--mqtt", `mqtts://localhost:${broker.tls.port}`, "--mqtt-ca", broker.tls.cafile] : ["--mqtt", broker.url];
-      const [cmd, argv] = serverCommand(command, [...args, ...dial, "--mqtt-name", name]);
-      server = await startAnnouncing("server", cmd, argv, /serving MCP over MQTT(?: \(TLS\))? through (?:127\.0\.0\.1|localhost):(\d+)/, 5000);
+      server = await startMqttServer(command, args, broker);
     } catch (e) {
       await broker.stop();
       throw e;
     }
     server.broker = broker;
     // mqtt-bridge: the SDK's stdio transport to emcp-bridge --mqtt (EMCP_BRIDGE), the agent's
-    // side of MCP over MQTT in emcp (tools/bridge/mqtt_link.h), in place of the test's own.
-    // With EMCP_MQTT_TLS=1 the bridge dials the TLS listener too.
-    const bridgeDial = tls ? ["--mqtt", `mqtts://localhost:${broker.tls.port}`, "--mqtt-ca", broker.tls.cafile] : ["--mqtt", broker.url];
-    inner = kind === "mqtt" ? new MqttClientTransport({ url: broker.url, serverName: name })
-                            : new StdioClientTransport({ command: process.env.EMCP_BRIDGE, args: [...bridgeDial, "--mqtt-name", name], stderr: "pipe" });
+    // side of MCP over MQTT in emcp (tools/bridge/mqtt_link.h), in place of the test's own; with
+    // EMCP_MQTT_TLS=1 the bridge dials the TLS listener too.
+    inner = kind === "mqtt" ? new MqttClientTransport({ url: broker.url, serverName: server.mqttName, discoverMs: RUN_BOARD ? 60000 : 10000 })
+                            : new StdioClientTransport({ command: process.env.EMCP_BRIDGE, args: [...mqttDial(broker), "--mqtt-name", server.mqttName], stderr: "pipe" });
   } else {
     server = await startNetworkServer(command, args);
     inner = clientTransport(kind, `${HTTP_SCHEME}://127.0.0.1:${server.port}`);

@@ -1,6 +1,9 @@
 // board/serve_net.h - the firmware's main loop with a network: one mcp::Server on the board's
 // UART and, over lwIP (ports/lwip), on HTTP (Streamable HTTP on /mcp, HTTP+SSE on /sse,
-// WebSocket on /ws) at the same time. For boards with board/net.h.
+// WebSocket on /ws) at the same time; or, without HTTP, the network for what the application
+// dials itself through the listener's dialer() (MCP over MQTT: examples/sensors/main_board_net.cpp
+// starts it from NetConfig::on_address and polls it in its Loop::tick). For boards with
+// board/net.h.
 //
 // The loop: UART bytes into the stdio transport; the NIC's frames into lwIP and lwIP's timers
 // (emcp::board::net_poll, where lwIP's callbacks only record); the HTTP port delivers what they
@@ -27,7 +30,9 @@ namespace emcp {
 namespace board {
 
 struct HttpService {
-  emcp::transport::HttpServer* http = nullptr;       ///< built on listener->port_interface()
+  /// Built on listener->port_interface(); nullptr: no HTTP (the listener only dials: no
+  /// attach(), no listen(); `front`, `options`, `port` and `extra_hosts` are not used).
+  emcp::transport::HttpServer* http = nullptr;
   /// What the listener drives instead of the engine itself: a layer in front of it (TLS:
   /// TlsLayer::handler(), the layer built on listener->port_interface() and attached to
   /// http->handler()). Not valid: the engine.
@@ -42,8 +47,9 @@ struct HttpService {
   emcp::Span<const char* const> extra_hosts;         ///< more Host/Origin names to allow
 };
 
-/// Serves forever: the UART as serve_uart() does, and HTTP once the network is up. The banner
-/// line says whether the NIC answered.
+/// Serves forever: the UART as serve_uart() does, and HTTP (if any) once the network is up; the
+/// listener's run_once() every round, for HTTP and the connections dialed through it. The
+/// banner line says whether the NIC answered.
 [[noreturn]] void serve_uart_and_http(emcp::mcp::Server& server, emcp::transport::LineTransport& link,
                                       const char* program, const Loop& loop, const HttpService& net,
                                       const NetConfig& config);
