@@ -332,6 +332,8 @@ def main():
         cmd += ["-device", f"loader,file={blob},addr={cred_addr:#x},force-raw=on"]
     if net:
         probe_port = free_port()
+        while probe_port == port:  # two free_port() calls may return the same port: QEMU then
+            probe_port = free_port()  # cannot set up both forwards (a clean-clone run met it)
         forward = f"hostfwd=tcp:127.0.0.1:{port}-:80," if a.http is not None else ""
         cmd += ["-nic", f"user,id=n0,model={nic},{forward}hostfwd=tcp:127.0.0.1:{probe_port}-:{PROBE_PORT}"]
         if os.environ.get("EMCP_PCAP"):
