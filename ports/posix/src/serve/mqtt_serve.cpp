@@ -6,6 +6,7 @@
 
 #include <new>
 
+#include "emcp/json/number.h"
 #include "emcp/mbedtls/tls.h"
 #include "emcp/mqtt/mcp_transport.h"
 
@@ -34,17 +35,7 @@ uint8_t g_ca[kPemMax + 1];
 uint8_t g_client_cert[16 * 1024 + 1];
 uint8_t g_client_key[16 * 1024 + 1];
 
-char* num(uint64_t v, char (&buf)[24]) {
-  char tmp[24];
-  size_t n = 0;
-  do {
-    tmp[n++] = static_cast<char>('0' + v % 10);
-    v /= 10;
-  } while (v != 0);
-  for (size_t k = 0; k < n; ++k) buf[k] = tmp[n - 1 - k];
-  buf[n] = '\0';
-  return buf;
-}
+StrView num(uint64_t v, char* buf) { return StrView(buf, emcp::json::format_uint64(v, buf)); }
 
 // mqtt://HOST[:PORT] or mqtts://HOST[:PORT] (HOST a name, an IPv4 address or [IPv6]); false
 // when it is not one.
