@@ -25,7 +25,7 @@
 #include "emcp/json/number.h"
 #include "emcp/mqtt/mcp_transport.h"
 #endif
-#if EMCP_SENSORS_TLS
+#if EMCP_SENSORS_TLS || EMCP_SENSORS_MQTT_TLS
 
 #include "board/credentials.h"
 #include "emcp/auth/resource_server.h"
@@ -56,6 +56,9 @@ constexpr size_t kReplay = 1536;     // per session: events kept for Last-Event-
 #if EMCP_SENSORS_TLS && !EMCP_SENSORS_HTTP
 #error "EMCP_SENSORS_TLS serves HTTPS: it needs EMCP_SENSORS_HTTP"
 #endif
+#if EMCP_SENSORS_MQTT_TLS && (!EMCP_SENSORS_MQTT || EMCP_SENSORS_TLS)
+#error "EMCP_SENSORS_MQTT_TLS dials the broker over TLS: it needs EMCP_SENSORS_MQTT, and Mbed TLS as a client (not EMCP_SENSORS_TLS's server)"
+#endif
 #if !EMCP_SENSORS_HTTP && !EMCP_SENSORS_MQTT
 #error "a network image serves HTTP (EMCP_SENSORS_HTTP), MQTT (EMCP_SENSORS_MQTT) or both"
 #endif
@@ -82,11 +85,32 @@ emcp::lwip::StaticLwipHttpListener<0, 1> g_listener;
 #define EMCP_SENSORS_MQTT_MESSAGE 7168
 #endif
 #ifndef EMCP_SENSORS_MQTT_BROKER
+#if EMCP_SENSORS_MQTT_TLS
+#define EMCP_SENSORS_MQTT_BROKER "mqtts://10.0.2.2:8883"
+#else
 #define EMCP_SENSORS_MQTT_BROKER "mqtt://10.0.2.2:1883"
 #endif
+#endif
 constexpr size_t kMqttClients = EMCP_SENSORS_MQTT_CLIENTS;
+#if EMCP_SENSORS_MQTT_TLS
+// mqtts:// (emcp-sensors-mqtt-tls): a TLS layer of one connection between the listener's dialer
+// and the MQTT client (Mbed TLS built as a client: EMCP_MBEDTLS_CLIENT), the broker's certificate
+// checked against the CA the credentials region carries; Mbed TLS's memory a static pool of
+// EMCP_SENSORS_MQTT_TLS_POOL bytes (the parsed CA, the connection's record buffers, the
+// handshake's state: device_stats reports them; with the tests' P-256 certificates it held
+// 10.7 KiB at most, firmware.cmake).
+#ifndef EMCP_SENSORS_MQTT_TLS_POOL
+#define EMCP_SENSORS_MQTT_TLS_POOL (16 * 1024)
+#endif
+alignas(8) uint8_t g_tls_pool[EMCP_SENSORS_MQTT_TLS_POOL];
+emcp::mbedtls::TlsContext g_tls_context;
+emcp::mbedtls::StaticTlsLayer<1> g_tls(g_tls_context, g_listener.dialer().port);
+emcp::mqtt::StaticMcpTransport<kMqttClients, EMCP_SENSORS_MQTT_MESSAGE, kHttpArena> g_mqtt(
+    g_server, emcp::board::net_platform(), g_tls.dialer(g_listener.dialer()));
+#else
 emcp::mqtt::StaticMcpTransport<kMqttClients, EMCP_SENSORS_MQTT_MESSAGE, kHttpArena> g_mqtt(
     g_server, emcp::board::net_platform(), g_listener.dialer());
+#endif
 #endif
 #if EMCP_SENSORS_TLS
 // HTTPS: the TLS layer between the listener and the engine; Mbed TLS's memory is a static pool
@@ -250,7 +274,7 @@ void write_network(emcp::json::Writer& w) {
   w.begin_array();
   for (uint16_t c : n.tcp_states) w.int64(c);
   w.end_array();
-#if EMCP_SENSORS_TLS
+#if EMCP_SENSORS_TLS || EMCP_SENSORS_MQTT_TLS
   const emcp::mbedtls::PoolStats& pool = emcp::mbedtls::pool_stats();
   const emcp::mbedtls::TlsStats& tls = g_tls.stats();
   w.member_int("tls_pool_used", static_cast<int64_t>(pool.in_use));
@@ -328,10 +352,16 @@ bool copy_text(const char* text, char* out, size_t cap) {
   return n != 0 && text[n] == '\0';
 }
 
-// "mqtt://A.B.C.D[:PORT][/]" into host and port; false when it is not one (a name: the board
-// has no resolver, ports/lwip's dialer).
+// "mqtt://A.B.C.D[:PORT][/]" (mqtts:// in the image that dials over TLS) into host and port;
+// false when it is not one (a name: the board has no resolver, ports/lwip's dialer).
 bool parse_broker(const char* url, MqttSettings* s) {
+#if EMCP_SENSORS_MQTT_TLS
+  static const char kScheme[] = "mqtts://";
+  uint32_t port = 8883;
+#else
   static const char kScheme[] = "mqtt://";
+  uint32_t port = 1883;
+#endif
   for (size_t i = 0; i + 1 < sizeof kScheme; ++i)
     if (url[i] != kScheme[i]) return false;
   const char* p = url + sizeof kScheme - 1;
@@ -341,7 +371,6 @@ bool parse_broker(const char* url, MqttSettings* s) {
   for (size_t i = 0; i < n; ++i) s->host[i] = p[i];
   s->host[n] = '\0';
   p += n;
-  uint32_t port = 1883;
   if (*p == ':') {
     port = 0;
     ++p;
@@ -354,15 +383,45 @@ bool parse_broker(const char* url, MqttSettings* s) {
   return *p == '\0';
 }
 
+#if EMCP_SENSORS_MQTT_TLS
+// The TLS client's settings from the credentials region: the CA (required), a client certificate
+// and key (optional, together), the name the broker's certificate carries when the URL gives an
+// address. nullptr when they load; otherwise why not (the board then does not dial).
+const char* set_up_mqtt_tls() {
+  using emcp::board::Entry;
+  emcp::mbedtls::pool_init(g_tls_pool, sizeof g_tls_pool);
+  const char* ca = emcp::board::credential_entry(Entry::kMqttCa);
+  const char* cert = emcp::board::credential_entry(Entry::kMqttCert);
+  const char* key = emcp::board::credential_entry(Entry::kMqttKey);
+  if (ca == nullptr) return "mqtts:// needs the broker's CA in the credentials region";
+  if ((cert == nullptr) != (key == nullptr)) return "the MQTT client certificate and key go together";
+  emcp::mbedtls::TlsOptions options;
+  options.server_name = emcp::board::credential_entry(Entry::kMqttTlsName);
+  const auto bytes = [](const char* text) { return reinterpret_cast<const uint8_t*>(text); };
+  const auto size = [](const char* text) { return text == nullptr ? 0 : emcp::StrView(text).size() + 1; };
+  if (g_tls_context.init_client(emcp::board::net_platform(), bytes(ca), size(ca), bytes(cert), size(cert), bytes(key),
+                                size(key), options) != emcp::Status::kOk)
+    return "the MQTT TLS settings do not load (the CA, or the client certificate and key)";
+  return nullptr;
+}
+#endif
+
 void set_up_mqtt() {
   using emcp::board::Entry;
   MqttSettings& s = g_mqtt_settings;
   s = MqttSettings{};
   const char* broker = emcp::board::credential_entry(Entry::kMqttBroker);
   if (!parse_broker(broker != nullptr ? broker : EMCP_SENSORS_MQTT_BROKER, &s)) {
-    s.problem = "the MQTT broker is not mqtt://IPv4[:PORT]";
+#if EMCP_SENSORS_MQTT_TLS
+    s.problem = "the MQTT broker is not mqtts://IPv4[:PORT] (this image dials over TLS)";
+#else
+    s.problem = "the MQTT broker is not mqtt://IPv4[:PORT] (mqtts://: the image emcp-sensors-mqtt-tls)";
+#endif
     return;
   }
+#if EMCP_SENSORS_MQTT_TLS
+  if ((s.problem = set_up_mqtt_tls()) != nullptr) return;
+#endif
   const char* name = emcp::board::credential_entry(Entry::kMqttName);
   const char* id = emcp::board::credential_entry(Entry::kMqttId);
   emcp::json::BufferSink text(s.name, sizeof s.name - 1);
@@ -421,11 +480,21 @@ const char* mqtt_banner(const char* program) {
     text.write(" (not over MQTT: ");
     text.write(g_mqtt_settings.problem);
   } else {
+#if EMCP_SENSORS_MQTT_TLS
+    text.write(" (MCP over MQTT (TLS) through ");
+#else
     text.write(" (MCP over MQTT through ");
+#endif
     text.write(g_mqtt_settings.host);
     text.write(":");
     char num[24];
     text.write(num, emcp::json::format_uint64(g_mqtt_settings.port, num));
+#if EMCP_SENSORS_MQTT_TLS
+    if (g_tls_context.options().server_name != nullptr) {
+      text.write(", certificate name ");
+      text.write(g_tls_context.options().server_name);
+    }
+#endif
     text.write(" as server id ");
     text.write(g_mqtt_settings.id);
     text.write(", name ");
@@ -476,6 +545,10 @@ void sensors_net_firmware() {
   net.front = g_tls.handler();
 #elif EMCP_SENSORS_HTTP
   const char* program = "emcp-sensors-net";
+#elif EMCP_SENSORS_MQTT_TLS
+  const char* program = emcp::board::net_random_is_cryptographic()
+                            ? "emcp-sensors"
+                            : "emcp-sensors (TEST-ONLY entropy: this board has no TRNG; do not deploy)";
 #else
   const char* program = "emcp-sensors";
 #endif

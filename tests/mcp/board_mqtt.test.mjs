@@ -12,6 +12,10 @@
 //                              over HTTP reaching the subscribers on MQTT and the UART; then
 //                              the soak
 //   EMCP_BOARD_MQTT_PART=soak  the soak alone (the image without HTTP)
+//   EMCP_MQTT_TLS=1            the board dials the broker's TLS listener (mqtts://, the image
+//                              emcp-sensors-mqtt-tls: the broker's certificate checked against
+//                              the test's CA, provisioned with the broker's name); the clients stay
+//                              on the plain listener. The soak then holds the TLS pool flat too.
 // The soak: EMCP_SOAK_REQUESTS (10,000) requests over MQTT after a warm-up of the same work,
 // every one answered, with flat high-water marks and one broker connection throughout. At the
 // end the board is stopped (run-board must end cleanly) and its Will clears its presence.
@@ -28,6 +32,7 @@ import { MqttClientTransport } from "./lib/mqtt_transport.mjs";
 
 const PART = process.env.EMCP_BOARD_MQTT_PART ?? "soak";
 const SOAK = Number(process.env.EMCP_SOAK_REQUESTS ?? 10000);
+const TLS = process.env.EMCP_MQTT_TLS === "1";
 // A bound on waits for what the board does at once (QEMU beside other tests), not a claim.
 const LIVENESS_MS = 30000;
 let broker, server, uart;
@@ -71,7 +76,7 @@ async function stats(client) {
 }
 
 before(async () => {
-  broker = await startBroker();
+  broker = await startBroker({ tls: TLS });
   try {
     server = await startMqttServer(null, [], broker, PART === "all" ? ["--http", "0"] : [], "pipe");
   } catch (e) {
@@ -92,8 +97,13 @@ after(async () => {
 test("the board's banner names the broker and what it serves", async () => {
   await waitFor(() => uart.lines.length > 0, LIVENESS_MS, "the banner on the UART");
   const banner = uart.lines[0];
-  const port = new URL(broker.url).port;
-  assert.match(banner, new RegExp(`MCP over MQTT through 10\\.0\\.2\\.2:${port} as server id [^ ,/+#]+, name ${server.mqttName}\\)`));
+  if (TLS) {
+    assert.match(banner, new RegExp(`MCP over MQTT \\(TLS\\) through 10\\.0\\.2\\.2:${broker.tls.port}, certificate name localhost ` +
+                                    `as server id [^ ,/+#]+, name ${server.mqttName}\\)`));
+  } else {
+    const port = new URL(broker.url).port;
+    assert.match(banner, new RegExp(`MCP over MQTT through 10\\.0\\.2\\.2:${port} as server id [^ ,/+#]+, name ${server.mqttName}\\)`));
+  }
   if (PART === "all") assert.match(banner, /; and over HTTP on port 80$/);
   else assert.doesNotMatch(banner, /HTTP/);
 });
@@ -170,7 +180,10 @@ test(`soak: ${SOAK} requests over MQTT, every one answered, flat high-water mark
   };
   // emcp's own high-water marks: the message arenas (device_stats' figure is the most any of the
   // UART's, HTTP's and MQTT's ever held) and, below, the painted stack.
-  const marks = (st) => ({ arena: st.arena_high_water, mqtt_arena: st.mqtt.arena_high_water });
+  // Over TLS, Mbed TLS's pool too (emcp/mbedtls/pool.h: the broker connection's record buffers
+  // and the handshake's peak, reached before the first request).
+  const marks = (st) => ({ arena: st.arena_high_water, mqtt_arena: st.mqtt.arena_high_water,
+                           ...(TLS ? { tls_pool: st.network.tls_pool_max } : {}) });
   // lwIP's pools: how full they got depends on how QEMU's user network bunches the broker's small
   // segments (each takes a pool pbuf, whatever its size), so these are not held flat. The pbuf
   // pool may be found empty (the NIC's driver then leaves the frames in the chip for the next
@@ -208,6 +221,14 @@ test(`soak: ${SOAK} requests over MQTT, every one answered, flat high-water mark
     assert.deepEqual({ dials: st.mqtt.dials, connects: st.mqtt.connects }, { dials: 1, connects: 1 }, JSON.stringify(st.mqtt));
     assert.deepEqual([st.mqtt.too_large, st.mqtt.qos0_fallbacks, st.mqtt.refused], [0, 0, 0], JSON.stringify(st.mqtt));
     assert.equal(st.notifications_dropped, 0);
+    if (TLS) {
+      // One handshake (the one broker connection), nothing refused or failed, the pool never short.
+      const t = st.network;
+      assert.deepEqual([t.tls_handshakes, t.tls_failed, t.tls_refused_memory, t.tls_pool_failures], [1, 0, 0, 0], JSON.stringify(t));
+      assert.ok(t.tls_pool_max <= t.tls_pool_size && t.tls_established_size > 0, JSON.stringify(t));
+      console.log(`# TLS: pool ${t.tls_pool_max} of ${t.tls_pool_size} B at most, the established connection ` +
+                  `${t.tls_established_size} B, the handshake's peak ${t.tls_handshake_peak} B`);
+    }
     assert.deepEqual(transport.violations, [], "the board kept to the MCP-over-MQTT text");
   } finally {
     await client.close();

@@ -26,6 +26,7 @@ import { REVISIONS } from "./lib/schema.mjs";
 
 const SERVER = process.env.EMCP_SENSORS ?? new URL("../../build/native/bin/emcp-sensors", import.meta.url).pathname;
 const KIND = process.env.EMCP_TRANSPORT ?? "stdio";
+const MQTT = KIND === "mqtt" || KIND === "mqtt-bridge";  // MCP over MQTT: the test's client, or emcp-bridge's
 // The boards' firmware lists 5 entries per page (it has no command line to change it).
 const BOARD_PAGE = 5;
 
@@ -382,7 +383,7 @@ for (const revision of REVISIONS) {
       }
       if (st.network) {  // a network image: this connection is one of its slots, pools within size
         const n = st.network;
-        if (KIND !== "mqtt") {
+        if (!MQTT) {  // (over MQTT the HTTP slots are not this client's)
           assert.ok(n.connections_in_use >= 1 && n.connections_in_use <= n.connections, JSON.stringify(n));
           assert.ok(n.sessions_in_use >= 1 && n.sessions_in_use <= n.sessions, JSON.stringify(n));
         }
@@ -390,7 +391,7 @@ for (const revision of REVISIONS) {
           assert.ok(n[`${pool}_used`] <= n[`${pool}_max`] && n[`${pool}_max`] <= n[`${pool}_size`], `${pool}: ${JSON.stringify(n)}`);
         assert.equal(n.rx_dropped, 0, JSON.stringify(n));
       }
-      if (KIND === "mqtt" && ON_BOARD) {  // this client's session is one of the image's MQTT sessions
+      if (MQTT && ON_BOARD) {  // this client's session (the bridge's) is one of the image's MQTT sessions
         const m = st.mqtt;
         assert.ok(m && m.connected, JSON.stringify(st));
         assert.ok(m.sessions_in_use >= 1 && m.sessions_in_use <= m.sessions, JSON.stringify(m));

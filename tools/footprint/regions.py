@@ -152,7 +152,7 @@ MQTT_TARGET = 12 * 1024
 
 
 def _mqtt_board(r):
-    m, n = r["emcp-sensors-mqtt"], r["emcp-sensors-mqtt-net"]
+    m, n, t = r["emcp-sensors-mqtt"], r["emcp-sensors-mqtt-net"], r["emcp-sensors-mqtt-tls"]
     ft, rt = m.get("flash_target") or 0, m.get("ram_target") or 0
     if not ft or not rt:
         sys.exit("footprint: emcp-sensors-mqtt has no flash and RAM target (FLASH_TARGET, RAM_TARGET)")
@@ -165,7 +165,10 @@ def _mqtt_board(r):
             f"(the targets {kib(ft)} and {kib(rt)}: flash {met(m['flash'], ft)}, RAM {met(m['ram'], rt)}), "
             f"of which the MQTT client and the binding take {part:,} B of flash (the target {kib(MQTT_TARGET)}: "
             f"{met(part, MQTT_TARGET)}) and `g_mqtt` {objs['g_mqtt']:,} B of RAM; with HTTP as well "
-            f"(`emcp-sensors-mqtt-net`) {kib(n['flash'])} and {kib(n['ram'])}")
+            f"(`emcp-sensors-mqtt-net`) {kib(n['flash'])} and {kib(n['ram'])}; dialing the broker over TLS "
+            f"(`emcp-sensors-mqtt-tls`) {kib(t['flash'])} and {kib(t['ram'])} ({t['flash'] - m['flash']:,} B of "
+            f"flash more than without: Mbed TLS as a TLS 1.2 client and emcp's TLS layer; "
+            f"`g_tls_pool` {dict(t['ram_objects'])['g_tls_pool']:,} B of RAM)")
 
 
 # Every file with footprint regions (relative to the folder of --readme, the checkout's root),

@@ -2,7 +2,8 @@
 """Runs an emcp firmware image on an emulated board (QEMU), for people and for the tests.
 
     scripts/run-board BOARD APP [--http PORT] [--tls-cert FILE --tls-key FILE]
-                      [--mqtt URL [--mqtt-name NAME] [--mqtt-id ID]] [--image ELF] [--wait SECONDS]
+                      [--mqtt URL [--mqtt-name NAME] [--mqtt-id ID]
+                       [--mqtt-ca FILE [--mqtt-cert FILE --mqtt-key FILE]]] [--image ELF] [--wait SECONDS]
 
 The board's UART is this program's stdin/stdout (an MCP client can spawn it, through
 emcp-bridge: the firmware's first line is a banner, not JSON). With --http, 127.0.0.1:PORT is
@@ -24,6 +25,12 @@ the firmware's own, from its random source) are provisioned into the board's cre
 (board/credentials.h), as TLS's certificate is. Once the board's presence appears on the broker
 ($mcp-server/presence/{server-id}/{server-name}, read by a small MQTT 3.1.1 subscriber here),
 this prints "... serving MCP over MQTT through 127.0.0.1:PORT as server id ID, name NAME".
+With --mqtt mqtts://HOST:PORT --mqtt-ca FILE the board dials the broker over TLS (the image
+emcp-APP-mqtt-tls-BOARD): the CA certificates (PEM) the broker's certificate must lead to, and
+with --mqtt-cert and --mqtt-key a client certificate, go into the credentials region too; when
+HOST is a name (localhost) the board dials its address and checks the certificate against the
+name. The subscriber here then reads the presence over TLS too, and the line says "over MQTT
+(TLS) through localhost:PORT".
 
 Authorization (with TLS): --auth-token TOKEN (repeatable) and --jwt-key PUB.pem --issuer URL
 [--require-at-jwt] [--audience URI] are provisioned into the same region (board/credentials.h entries); the
@@ -84,6 +91,7 @@ def free_port():
 # board/credentials.h's entry types.
 ENTRY_STATIC_TOKEN, ENTRY_JWT_KEY, ENTRY_ISSUER, ENTRY_AUDIENCE, ENTRY_CLOCK, ENTRY_JWT_TYPE = 1, 2, 3, 4, 5, 6
 ENTRY_MQTT_BROKER, ENTRY_MQTT_NAME, ENTRY_MQTT_ID = 7, 8, 9
+ENTRY_MQTT_CA, ENTRY_MQTT_CERT, ENTRY_MQTT_KEY, ENTRY_MQTT_TLS_NAME = 10, 11, 12, 13
 
 
 def credentials_blob(cert_path, key_path, entries=()):
@@ -108,17 +116,18 @@ def credentials_blob(cert_path, key_path, entries=()):
 
 
 def board_broker(url):
-    """The broker as the board dials it: (board URL, host port) from the host's mqtt://HOST:PORT;
-    None when it is not one the board can reach (a name other than localhost, IPv6)."""
-    m = re.fullmatch(r"mqtt://([^:/\[\]]+)(?::(\d+))?/?", url)
+    """The broker as the board dials it: (board URL, host port, TLS, the name the host gave) from
+    the host's mqtt://HOST:PORT or mqtts://HOST:PORT; None when it is not one the board can reach
+    (a name other than localhost, IPv6)."""
+    m = re.fullmatch(r"(mqtts?)://([^:/\[\]]+)(?::(\d+))?/?", url)
     if not m:
         return None
-    host, port = m.group(1), int(m.group(2) or 1883)
-    if host in ("127.0.0.1", "localhost"):
-        host = "10.0.2.2"  # QEMU's user network: the host's loopback as the guest sees it
+    tls = m.group(1) == "mqtts"
+    given, port = m.group(2), int(m.group(3) or (8883 if tls else 1883))
+    host = "10.0.2.2" if given in ("127.0.0.1", "localhost") else given  # QEMU's user network: the host's loopback
     if not re.fullmatch(r"\d{1,3}(\.\d{1,3}){3}", host) or not 0 < port < 65536:
         return None
-    return f"mqtt://{host}:{port}", port
+    return f"{m.group(1)}://{host}:{port}", port, tls, given
 
 
 def mqtt_packet(kind, body):
@@ -136,14 +145,18 @@ def mqtt_string(text):
     return len(data).to_bytes(2, "big") + data
 
 
-def wait_presence(port, name, timeout, stop):
+def wait_presence(port, name, timeout, stop, tls=None):
     """The server-id of the first MCP server whose presence (a retained, non-empty message on
     $mcp-server/presence/{server-id}/{name}) the broker on 127.0.0.1:port has, or gets within
     `timeout` seconds; None otherwise. MQTT 3.1.1 (a broker of 5.0 serves it too): CONNECT,
-    SUBSCRIBE at QoS 0, PUBLISHes read until one matches, DISCONNECT."""
+    SUBSCRIBE at QoS 0, PUBLISHes read until one matches, DISCONNECT. `tls`: (CA file, the name
+    the broker's certificate carries) to speak TLS, the certificate checked."""
     deadline = time.monotonic() + timeout
     try:
-        with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+        raw = socket.create_connection(("127.0.0.1", port), timeout=5)
+        if tls is not None:
+            raw = ssl.create_default_context(cafile=tls[0]).wrap_socket(raw, server_hostname=tls[1])
+        with raw as s:
             s.sendall(mqtt_packet(0x10, mqtt_string("MQTT") + bytes([4, 0x02, 0, 60]) + mqtt_string(f"run-board-{os.getpid()}")))
             s.sendall(mqtt_packet(0x82, (1).to_bytes(2, "big") + mqtt_string(f"$mcp-server/presence/+/{name}") + b"\0"))
             buf = b""
@@ -182,7 +195,7 @@ def wait_presence(port, name, timeout, stop):
     return None
 
 
-def build(board, app, http, tls=False, mqtt=False):
+def build(board, app, http, tls=False, mqtt=False, mqtt_tls=False):
     build_dir = os.path.join(ROOT, "build", board)
     if not os.path.exists(os.path.join(build_dir, "build.ninja")):
         subprocess.run(["cmake", "--preset", board], cwd=ROOT, stdout=sys.stderr, check=True)
@@ -190,6 +203,7 @@ def build(board, app, http, tls=False, mqtt=False):
                              check=True).stdout
     names = {line.split(":")[0] for line in targets.splitlines()}
     candidates = ([f"emcp-{app}-tls-{board}"] if tls else
+                  [f"emcp-{app}-mqtt-tls-{board}"] if mqtt_tls else
                   [f"emcp-{app}-mqtt-net-{board}" if http else f"emcp-{app}-mqtt-{board}"] if mqtt else
                   ([f"emcp-{app}-net-{board}"] if http else []) + [f"emcp-{app}-{board}"])
     target = next((t for t in candidates if f"bin/{t}.elf" in names or t in names), None)
@@ -259,6 +273,9 @@ def main():
     ap.add_argument("--mqtt", metavar="URL", help="serve MCP over MQTT through the broker at mqtt://HOST:PORT (as this host reaches it)")
     ap.add_argument("--mqtt-name", metavar="NAME", help="the server-name (default devices/APP/BOARD)")
     ap.add_argument("--mqtt-id", metavar="ID", help="the server-id (default: the firmware's, from its random source)")
+    ap.add_argument("--mqtt-ca", metavar="FILE", help="mqtts://: the CA certificates (PEM) the broker's certificate must lead to")
+    ap.add_argument("--mqtt-cert", metavar="FILE", help="mqtts://, optional: the board's client certificate (PEM) ...")
+    ap.add_argument("--mqtt-key", metavar="FILE", help="... and its private key (PEM)")
     ap.add_argument("--image", help="an ELF image to run instead of building emcp-APP-BOARD")
     ap.add_argument("--wait", type=float, default=60.0, help="seconds to wait for HTTP (default 60)")
     a = ap.parse_args()
@@ -284,13 +301,23 @@ def main():
         say(f"{a.board} has no network interface in QEMU; --http needs mps2-an385")
         return 2
     mqtt = None
-    if (a.mqtt_name or a.mqtt_id) and not a.mqtt:
-        say("--mqtt-name and --mqtt-id need --mqtt URL")
+    if (a.mqtt_name or a.mqtt_id or a.mqtt_ca) and not a.mqtt:
+        say("--mqtt-name, --mqtt-id and --mqtt-ca need --mqtt URL")
         return 2
     if a.mqtt:
         mqtt = board_broker(a.mqtt)
         if mqtt is None:
-            say(f"--mqtt needs mqtt://HOST[:PORT] with HOST an IPv4 address or localhost (given: {a.mqtt})")
+            say(f"--mqtt needs mqtt://HOST[:PORT] or mqtts://HOST[:PORT] with HOST an IPv4 address or localhost (given: {a.mqtt})")
+            return 2
+        if mqtt[2] != (a.mqtt_ca is not None):
+            say("mqtts:// needs --mqtt-ca FILE (the CAs the broker's certificate must lead to)" if mqtt[2]
+                else "--mqtt-ca goes with an mqtts:// URL")
+            return 2
+        if (a.mqtt_cert is None) != (a.mqtt_key is None) or (a.mqtt_cert is not None and not mqtt[2]):
+            say("--mqtt-cert and --mqtt-key go together, with mqtts://")
+            return 2
+        if mqtt[2] and a.http is not None:
+            say("mqtts:// has an image without HTTP only (emcp-APP-mqtt-tls-BOARD): no --http")
             return 2
         if tls or nic is None or cred_addr is None:
             say("--mqtt needs a board with a network and a credentials region (mps2-an385), and no --tls-cert")
@@ -300,7 +327,7 @@ def main():
     if a.http is not None and not 0 <= a.http <= 65535:
         say("--http needs a port 0..65535")
         return 2
-    image = a.image or build(a.board, a.app, a.http is not None, tls, mqtt is not None)
+    image = a.image or build(a.board, a.app, a.http is not None, tls, mqtt is not None, mqtt is not None and mqtt[2])
     if not os.path.exists(image):
         say(f"no image {image}")
         return 2
@@ -324,6 +351,13 @@ def main():
         entries = [(ENTRY_MQTT_BROKER, mqtt[0]), (ENTRY_MQTT_NAME, mqtt_name)]
         if a.mqtt_id:
             entries.append((ENTRY_MQTT_ID, a.mqtt_id))
+        if mqtt[2]:
+            for kind, path in ((ENTRY_MQTT_CA, a.mqtt_ca), (ENTRY_MQTT_CERT, a.mqtt_cert), (ENTRY_MQTT_KEY, a.mqtt_key)):
+                if path is not None:
+                    with open(path, encoding="ascii") as f:
+                        entries.append((kind, f.read()))
+            if not re.fullmatch(r"\d{1,3}(\.\d{1,3}){3}", mqtt[3]):
+                entries.append((ENTRY_MQTT_TLS_NAME, mqtt[3]))  # the board dials the address, checks the name
     if tls or mqtt is not None:
         blob_dir = tempfile.TemporaryDirectory(prefix="emcp-credentials-")
         blob = os.path.join(blob_dir.name, "credentials.bin")
@@ -375,12 +409,13 @@ def main():
             if qemu.poll() is None and not stop.is_set():
                 say(f"{a.board} in QEMU serving MCP on {'https' if tls else 'http'}://127.0.0.1:{port}/mcp")
         if mqtt is not None and qemu.poll() is None and not stop.is_set():
-            server_id = wait_presence(mqtt[1], mqtt_name, a.wait, stop)
+            server_id = wait_presence(mqtt[1], mqtt_name, a.wait, stop, (a.mqtt_ca, mqtt[3]) if mqtt[2] else None)
             if server_id is None and qemu.poll() is None and not stop.is_set():
-                say(f"the board's presence did not appear on the broker 127.0.0.1:{mqtt[1]} within {a.wait:g} s")
+                say(f"the board's presence did not appear on the broker {mqtt[3]}:{mqtt[1]} within {a.wait:g} s")
                 return 1
             if server_id is not None:
-                say(f"{a.board} in QEMU serving MCP over MQTT through 127.0.0.1:{mqtt[1]} as server id {server_id}, "
+                say(f"{a.board} in QEMU serving MCP over MQTT{' (TLS)' if mqtt[2] else ''} through "
+                    f"{mqtt[3] if mqtt[2] else '127.0.0.1'}:{mqtt[1]} as server id {server_id}, "
                     f"name {mqtt_name}")
         while not stop.is_set() and qemu.poll() is None:
             stop.wait(0.2)

@@ -6,7 +6,10 @@
 // What it serves: a TLS 1.2 server (emcp/mbedtls/tls.h) with ECDHE-ECDSA or ECDHE-RSA key
 // exchange, AES-128-GCM or ChaCha20-Poly1305, the P-256 curve, session tickets; X.509
 // certificates and PEM keys; JWT signature checks (ES256, RS256, HS256: emcp/mbedtls/jwt_key.h);
-// SHA-1 for the WebSocket handshake.
+// SHA-1 for the WebSocket handshake. With EMCP_MBEDTLS_CLIENT=1 (emcp_mbedtls_library's DEFINES)
+// a TLS 1.2 client instead of the server, for the connection a device dials (the MQTT client's
+// to its broker: TlsLayer::dialer()): the same suites and curve, the server's name sent (SNI)
+// and verified, a smaller maximum fragment length asked of the server; no server, no tickets.
 #ifndef EMCP_MBEDTLS_CONFIG_H
 #define EMCP_MBEDTLS_CONFIG_H
 
@@ -64,31 +67,45 @@ long long emcp_mbedtls_time(long long* t);
 #define MBEDTLS_X509_USE_C
 #define MBEDTLS_X509_CRT_PARSE_C
 
-// ---- TLS 1.2 server
+// ---- TLS 1.2 server (or client)
 #define MBEDTLS_CIPHER_C
 #define MBEDTLS_GCM_C
 #define MBEDTLS_CHACHA20_C
 #define MBEDTLS_POLY1305_C
 #define MBEDTLS_CHACHAPOLY_C
 #define MBEDTLS_SSL_TLS_C
-#define MBEDTLS_SSL_SRV_C
 #define MBEDTLS_SSL_PROTO_TLS1_2
 #define MBEDTLS_KEY_EXCHANGE_ECDHE_ECDSA_ENABLED
 #define MBEDTLS_KEY_EXCHANGE_ECDHE_RSA_ENABLED
+#if EMCP_MBEDTLS_CLIENT
+#define MBEDTLS_SSL_CLI_C
+#define MBEDTLS_SSL_SERVER_NAME_INDICATION
+// The client asks the server for records of at most its record buffers (RFC 6066's
+// max_fragment_length: OpenSSL, and so Mosquitto, honours it; TlsContext::init_client), so that
+// a broker's record of a longer message still fits: buffers of 2 KiB each way, below.
+#define MBEDTLS_SSL_MAX_FRAGMENT_LENGTH
+#ifndef MBEDTLS_SSL_IN_CONTENT_LEN
+#define MBEDTLS_SSL_IN_CONTENT_LEN 2048
+#endif
+#else
+#define MBEDTLS_SSL_SRV_C
 #define MBEDTLS_SSL_SESSION_TICKETS
 #define MBEDTLS_SSL_TICKET_C
+#endif
 #define MBEDTLS_SSL_EXTENDED_MASTER_SECRET
 #define MBEDTLS_SSL_ENCRYPT_THEN_MAC
-// Record buffers: a client's records up to 4 KiB of plaintext (a larger one is refused with a
-// record_overflow alert: the request bodies of MCP are smaller), answers in records of up to
-// 2 KiB. Each connection holds both while open (about 6.3 KiB with the record overhead).
+// Record buffers (the server's): a client's records up to 4 KiB of plaintext (a larger one is
+// refused with a record_overflow alert: the request bodies of MCP are smaller), answers in
+// records of up to 2 KiB. Each connection holds both while open (about 6.3 KiB with the record
+// overhead). The client's: 2 KiB each way (above).
 #ifndef MBEDTLS_SSL_IN_CONTENT_LEN
 #define MBEDTLS_SSL_IN_CONTENT_LEN 4096
 #endif
 #ifndef MBEDTLS_SSL_OUT_CONTENT_LEN
 #define MBEDTLS_SSL_OUT_CONTENT_LEN 2048
 #endif
-// The server asks no certificate of the client: none to keep.
+// The server asks no certificate of the client, and the client verifies the server's during the
+// handshake: none to keep.
 #undef MBEDTLS_SSL_KEEP_PEER_CERTIFICATE
 
 #include "mbedtls/check_config.h"

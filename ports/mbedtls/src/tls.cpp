@@ -55,13 +55,17 @@ void TlsContext::init_parts() {
   mbedtls_x509_crt_init(&cert_);
   mbedtls_x509_crt_init(&ca_);
   mbedtls_pk_init(&key_);
+#if defined(MBEDTLS_SSL_TICKET_C)
   mbedtls_ssl_ticket_init(&ticket_);
+#endif
 }
 
 TlsContext::~TlsContext() { release(); }
 
 void TlsContext::release() {
+#if defined(MBEDTLS_SSL_TICKET_C)
   mbedtls_ssl_ticket_free(&ticket_);
+#endif
   mbedtls_pk_free(&key_);
   mbedtls_x509_crt_free(&cert_);
   mbedtls_x509_crt_free(&ca_);
@@ -130,6 +134,10 @@ Status TlsContext::configure(int endpoint) {
 
 Status TlsContext::init(const Platform& platform, const uint8_t* cert, size_t cert_len, const uint8_t* key,
                         size_t key_len, const TlsOptions& options) {
+#if !defined(MBEDTLS_SSL_SRV_C)
+  (void)platform, (void)cert, (void)cert_len, (void)key, (void)key_len, (void)options;
+  return Status::kInvalidState;
+#else
   Status st = start(platform, options);
   if (st != Status::kOk) return st;
   int ret;
@@ -156,10 +164,15 @@ Status TlsContext::init(const Platform& platform, const uint8_t* cert, size_t ce
 #endif
   ready_ = true;
   return Status::kOk;
+#endif
 }
 
 Status TlsContext::init_client(const Platform& platform, const uint8_t* ca, size_t ca_len, const uint8_t* cert,
                                size_t cert_len, const uint8_t* key, size_t key_len, const TlsOptions& options) {
+#if !defined(MBEDTLS_SSL_CLI_C)
+  (void)platform, (void)ca, (void)ca_len, (void)cert, (void)cert_len, (void)key, (void)key_len, (void)options;
+  return Status::kInvalidState;
+#else
   Status st = start(platform, options);
   if (st != Status::kOk) return st;
   int ret;
@@ -182,9 +195,26 @@ Status TlsContext::init_client(const Platform& platform, const uint8_t* ca, size
     last_error_ = ret;
     return status_of(ret);
   }
+#if defined(MBEDTLS_SSL_MAX_FRAGMENT_LENGTH)
+  // Records no larger than the record buffers: asked of the server (RFC 6066's
+  // max_fragment_length, the lesser of the input and output buffers' lengths, as Mbed TLS
+  // advertises only that), which may ignore it (a larger record then ends the connection with
+  // record_overflow).
+  constexpr size_t kRecord = MBEDTLS_SSL_IN_CONTENT_LEN < MBEDTLS_SSL_OUT_CONTENT_LEN ? MBEDTLS_SSL_IN_CONTENT_LEN
+                                                                                    : MBEDTLS_SSL_OUT_CONTENT_LEN;
+  if (kRecord < 16384 &&
+      (ret = mbedtls_ssl_conf_max_frag_len(&conf_, kRecord >= 4096   ? MBEDTLS_SSL_MAX_FRAG_LEN_4096
+                                                   : kRecord >= 2048 ? MBEDTLS_SSL_MAX_FRAG_LEN_2048
+                                                   : kRecord >= 1024 ? MBEDTLS_SSL_MAX_FRAG_LEN_1024
+                                                                     : MBEDTLS_SSL_MAX_FRAG_LEN_512)) != 0) {
+    last_error_ = ret;
+    return status_of(ret);
+  }
+#endif
   client_ = true;
   ready_ = true;
   return Status::kOk;
+#endif
 }
 
 const char* TlsContext::error_text(int code) {
@@ -289,9 +319,12 @@ Status TlsLayer::dial(const char* host, uint16_t port, uint16_t conn, transport:
   if (slot == nullptr) return Status::kNoSpace;
   TlsConn& t = *slot;
   inner_ = engine;
+  start_measuring(t);
   mbedtls_ssl_init(&t.ssl);
   int ret = mbedtls_ssl_setup(&t.ssl, context_.config());
-  if (ret == 0) ret = mbedtls_ssl_set_hostname(&t.ssl, host);  // SNI and the name verified
+  // SNI and the name verified: the host's, or the one the options give for it.
+  const char* name = context_.options().server_name != nullptr ? context_.options().server_name : host;
+  if (ret == 0) ret = mbedtls_ssl_set_hostname(&t.ssl, name);
   if (ret != 0) {
     mbedtls_ssl_free(&t.ssl);
     context_.note_error(ret);
@@ -309,6 +342,20 @@ Status TlsLayer::dial(const char* host, uint16_t port, uint16_t conn, transport:
   return s;
 }
 
+// The pool's figures for one handshake: measured when no other connection opens or ends
+// between its open and its end (their buffers would be counted in, or out, of its figures);
+// one that opens now spoils the measurement of a handshake still running.
+void TlsLayer::start_measuring(TlsConn& t) {
+  bool other_handshake = false;
+  for (TlsConn& o : conns_) {
+    other_handshake = other_handshake || (o.used && !o.established);
+    o.measured = false;
+  }
+  t.measured = !other_handshake;
+  t.pool_base = static_cast<uint32_t>(pool_stats().in_use);
+  if (t.measured) pool_mark();
+}
+
 // ---- The listener's side (ConnectionHandler) ----
 
 int TlsLayer::open(const transport::PeerAddress& peer) {
@@ -320,17 +367,7 @@ int TlsLayer::open(const transport::PeerAddress& peer) {
     return -1;
   }
   TlsConn& t = conns_[static_cast<size_t>(conn)];
-  // The pool's figures for one handshake: measured when no other connection opens or ends
-  // between its open and its end (their buffers would be counted in, or out, of its figures);
-  // one that opens now spoils the measurement of a handshake still running.
-  bool other_handshake = false;
-  for (TlsConn& o : conns_) {
-    other_handshake = other_handshake || (o.used && !o.established);
-    o.measured = false;
-  }
-  t.measured = !other_handshake;
-  t.pool_base = static_cast<uint32_t>(pool_stats().in_use);
-  if (t.measured) pool_mark();
+  start_measuring(t);
   mbedtls_ssl_init(&t.ssl);
   const int ret = mbedtls_ssl_setup(&t.ssl, context_.config());
   if (ret != 0) {

@@ -40,9 +40,14 @@ enum class Entry : uint32_t {
   kAudience = 4,     ///< the server's canonical URI (the tokens' audience)
   kClock = 5,        ///< "semihosting": set the wall clock from the host (QEMU)
   kJwtType = 6,      ///< "at+jwt": the JWTs' header typ must say so (JwtConfig::require_at_jwt)
-  kMqttBroker = 7,   ///< the MQTT broker, "mqtt://HOST[:PORT]" (HOST an IPv4 address)
+  kMqttBroker = 7,   ///< the MQTT broker, "mqtt://HOST[:PORT]" or "mqtts://HOST[:PORT]" (HOST an IPv4 address)
   kMqttName = 8,     ///< the MCP-over-MQTT server-name ("devices/sensors/kitchen")
   kMqttId = 9,       ///< the server-id (the MQTT client id)
+  kMqttCa = 10,      ///< mqtts://: the CA certificates (PEM) the broker's certificate must lead to
+  kMqttCert = 11,    ///< mqtts://, optional: the board's client certificate (PEM) ...
+  kMqttKey = 12,     ///< ... and its private key (PEM)
+  kMqttTlsName = 13, ///< mqtts://, optional: the name the broker's certificate carries (and SNI), when
+                     ///< HOST, an address, is not it
 };
 /// The `index`-th entry of `type` (a NUL-terminated text in the region), or nullptr.
 const char* credential_entry(Entry type, unsigned index = 0);

@@ -66,6 +66,10 @@ struct TlsOptions {
   uint32_t handshake_timeout_ms = 10000;  ///< from the connection's open to the handshake's end
   uint32_t ticket_lifetime_s = 86400;     ///< how long a session ticket lets a client resume
   bool session_tickets = true;
+  /// A client's (init_client()): the name the server's certificate must carry, sent as SNI,
+  /// when the host dialed is not it (a broker dialed by its address whose certificate names
+  /// it: a board has no resolver); nullptr: the host dialed. Kept, not copied.
+  const char* server_name = nullptr;
 };
 
 /// What every TLS connection shares. Declare it with static storage; init() once.
@@ -87,7 +91,9 @@ class TlsContext {
   /// For connections the device dials (TlsLayer::dialer(): the MQTT client to its broker): the
   /// CA certificates the server's chain must lead to (PEM, NUL counted, or DER; required: the
   /// server is always verified, its name against the host dialed), and optionally a client
-  /// certificate and its key (nullptr: none). Errors as init().
+  /// certificate and its key (nullptr: none). Errors as init(); kInvalidState: Mbed TLS was
+  /// built without its client (the boards' configuration needs EMCP_MBEDTLS_CLIENT=1), as
+  /// init() is without its server.
   Status init_client(const Platform& platform, const uint8_t* ca, size_t ca_len, const uint8_t* cert = nullptr,
                      size_t cert_len = 0, const uint8_t* key = nullptr, size_t key_len = 0,
                      const TlsOptions& options = TlsOptions());
@@ -191,7 +197,7 @@ class TlsLayer {
   /// With a client context (TlsContext::init_client): what an engine dials through, TLS over
   /// `outer` (the listener's dialer, whose port must be the `outer` port this layer was made
   /// with). dial() verifies the server's certificate against the context's CAs and its name
-  /// against the host dialed (SNI too); the engine hears writable() once the handshake is done,
+  /// against the host dialed, or TlsOptions::server_name (SNI too); the engine hears writable() once the handshake is done,
   /// closed() when it fails (the reason in the Platform's log). Errors of dial(): kInvalidState
   /// (not a client context), kNoSpace (no free slot, or no memory for its buffers),
   /// kInvalidArgument (a host name Mbed TLS refuses), and the outer dialer's.
@@ -221,6 +227,8 @@ class TlsLayer {
   TlsConn* by_inner(uint16_t conn);  // the slot the engine's `conn` names
   Status dial(const char* host, uint16_t port, uint16_t conn, transport::ConnectionHandler engine);
   bool live(uint16_t conn) const { return conn < conns_.size() && conns_[conn].used; }
+  /// Starts the pool's figures for `t`'s handshake (TlsStats::handshake_peak).
+  void start_measuring(TlsConn& t);
   /// Runs the handshake, then hands decrypted bytes to the engine while it takes them.
   void step(TlsConn& t);
   void deliver(TlsConn& t);
