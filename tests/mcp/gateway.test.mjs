@@ -89,6 +89,42 @@ describe("gateway: sessions, bad input, security", () => {
     assert.equal((await once(g.port, request("DELETE", "/mcp", { "Mcp-Session-Id": sid }))).status, 200);
   });
 
+  test("a 2025-11-25 session's event stream primes, numbers its events, and resumes after a dropped connection", async () => {
+    // As the engine (docs/http.md "Event streams and resuming", SEP-1699): the stream's first
+    // event is an id <stream>-0 with a retry field and empty data; the client drops the
+    // connection after the first event and comes back with Last-Event-ID: the events it
+    // missed, then the rest of the call, on the GET.
+    const sid = await newSession(g.port);
+    const c = await connectRaw(g.port);
+    await c.write(post(call(30, "sample_sensor", { sensor: "load", samples: 8, interval_ms: 100 }, { _meta: { progressToken: 30 } }),
+                       { "Mcp-Session-Id": sid }));
+    await c.until(({ buf }) => /id: \d+-1\n/.test(buf.toString()), 5000);
+    const first = c.buffer.toString();
+    c.end();
+    assert.match(first, /Content-Type: text\/event-stream/);
+    const priming = /\r\n\r\n[0-9a-f]+\r\nid: (\d+)-0\nretry: (\d+)\ndata: \n\n\r\n/.exec(first);
+    assert.ok(priming, `the priming event first: ${JSON.stringify(first)}`);
+    const stream = priming[1];
+    assert.ok(Number(priming[2]) > 0);
+    assert.match(first, new RegExp(`id: ${stream}-1\nevent: message\ndata: \\{`));  // (the tool's first log line)
+    await new Promise((r) => setTimeout(r, 300));  // progress goes on meanwhile, kept for the client
+    const r = await once(g.port, request("GET", "/mcp", { Accept: "text/event-stream", "Mcp-Session-Id": sid, "Last-Event-ID": `${stream}-1` }), 10000);
+    assert.equal(r.status, 200);
+    const ids = [...r.body.toString().matchAll(/^id: (\d+)-(\d+)$/gm)].map((m) => [m[1], Number(m[2])]);
+    assert.ok(ids.length >= 2 && ids.every(([s_, n], i) => s_ === stream && n === i + 2), `the events after ${stream}-1, in order: ${JSON.stringify(ids)}`);
+    const ms = messages(r);
+    const notes = ms.slice(0, -1);
+    assert.ok(notes.every((m) => m.method === "notifications/message" || (m.method === "notifications/progress" && m.params.progressToken === 30)),
+              JSON.stringify(ms));
+    assert.ok(notes.some((m) => m.method === "notifications/progress"), JSON.stringify(ms));
+    assert.equal(ms.at(-1).id, 30);
+    assert.match(ms.at(-1).result.content[0].text, /load/);
+    // Resumed again once the call is over: the replay alone, and the stream ends.
+    const again = await once(g.port, request("GET", "/mcp", { Accept: "text/event-stream", "Mcp-Session-Id": sid, "Last-Event-ID": `${stream}-1` }), 5000);
+    assert.deepEqual(messages(again).map((m) => m.id ?? m.method), ms.map((m) => m.id ?? m.method));
+    assert.equal((await once(g.port, request("DELETE", "/mcp", { "Mcp-Session-Id": sid }))).status, 200);
+  });
+
   test("bad input is answered with the engine's statuses, and the gateway keeps serving", async () => {
     const notJson = await once(g.port, post("{not json"));
     assert.equal(notJson.status, 400);

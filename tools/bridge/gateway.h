@@ -15,6 +15,8 @@
 //                        one JSON answer, or an event stream (chunked), and the end of a request
 //   gateway_session.cpp  the one HTTP session: opening (its random id), its end (DELETE, idle,
 //                        a reset), the board's UART session started afresh, Retry-After
+//   gateway_streams.cpp  a session's resumable event streams (2025-11-25 on): priming events,
+//                        event ids, the replay buffer, GET with Last-Event-ID
 //   gateway_board.cpp    the board's side: its answers and progress mapped back to their
 //                        requests, what it sends on its own routed (or dropped), resets, lost
 //                        input, request timeouts
@@ -40,6 +42,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -67,6 +70,8 @@ constexpr size_t kMaxInFlight = 256;           // requests forwarded and not ans
 constexpr size_t kMaxQueue = 1u << 20;         // bytes waiting for the board: 503 beyond
 constexpr size_t kMaxBoardRequests = 64;       // the board's requests to the session's client kept
 constexpr uint32_t kMaxRetryAfterS = 60;
+constexpr size_t kMaxReplay = 1u << 20;        // a session's kept events (gateway_streams.cpp), bytes
+constexpr size_t kMaxStreams = 1024;           // a session's streams remembered for resuming
 
 /// `bytes` random bytes (the posix port's getrandom()) as 2 * bytes hex digits and a NUL.
 bool random_hex(char* out, size_t bytes);
@@ -98,6 +103,7 @@ struct Conn {
   bool batch = false;
   int awaiting = 0;          // its requests the board has not answered
   std::string extra;         // header lines for its answer (Mcp-Session-Id)
+  uint32_t stream = 0;       // the resumable stream it carries (gateway_streams.cpp), 0: none
 };
 
 /// A request forwarded to the board, by its wire id.
@@ -112,6 +118,8 @@ struct Pending {
   bool session = false;
   bool initialize = false;
   bool opening = false;      // the initialize that opens the session
+  uint32_t stream = 0;       // its resumable stream: what comes for it goes there (kept when the
+                             // connection is gone), not to `conn`
 };
 
 class Gateway final : public Link::Listener {
@@ -170,6 +178,30 @@ class Gateway final : public Link::Listener {
   void end_response(Conn& c);
   void end_request(Conn& c);
   void deliver(size_t conn, const std::string& json, bool answer, int error_code);
+
+  // ---- Resumable streams (gateway_streams.cpp)
+  struct Stream {
+    size_t conn = 0;
+    uint64_t serial = 0;      // 0: no connection carries it now
+    uint64_t gen = 0;
+    int awaiting = 0;         // its requests not answered yet
+    uint64_t n = 0;           // its last event's number
+    bool ended = false;       // every answer sent: a GET resuming it ends after the replay
+  };
+  struct Replayed {
+    uint32_t stream;
+    uint64_t n;
+    std::string text;         // the whole event, as written
+  };
+  bool resumable(const Conn& c) const;
+  void write_events(Conn& c, const std::string& text);
+  void open_stream(Conn& c);
+  Conn* stream_conn(const Stream& s);
+  void stream_event(uint32_t sid, const std::string& json, bool answer);
+  void detach_stream(size_t conn, uint64_t serial);
+  bool resume_stream(Conn& c);
+  void forget_streams();
+  void to_request(const Pending& pd, const std::string& json, bool answer, int error_code);
 
   // ---- The session (gateway_session.cpp)
   bool session_open() const { return session_ == SessionState::kOpen; }
@@ -230,6 +262,11 @@ class Gateway final : public Link::Listener {
   uint64_t get_serial_ = 0;
   Modern board_modern_ = Modern::kUnknown;
   int discovers_ = 0;
+  // The session's resumable streams (gateway_streams.cpp).
+  std::map<uint32_t, Stream> streams_;
+  std::deque<Replayed> replay_;
+  size_t replay_bytes_ = 0;
+  uint32_t next_stream_ = 0;
 };
 
 }  // namespace gateway

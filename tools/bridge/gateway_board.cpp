@@ -79,7 +79,7 @@ void Gateway::on_board_line(const std::string& line) {
     if (member(out, 0, "id", &b, &e)) out = replaced(out, b, e, pd.orig_id);
     const int code = m.kind == jsonrpc::Kind::kErrorResponse ? static_cast<int>(m.error.code) : 0;
     if (pd.initialize) initialize_answered(pd, m);
-    if (conn_live(pd)) deliver(pd.conn, out, true, code);
+    to_request(pd, out, true, code);
     return;
   }
   if (m.kind == jsonrpc::Kind::kNotification && m.method == "notifications/progress") {
@@ -92,8 +92,7 @@ void Gateway::on_board_line(const std::string& line) {
       log("dropped progress for no request in flight: " + line.substr(0, 200));
       return;
     }
-    if (conn_live(it->second) && !it->second.orig_token.empty())
-      deliver(it->second.conn, replaced(line, b, e, it->second.orig_token), false, 0);
+    if (!it->second.orig_token.empty()) to_request(it->second, replaced(line, b, e, it->second.orig_token), false, 0);
     return;
   }
   if (m.kind != jsonrpc::Kind::kRequest && m.kind != jsonrpc::Kind::kNotification) {
@@ -120,7 +119,7 @@ void Gateway::route_unrelated(const std::string& line, const jsonrpc::Message& m
   for (const auto& kv : pending_) {
     if (kv.second.session) {
       ++session_n;
-      if (conn_live(kv.second) && (oldest_session == nullptr || kv.second.seq < oldest_session->seq))
+      if ((conn_live(kv.second) || kv.second.stream != 0) && (oldest_session == nullptr || kv.second.seq < oldest_session->seq))
         oldest_session = &kv.second;
     } else {
       ++modern_n;
@@ -137,7 +136,7 @@ void Gateway::route_unrelated(const std::string& line, const jsonrpc::Message& m
     // (and on that POST it would start the stream before the session's id is minted).
     if (session_ != SessionState::kOpen) return false;
     if (oldest_session != nullptr) {
-      deliver(oldest_session->conn, line, false, 0);
+      to_request(*oldest_session, line, false, 0);
       return true;
     }
     if (get != nullptr) {
@@ -154,7 +153,7 @@ void Gateway::route_unrelated(const std::string& line, const jsonrpc::Message& m
   } else if (request) {
     sent = modern_n == 0 && to_session();
   } else if (session_n + modern_n == 1 && modern_n == 1) {
-    if (conn_live(*only_modern)) deliver(only_modern->conn, line, false, 0);
+    to_request(*only_modern, line, false, 0);
     sent = true;
   } else if (modern_n == 0) {
     sent = to_session();
@@ -185,7 +184,7 @@ void Gateway::fail_pending(bool session_only_requests, const std::string& messag
     const Pending pd = it->second;
     it = pending_.erase(it);
     if (pd.opening && session_ == SessionState::kOpening) session_ = SessionState::kNone;
-    if (conn_live(pd)) deliver(pd.conn, rpc_error(pd.orig_id, -32603, message), true, -32603);
+    to_request(pd, rpc_error(pd.orig_id, -32603, message), true, -32603);
   }
 }
 
@@ -212,12 +211,11 @@ void Gateway::on_board_lost_input(const std::vector<std::string>& ids) {
     pending_.erase(it);
     cancel_on_board(wire, "the board lost input");
     if (pd.opening && session_ == SessionState::kOpening) session_ = SessionState::kNone;
-    if (conn_live(pd))
-      deliver(pd.conn,
-              rpc_error(pd.orig_id, -32603,
-                        "The board lost input on its UART (its receive buffer overflowed); this request may not have "
-                        "reached it. Send it again."),
-              true, -32603);
+    to_request(pd,
+               rpc_error(pd.orig_id, -32603,
+                         "The board lost input on its UART (its receive buffer overflowed); this request may not have "
+                         "reached it. Send it again."),
+               true, -32603);
   }
 }
 
@@ -240,10 +238,10 @@ void Gateway::expire_requests(uint64_t now) {
     log("no answer from the board within --request-timeout-ms: " + wire + " failed and cancelled");
     if (link_->ready()) cancel_on_board(wire, "no answer within the gateway's --request-timeout-ms");
     if (pd.opening && session_ == SessionState::kOpening) session_ = SessionState::kNone;
-    if (conn_live(pd))
-      deliver(pd.conn, rpc_error(pd.orig_id, -32603, "The board did not answer within " +
-                                                          std::to_string(o_.request_timeout_ms) + " ms (--request-timeout-ms)"),
-              true, -32603);
+    to_request(pd,
+               rpc_error(pd.orig_id, -32603,
+                         "The board did not answer within " + std::to_string(o_.request_timeout_ms) + " ms (--request-timeout-ms)"),
+               true, -32603);
   }
 }
 

@@ -8,7 +8,6 @@
 // when something for it comes first or when the body was a batch; its answer ends the stream.
 // At 2026-07-28 an answer's status follows its error, as the engine's (http_modern.cpp): -32601
 // 404, -32020..-32022 400.
-#include <stdio.h>
 
 #include "gateway.h"
 #include "emcp/transport/http_security.h"
@@ -49,19 +48,7 @@ void Gateway::start_sse(Conn& c) {
   c.head_sent = true;
 }
 
-void Gateway::event(Conn& c, const std::string& json) {
-  const std::string ev = "event: message\ndata: " + json + "\n\n";
-  c.last_ms = emcp::posix::now_ms();
-  if (c.chunked) {
-    char n[20];
-    snprintf(n, sizeof n, "%zx\r\n", ev.size());
-    c.out += n;
-    c.out += ev;
-    c.out += "\r\n";
-  } else {
-    c.out += ev;
-  }
-}
+void Gateway::event(Conn& c, const std::string& json) { write_events(c, "event: message\ndata: " + json + "\n\n"); }
 
 void Gateway::end_response(Conn& c) {
   if (!c.head_sent) start_sse(c);  // nothing came for it (a cancelled request): an empty stream
@@ -74,6 +61,7 @@ void Gateway::end_request(Conn& c) {
   c.body.clear();
   c.head_sent = c.sse = c.chunked = false;
   c.awaiting = 0;
+  c.stream = 0;
   c.last_ms = emcp::posix::now_ms();
   if (!c.keep_alive) {
     c.st = Conn::St::kClosing;
@@ -95,7 +83,12 @@ void Gateway::deliver(size_t conn, const std::string& json, bool answer_msg, int
     if (c.modern && error_code <= -32020 && error_code >= -32022) status = 400;
     return answer(c, status, json, "application/json");
   }
-  if (!c.head_sent) start_sse(c);
+  if (!c.head_sent) {
+    start_sse(c);
+    // A session's stream from 2025-11-25 on: a priming event, ids, resumable (gateway_streams.cpp).
+    if (resumable(c)) open_stream(c);
+  }
+  if (c.stream != 0) return stream_event(c.stream, json, answer_msg);
   event(c, json);
   if (answer_msg && --c.awaiting <= 0 && c.st == Conn::St::kWaiting) end_response(c);
 }

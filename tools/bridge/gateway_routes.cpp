@@ -31,8 +31,9 @@
 //   served there as one of the UART session's. Mcp-Param-* need the tool's table, which only
 //   the board has: not checked. Closing the response cancels the request.
 // GET /mcp: the session's stream for what the board sends outside requests (one at a time: 409
-//   for a second). No event ids, no resumption (Last-Event-ID is ignored): the gateway keeps no
-//   replay buffer. A comment line every heartbeat_ms (http_gateway.cpp).
+//   for a second); no event ids, not resumable. With Last-Event-ID naming one of the session's
+//   resumable POST streams (2025-11-25 on): that stream's missed events, then the stream goes
+//   on there (gateway_streams.cpp). A comment line every heartbeat_ms (http_gateway.cpp).
 // DELETE /mcp: ends the session (gateway_session.cpp), 200.
 #include "emcp/posix/platform.h"
 #include "emcp/transport/http_security.h"
@@ -132,6 +133,9 @@ void Gateway::on_done(Conn& c) {
   }
   const http::Method m = c.parser.request().method;
   if (m == http::Method::kGet) {
+    // Last-Event-ID naming one of the session's resumable streams: its missed events, then it
+    // goes on here (gateway_streams.cpp); any other id: the session's plain stream.
+    if (!c.parser.request().last_event_id.view().empty() && resume_stream(c)) return;
     if (get_conn_ >= 0) return answer_text(c, 409, "Conflict: this session has a GET stream already");
     get_conn_ = static_cast<int>(slot_of(c));
     get_serial_ = c.serial;

@@ -62,6 +62,7 @@ void Gateway::end_session(const char* why, const std::string& message) {
     reset_due_ = true;  // the board's UART session still has its state (reset_board_session())
   }
   fail_pending(true, message);
+  forget_streams();
   session_ = SessionState::kNone;
   session_id_[0] = 0;
   board_reqs_.clear();

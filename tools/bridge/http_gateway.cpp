@@ -195,9 +195,11 @@ void Gateway::drop(size_t i, const char* why) {
   Conn& c = *conns_[i];
   if (why != nullptr) log(std::string("http: connection dropped: ") + why);
   // Its requests: a 2026-07-28 one is cancelled (closing its response is cancellation); the
-  // session's go on on the board, their answers dropped.
+  // session's go on on the board, their answers dropped, or kept for the client's GET with
+  // Last-Event-ID when their stream is resumable (gateway_streams.cpp).
+  detach_stream(i, c.serial);
   for (auto it = pending_.begin(); it != pending_.end();) {
-    if (it->second.conn == i && it->second.serial == c.serial) {
+    if (it->second.conn == i && it->second.serial == c.serial && it->second.stream == 0) {
       if (!it->second.session) cancel_on_board(it->first, "the HTTP client closed its response");
       if (it->second.initialize && session_ == SessionState::kOpening) session_ = SessionState::kNone;
       it = pending_.erase(it);
