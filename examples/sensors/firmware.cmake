@@ -279,6 +279,20 @@ if(EMCP_BOARD_NET)
                    transmit buffer for answers of up to 7 KiB, its 2 KiB arena, the client slots);
                    lwIP's pools for one TCP connection (5 pool pbufs, 4 TCP PCBs), below as
                    `memp_memory_*`, its heap for output segments as `ram_heap`")
+    # The same under FreeRTOS, as emcp-sensors-net-rtos is (main_rtos.cpp's owner, sensor and NIC
+    # tasks, lwIP's tcpip_thread): the MQTT client runs in the owner task over lwIP's raw API
+    # under the core lock, which the owner holds but while it waits, as the HTTP listener does.
+    # Answers up to 8 KiB: device_stats' output schema has the inbox and tasks objects here, and
+    # the tools/list page that carries it is over the bare-metal image's 7 KiB. Its ceilings are
+    # its measured 153,488 B of flash and 65,980 B of static RAM rounded up to the KiB.
+    sensors_net_rtos_image(sensors-mqtt-rtos sensors-mqtt
+      SOURCES ${EMCP_BOARD_TLS_SOURCES}
+      DEFINES EMCP_MAX_LISTENS=2
+      APP_DEFINES EMCP_SENSORS_MQTT=1 EMCP_SENSORS_HTTP=0 EMCP_SENSORS_MQTT_MESSAGE=8192
+      LIBS ${EMCP_BOARD_NET_LIBS_RTOS}
+      FLASH_BUDGET 154624 RAM_BUDGET 66560
+      DESCRIPTION "the sensors MQTT image, unchanged, under FreeRTOS as emcp-sensors-net-rtos is (the MQTT
+                   client in the owner task, over lwIP's raw API under the core lock)")
     # The same dialing its broker over TLS (mqtts://): Mbed TLS as a client (TLS 1.2, the
     # broker's certificate checked against the CA in the credentials region, a client
     # certificate as an option; records of 2 KiB each way, asked of the broker with RFC 6066's
