@@ -59,9 +59,10 @@ async function startDevice(scene, url, { id = `faults-${rand()}`, name = `device
 const SUMMARY = new RegExp(": MQTT: (\\d+) connections \\((\\d+) dials, (\\d+) refused by the broker, (\\d+) protocol " +
   "errors, (\\d+) keep-alive timeouts\\), (\\d+) sessions \\((\\d+) ended by their client, (\\d+) by a lost " +
   "connection, (\\d+) at stop\\), (\\d+) initialize refused \\(no free slot\\), (\\d+) answers too large, (\\d+) " +
-  "stray messages \\((\\d+) retained\\)");
+  "stray messages \\((\\d+) retained\\), (\\d+) connections left: the control topic refused");
 const FIGURES = ["connections", "dials", "refusedByBroker", "protocolErrors", "keepAliveTimeouts", "sessions",
-                 "endedByClient", "endedByLoss", "endedAtStop", "initializeRefused", "tooLarge", "stray", "retained"];
+                 "endedByClient", "endedByLoss", "endedAtStop", "initializeRefused", "tooLarge", "stray", "retained",
+                 "controlRefused"];
 
 /// SIGTERM; it must end cleanly (throws otherwise). Resolves with its figures.
 async function stopDevice(dev) {
@@ -432,9 +433,11 @@ const publish = (topic, { first = 0x30, p = props(), payload = "hi" } = {}) =>
   packet(first, str(topic), (first >> 1) & 3 ? u16(1) : [], p, [...Buffer.from(payload)]);
 
 // Each row: what the stand-in sends right after the device's CONNECT (`connected` false) or
-// after a good CONNACK and the device's announcement (`connected` true), and what the device must
-// send before it closes: DISCONNECT with the reason code docs/mqtt.md's Packets table names, or
-// nothing (null). `close`: the stand-in closes its side after sending.
+// after a good CONNACK and the device's announcement (`connected` true; `bytes` may then be a
+// function of the device's packets so far), and what the device must send before it closes:
+// DISCONNECT with the reason code docs/mqtt.md's Packets table names, or nothing (null). `close`:
+// the stand-in closes its side after sending. `leave`: not a protocol error, the device leaves a
+// broker that refused what it needs (McpStats::control_refused).
 const ROWS = [
   // Before CONNACK.
   { name: "CONNACK with a reserved Connect Acknowledge Flags bit (3.2.2.1)", bytes: connack(0x02, 0x00), expect: 0x81 },
@@ -479,6 +482,10 @@ const ROWS = [
   { name: "PUBREL: QoS 2 is never used (3.6)", connected: true, bytes: packet(0x62, u16(1)), expect: 0x82 },
   { name: "PUBACK with Packet Identifier 0 (2.2.1)", connected: true, bytes: packet(0x40, u16(0)), expect: 0x82 },
   { name: "SUBACK without a Reason Code (3.9.3)", connected: true, bytes: packet(0x90, u16(1), props()), expect: 0x82 },
+  // (Mosquitto never refuses a SUBSCRIBE for its acl_file, its maintainer says: the ACL stops the
+  // delivery instead. A broker that does, its dynamic security plugin, EMQX, HiveMQ, is this row.)
+  { name: "SUBACK 0x87 Not authorized for the control topic: no client could initialize; the device leaves with its Will",
+    connected: true, bytes: (sent) => packet(0x90, [...sent[1].body.subarray(0, 2)], props(), 0x87), expect: 0x04, leave: true },
   { name: "DISCONNECT with a Session Expiry Interval, the client's to send (3.14.2.2.2)", connected: true,
     bytes: packet(0xe0, 0x00, props(0x11, u32(10))), expect: 0x82 },
   { name: "DISCONNECT with 0x04, a client's reason code (3.14.2.1)", connected: true, bytes: packet(0xe0, 0x04), expect: 0x82 },
@@ -627,16 +634,17 @@ test(`a hostile broker stand-in: ${ROWS.length} bad inputs, each ended with the 
           dials: ROWS.length + 1,
           connections: after.length + 1,
           refusedByBroker: ROWS.filter((r) => r.refusal).length,
-          protocolErrors: ROWS.filter((r) => r.expect !== null).length,
+          protocolErrors: ROWS.filter((r) => r.expect !== null && !r.leave).length,
           keepAliveTimeouts: 0,
           sessions: 0,
+          controlRefused: ROWS.filter((r) => r.leave).length,
         };
         assert.deepEqual(pick(figures, expected), expected);
         break;
       }
       const mark = c.packets().length;
       previous = { row, sentAt: performance.now() };
-      c.sock.write(row.bytes);
+      c.sock.write(typeof row.bytes === "function" ? row.bytes(c.packets()) : row.bytes);
       if (row.close) c.sock.end();
       await waitFor(() => c.closed, 15000, `the device to close its connection after: ${row.name}`);
       assert.deepEqual(c.packets().slice(mark).map(describe),

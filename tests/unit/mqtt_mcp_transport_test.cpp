@@ -382,6 +382,57 @@ TEST(McpOverMqtt, AClientTopicTheBrokerRefusesEndsThatSession) {
   EXPECT_EQ(d.mqtt.stats().subscriptions_refused, 1u);
 }
 
+TEST(McpOverMqtt, AControlTopicTheBrokerRefusesLeavesWithTheWillAndTriesAgainLater) {
+  // The control topic's SUBSCRIBE refused (an ACL): no client could initialize, and the
+  // presence would say otherwise. The device leaves with DISCONNECT 0x04 (the broker publishes
+  // the Will: the presence cleared), dials again after the backoff, and each refusal doubles it.
+  Device d;
+  // The SUBSCRIBE of the control topic among what went out (after the CONNECT), the online
+  // presence published behind it.
+  const auto control = [](const std::vector<SentPacket>& out) {
+    for (size_t i = 0; i < out.size(); ++i)
+      if (out[i].type == 8) {
+        EXPECT_EQ(filter_of(out[i]), "$mcp-server/dev1/devices/test");
+        EXPECT_TRUE(i + 1 < out.size() && out[i + 1].type == 3);
+        return id_of(out[i]);
+      }
+    ADD_FAILURE() << "no SUBSCRIBE";
+    return uint16_t{0};
+  };
+  uint16_t sub = control(d.sent());
+  uint64_t waited[2] = {};
+  for (int round = 0; round < 2; ++round) {
+    const int dials = d.net.dials;
+    const int closes = d.net.closes;
+    d.net.from_broker(broker_suback(sub, 0x87));  // Not authorized
+    auto out = d.sent();
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].type, 14);  // DISCONNECT
+    EXPECT_EQ(static_cast<uint8_t>(out[0].body[0]), 0x04) << "Disconnect with Will Message";
+    EXPECT_EQ(d.net.closes, closes + 1);
+    EXPECT_FALSE(d.mqtt.client().connected());
+    EXPECT_EQ(d.mqtt.stats().control_refused, static_cast<uint32_t>(round + 1));
+    // Dialed again after the backoff only.
+    const uint64_t left_at = MqttClock::now;
+    while (d.net.dials == dials && MqttClock::now - left_at < 120000) {
+      MqttClock::now += 50;
+      d.mqtt.poll();
+    }
+    ASSERT_EQ(d.net.dials, dials + 1);
+    waited[round] = MqttClock::now - left_at;
+    d.net.establish();
+    d.net.from_broker({0x20, 0x03, 0x00, 0x00, 0x00});
+    sub = control(d.sent());
+  }
+  EXPECT_GE(waited[0], 250u);  // at least half of backoff_min_ms (500 ms, jitter)
+  EXPECT_GE(waited[1], 500u) << "the second refusal waits at least half of twice the first's backoff";
+  EXPECT_EQ(d.mqtt.client().stats().left, 2u);
+  // A control topic granted: it stays.
+  d.net.from_broker(broker_suback(sub));
+  EXPECT_TRUE(d.mqtt.client().connected());
+  EXPECT_EQ(d.mqtt.stats().control_refused, 2u);
+}
+
 TEST(McpOverMqtt, ANameTheBrokerGivesIsTakenWithAFreshConnection) {
   Device d(connack_naming("fleet/a"));
   EXPECT_EQ(d.mqtt.server_name(), emcp::StrView("fleet/a"));

@@ -82,6 +82,7 @@ void Client::start() {
   tell_pending();
   stopping_ = false;
   backoff_ms_ = 0;
+  leave_backoff_ms_ = 0;
   if (state_ == State::kStopped || state_ == State::kBackoff) dial();
 }
 
@@ -136,6 +137,15 @@ void Client::lost(Reason why, bool send_disconnect) {
   writing_ = false;
   schedule_backoff();
   if (was == State::kConnected) tell_disconnected(why);
+}
+
+void Client::leave(Reason why, StrView text) {
+  if (state_ != State::kConnected) return;
+  ++stats_.left;
+  if (platform_.log != nullptr) platform_.log(text.data(), text.size());
+  backoff_ms_ = leave_backoff_ms_;  // schedule_backoff() doubles it
+  lost(why, true);
+  leave_backoff_ms_ = backoff_ms_;
 }
 
 void Client::tell_disconnected(Reason why) {

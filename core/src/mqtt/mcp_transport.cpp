@@ -199,7 +199,7 @@ void McpTransport::on_connected(const Packet& connack) {
   control.filter = topic(kControl, StrView());
   control.max_qos = 1;
   control.retain_handling = 2;  // live requests only: a retained initialize is nobody's now
-  (void)client_.subscribe(&control, 1);
+  control_suback_ = client_.subscribe(&control, 1);
   // Presence: notifications/server/online, retained.
   Span<char> room = client_.begin_message(header(topic(kServerPresence, StrView()), true));
   if (room.empty()) return;
@@ -222,6 +222,7 @@ void McpTransport::on_connected(const Packet& connack) {
 void McpTransport::on_disconnected() {
   // Session Expiry 0: the broker forgot our subscriptions; every session ends with them (the
   // clients saw the Will clear our presence).
+  control_suback_ = 0;
   for (McpClientSlot& s : slots_) {
     if (s.state_ == McpClientSlot::State::kFree) continue;
     server_.detach(s.session_);
@@ -389,6 +390,18 @@ void McpTransport::client_topics(McpClientSlot& slot, bool subscribe) {
 }
 
 void McpTransport::on_subscribed(uint16_t packet_id, StrView codes) {
+  if (packet_id == control_suback_ && control_suback_ != 0) {
+    // The control topic refused (the broker's ACL, say): no client can reach this server, and
+    // its presence would say otherwise. It leaves with its Will (which clears the presence) and
+    // tries again after a growing backoff (the ACL may change).
+    control_suback_ = 0;
+    if (!codes.empty() && static_cast<uint8_t>(codes[0]) < 0x80) return;
+    ++stats_.control_refused;
+    client_.leave(Reason::kDisconnectWithWill,
+                  "mqtt: the broker refused the control topic's SUBSCRIBE: no client can initialize; leaving (the Will "
+                  "clears the presence), dialing again after a growing backoff");
+    return;
+  }
   // A client's topic the broker refused (its ACL, say): that session cannot work (its requests
   // would never arrive). Its initialize answer went out with the last SUBACK; the client is told
   // notifications/disconnected after it and the session ends.

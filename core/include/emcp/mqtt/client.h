@@ -108,6 +108,7 @@ struct ClientStats {
   uint32_t puback_errors = 0;     ///< PUBACKs with a reason code of 0x80 or above
   uint32_t received = 0;          ///< PUBLISH packets received
   uint32_t held_released_early = 0;  ///< held messages sent before their SUBACK (output needed the room)
+  uint32_t left = 0;              ///< connections the owner ended with leave()
 };
 
 class Client {
@@ -142,6 +143,13 @@ class Client {
   void stop();
   /// Timers: keep-alive, connect timeout, backoff. Call every 100 ms or so.
   void poll();
+  /// Ends the connection now (the owner found it useless: the broker refused what it needs), with
+  /// a DISCONNECT of reason `why` (kDisconnectWithWill: the broker publishes the Will), logs `text`
+  /// through the Platform, and dials again after a backoff that doubles from one leave() to the
+  /// next (up to backoff_max_ms; start() begins again from backoff_min_ms), as a broker that
+  /// accepts the connection does not reset it. The owner hears disconnected() (within this call
+  /// when it is not inside one of its own calls on the client).
+  void leave(Reason why, StrView text);
 
   State state() const { return state_; }
   bool connected() const { return state_ == State::kConnected; }
@@ -236,6 +244,7 @@ class Client {
   uint16_t pub_qos1_id_ = 0;   // the incoming QoS 1 PUBLISH being read (0: none)
   uint16_t keep_alive_s_ = 0;  // in force (the broker's Server Keep Alive wins)
   uint32_t backoff_ms_ = 0;
+  uint32_t leave_backoff_ms_ = 0;  // the wait after the last leave() (doubles from one to the next)
   uint64_t deadline_ = 0;      // backoff end / connect timeout
   uint64_t last_sent_ = 0;
   uint64_t ping_sent_ = 0;

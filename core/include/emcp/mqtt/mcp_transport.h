@@ -83,6 +83,7 @@ struct McpStats {
   uint32_t too_large = 0;        ///< answers replaced by the error, notifications dropped
   uint32_t capability_sent = 0;  ///< notifications sent on the capability topic
   uint32_t subscriptions_refused = 0;  ///< sessions ended because the broker refused a client topic's SUBSCRIBE
+  uint32_t control_refused = 0;  ///< connections left because the broker refused the control topic's SUBSCRIBE
 };
 
 /// One client's session. Declare as many as clients may be served at once.
@@ -207,6 +208,7 @@ class McpTransport {
   bool renamed_ = false;         // ... done once since start(): a broker that names it anew each time is not followed
   uint8_t name_len_ = 0;
   char name_[128] = {};
+  uint16_t control_suback_ = 0;  // the control topic's SUBSCRIBE, until its SUBACK
   uint16_t topic_len_ = 0;
   char topic_[24 + 64 + 64 + 128] = {};  // "$mcp-rpc/" client "/" id "/" name
   char will_topic_[24 + 64 + 128] = {};

@@ -238,14 +238,15 @@ void stop_mqtt(const char* program) {
   // session ends once: by its client, by a lost connection or at the stop).
   const emcp::mqtt::McpStats& s = g_mqtt->stats();
   const emcp::mqtt::ClientStats& c = g_mqtt->client().stats();
-  char n[16][24];
+  char n[17][24];
   say({program, ": MQTT: ", num(c.connects, n[0]), " connections (", num(c.dials, n[1]), " dials, ",
        num(c.refused, n[2]), " refused by the broker, ", num(c.protocol_errors, n[3]), " protocol errors, ",
        num(c.keepalive_timeouts, n[4]), " keep-alive timeouts), ", num(s.sessions, n[5]), " sessions (",
        num(s.ended_by_client, n[6]), " ended by their client, ", num(s.ended_by_loss, n[7]),
        " by a lost connection, ", num(at_stop, n[8]), " at stop), ", num(s.refused, n[9]), " initialize refused (no free slot), ",
        num(s.too_large, n[10]), " answers too large, ", num(s.stray, n[11]), " stray messages (",
-       num(s.retained, n[12]), " retained)\n"});
+       num(s.retained, n[12]), " retained), ", num(s.control_refused, n[13]),
+       " connections left: the control topic refused\n"});
   g_mqtt->~Mqtt();
   g_mqtt = nullptr;
   if (g_mqtt_tls != nullptr) {
