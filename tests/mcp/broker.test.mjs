@@ -122,6 +122,21 @@ test("TLS: a client that trusts the test CA talks through the TLS listener", asy
     /self.signed|unable to verify|certificate/i);
 });
 
+test("TLS with client certificates: the listener takes a client with the test's certificate, refuses one without", async () => {
+  const strict = await startBroker({ tls: true, clientCerts: true });
+  try {
+    const { readFileSync } = await import("node:fs");
+    const opts = { protocolVersion: 5, reconnectPeriod: 0, connectTimeout: 3000, ca: strict.tls.ca, servername: "localhost" };
+    const ok = await mqtt.connectAsync(strict.tls.url, { ...opts, clientId: "emcp-test-cert",
+      cert: readFileSync(strict.tls.clientCert), key: readFileSync(strict.tls.clientKey) });
+    await ok.endAsync();
+    await assert.rejects(mqtt.connectAsync(strict.tls.url, { ...opts, clientId: "emcp-test-nocert" }),
+      /certificate|handshake|alert|socket|closed|ECONNRESET/i);
+  } finally {
+    await strict.stop();
+  }
+});
+
 test("restart: the broker comes back on the same port; its clients see the loss", async () => {
   const c = await connect("emcp-test-restart");
   await c.publishAsync("emcp/test/kept", "retained before the restart", { qos: 1, retain: true });

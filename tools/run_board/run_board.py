@@ -150,12 +150,16 @@ def wait_presence(port, name, timeout, stop, tls=None):
     $mcp-server/presence/{server-id}/{name}) the broker on 127.0.0.1:port has, or gets within
     `timeout` seconds; None otherwise. MQTT 3.1.1 (a broker of 5.0 serves it too): CONNECT,
     SUBSCRIBE at QoS 0, PUBLISHes read until one matches, DISCONNECT. `tls`: (CA file, the name
-    the broker's certificate carries) to speak TLS, the certificate checked."""
+    the broker's certificate carries, client certificate file or None, its key) to speak TLS,
+    the certificate checked, the board's client certificate presented when it has one."""
     deadline = time.monotonic() + timeout
     try:
         raw = socket.create_connection(("127.0.0.1", port), timeout=5)
         if tls is not None:
-            raw = ssl.create_default_context(cafile=tls[0]).wrap_socket(raw, server_hostname=tls[1])
+            context = ssl.create_default_context(cafile=tls[0])
+            if tls[2] is not None:
+                context.load_cert_chain(tls[2], tls[3])
+            raw = context.wrap_socket(raw, server_hostname=tls[1])
         with raw as s:
             s.sendall(mqtt_packet(0x10, mqtt_string("MQTT") + bytes([4, 0x02, 0, 60]) + mqtt_string(f"run-board-{os.getpid()}")))
             s.sendall(mqtt_packet(0x82, (1).to_bytes(2, "big") + mqtt_string(f"$mcp-server/presence/+/{name}") + b"\0"))
@@ -409,7 +413,7 @@ def main():
             if qemu.poll() is None and not stop.is_set():
                 say(f"{a.board} in QEMU serving MCP on {'https' if tls else 'http'}://127.0.0.1:{port}/mcp")
         if mqtt is not None and qemu.poll() is None and not stop.is_set():
-            server_id = wait_presence(mqtt[1], mqtt_name, a.wait, stop, (a.mqtt_ca, mqtt[3]) if mqtt[2] else None)
+            server_id = wait_presence(mqtt[1], mqtt_name, a.wait, stop, (a.mqtt_ca, mqtt[3], a.mqtt_cert, a.mqtt_key) if mqtt[2] else None)
             if server_id is None and qemu.poll() is None and not stop.is_set():
                 say(f"the board's presence did not appear on the broker {mqtt[3]}:{mqtt[1]} within {a.wait:g} s")
                 return 1

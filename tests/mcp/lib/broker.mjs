@@ -38,8 +38,8 @@ const live = new Set();
 // A safety net: whatever a test does, no broker outlives the test process.
 process.on("exit", () => { for (const p of live) p.kill("SIGKILL"); });
 
-/// Makes a CA and a server certificate for 127.0.0.1 and localhost (EC P-256) in `dir` with
-/// OpenSSL. Returns the paths and the CA's PEM text (what a client trusts).
+/// Makes a CA, a server certificate for 127.0.0.1 and localhost and a client certificate (EC
+/// P-256) in `dir` with OpenSSL. Returns the paths and the CA's PEM text (what a client trusts).
 function makeCertificates(dir) {
   const file = (name) => path.join(dir, name);
   const openssl = (...args) => execFileSync("openssl", args, { stdio: ["ignore", "pipe", "pipe"] });
@@ -50,8 +50,13 @@ function makeCertificates(dir) {
   writeFileSync(file("server.ext"), "subjectAltName=IP:127.0.0.1,DNS:localhost\n");
   openssl("x509", "-req", "-in", file("server.csr"), "-CA", file("ca.crt"), "-CAkey", file("ca.key"),
     "-CAcreateserial", "-out", file("server.crt"), "-days", "2", "-extfile", file("server.ext"));
+  openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+    "-keyout", file("client.key"), "-out", file("client.csr"), "-subj", "/CN=emcp test device");
+  writeFileSync(file("client.ext"), "extendedKeyUsage=clientAuth\n");
+  openssl("x509", "-req", "-in", file("client.csr"), "-CA", file("ca.crt"), "-CAkey", file("ca.key"),
+    "-CAcreateserial", "-out", file("client.crt"), "-days", "2", "-extfile", file("client.ext"));
   return { cafile: file("ca.crt"), certfile: file("server.crt"), keyfile: file("server.key"),
-           ca: readFileSync(file("ca.crt"), "utf8") };
+           ca: readFileSync(file("ca.crt"), "utf8"), clientCert: file("client.crt"), clientKey: file("client.key") };
 }
 
 // Resolves once 127.0.0.1:port accepts a TCP connection; rejects when `exited` comes first or
@@ -73,18 +78,20 @@ async function waitAccepting(port, exited, what) {
   }
 }
 
-/// Starts Mosquitto. `tls`: a second listener with TLS (certificates made now); `settings`:
+/// Starts Mosquitto. `tls`: a second listener with TLS (certificates made now); `clientCerts`: that
+/// listener requires a client certificate signed by the same CA (`require_certificate`); `settings`:
 /// more lines of mosquitto.conf(5) (limits, say; before the listeners); `logTypes`: what it logs
 /// (its log_type lines; "all" by default, a benchmark's broker logs less). Resolves with
 ///   { port, url: "mqtt://127.0.0.1:PORT", pid (the running broker's process id),
-///     tls: { port, url: "mqtts://127.0.0.1:PORT", ca, cafile (its path, until stop()) } (only
-///          with `tls`),
+///     tls: { port, url: "mqtts://127.0.0.1:PORT", ca, cafile (its path, until stop()),
+///            clientCert, clientKey (a certificate the listener accepts, and its key: paths),
+///            clientCerts (required) } (only with `tls`),
 ///     log(): the broker's log so far,
 ///     restart(): stops it (cleanly, as stop()) and starts it again on the same ports,
 ///     signal(sig): sends `sig` to the running broker (SIGSTOP, SIGCONT: a stalled broker; the
 ///       caller resumes it before stop()),
 ///     stop(): SIGTERM; rejects unless it ended with status 0 within STOP_MS }.
-export async function startBroker({ tls = false, settings = [], logTypes = ["all"] } = {}) {
+export async function startBroker({ tls = false, clientCerts = false, settings = [], logTypes = ["all"] } = {}) {
   const program = mosquittoProgram();
   const dir = mkdtempSync(path.join(os.tmpdir(), "emcp-broker-"));
   const logFile = path.join(dir, "mosquitto.log");
@@ -107,7 +114,8 @@ export async function startBroker({ tls = false, settings = [], logTypes = ["all
       ...settings,
       `listener ${port} 127.0.0.1`,
     ];
-    if (tls) lines.push(`listener ${tlsPort} 127.0.0.1`, `cafile ${certs.cafile}`, `certfile ${certs.certfile}`, `keyfile ${certs.keyfile}`);
+    if (tls) lines.push(`listener ${tlsPort} 127.0.0.1`, `cafile ${certs.cafile}`, `certfile ${certs.certfile}`, `keyfile ${certs.keyfile}`,
+                        ...(clientCerts ? ["require_certificate true"] : []));
     writeFileSync(path.join(dir, "mosquitto.conf"), lines.join("\n") + "\n");
   };
 
@@ -192,6 +200,7 @@ export async function startBroker({ tls = false, settings = [], logTypes = ["all
       }
     },
   };
-  if (tls) broker.tls = { port: tlsPort, url: `mqtts://127.0.0.1:${tlsPort}`, ca: certs.ca, cafile: certs.cafile };
+  if (tls) broker.tls = { port: tlsPort, url: `mqtts://127.0.0.1:${tlsPort}`, ca: certs.ca, cafile: certs.cafile,
+                         clientCert: certs.clientCert, clientKey: certs.clientKey, clientCerts };
   return broker;
 }

@@ -371,9 +371,12 @@ export function startGateway(boardPort, extra = []) {
                          /serving MCP on http:\/\/127\.0\.0\.1:(\d+)\/mcp/, 10000, "ignore");
 }
 
-/// The --mqtt arguments that dial `broker`: its TLS listener when it has one.
+/// The --mqtt arguments that dial `broker`: its TLS listener when it has one (with the client
+/// certificate when the listener requires one).
 export function mqttDial(broker) {
-  return broker.tls ? ["--mqtt", `mqtts://localhost:${broker.tls.port}`, "--mqtt-ca", broker.tls.cafile] : ["--mqtt", broker.url];
+  if (!broker.tls) return ["--mqtt", broker.url];
+  const cert = broker.tls.clientCerts ? ["--mqtt-cert", broker.tls.clientCert, "--mqtt-key", broker.tls.clientKey] : [];
+  return ["--mqtt", `mqtts://localhost:${broker.tls.port}`, "--mqtt-ca", broker.tls.cafile, ...cert];
 }
 
 /// Starts `command args` (or, with EMCP_RUN_BOARD, the board: scripts/run-board --mqtt, which
@@ -448,8 +451,10 @@ export async function connect({ command, args = [], revision, capabilities = {},
     // client transport of tests/mcp/lib/mqtt_transport.mjs (MQTT.js) finding it by presence.
     // EMCP_MQTT_TLS=1: the device dials the broker's TLS listener (mqtts://, its certificate
     // verified against the test's CA); the client stays on the plain one.
+    // EMCP_MQTT_CLIENT_CERT=1 too: that listener requires a client certificate, which the
+    // device (and the bridge) present (--mqtt-cert, --mqtt-key).
     const tls = process.env.EMCP_MQTT_TLS === "1";
-    const broker = await startBroker({ tls });
+    const broker = await startBroker({ tls, clientCerts: tls && process.env.EMCP_MQTT_CLIENT_CERT === "1" });
     try {
       server = await startMqttServer(command, args, broker);
     } catch (e) {
