@@ -473,9 +473,13 @@ void tick() {
 
 // The banner's program text: what it serves over MQTT, and where.
 const char* mqtt_banner(const char* program) {
-  static char line[320];
+  static char line[384];
   emcp::json::BufferSink text(line, sizeof line - 1);
   text.write(program);
+#if EMCP_SENSORS_MQTT_TLS
+  if (!emcp::board::net_random_is_cryptographic())
+    text.write(" (TEST-ONLY entropy for TLS's keys: this board has no TRNG; do not deploy)");
+#endif
   if (g_mqtt_settings.problem != nullptr) {
     text.write(" (not over MQTT: ");
     text.write(g_mqtt_settings.problem);
@@ -545,10 +549,6 @@ void sensors_net_firmware() {
   net.front = g_tls.handler();
 #elif EMCP_SENSORS_HTTP
   const char* program = "emcp-sensors-net";
-#elif EMCP_SENSORS_MQTT_TLS
-  const char* program = emcp::board::net_random_is_cryptographic()
-                            ? "emcp-sensors"
-                            : "emcp-sensors (TEST-ONLY entropy: this board has no TRNG; do not deploy)";
 #else
   const char* program = "emcp-sensors";
 #endif

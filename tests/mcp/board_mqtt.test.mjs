@@ -12,8 +12,8 @@
 //                              over HTTP reaching the subscribers on MQTT and the UART; then
 //                              the soak
 //   EMCP_BOARD_MQTT_PART=soak  the soak alone (the image without HTTP)
-//   EMCP_MQTT_TLS=1            the board dials the broker's TLS listener (mqtts://, the image
-//                              emcp-sensors-mqtt-tls: the broker's certificate checked against
+//   EMCP_MQTT_TLS=1            the board dials the broker's TLS listener (mqtts://, the images
+//                              emcp-sensors-mqtt-tls[-net]: the broker's certificate checked against
 //                              the test's CA, provisioned with the broker's name); the clients stay
 //                              on the plain listener. The soak then holds the TLS pool flat too.
 // The soak: EMCP_SOAK_REQUESTS (10,000) requests over MQTT after a warm-up of the same work,

@@ -26,7 +26,7 @@ the firmware's own, from its random source) are provisioned into the board's cre
 ($mcp-server/presence/{server-id}/{server-name}, read by a small MQTT 3.1.1 subscriber here),
 this prints "... serving MCP over MQTT through 127.0.0.1:PORT as server id ID, name NAME".
 With --mqtt mqtts://HOST:PORT --mqtt-ca FILE the board dials the broker over TLS (the image
-emcp-APP-mqtt-tls-BOARD): the CA certificates (PEM) the broker's certificate must lead to, and
+emcp-APP-mqtt-tls-BOARD, or emcp-APP-mqtt-tls-net-BOARD with --http): the CA certificates (PEM) the broker's certificate must lead to, and
 with --mqtt-cert and --mqtt-key a client certificate, go into the credentials region too; when
 HOST is a name (localhost) the board dials its address and checks the certificate against the
 name. The subscriber here then reads the presence over TLS too, and the line says "over MQTT
@@ -207,7 +207,7 @@ def build(board, app, http, tls=False, mqtt=False, mqtt_tls=False):
                              check=True).stdout
     names = {line.split(":")[0] for line in targets.splitlines()}
     candidates = ([f"emcp-{app}-tls-{board}"] if tls else
-                  [f"emcp-{app}-mqtt-tls-{board}"] if mqtt_tls else
+                  [f"emcp-{app}-mqtt-tls-net-{board}" if http else f"emcp-{app}-mqtt-tls-{board}"] if mqtt_tls else
                   [f"emcp-{app}-mqtt-net-{board}" if http else f"emcp-{app}-mqtt-{board}"] if mqtt else
                   ([f"emcp-{app}-net-{board}"] if http else []) + [f"emcp-{app}-{board}"])
     target = next((t for t in candidates if f"bin/{t}.elf" in names or t in names), None)
@@ -319,9 +319,6 @@ def main():
             return 2
         if (a.mqtt_cert is None) != (a.mqtt_key is None) or (a.mqtt_cert is not None and not mqtt[2]):
             say("--mqtt-cert and --mqtt-key go together, with mqtts://")
-            return 2
-        if mqtt[2] and a.http is not None:
-            say("mqtts:// has an image without HTTP only (emcp-APP-mqtt-tls-BOARD): no --http")
             return 2
         if tls or nic is None or cred_addr is None:
             say("--mqtt needs a board with a network and a credentials region (mps2-an385), and no --tls-cert")
