@@ -125,6 +125,26 @@ describe("gateway: sessions, bad input, security", () => {
     assert.equal((await once(g.port, request("DELETE", "/mcp", { "Mcp-Session-Id": sid }))).status, 200);
   });
 
+  test("a call cancelled while its stream waits for the client: resuming it replays what was kept, and the stream ends", async () => {
+    const sid = await newSession(g.port);
+    const c = await connectRaw(g.port);
+    await c.write(post(call(31, "sample_sensor", { sensor: "load", samples: 100, interval_ms: 100 }, { _meta: { progressToken: 31 } }),
+                       { "Mcp-Session-Id": sid }));
+    await c.until(({ buf }) => /id: \d+-1\n/.test(buf.toString()), 5000);
+    const stream = /id: (\d+)-0\n/.exec(c.buffer.toString())[1];
+    c.end();
+    const cancel = await once(g.port, post({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 31, reason: "gone" } },
+                                           { "Mcp-Session-Id": sid }));
+    assert.equal(cancel.status, 202);
+    const r = await once(g.port, request("GET", "/mcp", { Accept: "text/event-stream", "Mcp-Session-Id": sid, "Last-Event-ID": `${stream}-1` }), 5000);
+    assert.equal(r.status, 200);
+    assert.ok(messages(r).every((m) => m.id === undefined), `no answer to the cancelled call: ${JSON.stringify(messages(r))}`);
+    // The session is free again: a call is answered, and it ends.
+    const after = await once(g.port, post(call(32, "read_sensor", { sensor: "load" }), { "Mcp-Session-Id": sid }), 5000);
+    assert.equal(messages(after).at(-1).id, 32);  // (after the cancelled call's last log line, if it comes now)
+    assert.equal((await once(g.port, request("DELETE", "/mcp", { "Mcp-Session-Id": sid }))).status, 200);
+  });
+
   test("bad input is answered with the engine's statuses, and the gateway keeps serving", async () => {
     const notJson = await once(g.port, post("{not json"));
     assert.equal(notJson.status, 400);

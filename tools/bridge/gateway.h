@@ -196,8 +196,11 @@ class Gateway final : public Link::Listener {
   bool resumable(const Conn& c) const;
   void write_events(Conn& c, const std::string& text);
   void open_stream(Conn& c);
-  Conn* stream_conn(const Stream& s);
+  Conn* stream_conn(uint32_t sid, const Stream& s);
   void stream_event(uint32_t sid, const std::string& json, bool answer);
+  void stream_request_gone(uint32_t sid, const Conn* handling);
+  /// A connection carries what comes for `pd` now (its own, or its stream's).
+  bool carried(const Pending& pd);
   void detach_stream(size_t conn, uint64_t serial);
   bool resume_stream(Conn& c);
   void forget_streams();

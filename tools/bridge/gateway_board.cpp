@@ -113,14 +113,15 @@ void Gateway::on_board_line(const std::string& line) {
 //    session's when only its requests are in flight, or none is (its GET stream); else dropped.
 // Ambiguous: dropped (logged) rather than sent to a client it may not be for.
 void Gateway::route_unrelated(const std::string& line, const jsonrpc::Message& m) {
-  const Pending* oldest_session = nullptr;
+  const Pending* oldest_session = nullptr;   // ... whose response a connection carries now
+  const Pending* oldest_detached = nullptr;  // ... whose resumable stream waits for the client's GET
   const Pending* only_modern = nullptr;
   size_t session_n = 0, modern_n = 0;
   for (const auto& kv : pending_) {
     if (kv.second.session) {
       ++session_n;
-      if ((conn_live(kv.second) || kv.second.stream != 0) && (oldest_session == nullptr || kv.second.seq < oldest_session->seq))
-        oldest_session = &kv.second;
+      const Pending*& pick = carried(kv.second) ? oldest_session : oldest_detached;
+      if ((carried(kv.second) || kv.second.stream != 0) && (pick == nullptr || kv.second.seq < pick->seq)) pick = &kv.second;
     } else {
       ++modern_n;
       only_modern = &kv.second;
@@ -142,6 +143,10 @@ void Gateway::route_unrelated(const std::string& line, const jsonrpc::Message& m
     if (get != nullptr) {
       event(*get, line);
       flush(*get);
+      return true;
+    }
+    if (oldest_detached != nullptr) {  // kept, for when its client resumes the stream
+      to_request(*oldest_detached, line, false, 0);
       return true;
     }
     return false;

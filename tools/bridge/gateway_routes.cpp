@@ -269,10 +269,14 @@ bool Gateway::cancel_for(Conn& c, const jsonrpc::Message& m, bool session) {
     const std::string wire = it->first;
     const size_t conn = pd.conn;
     const bool live = conn_live(pd);
+    const uint32_t stream = pd.stream;
     pending_.erase(it);
     const emcp::Result<StrView> reason = m.params["reason"].as_string();
     link_->send(cancel_line(wire, reason.ok() ? &reason.value() : nullptr));
-    if (live) {
+    if (stream != 0) {
+      // A resumable stream's: no answer will come for it (gateway_streams.cpp).
+      stream_request_gone(stream, &c);
+    } else if (live) {
       Conn& o = *conns_[conn];
       if (o.awaiting > 0) --o.awaiting;
       // The POST being handled ends after its last message (post_session()).

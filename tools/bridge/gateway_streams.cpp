@@ -54,11 +54,13 @@ void Gateway::open_stream(Conn& c) {
   write_events(c, "id: " + std::to_string(sid) + "-0\nretry: " + std::to_string(http_.retry_ms) + "\ndata: \n\n");
 }
 
-Conn* Gateway::stream_conn(const Stream& s) {
-  if (s.conn >= conns_.size() || !conns_[s.conn]) return nullptr;
+// The connection carrying stream `sid` now, if one does (its request, and the stream still its).
+Conn* Gateway::stream_conn(uint32_t sid, const Stream& s) {
+  if (s.serial == 0 || s.conn >= conns_.size() || !conns_[s.conn]) return nullptr;
   Conn& c = *conns_[s.conn];
-  return c.serial == s.serial && c.gen == s.gen ? &c : nullptr;
+  return c.serial == s.serial && c.gen == s.gen && c.stream == sid ? &c : nullptr;
 }
+
 
 void Gateway::stream_event(uint32_t sid, const std::string& json, bool answer_msg) {
   auto it = streams_.find(sid);
@@ -73,13 +75,35 @@ void Gateway::stream_event(uint32_t sid, const std::string& json, bool answer_ms
     replay_bytes_ -= replay_.front().text.size();
     replay_.pop_front();
   }
-  Conn* c = stream_conn(s);
+  Conn* c = stream_conn(sid, s);
+  if (s.ended) s.serial = 0;  // no connection carries it any more
   if (c == nullptr) return;  // kept for the client's GET with Last-Event-ID
   write_events(*c, ev);
   if (s.ended) {
     c->stream = 0;
     end_response(*c);
   }
+  flush(*c);
+}
+
+// A request of stream `sid` that will get no answer (its client cancelled it): when it was the
+// stream's last, the stream ends, and so does the response carrying it, unless that is
+// `handling`, the POST being handled now (post_session() ends it after its last message).
+void Gateway::stream_request_gone(uint32_t sid, const Conn* handling) {
+  auto it = streams_.find(sid);
+  if (it == streams_.end()) return;
+  Stream& s = it->second;
+  if (--s.awaiting > 0) return;
+  s.ended = true;
+  Conn* c = stream_conn(sid, s);
+  s.serial = 0;
+  if (c == nullptr) return;
+  c->stream = 0;
+  if (c == handling) {
+    c->awaiting = 0;
+    return;
+  }
+  end_response(*c);
   flush(*c);
 }
 
@@ -101,7 +125,7 @@ bool Gateway::resume_stream(Conn& c) {
   auto it = streams_.find(static_cast<uint32_t>(sid));
   if (it == streams_.end()) return false;
   Stream& s = it->second;
-  if (Conn* old = stream_conn(s)) {
+  if (Conn* old = stream_conn(it->first, s)) {
     // The old connection still has the stream: it ends (the client has moved on).
     old->stream = 0;
     end_response(*old);
@@ -125,9 +149,22 @@ bool Gateway::resume_stream(Conn& c) {
 }
 
 void Gateway::forget_streams() {
+  // (The session ended: its requests were answered -32603 first, which ended their streams.)
+  for (auto& c : conns_)
+    if (c && c->stream != 0) {
+      c->stream = 0;
+      end_response(*c);
+      flush(*c);
+    }
   streams_.clear();
   replay_.clear();
   replay_bytes_ = 0;
+}
+
+bool Gateway::carried(const Pending& pd) {
+  if (pd.stream == 0) return conn_live(pd);
+  auto it = streams_.find(pd.stream);
+  return it != streams_.end() && stream_conn(it->first, it->second) != nullptr;
 }
 
 // What comes for a forwarded request: on its stream (resumable), else on its connection while

@@ -3,7 +3,8 @@
 
     scripts/run-board BOARD APP [--http PORT] [--tls-cert FILE --tls-key FILE]
                       [--mqtt URL [--mqtt-name NAME] [--mqtt-id ID]
-                       [--mqtt-ca FILE [--mqtt-cert FILE --mqtt-key FILE]]] [--image ELF] [--wait SECONDS]
+                       [--mqtt-ca FILE [--mqtt-cert FILE --mqtt-key FILE] [--mqtt-tls-name NAME]]]
+                      [--image ELF] [--wait SECONDS]
 
 The board's UART is this program's stdin/stdout (an MCP client can spawn it, through
 emcp-bridge: the firmware's first line is a banner, not JSON). With --http, 127.0.0.1:PORT is
@@ -29,7 +30,7 @@ With --mqtt mqtts://HOST:PORT --mqtt-ca FILE the board dials the broker over TLS
 emcp-APP-mqtt-tls-BOARD, or emcp-APP-mqtt-tls-net-BOARD with --http): the CA certificates (PEM) the broker's certificate must lead to, and
 with --mqtt-cert and --mqtt-key a client certificate, go into the credentials region too; when
 HOST is a name (localhost) the board dials its address and checks the certificate against the
-name. The subscriber here then reads the presence over TLS too, and the line says "over MQTT
+name; to an IPv4 address, --mqtt-tls-name NAME gives the name the certificate carries. The subscriber here then reads the presence over TLS too, and the line says "over MQTT
 (TLS) through localhost:PORT".
 
 Authorization (with TLS): --auth-token TOKEN (repeatable) and --jwt-key PUB.pem --issuer URL
@@ -154,12 +155,22 @@ def wait_presence(port, name, timeout, stop, tls=None):
     the certificate checked, the board's client certificate presented when it has one."""
     deadline = time.monotonic() + timeout
     try:
-        raw = socket.create_connection(("127.0.0.1", port), timeout=5)
+        context = None
         if tls is not None:
             context = ssl.create_default_context(cafile=tls[0])
             if tls[2] is not None:
                 context.load_cert_chain(tls[2], tls[3])
-            raw = context.wrap_socket(raw, server_hostname=tls[1])
+    except (OSError, ssl.SSLError) as e:
+        say(f"the TLS settings for the broker do not load: {e}")
+        return None
+    try:
+        raw = socket.create_connection(("127.0.0.1", port), timeout=5)
+        try:
+            if context is not None:
+                raw = context.wrap_socket(raw, server_hostname=tls[1])
+        except (OSError, ssl.SSLError):
+            raw.close()
+            raise
         with raw as s:
             s.sendall(mqtt_packet(0x10, mqtt_string("MQTT") + bytes([4, 0x02, 0, 60]) + mqtt_string(f"run-board-{os.getpid()}")))
             s.sendall(mqtt_packet(0x82, (1).to_bytes(2, "big") + mqtt_string(f"$mcp-server/presence/+/{name}") + b"\0"))
@@ -194,6 +205,9 @@ def wait_presence(port, name, timeout, stop, tls=None):
                     if m and m.group(2) == name and payload:
                         s.sendall(b"\xe0\x00")
                         return m.group(1)
+    except ssl.SSLError as e:
+        say(f"the broker's TLS listener refused this host's watcher: {e}")
+        return None
     except OSError:
         return None
     return None
@@ -280,6 +294,8 @@ def main():
     ap.add_argument("--mqtt-ca", metavar="FILE", help="mqtts://: the CA certificates (PEM) the broker's certificate must lead to")
     ap.add_argument("--mqtt-cert", metavar="FILE", help="mqtts://, optional: the board's client certificate (PEM) ...")
     ap.add_argument("--mqtt-key", metavar="FILE", help="... and its private key (PEM)")
+    ap.add_argument("--mqtt-tls-name", metavar="NAME", help="mqtts:// to an IPv4 address: the name the broker's certificate "
+                    "carries (the board checks that name; Mbed TLS 2.28 matches no IP address)")
     ap.add_argument("--image", help="an ELF image to run instead of building emcp-APP-BOARD")
     ap.add_argument("--wait", type=float, default=60.0, help="seconds to wait for HTTP (default 60)")
     a = ap.parse_args()
@@ -305,8 +321,8 @@ def main():
         say(f"{a.board} has no network interface in QEMU; --http needs mps2-an385")
         return 2
     mqtt = None
-    if (a.mqtt_name or a.mqtt_id or a.mqtt_ca) and not a.mqtt:
-        say("--mqtt-name, --mqtt-id and --mqtt-ca need --mqtt URL")
+    if (a.mqtt_name or a.mqtt_id or a.mqtt_ca or a.mqtt_cert or a.mqtt_key or a.mqtt_tls_name) and not a.mqtt:
+        say("--mqtt-name, --mqtt-id, --mqtt-ca, --mqtt-cert, --mqtt-key and --mqtt-tls-name need --mqtt URL")
         return 2
     if a.mqtt:
         mqtt = board_broker(a.mqtt)
@@ -319,6 +335,14 @@ def main():
             return 2
         if (a.mqtt_cert is None) != (a.mqtt_key is None) or (a.mqtt_cert is not None and not mqtt[2]):
             say("--mqtt-cert and --mqtt-key go together, with mqtts://")
+            return 2
+        ipv4 = re.fullmatch(r"\d{1,3}(\.\d{1,3}){3}", mqtt[3]) is not None
+        if a.mqtt_tls_name is not None and not (mqtt[2] and ipv4):
+            say("--mqtt-tls-name goes with mqtts:// to an IPv4 address")
+            return 2
+        if mqtt[2] and ipv4 and a.mqtt_tls_name is None:
+            say(f"mqtts://{mqtt[3]}: the board checks the broker's certificate against a DNS name (Mbed TLS 2.28 matches "
+                "no IP address): give the name it carries with --mqtt-tls-name NAME (or use mqtts://localhost:PORT)")
             return 2
         if tls or nic is None or cred_addr is None:
             say("--mqtt needs a board with a network and a credentials region (mps2-an385), and no --tls-cert")
@@ -357,8 +381,8 @@ def main():
                 if path is not None:
                     with open(path, encoding="ascii") as f:
                         entries.append((kind, f.read()))
-            if not re.fullmatch(r"\d{1,3}(\.\d{1,3}){3}", mqtt[3]):
-                entries.append((ENTRY_MQTT_TLS_NAME, mqtt[3]))  # the board dials the address, checks the name
+            # The board dials the address and checks the name: the host given, or --mqtt-tls-name.
+            entries.append((ENTRY_MQTT_TLS_NAME, a.mqtt_tls_name or mqtt[3]))
     if tls or mqtt is not None:
         blob_dir = tempfile.TemporaryDirectory(prefix="emcp-credentials-")
         blob = os.path.join(blob_dir.name, "credentials.bin")
@@ -410,7 +434,8 @@ def main():
             if qemu.poll() is None and not stop.is_set():
                 say(f"{a.board} in QEMU serving MCP on {'https' if tls else 'http'}://127.0.0.1:{port}/mcp")
         if mqtt is not None and qemu.poll() is None and not stop.is_set():
-            server_id = wait_presence(mqtt[1], mqtt_name, a.wait, stop, (a.mqtt_ca, mqtt[3], a.mqtt_cert, a.mqtt_key) if mqtt[2] else None)
+            server_id = wait_presence(mqtt[1], mqtt_name, a.wait, stop,
+                                      (a.mqtt_ca, a.mqtt_tls_name or mqtt[3], a.mqtt_cert, a.mqtt_key) if mqtt[2] else None)
             if server_id is None and qemu.poll() is None and not stop.is_set():
                 say(f"the board's presence did not appear on the broker {mqtt[3]}:{mqtt[1]} within {a.wait:g} s")
                 return 1
