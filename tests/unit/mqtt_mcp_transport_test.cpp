@@ -431,6 +431,24 @@ TEST(McpOverMqtt, AControlTopicTheBrokerRefusesLeavesWithTheWillAndTriesAgainLat
   d.net.from_broker(broker_suback(sub));
   EXPECT_TRUE(d.mqtt.client().connected());
   EXPECT_EQ(d.mqtt.stats().control_refused, 2u);
+  // ... and a refusal after that (the connection lost, the ACL changed again) waits the least
+  // backoff again, not the doubled one.
+  d.net.handler.closed(d.net.conn);
+  while (d.net.dials < 4 && MqttClock::now < 10000000) {
+    MqttClock::now += 50;
+    d.mqtt.poll();
+  }
+  d.net.establish();
+  d.net.from_broker({0x20, 0x03, 0x00, 0x00, 0x00});
+  sub = control(d.sent());
+  const int dials = d.net.dials;
+  d.net.from_broker(broker_suback(sub, 0x87));
+  const uint64_t left_at = MqttClock::now;
+  while (d.net.dials == dials && MqttClock::now - left_at < 120000) {
+    MqttClock::now += 50;
+    d.mqtt.poll();
+  }
+  EXPECT_LE(MqttClock::now - left_at, 550u) << "the least backoff (500 ms) again, not the doubled one";
 }
 
 TEST(McpOverMqtt, ANameTheBrokerGivesIsTakenWithAFreshConnection) {

@@ -395,7 +395,10 @@ void McpTransport::on_subscribed(uint16_t packet_id, StrView codes) {
     // its presence would say otherwise. It leaves with its Will (which clears the presence) and
     // tries again after a growing backoff (the ACL may change).
     control_suback_ = 0;
-    if (!codes.empty() && static_cast<uint8_t>(codes[0]) < 0x80) return;
+    if (!codes.empty() && static_cast<uint8_t>(codes[0]) < 0x80) {
+      client_.settled();  // granted (the ACL was fixed, say): a later refusal starts its backoff over
+      return;
+    }
     ++stats_.control_refused;
     client_.leave(Reason::kDisconnectWithWill,
                   "mqtt: the broker refused the control topic's SUBSCRIBE: no client can initialize; leaving (the Will "

@@ -146,10 +146,13 @@ class Client {
   /// Ends the connection now (the owner found it useless: the broker refused what it needs), with
   /// a DISCONNECT of reason `why` (kDisconnectWithWill: the broker publishes the Will), logs `text`
   /// through the Platform, and dials again after a backoff that doubles from one leave() to the
-  /// next (up to backoff_max_ms; start() begins again from backoff_min_ms), as a broker that
-  /// accepts the connection does not reset it. The owner hears disconnected() (within this call
-  /// when it is not inside one of its own calls on the client).
+  /// next (up to backoff_max_ms; start() or settled() begins again from backoff_min_ms), as a
+  /// broker that accepts the connection does not reset it. The owner hears disconnected()
+  /// (within this call when it is not inside one of its own calls on the client).
   void leave(Reason why, StrView text);
+  /// The owner found the connection useful after all (what leave() was for is granted now): the
+  /// next leave() waits from backoff_min_ms again.
+  void settled() { leave_backoff_ms_ = 0; }
 
   State state() const { return state_; }
   bool connected() const { return state_ == State::kConnected; }
