@@ -10,7 +10,10 @@
 //   (d) event streams pass unbuffered: the client reads event 1 before the server is made to
 //       send event 2 (no clock involved), and a copy of the config with proxy_buffering on holds
 //       the same event back until the stream ends (the check can fail);
-//   (e) an unknown session id gets the instance's own 404.
+//   (e) an unknown session id gets the instance's own 404;
+//   (f) a UART board behind emcp-bridge --http (the gateway) behind the same nginx configuration,
+//       its one upstream three times: a session, a tool call, a subscription's updates on the
+//       GET stream while it is open (unbuffered), the session's end.
 // Where a request landed is told by the instances themselves: each has its own LED (read on
 // its own port), and only the instance that opened a session knows its id. nginx's access log
 // (the upstream it chose) is checked beside that. Every process started here is stopped, and
@@ -27,7 +30,7 @@ import http from "node:http";
 import https from "node:https";
 import net from "node:net";
 import { tmpdir } from "node:os";
-import { freePort, startNetworkServer, stopNetworkServer } from "./lib/harness.mjs";
+import { freePort, startGateway, startLineBoard, startNetworkServer, stopNetworkServer } from "./lib/harness.mjs";
 import { stopServer, stderrTail, watchServer } from "./lib/server_exit.mjs";
 
 const here = (p) => new URL(p, import.meta.url).pathname;
@@ -444,5 +447,45 @@ describe("a fleet of three emcp-sensors behind nginx (examples/fleet/nginx.conf)
     assert.equal(r.status, 404, r.text);
     assert.match(r.text, /unknown or ended session/);
     assert.match((await accessLog(from, 1))[0], /" 404 \d+ group=b3 upstream=/);
+  });
+
+  test("(f) a UART board behind emcp-bridge --http behind nginx: a session, a tool, an unbuffered stream, its end", T, async () => {
+    const board = await startLineBoard(SENSORS, ["--simulate"]);
+    const gw = await startGateway(board.port, ["--quiet"]);
+    let front = null;
+    try {
+      const port = await freePort();
+      const one = `127.0.0.1:${gw.port}`;  // one device: the template's three upstreams are the gateway
+      front = await startNginx("gateway", fill(readFileSync(TEMPLATE, "utf8"), {
+        LISTEN: `127.0.0.1:${port}`, SERVER_NAME: "localhost", CERT: `${dir}/pki/server.pem`, KEY: `${dir}/pki/server.key`,
+        B1: one, B2: one, B3: one,
+      }), port);
+      const url = `https://127.0.0.1:${port}/mcp`;
+      const init = await request(url, {
+        body: { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: "fleet", version: "1" } } },
+      });
+      assert.equal(init.status, 200, init.text);
+      const sid = init.headers["mcp-session-id"];
+      assert.match(sid, /^[0-9a-f]{32}$/, "the gateway's session id");
+      const headers = { "mcp-session-id": sid, "mcp-protocol-version": LEGACY };
+      const post = (body) => request(url, { headers, body });
+      assert.equal((await post({ jsonrpc: "2.0", method: "notifications/initialized" })).status, 202);
+      const r = await post({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "read_sensor", arguments: { sensor: "load" } } });
+      assert.equal(r.status, 200, r.text);
+      assert.match(messages(r).find((m) => m.id === 1).result.content[0].text, /^load: /);
+      assert.equal((await post({ jsonrpc: "2.0", id: 2, method: "resources/subscribe", params: { uri: "sensor://uptime" } })).status, 200);
+      // The uptime changes every second: its update reaches the client through nginx while the
+      // stream is open (proxy_buffering off), twice.
+      const stream = openStream(url, { headers });
+      await stream.until((t) => (t.match(/notifications\/resources\/updated/g) ?? []).length >= 2);
+      assert.equal(stream.status, 200);
+      assert.equal(stream.ended, false, "the stream is still open");
+      assert.equal((await request(url, { method: "DELETE", headers })).status, 200);
+      await stream.done;
+      assert.equal((await post({ jsonrpc: "2.0", id: 3, method: "ping" })).status, 404, "the session ended");
+    } finally {
+      await stopNginx(front);
+      await stopNetworkServer({ ...gw, board });
+    }
   });
 });
