@@ -105,12 +105,12 @@ constexpr size_t kMqttClients = EMCP_SENSORS_MQTT_CLIENTS;
 alignas(8) uint8_t g_tls_pool[EMCP_SENSORS_MQTT_TLS_POOL];
 emcp::mbedtls::TlsContext g_tls_context;
 emcp::mbedtls::StaticTlsLayer<1> g_tls(g_tls_context, g_listener.dialer().port);
-emcp::mqtt::StaticMcpTransport<kMqttClients, EMCP_SENSORS_MQTT_MESSAGE, kHttpArena> g_mqtt(
-    g_server, emcp::board::net_platform(), g_tls.dialer(g_listener.dialer()));
+static emcp::transport::Dialer mqtt_dialer() { return g_tls.dialer(g_listener.dialer()); }
 #else
-emcp::mqtt::StaticMcpTransport<kMqttClients, EMCP_SENSORS_MQTT_MESSAGE, kHttpArena> g_mqtt(
-    g_server, emcp::board::net_platform(), g_listener.dialer());
+static emcp::transport::Dialer mqtt_dialer() { return g_listener.dialer(); }
 #endif
+emcp::mqtt::StaticMcpTransport<kMqttClients, EMCP_SENSORS_MQTT_MESSAGE, kHttpArena> g_mqtt(
+    g_server, emcp::board::net_platform(), mqtt_dialer());
 #endif
 #if EMCP_SENSORS_TLS
 // HTTPS: the TLS layer between the listener and the engine; Mbed TLS's memory is a static pool

@@ -116,6 +116,10 @@ def credentials_blob(cert_path, key_path, entries=()):
     return blob
 
 
+def is_ipv4(host):
+    return re.fullmatch(r"\d{1,3}(\.\d{1,3}){3}", host) is not None
+
+
 def board_broker(url):
     """The broker as the board dials it: (board URL, host port, TLS, the name the host gave) from
     the host's mqtt://HOST:PORT or mqtts://HOST:PORT; None when it is not one the board can reach
@@ -126,7 +130,7 @@ def board_broker(url):
     tls = m.group(1) == "mqtts"
     given, port = m.group(2), int(m.group(3) or (8883 if tls else 1883))
     host = "10.0.2.2" if given in ("127.0.0.1", "localhost") else given  # QEMU's user network: the host's loopback
-    if not re.fullmatch(r"\d{1,3}(\.\d{1,3}){3}", host) or not 0 < port < 65536:
+    if not is_ipv4(host) or not 0 < port < 65536:
         return None
     return f"{m.group(1)}://{host}:{port}", port, tls, given
 
@@ -336,7 +340,7 @@ def main():
         if (a.mqtt_cert is None) != (a.mqtt_key is None) or (a.mqtt_cert is not None and not mqtt[2]):
             say("--mqtt-cert and --mqtt-key go together, with mqtts://")
             return 2
-        ipv4 = re.fullmatch(r"\d{1,3}(\.\d{1,3}){3}", mqtt[3]) is not None
+        ipv4 = is_ipv4(mqtt[3])
         if a.mqtt_tls_name is not None and not (mqtt[2] and ipv4):
             say("--mqtt-tls-name goes with mqtts:// to an IPv4 address")
             return 2
