@@ -26,6 +26,9 @@
 //   --pending FILE    that allow-list (default pending-0.2.txt beside this file).
 //   --keep DIR        keep the suite's results in DIR/RUN/N/server-*/checks.json (DIR/RUN must
 //                     not exist).
+//   --all-pass        the requirement runs: the scenarios they run and do not score must pass
+//                     too (the 2025-11-25 runs over HTTP and through MCP over MQTT: every
+//                     scenario that passes over HTTP passes through the broker).
 //   --check-docs      the scenario counts the documents quote for this run (DOC_FIGURES) must be
 //                     those of the suite's own list: a difference is a problem of the run (the
 //                     Linux runs of the ctest suite pass it).
@@ -382,6 +385,9 @@ async function runOnce(name, opts, outRoot) {
     problems.push(`${verdicts.unlisted.length} scenarios that are not scored fail and ${basename(opts.pending)} ` +
       `does not list them: ${verdicts.unlisted.join(", ")}`);
   }
+  if (verdicts["not counted"].length && opts.allPass) {
+    problems.push(`${verdicts["not counted"].length} scenarios that are not scored fail (--all-pass): ${verdicts["not counted"].join(", ")}`);
+  }
   // Every scenario the suite lists for this run must have run, and nothing else.
   for (const n of expected.filter((n) => !ran.has(n))) problems.push(`scenario ${n} (in the suite's list) did not run`);
   for (const n of order.filter((n) => !expected.includes(n))) problems.push(`scenario ${n} ran but is not in the suite's list`);
@@ -402,16 +408,16 @@ async function runOnce(name, opts, outRoot) {
 
 function usage(why) {
   console.error(`run.mjs: ${why}\nusage: node run.mjs [--run NAME[,NAME...]] [--unscored fail|report] ` +
-    `[--pending FILE] [--keep DIR] [--check-docs] [SERVER [ARGS...]]\n  runs: ${Object.keys(RUNS).join(", ")}, 0.2 (${RUNS_02.join(", ")})`);
+    `[--pending FILE] [--keep DIR] [--check-docs] [--all-pass] [SERVER [ARGS...]]\n  runs: ${Object.keys(RUNS).join(", ")}, 0.2 (${RUNS_02.join(", ")})`);
   process.exit(2);
 }
 
 function parseArgs(argv) {
-  const o = { runs: ["0.1"], unscored: "fail", pending: join(here, "pending-0.2.txt"), keep: null, checkDocs: false };
+  const o = { runs: ["0.1"], unscored: "fail", pending: join(here, "pending-0.2.txt"), keep: null, checkDocs: false, allPass: false };
   let i = 0;
   for (; i < argv.length && argv[i].startsWith("--"); i += 2) {
-    if (argv[i] === "--check-docs") {
-      o.checkDocs = true;
+    if (argv[i] === "--check-docs" || argv[i] === "--all-pass") {
+      o[argv[i] === "--all-pass" ? "allPass" : "checkDocs"] = true;
       --i;  // no value
       continue;
     }

@@ -27,13 +27,15 @@ const post = (body, headers = {}) => request("POST", "/mcp", { ...POST_HEADERS, 
 const call = (id, name, args, extra = {}) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args, ...extra } });
 const modernMeta = { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {} };
 const modernHeaders = (method, name) => ({ "MCP-Protocol-Version": MODERN, "Mcp-Method": method, ...(name ? { "Mcp-Name": name } : {}) });
-const json = (r) => JSON.parse(r.body.toString());
 /// The JSON-RPC messages of an event-stream body (or the one JSON body).
 function messages(r) {
-  if (!/event-stream/.test(r.headers["content-type"] ?? "")) return [json(r)];
-  // (An empty data line is the engine's priming event.)
+  if (!/event-stream/.test(r.headers["content-type"] ?? "")) return [JSON.parse(r.body.toString())];
+  // (An empty data line is a priming event.)
   return r.body.toString().split("\n").filter((l) => l.startsWith("data: ") && l.length > 6).map((l) => JSON.parse(l.slice(6)));
 }
+/// The answer of a response: its one JSON body, or its event stream's last message. (In a
+/// 2025-11-25 session every POST with requests is an event stream from its priming event.)
+const json = (r) => messages(r).at(-1);
 
 describe("gateway: sessions, bad input, security", () => {
   let g;
@@ -55,6 +57,10 @@ describe("gateway: sessions, bad input, security", () => {
     const r = await once(g.port, post(call(7, "read_sensor", { sensor: "load" }), { "Mcp-Session-Id": sid }));
     assert.equal(r.status, 200);
     assert.equal(r.headers["mcp-session-id"], sid);
+    // A 2025-11-25 session's POST is an event stream from its first byte: the priming event
+    // (an id, a retry field, empty data), then the answer with the next id.
+    assert.match(r.headers["content-type"], /^text\/event-stream/);
+    assert.match(r.body.toString(), /^id: (\d+)-0\nretry: [1-9]\d*\ndata: \n\nid: \1-1\nevent: message\ndata: \{[^\n]*\}\n\n$/);
     assert.equal(json(r).id, 7);
     assert.match(json(r).result.content[0].text, /^load: /);
     assert.equal((await once(g.port, post(call(8, "read_sensor", { sensor: "load" }), { "Mcp-Session-Id": "0".repeat(32) }))).status, 404);
@@ -72,6 +78,15 @@ describe("gateway: sessions, bad input, security", () => {
     const next = await newSession(g.port);
     assert.notEqual(next, sid);
     assert.equal((await once(g.port, request("DELETE", "/mcp", { "Mcp-Session-Id": next }))).status, 200);
+    // Before 2025-11-25 (no priming events, SEP-1699) an answer that comes first is JSON, as the engine's.
+    const old = await once(g.port, post({ jsonrpc: "2.0", id: 1, method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }));
+    const oldSid = old.headers["mcp-session-id"];
+    assert.equal(json(old).result.protocolVersion, "2025-06-18");
+    const plain = await once(g.port, post(call(11, "read_sensor", { sensor: "load" }), { "Mcp-Session-Id": oldSid }));
+    assert.match(plain.headers["content-type"], /^application\/json/);
+    assert.equal(JSON.parse(plain.body.toString()).id, 11);
+    assert.equal((await once(g.port, request("DELETE", "/mcp", { "Mcp-Session-Id": oldSid }))).status, 200);
   });
 
   test("one GET stream per session (409 for a second), carrying what the board sends outside requests", async () => {

@@ -6,6 +6,8 @@
 //
 // A request's answer is application/json when it is the first thing for it; text/event-stream
 // when something for it comes first or when the body was a batch; its answer ends the stream.
+// In a session at 2025-11-25 or later every POST with requests is an event stream from the start
+// (a priming event first, gateway_streams.cpp).
 // At 2026-07-28 an answer's status follows its error, as the engine's (http_modern.cpp): -32601
 // 404, -32020..-32022 400.
 

@@ -366,6 +366,14 @@ void Gateway::post_session(Conn& c, const jsonrpc::Decoded& d) {
     }
   }
   if (c.st != Conn::St::kWaiting) return;
+  // From 2025-11-25 on a POST with requests is an event stream from its first byte, the priming
+  // event first (gateway_streams.cpp): whatever the connection's fate, its answers are kept for
+  // the client's GET with Last-Event-ID. (The engine answers JSON when the answer comes first;
+  // the gateway cannot know that it will, and a board's answer can take seconds.)
+  if (c.awaiting > 0 && !c.head_sent && resumable(c)) {
+    start_sse(c);
+    open_stream(c);
+  }
   if (!local.empty()) {
     if (!c.head_sent) start_sse(c);
     for (const std::string& l : local) event(c, l);

@@ -1,14 +1,16 @@
 // tools/bridge/gateway_streams.cpp - resumable event streams of the HTTP gateway (gateway.h), as
 // the engine has them for a session at 2025-11-25 or later (docs/http.md "Event streams and
-// resuming"; SEP-1699): when a POST of the session is answered with an event stream (something
-// for its request came before the answer: progress, a log line, a request to the client), its
-// first event is a priming event (an id, empty data) with a `retry` field, and every event after
+// resuming"; SEP-1699): every POST of the session that carries requests is answered with an
+// event stream from its first byte (gateway_routes.cpp post_session()), whose first event is a
+// priming event (an id, empty data) with a `retry` field, and every event after
 // it has an id `<stream>-<n>` and is kept in a replay buffer (kMaxReplay bytes for the session,
 // the oldest pushed out). When the client's connection drops, the stream's requests go on on the
 // board and what comes for them is kept; `GET /mcp` with `Last-Event-ID: <stream>-<n>` replays
 // that stream's events after `n` and then, when its requests are not all answered, goes on as
-// that stream (progress and answers come on it). An answer that comes first is
-// application/json, as the engine's. The session's GET stream has no ids (not resumable).
+// that stream (progress and answers come on it). Unlike the engine, which answers
+// application/json when the answer is the first thing for a request, the gateway cannot know
+// that it will be: a board's or a device's answer can take seconds, and a connection lost before
+// it would lose it. The session's GET stream has no ids (not resumable).
 #include <stdio.h>
 #include <stdlib.h>
 
