@@ -325,6 +325,46 @@ TEST(McpOverMqtt, AnAnswerLongerThanTheBufferBecomesAnErrorToItsId) {
   EXPECT_TRUE(pong);
 }
 
+TEST(McpOverMqtt, AFullTransmitBufferIsWaitedForBeforeTheRequestReachesItsHandler) {
+  // The broker takes nothing: the first answers stay in the transmit buffer, until what is left
+  // is too little for a whole message. The next request waits for the broker (the port's pump:
+  // on a board, the network stack's input) before the server sees it, not inside its handler:
+  // a deferred `slow` call is not pending yet at the wait.
+  Device d;
+  d.initialize("c1");
+  d.net.window = 0;
+  d.from("c1", kRpc1, R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"one"}}})");
+  d.from("c1", kRpc1, R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"text":"four"}}})");
+  EXPECT_EQ(d.net.waits, 0) << "the buffer had room for these answers";
+  // A notification needs no room: no wait.
+  d.from("c1", kRpc1, R"({"jsonrpc":"2.0","method":"notifications/roots/list_changed"})");
+  EXPECT_EQ(d.net.waits, 0);
+  std::vector<int> pending_at_wait;
+  d.net.on_wait = [&] {
+    pending_at_wait.push_back(fixture::pending_slow());
+    d.net.window = 1 << 24;  // the broker reads again
+  };
+  const int before = fixture::pending_slow();
+  d.from("c1", kRpc1, R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{}}})");
+  ASSERT_EQ(pending_at_wait.size(), 1u);
+  EXPECT_EQ(pending_at_wait[0], before) << "the wait came before the call reached its handler";
+  EXPECT_EQ(fixture::pending_slow(), before + 1);
+  const std::vector<SentPacket> out = d.sent();
+  for (const char* id : {R"("id":1,"result")", R"("id":4,"result")"}) {
+    bool found = false;
+    for (const SentPacket& p : out) found |= p.type == 3 && p.payload.find(id) != std::string::npos;
+    EXPECT_TRUE(found) << id << " went out";
+  }
+  // With room, no wait; the echo is answered.
+  d.net.on_wait = nullptr;
+  d.from("c1", kRpc1, R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"three"}}})");
+  EXPECT_EQ(d.net.waits, 1);
+  bool third = false;
+  for (const SentPacket& p : d.sent()) third |= p.type == 3 && p.payload.find(R"("id":3,"result")") != std::string::npos;
+  EXPECT_TRUE(third);
+  EXPECT_EQ(d.mqtt.client().stats().held_released_early, 0u);
+}
+
 // A CONNACK with the user property MCP-SERVER-NAME = `name`.
 std::vector<uint8_t> connack_naming(const std::string& name) {
   std::vector<uint8_t> connack{0x20, 0x00, 0x00, 0x00, 0x00};

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,7 @@ class FakeDialNet {
     d.port.wait_writable = [](void* ctx, uint16_t, uint32_t) -> emcp::Status {
       auto* self = static_cast<FakeDialNet*>(ctx);
       ++self->waits;
+      if (self->on_wait) self->on_wait();
       return emcp::Status::kWouldBlock;
     };
     d.port.close = [](void* ctx, uint16_t c) {
@@ -85,6 +87,7 @@ class FakeDialNet {
   uint16_t conn = 0;
   bool open = false, established = false, write_fails = false;
   size_t window = 1 << 24;  ///< bytes the connection takes until the test says otherwise
+  std::function<void()> on_wait;  ///< called in each wait_writable (the port's pump runs there)
   emcp::Status dial_result = emcp::Status::kOk;
   emcp::transport::ConnectionHandler handler;
   FixedText<16384> out;

@@ -500,6 +500,16 @@ Span<char> Client::begin_message(const PublishHeader& h) {
   return Span<char>(tx_ + payload_at_, max_message());
 }
 
+bool Client::ready_for_message() {
+  const OwnerCall call(*this);
+  if (state_ != State::kConnected || writing_) return false;
+  // begin_message() needs its header (at most kOverhead / 2) and max_message() free.
+  const size_t need = kOverhead / 2 + max_message();
+  if (tx_cap_ - tx_len_ >= need) return true;
+  compact();
+  return tx_cap_ - tx_len_ >= need || make_room(need);
+}
+
 Status Client::end_message(const PublishHeader& h, size_t len, uint16_t after_suback) {
   const OwnerCall call(*this);
   if (!writing_) return Status::kInvalidState;

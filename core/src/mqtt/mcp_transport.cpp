@@ -300,6 +300,15 @@ void McpTransport::on_publish_end() {
   const jsonrpc::Decoded& d = decoder_.finish();
   const jsonrpc::Message* m = d.first;
   const bool disconnected = !d.batch && d.count == 1 && m->kind == jsonrpc::Kind::kNotification && m->method == kDisconnected;
+  // A request's answer is written whole into the client's transmit buffer; when the broker has
+  // not taken what is queued there, the wait for it (which runs the network stack: the port's
+  // pump) happens here, not under the handler's frames, where it would add the stack's input
+  // path to the handler's deepest point.
+  for (const jsonrpc::Message* r = m; kind != Inbound::kClientPresence && r != nullptr; r = r->next)
+    if (r->kind == jsonrpc::Kind::kRequest || r->kind == jsonrpc::Kind::kInvalid) {
+      (void)client_.ready_for_message();
+      break;
+    }
   switch (kind) {
     case Inbound::kControl:
       initialize(d);

@@ -174,6 +174,12 @@ class Client {
   /// connection is dropped). A held message still waiting for its SUBACK is sent at once when
   /// only it is in the way (counted). Follow with end_message() or drop_message().
   Span<char> begin_message(const PublishHeader& h);
+  /// Frees the transmit buffer for a whole message now, waiting for the broker as
+  /// begin_message() would, so that the message begun next does not wait inside its writer:
+  /// the MCP transport calls it before it hands a request to the server, where the stack is
+  /// shallow (a wait runs the port's pump: the network stack's input and timers). false: not
+  /// connected, or the buffer could not be freed in time (the connection is then dropped).
+  bool ready_for_message();
   /// Sends the `len` bytes written into begin_message()'s span as the payload of `h`.
   /// `after_suback`: hold it (and what follows) until the SUBACK of that packet id arrives (0:
   /// no hold). kNoSpace: longer than the span, or than the broker's Maximum Packet Size
