@@ -430,6 +430,7 @@ function parseArgs(argv) {
     else usage(`unknown option ${flag}`);
   }
   for (const r of o.runs) if (!RUNS[r]) usage(`unknown run ${r}`);
+  if (o.allPass && o.runs.some((r) => RUNS[r].allowList)) usage("--all-pass is for the requirement runs (all-2026-07-28 has pending-0.2.txt)");
   if (!["fail", "report"].includes(o.unscored)) usage("--unscored is fail or report");
   o.server = argv[i] ?? join(here, "../../build/native/bin/emcp-everything");
   o.serverArgs = argv.length > i + 1 ? argv.slice(i + 1) : ["--http", "0"];

@@ -13,7 +13,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { startBroker } from "./lib/broker.mjs";
-import { RecordingTransport, waitFor } from "./lib/harness.mjs";
+import { RecordingTransport, startBridgeHttp, stopNetworkServer, waitFor } from "./lib/harness.mjs";
+import { once, POST_HEADERS, request } from "./lib/rawhttp.mjs";
 import { stopServer, watchServer } from "./lib/server_exit.mjs";
 
 const SENSORS = process.env.EMCP_SENSORS;
@@ -86,6 +87,65 @@ test("a fleet of devices as one server: tools by device, joins and leaves as lis
     if (bridge) await stopServer(bridge, "end of input").catch((e) => problems.push(e.message));
     if (client) await client.close().catch((e) => problems.push(e.message));
     for (const w of devices.values()) await stopServer(w, "SIGTERM").catch((e) => problems.push(e.message));
+    await broker.stop().catch((e) => problems.push(e.message));
+  }
+  assert.deepEqual(problems, [], "every process ended cleanly");
+});
+
+test("the fleet over Streamable HTTP: what the bridge answers itself comes on a primed stream; a batch is answered whole", async () => {
+  // The fleet answers initialize, ping and tools/list within the gateway's forwarding (no device
+  // asked): at 2025-11-25 those answers too come on the POST's resumable event stream (priming
+  // event first), and every element of a 2025-03-26 batch is answered (they are held until the
+  // POST's messages are all forwarded).
+  assert.ok(SENSORS && BRIDGE, "EMCP_SENSORS and EMCP_BRIDGE name the programs");
+  const broker = await startBroker();
+  const fleet = `devices/fleet${Math.random().toString(16).slice(2, 8)}`;
+  const proc = spawn(SENSORS, ["--mqtt", broker.url, "--mqtt-name", `${fleet}/room1`, "--mqtt-id", "dev-1"], { stdio: ["pipe", "ignore", "pipe"] });
+  const device = watchServer(proc, "emcp-sensors dev-1");
+  const problems = [];
+  let gw = null;
+  try {
+    await waitFor(() => /mqtt: connected/.test(device.stderr()), 5000, "dev-1 connected to the broker");
+    gw = await startBridgeHttp(["--mqtt", broker.url, "--mqtt-name", `${fleet}/#`, "--fleet", "--session-takeover"]);
+    const post = (body, sid) => once(gw.port, request("POST", "/mcp", { ...POST_HEADERS, ...(sid ? { "Mcp-Session-Id": sid } : {}) },
+                                                      JSON.stringify(body)));
+    const init = (v) => ({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: v, capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+    const events = (r) => r.body.toString().split("\n").filter((l) => l.startsWith("data: ") && l.length > 6).map((l) => JSON.parse(l.slice(6)));
+
+    const opened = await post(init(REVISION));
+    assert.equal(opened.status, 200, opened.body.toString());
+    const sid = opened.headers["mcp-session-id"];
+    assert.equal((await post({ jsonrpc: "2.0", method: "notifications/initialized" }, sid)).status, 202);
+    // (The bridge lists the devices' tools once it has initialized them: bounded wait.)
+    for (const until = Date.now() + 10000; !(await post({ jsonrpc: "2.0", id: 9, method: "tools/list" }, sid)).body.toString().includes("dev-1.");) {
+      assert.ok(Date.now() < until, "dev-1's tools listed within 10 s");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    for (const [id, method] of [[2, "ping"], [3, "tools/list"]]) {
+      const r = await post({ jsonrpc: "2.0", id, method }, sid);
+      assert.equal(r.status, 200);
+      assert.match(r.headers["content-type"], /^text\/event-stream/, `${method}: an event stream`);
+      assert.match(r.body.toString(), /^id: (\d+)-0\nretry: [1-9]\d*\ndata: \n\nid: \1-1\nevent: message\ndata: /, `${method}: the priming event first`);
+      const ms = events(r);
+      assert.equal(ms.length, 1);
+      assert.equal(ms[0].id, id);
+      assert.ok(ms[0].result, JSON.stringify(ms[0]));
+    }
+
+    // 2025-03-26 (batches): the session taken over by a new initialize, then a batch of three.
+    const legacy = await post(init("2025-03-26"));
+    assert.equal(legacy.status, 200);
+    const lsid = legacy.headers["mcp-session-id"];
+    assert.equal((await post({ jsonrpc: "2.0", method: "notifications/initialized" }, lsid)).status, 202);
+    const batch = await post([{ jsonrpc: "2.0", id: 11, method: "ping" }, { jsonrpc: "2.0", id: 12, method: "tools/list" },
+                              { jsonrpc: "2.0", id: 13, method: "ping" }], lsid);
+    assert.equal(batch.status, 200);
+    const answers = (/event-stream/.test(batch.headers["content-type"]) ? events(batch) : [JSON.parse(batch.body.toString())]).flat();
+    assert.deepEqual(answers.map((m) => m.id).sort(), [11, 12, 13], JSON.stringify(answers));
+    assert.ok(answers.every((m) => m.result), JSON.stringify(answers));
+  } finally {
+    if (gw) await stopNetworkServer(gw).catch((e) => problems.push(e.message));
+    await stopServer(device, "SIGTERM").catch((e) => problems.push(e.message));
     await broker.stop().catch((e) => problems.push(e.message));
   }
   assert.deepEqual(problems, [], "every process ended cleanly");

@@ -325,6 +325,17 @@ TEST(McpOverMqtt, AnAnswerLongerThanTheBufferBecomesAnErrorToItsId) {
   EXPECT_TRUE(pong);
 }
 
+// The broker takes nothing from now on; two echoes (ids 1 and 4) whose answers (some 250 bytes
+// each, as PUBLISH packets) leave less room in the 1,536-byte transmit buffer than a whole
+// answer needs.
+void fill_transmit_buffer(Device& d) {
+  d.net.window = 0;
+  for (const char* id : {"1", "4"})
+    d.from("c1", kRpc1, std::string(R"({"jsonrpc":"2.0","id":)") + id +
+                            R"(,"method":"tools/call","params":{"name":"echo","arguments":{"text":")" + std::string(100, 'a') +
+                            R"("}}})");
+}
+
 TEST(McpOverMqtt, AFullTransmitBufferIsWaitedForBeforeTheRequestReachesItsHandler) {
   // The broker takes nothing: the first answers stay in the transmit buffer, until what is left
   // is too little for a whole message. The next request waits for the broker (the port's pump:
@@ -332,9 +343,7 @@ TEST(McpOverMqtt, AFullTransmitBufferIsWaitedForBeforeTheRequestReachesItsHandle
   // a deferred `slow` call is not pending yet at the wait.
   Device d;
   d.initialize("c1");
-  d.net.window = 0;
-  d.from("c1", kRpc1, R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"one"}}})");
-  d.from("c1", kRpc1, R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"text":"four"}}})");
+  fill_transmit_buffer(d);
   EXPECT_EQ(d.net.waits, 0) << "the buffer had room for these answers";
   // A notification needs no room: no wait.
   d.from("c1", kRpc1, R"({"jsonrpc":"2.0","method":"notifications/roots/list_changed"})");
@@ -363,6 +372,24 @@ TEST(McpOverMqtt, AFullTransmitBufferIsWaitedForBeforeTheRequestReachesItsHandle
   for (const SentPacket& p : d.sent()) third |= p.type == 3 && p.payload.find(R"("id":3,"result")") != std::string::npos;
   EXPECT_TRUE(third);
   EXPECT_EQ(d.mqtt.client().stats().held_released_early, 0u);
+}
+
+TEST(McpOverMqtt, ARequestWhoseConnectionIsLostWaitingForRoomIsNotServed) {
+  // The broker takes nothing for longer than send_timeout_ms while a request waits for room:
+  // the connection is dropped, the call never reaches its handler (nobody would get its
+  // answer), and the session ends with the connection.
+  Device d;
+  d.initialize("c1");
+  fill_transmit_buffer(d);
+  d.net.on_wait = [] { MqttClock::now += 6000; };  // past the 5 s default
+  const int before = fixture::pending_slow();
+  const uint32_t ended = d.mqtt.stats().ended_by_loss;
+  d.from("c1", kRpc1, R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{}}})");
+  EXPECT_GE(d.net.waits, 1);
+  EXPECT_FALSE(d.mqtt.client().connected());
+  EXPECT_EQ(fixture::pending_slow(), before) << "the call did not run";
+  EXPECT_EQ(d.mqtt.stats().ended_by_loss, ended + 1);
+  EXPECT_EQ(d.mqtt.sessions(), 0u);
 }
 
 // A CONNACK with the user property MCP-SERVER-NAME = `name`.

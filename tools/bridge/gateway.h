@@ -156,6 +156,7 @@ class Gateway final : public Link::Listener {
   void on_head(Conn& c);
   void on_done(Conn& c);
   void on_post(Conn& c);
+  void post_body(Conn& c);
   void post_stateless(Conn& c, const emcp::jsonrpc::Decoded& d);
   void post_session(Conn& c, const emcp::jsonrpc::Decoded& d);
   void forward(Conn& c, const emcp::jsonrpc::Message& m, bool session, bool initialize, bool opening);
@@ -251,6 +252,8 @@ class Gateway final : public Link::Listener {
   int board_resets_sent_ = 0;
   uint64_t accept_pause_until_ = 0;         // accept4 failed for want of fds
   std::map<std::string, Pending> pending_;  // by wire id (JSON text)
+  bool posting_ = false;                    // in on_post(): the link's lines wait in held_lines_
+  std::deque<std::string> held_lines_;
   // A request body, or a board line (at most 1 MiB), read with the core's decoder.
   emcp::json::StaticReader<> reader_;
   emcp::StaticArena<(8u << 20)> arena_;

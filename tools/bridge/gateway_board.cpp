@@ -40,6 +40,10 @@ bool session_only(StrView method) {
 }  // namespace
 
 void Gateway::on_board_line(const std::string& line) {
+  if (posting_) {  // from within a link's send(): after the POST (on_post())
+    held_lines_.push_back(line);
+    return;
+  }
   decoder_.begin();
   decoder_.feed(line.data(), line.size());
   const jsonrpc::Decoded& d = decoder_.finish();

@@ -154,6 +154,21 @@ void Gateway::on_done(Conn& c) {
 }
 
 void Gateway::on_post(Conn& c) {
+  // A link may answer within its send() (the fleet answers ping and tools/list itself; an MQTT
+  // device's link refuses a message too long to publish): what it says while the POST is
+  // handled waits until the POST's messages are all forwarded and its response is begun (the
+  // decoder's arena holds them, and the response's stream is opened after them).
+  posting_ = true;
+  post_body(c);
+  posting_ = false;
+  while (!held_lines_.empty()) {
+    const std::string line = std::move(held_lines_.front());
+    held_lines_.pop_front();
+    on_board_line(line);
+  }
+}
+
+void Gateway::post_body(Conn& c) {
   // The body as it came (a raw line break inside a string is invalid JSON, as for the engine);
   // what goes to the board is re-written from what was decoded, one line per message.
   decoder_.begin();

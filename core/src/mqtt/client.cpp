@@ -447,7 +447,7 @@ void Client::flush() {
   if (tx_start_ == tx_len_ && hold_count_ == 0 && !writing_) tx_start_ = tx_len_ = 0;
 }
 
-bool Client::make_room(size_t n) {
+bool Client::make_room(size_t n, bool release_held) {
   const uint64_t until = now() + options_.send_timeout_ms;
   for (;;) {
     if (state_ != State::kConnecting && state_ != State::kConnected) return false;
@@ -456,6 +456,7 @@ bool Client::make_room(size_t n) {
     compact();
     if (tx_cap_ - tx_len_ >= n) return true;
     if (tx_start_ == sendable() && hold_count_ != 0) {
+      if (!release_held) return false;
       // Only held bytes are in the way: they go now rather than never.
       ++stats_.held_released_early;
       holds_[0].released = true;
@@ -500,14 +501,18 @@ Span<char> Client::begin_message(const PublishHeader& h) {
   return Span<char>(tx_ + payload_at_, max_message());
 }
 
-bool Client::ready_for_message() {
+bool Client::ready_for_message(const PublishHeader& h) {
   const OwnerCall call(*this);
   if (state_ != State::kConnected || writing_) return false;
-  // begin_message() needs its header (at most kOverhead / 2) and max_message() free.
-  const size_t need = kOverhead / 2 + max_message();
+  // What begin_message(h) needs free: its header and max_message().
+  PublishHeader sized = h;
+  if (sized.qos != 0) sized.packet_id = 1;
+  const size_t head = publish_header_size(sized, static_cast<uint32_t>(max_message()));
+  if (head == 0 || head > kOverhead / 2) return false;
+  const size_t need = head + max_message();
   if (tx_cap_ - tx_len_ >= need) return true;
   compact();
-  return tx_cap_ - tx_len_ >= need || make_room(need);
+  return tx_cap_ - tx_len_ >= need || make_room(need, false);
 }
 
 Status Client::end_message(const PublishHeader& h, size_t len, uint16_t after_suback) {

@@ -304,11 +304,15 @@ void McpTransport::on_publish_end() {
   // not taken what is queued there, the wait for it (which runs the network stack: the port's
   // pump) happens here, not under the handler's frames, where it would add the stack's input
   // path to the handler's deepest point.
-  for (const jsonrpc::Message* r = m; kind != Inbound::kClientPresence && r != nullptr; r = r->next)
-    if (r->kind == jsonrpc::Kind::kRequest || r->kind == jsonrpc::Kind::kInvalid) {
-      (void)client_.ready_for_message();
-      break;
-    }
+  bool requests = false;
+  for (const jsonrpc::Message* r = m; r != nullptr; r = r->next)
+    requests |= r->kind == jsonrpc::Kind::kRequest || r->kind == jsonrpc::Kind::kInvalid;
+  if (requests && kind != Inbound::kClientPresence) {
+    const StrView client = inbound_slot_ != nullptr ? inbound_slot_->client_id() : StrView(inbound_client_, inbound_client_len_);
+    // The connection lost meanwhile (the broker took nothing in time): nothing is served on it
+    // (no handler runs for an answer nobody gets); its sessions end once this call returns.
+    if (!client_.ready_for_message(header(topic(kRpc, client), false)) && !client_.connected()) return;
+  }
   switch (kind) {
     case Inbound::kControl:
       initialize(d);

@@ -366,8 +366,14 @@ export async function startLineBoard(command, args = []) {
 /// free loopback port; resolves with { proc, port, stderr(), watch } once it listens (stopped by
 /// stopNetworkServer(), which judges how it ended).
 export function startGateway(boardPort, extra = []) {
+  return startBridgeHttp(["--tcp", `127.0.0.1:${boardPort}`, "--ping-after-ms", "200", ...extra]);
+}
+
+/// emcp-bridge (EMCP_BRIDGE) with `args` (what it serves: --tcp, --mqtt ...) and --http 0;
+/// as startGateway().
+export function startBridgeHttp(args) {
   const bridge = process.env.EMCP_BRIDGE ?? new URL("../../../build/native/bin/emcp-bridge", import.meta.url).pathname;
-  return startAnnouncing("gateway", bridge, ["--tcp", `127.0.0.1:${boardPort}`, "--http", "0", "--ping-after-ms", "200", ...extra],
+  return startAnnouncing("gateway", bridge, [...args, "--http", "0"],
                          /serving MCP on http:\/\/127\.0\.0\.1:(\d+)\/mcp/, 10000, "ignore");
 }
 

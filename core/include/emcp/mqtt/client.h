@@ -174,12 +174,14 @@ class Client {
   /// connection is dropped). A held message still waiting for its SUBACK is sent at once when
   /// only it is in the way (counted). Follow with end_message() or drop_message().
   Span<char> begin_message(const PublishHeader& h);
-  /// Frees the transmit buffer for a whole message now, waiting for the broker as
-  /// begin_message() would, so that the message begun next does not wait inside its writer:
+  /// Frees the transmit buffer for a message with header `h` now, waiting for the broker as
+  /// begin_message(h) would, so that the message begun next does not wait inside its writer:
   /// the MCP transport calls it before it hands a request to the server, where the stack is
-  /// shallow (a wait runs the port's pump: the network stack's input and timers). false: not
-  /// connected, or the buffer could not be freed in time (the connection is then dropped).
-  bool ready_for_message();
+  /// shallow (a wait runs the port's pump: the network stack's input and timers). Unlike
+  /// begin_message() it never sends a held message early: when only held bytes are in the way
+  /// it returns false and the connection stays. false also when not connected, or when the
+  /// buffer could not be freed in time (the connection is then dropped).
+  bool ready_for_message(const PublishHeader& h);
   /// Sends the `len` bytes written into begin_message()'s span as the payload of `h`.
   /// `after_suback`: hold it (and what follows) until the SUBACK of that packet id arrives (0:
   /// no hold). kNoSpace: longer than the span, or than the broker's Maximum Packet Size
@@ -213,7 +215,9 @@ class Client {
   bool queue(const char* data, size_t n);  // appends a whole packet, or false (no room)
   char* room(size_t n);                    // room for n bytes at the end of the queue, or nullptr
   void flush();                            // sends what the port takes now
-  bool make_room(size_t n);                // flushes (waiting up to send_timeout_ms) until n fit
+  // Flushes (waiting up to send_timeout_ms) until n fit; when only held bytes are in the way,
+  // sends them early (counted), or, with `release_held` false, returns false at once.
+  bool make_room(size_t n, bool release_held = true);
   void drain();                            // flushes until all is out (stop()), bounded as above
   size_t sendable() const;                 // bytes before the first unreleased hold
   void compact();
