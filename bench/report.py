@@ -35,7 +35,7 @@ REGIONS = {
     "docs/memory.md": ["memory"],
     "examples/sensors/README.md": ["rss"],
     "bench/README.md": ["duration", "json-inputs", "machine", "json-plan", "json-results",
-                        "json-reading", "json-annotate", "stdio", "http", "rtos", "mqtt-fleet"],
+                        "json-reading", "json-annotate", "stdio", "http", "rtos", "mqtt-fleet", "target"],
     "docs/concurrency.md": ["inbox-latency"],
     "docs/mqtt.md": ["fleet"],
 }
@@ -273,7 +273,8 @@ def region_duration(run):
     parts = [f"setup and build {duration(d['build'])}", f"cross-check and callgrind ({run.cg_runs} runs, "
              f"{run.cores} at a time) {duration(d['callgrind'])}", f"JSON timing {duration(d['timing'])}",
              f"the annotation {duration(d['annotate'])}", f"stdio {duration(d['stdio'])}",
-             f"HTTP {duration(d['http'])}", f"RTOS {duration(d['rtos'])}", f"MQTT fleet {duration(d['fleet'])}"]
+             f"HTTP {duration(d['http'])}", f"RTOS {duration(d['rtos'])}", f"MQTT fleet {duration(d['fleet'])}",
+             f"the target's instructions {duration(d['target'])}"]
     return "\n".join([
         f"The last run took {duration(d['total'])}: " + ", ".join(parts) + " (the build is quicker "
         "when it is up to date).",
@@ -513,6 +514,11 @@ def region_fleet(run):
     return run.stamp(("mqtt-fleet",)) + "\n\n" + table_part(run.r.text("mqtt-fleet.md"))
 
 
+def region_target(run):
+    # Instruction counts on an emulated board: no wall clock, no load note.
+    return run.stamp() + "\n\n" + table_part(run.r.text("target.md"))
+
+
 def region_fleet_doc(run):
     """docs/mqtt.md: the fleet in a few figures (bench/README.md has them all)."""
     f, n = run.fleet, run.fleet_nagle
@@ -644,7 +650,7 @@ def build(run, root):
             "machine": region_machine(run, root), "json-plan": region_plan(run),
             "json-results": region_results(run), "json-reading": region_reading(run),
             "json-annotate": region_annotate(run), "stdio": region_stdio(run), "http": region_http(run),
-            "rtos": region_rtos(run), "mqtt-fleet": region_fleet(run),
+            "rtos": region_rtos(run), "mqtt-fleet": region_fleet(run), "target": region_target(run),
         },
         "docs/concurrency.md": {"inbox-latency": region_inbox_latency(run)},
         "docs/mqtt.md": {"fleet": region_fleet_doc(run)},

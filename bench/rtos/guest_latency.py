@@ -18,40 +18,24 @@ QEMU always stops (the end of this program kills it).
 import argparse
 import json
 import os
-import select
-import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from qemu_board import QemuBoard  # noqa: E402 (bench/qemu_board.py)
 
-class Board:
+
+class Board(QemuBoard):
     def __init__(self, elf, icount):
         cmd = ["qemu-system-arm", "-M", "mps2-an385", "-display", "none", "-monitor", "none",
                "-serial", "stdio", "-nic", "none", "-kernel", elf]
         if icount is not None:
             cmd += ["-icount", f"shift={icount}"]
-        self.p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        self.buf = b""
+        super().__init__(cmd)
         self.next_id = 1
 
-    def line(self, timeout):
-        deadline = time.monotonic() + timeout
-        while b"\n" not in self.buf:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise RuntimeError(f"no line from the board within {timeout} s")
-            r, _, _ = select.select([self.p.stdout], [], [], left)
-            if r:
-                chunk = os.read(self.p.stdout.fileno(), 65536)
-                if not chunk:
-                    raise RuntimeError("QEMU ended: " + self.p.stderr.read().decode(errors="replace"))
-                self.buf += chunk
-        line, self.buf = self.buf.split(b"\n", 1)
-        return line.decode()
-
     def send(self, msg):
-        self.p.stdin.write((json.dumps(msg, separators=(",", ":")) + "\n").encode())
-        self.p.stdin.flush()
+        self.write((json.dumps(msg, separators=(",", ":")) + "\n").encode())
 
     def request(self, method, params, on_notification=None, timeout=30):
         rid = self.next_id

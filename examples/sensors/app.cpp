@@ -652,8 +652,12 @@ constexpr Param kSampleParams[] = {
     Param::integer("interval_ms", "Milliseconds between readings").range(10, 10000).with_default(200),
 };
 
+// echo's longest text; the bench firmware (bench/target) takes a 4 KiB argument.
+#ifndef EMCP_SENSORS_ECHO_MAX
+#define EMCP_SENSORS_ECHO_MAX 1000
+#endif
 constexpr Param kEchoParams[] = {
-    Param::string("text", "Any text").length(0, 1000).required(),
+    Param::string("text", "Any text").length(0, EMCP_SENSORS_ECHO_MAX).required(),
 };
 
 // (Declared in app.h.)

@@ -1,0 +1,277 @@
+#!/usr/bin/env python3
+"""Counts the instructions of MCP requests on an emulated board: runs the bench firmware
+emcp-bench-calls (bench/target/calls.cpp) in QEMU with the plugin bench/target/insn_plugin.c,
+sends each request over the UART, waits for its answer and reads the plugin's count of the
+instructions from the request's first byte to its answer's last (interrupts masked meanwhile).
+
+  guest_calls.py --elf IMAGE [--plugin LIB] [--machine mps2-an385] [--repeat N] [--runs N]
+                 [--markdown]
+
+--profile NAME runs the session's opening requests and then the request NAME (as in the list
+below, e.g. "ping") `--repeat` times, and prints where its instructions went, by function (the
+plugin's per-block counts added up with the image's symbols), instead of the table.
+
+Without --plugin the plugin is built from insn_plugin.c beside this file with the host's C
+compiler (cc, warnings as errors) into a temporary folder.
+
+Every request is sent `--repeat` times in one QEMU run, and the whole run is made `--runs`
+times: a count must be the same every time (QEMU's -icount shift=0,sleep=off: one instruction
+per virtual nanosecond, nothing depends on the host), except where the answer itself differs
+(a sensor reading's digits): those cases print their range. Exit status 1 when a request fails,
+a count is missing or a run's counts differ from the first run's. One line per case:
+case=NAME insns=MIN[-MAX] in=BYTES out=BYTES per_byte_out=X; with --markdown a table instead.
+QEMU always stops (the end of this program kills it).
+"""
+import argparse
+import bisect
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from qemu_board import QemuBoard  # noqa: E402 (bench/qemu_board.py)
+
+# The toolchain's nm, by the ELF's machine (e_machine).
+NM = {40: "arm-none-eabi-nm", 243: "riscv64-unknown-elf-nm"}
+QEMU = {"mps2-an385": "qemu-system-arm", "microbit": "qemu-system-arm", "sifive_e": "qemu-system-riscv32"}
+
+ECHO_SMALL = "x" * 100
+ECHO_4K = "y" * 4096
+# (name, message): a message without an id is a notification (counted, no answer).
+CASES = [
+    ("initialize", {"method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                                                        "clientInfo": {"name": "bench", "version": "1"}}}),
+    ("notifications/initialized", {"method": "notifications/initialized"}),
+    ("ping", {"method": "ping"}),
+    ("tools/list (a page of 5)", {"method": "tools/list"}),
+    ("tools/call echo, 100 characters", {"method": "tools/call", "params": {"name": "echo", "arguments": {"text": ECHO_SMALL}}}),
+    ("tools/call echo, 4 KiB", {"method": "tools/call", "params": {"name": "echo", "arguments": {"text": ECHO_4K}}}),
+    ("tools/call read_sensor", {"method": "tools/call", "params": {"name": "read_sensor", "arguments": {"sensor": "temperature"}}}),
+    ("resources/read sensor://temperature", {"method": "resources/read", "params": {"uri": "sensor://temperature"}}),
+    ("prompts/get diagnose_device", {"method": "prompts/get", "params": {"name": "diagnose_device", "arguments": {"sensor": "load"}}}),
+]
+# Cases sent once per run (initialize opens the session; sent again it would be refused).
+ONCE = {"initialize", "notifications/initialized"}
+
+
+def symbols(elf):
+    with open(elf, "rb") as f:
+        head = f.read(20)
+    machine = int.from_bytes(head[18:20], "little")
+    out = subprocess.run([NM[machine], elf], check=True, capture_output=True, text=True).stdout
+    found = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[2] in ("emcp_bench_begin", "emcp_bench_end"):
+            found[parts[2]] = parts[0]
+    if len(found) != 2:
+        raise RuntimeError(f"{elf} has no emcp_bench_begin/emcp_bench_end")
+    return found["emcp_bench_begin"], found["emcp_bench_end"]
+
+
+def functions(elf):
+    """[(start, end, name)] of the image's functions, sorted (nm -S -C; a Thumb function's low
+    address bit cleared)."""
+    with open(elf, "rb") as f:
+        machine = int.from_bytes(f.read(20)[18:20], "little")
+    out = subprocess.run([NM[machine], "-S", "-C", "--defined-only", elf], check=True, capture_output=True,
+                         text=True).stdout
+    funcs = []
+    for line in out.splitlines():
+        parts = line.split(None, 3)
+        if len(parts) == 4 and parts[2] in "tTwW":
+            start = int(parts[0], 16) & ~1
+            funcs.append((start, start + int(parts[1], 16), parts[3]))
+    return sorted(funcs)
+
+
+class Board(QemuBoard):
+    def __init__(self, elf, plugin, machine, out, profile=None):
+        begin, end = symbols(elf)
+        self.out = out
+        extra = f",profile={profile},skip={len(ONCE)}" if profile else ""
+        cmd = [QEMU[machine], "-M", machine, "-display", "none", "-monitor", "none", "-serial", "stdio",
+               "-icount", "shift=0,sleep=off", "-kernel", elf,
+               "-plugin", f"{plugin},begin={begin},end={end},out={out}{extra}"]
+        if machine == "mps2-an385":
+            cmd += ["-nic", "none"]
+        super().__init__(cmd)
+        self.next_id = 100  # three digits in every request of a run: ids of one length
+        self.counts_read = 0
+
+    def count(self, timeout=30):
+        """The plugin's next count (it writes one line per window, flushed)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            with open(self.out) as f:
+                lines = [l for l in f.read().splitlines() if l.startswith("insns ")]
+            if len(lines) > self.counts_read:
+                self.counts_read += 1
+                return int(lines[self.counts_read - 1].split()[1])
+            if time.monotonic() > deadline:
+                raise RuntimeError("the plugin wrote no count")
+            time.sleep(0.01)
+
+    def call(self, message):
+        """Sends `message` (an id added unless it is a notification); returns (count, bytes in,
+        bytes out, answer or None)."""
+        m = {"jsonrpc": "2.0", **message}
+        if not m["method"].startswith("notifications/"):
+            m["id"] = self.next_id
+            self.next_id += 1
+        data = (json.dumps(m, separators=(",", ":")) + "\n").encode()
+        self.write(data)
+        answer, out = None, 0
+        if "id" in m:
+            text = self.line(30)
+            out = len(text) + 1
+            answer = json.loads(text)
+            if answer.get("id") != m["id"] or "error" in answer or answer["result"].get("isError"):
+                raise RuntimeError(f"{m['method']}: {text[:300]}")
+        return self.count(), len(data), out, answer
+
+
+def build_plugin(tmp):
+    here = os.path.dirname(os.path.abspath(__file__))
+    lib = os.path.join(tmp, "libemcp_insn_plugin.so")
+    subprocess.run(["cc", "-std=c11", "-O2", "-fPIC", "-shared", "-fvisibility=hidden", "-Wall", "-Wextra", "-Werror",
+                    "-o", lib, os.path.join(here, "insn_plugin.c")], check=True)
+    return lib
+
+
+def run_once(a):
+    with tempfile.TemporaryDirectory() as tmp:
+        board = Board(a.elf, a.plugin, a.machine, os.path.join(tmp, "counts"))
+        try:
+            banner = board.line(60)
+            if "emcp-bench-calls" not in banner:
+                raise RuntimeError(f"unexpected banner: {banner!r}")
+            results = {}
+            for name, message in CASES:
+                for _ in range(1 if name in ONCE else a.repeat):
+                    n, bytes_in, bytes_out, _answer = board.call(message)
+                    results.setdefault(name, []).append((n, bytes_in, bytes_out))
+            return results
+        finally:
+            board.stop()
+
+
+def profile(a):
+    """Where request a.profile's instructions go, by function."""
+    message = dict(CASES)[a.profile]
+    with tempfile.TemporaryDirectory() as tmp:
+        prof = os.path.join(tmp, "profile")
+        board = Board(a.elf, a.plugin, a.machine, os.path.join(tmp, "counts"), prof)
+        counted = 0
+        try:
+            if "emcp-bench-calls" not in board.line(60):
+                raise RuntimeError("unexpected banner")
+            for name, m in CASES:
+                if name in ONCE:
+                    board.call(m)
+            for _ in range(a.repeat):
+                counted += board.call(message)[0]
+        finally:
+            board.stop()
+        by_func = {}
+        funcs = functions(a.elf)
+        starts = [f[0] for f in funcs]
+        with open(prof) as f:
+            for line in f:
+                _, addr, insns, runs = line.split()
+                at = int(addr, 16)
+                i = bisect.bisect_right(starts, at) - 1
+                name = funcs[i][2] if i >= 0 and at < funcs[i][1] else f"0x{at:x}"
+                by_func[name] = by_func.get(name, 0) + int(insns) * int(runs)
+    total = sum(by_func.values())
+    top = sorted(by_func.items(), key=lambda kv: -kv[1])[:a.top]
+
+    def short(name):  # emcp's versioned inline namespace and the argument lists left out
+        name = re.sub(r"emcp::v0_[0-9_]+::", "emcp::", name).replace("(anonymous namespace)", "{anonymous}")
+        depth, out = 0, ""
+        for ch in name:
+            depth += ch == "("
+            if depth == 0:
+                out += ch
+            depth -= ch == ")"
+        return out.replace(" [clone .constprop.0]", "").replace(" [clone .isra.0]", "")
+
+    if a.markdown:
+        print(f"Where `{a.profile}`'s {counted / a.repeat:,.0f} instructions go, by function ({a.top} "
+              f"functions; whole blocks counted: {total / a.repeat:,.0f} a request):")
+        print()
+        print("| function | instructions | share |")
+        print("|---|---:|---:|")
+        for name, n in top:
+            print(f"| `{short(name)}` | {n / a.repeat:,.0f} | {100 * n / total:.1f} % |")
+        return
+    print(f"{a.profile}: {counted / a.repeat:,.0f} instructions a request ({a.repeat} requests; the blocks "
+          f"counted {total / a.repeat:,.0f} a request, whole blocks)")
+    for name, n in top:
+        print(f"{n / a.repeat:10,.0f} {100 * n / total:5.1f}%  {short(name)[:150]}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--elf", required=True)
+    ap.add_argument("--plugin")
+    ap.add_argument("--machine", default="mps2-an385")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--runs", type=int, default=2)
+    ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--profile", metavar="NAME", help="where request NAME's instructions go, by function")
+    ap.add_argument("--top", type=int, default=30, help="--profile: the functions printed")
+    a = ap.parse_args()
+    if a.profile is not None:
+        if a.profile not in dict(CASES) or a.profile in ONCE:
+            ap.error(f"--profile: one of {', '.join(repr(n) for n, _ in CASES if n not in ONCE)}")
+        with tempfile.TemporaryDirectory() as tmp:
+            if a.plugin is None:
+                a.plugin = build_plugin(tmp)
+            profile(a)
+        return 0
+    errors = []
+    runs = []
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            if a.plugin is None:
+                a.plugin = build_plugin(tmp)
+            for _ in range(a.runs):
+                runs.append(run_once(a))
+        except (RuntimeError, ValueError, KeyError, subprocess.CalledProcessError) as e:
+            errors.append(str(e))
+    if runs:
+        first = runs[0]
+        for i, r in enumerate(runs[1:], 2):
+            if r != first:
+                errors.append(f"run {i}'s counts differ from run 1's: {r} vs {first}")
+        rows = []
+        for name, _ in CASES:
+            counts = [n for n, _, _ in first[name]]
+            lo, hi = min(counts), max(counts)
+            _, bytes_in, bytes_out = first[name][0]
+            per_out = f"{lo / bytes_out:.1f}" if bytes_out else "-"
+            rows.append((name, lo, hi, bytes_in, bytes_out, per_out))
+        if a.markdown:
+            mhz = (64, 160, 240)
+            print("| request | instructions | bytes in | bytes out | instructions per byte out | "
+                  + " | ".join(f"µs at {f} MHz" for f in mhz) + " |")
+            print("|---|---:|---:|---:|---:|" + "---:|" * len(mhz))
+            for name, lo, hi, bi, bo, po in rows:
+                times = " | ".join(f"{hi / f:,.0f}" for f in mhz)  # one instruction per cycle, the most counted
+                print(f"| {name} | {lo:,}" + (f"-{hi:,}" if hi != lo else "") + f" | {bi:,} | {bo:,} | {po} | {times} |")
+        else:
+            for name, lo, hi, bi, bo, po in rows:
+                print(f"case={name.replace(' ', '_')} insns={lo}" + (f"-{hi}" if hi != lo else "")
+                      + f" in={bi} out={bo} per_byte_out={po}")
+    for e in errors:
+        print(f"guest_calls: {e}", file=sys.stderr)
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
