@@ -5,7 +5,12 @@ sends each request over the UART, waits for its answer and reads the plugin's co
 instructions from the request's first byte to its answer's last (interrupts masked meanwhile).
 
   guest_calls.py --elf IMAGE [--plugin LIB] [--machine mps2-an385] [--repeat N] [--runs N]
-                 [--markdown]
+                 [--max-line BYTES] [--json]
+  guest_calls.py --table JSON...
+  guest_calls.py --elf IMAGE --profile NAME [--top N] [--markdown]
+
+--max-line: the image's request buffer (calls.cpp's EMCP_BENCH_LINE_BYTES); a request line
+longer than that is not sent, and reported as not measured.
 
 --profile NAME runs the session's opening requests and then the request NAME (as in the list
 below, e.g. "ping") `--repeat` times, and prints where its instructions went, by function (the
@@ -19,7 +24,8 @@ times: a count must be the same every time (QEMU's -icount shift=0,sleep=off: on
 per virtual nanosecond, nothing depends on the host), except where the answer itself differs
 (a sensor reading's digits): those cases print their range. Exit status 1 when a request fails,
 a count is missing or a run's counts differ from the first run's. One line per case:
-case=NAME insns=MIN[-MAX] in=BYTES out=BYTES per_byte_out=X; with --markdown a table instead.
+case=NAME insns=MIN[-MAX] in=BYTES out=BYTES per_byte_out=X; with --json the same as JSON, which
+--table puts side by side (one column per board) as Markdown.
 QEMU always stops (the end of this program kills it).
 """
 import argparse
@@ -56,6 +62,14 @@ CASES = [
 ]
 # Cases sent once per run (initialize opens the session; sent again it would be refused).
 ONCE = {"initialize", "notifications/initialized"}
+
+
+def line_of(message, rid):
+    """The request line of `message` with id `rid` (none for a notification)."""
+    m = {"jsonrpc": "2.0", **message}
+    if not m["method"].startswith("notifications/"):
+        m["id"] = rid
+    return (json.dumps(m, separators=(",", ":")) + "\n").encode()
 
 
 def symbols(elf):
@@ -98,7 +112,7 @@ class Board(QemuBoard):
                "-icount", "shift=0,sleep=off", "-kernel", elf,
                "-plugin", f"{plugin},begin={begin},end={end},out={out}{extra}"]
         if machine == "mps2-an385":
-            cmd += ["-nic", "none"]
+            cmd += ["-nic", "none"]  # (its LAN9118 would warn that it has no peer)
         super().__init__(cmd)
         self.next_id = 100  # three digits in every request of a run: ids of one length
         self.counts_read = 0
@@ -119,11 +133,10 @@ class Board(QemuBoard):
     def call(self, message):
         """Sends `message` (an id added unless it is a notification); returns (count, bytes in,
         bytes out, answer or None)."""
-        m = {"jsonrpc": "2.0", **message}
-        if not m["method"].startswith("notifications/"):
-            m["id"] = self.next_id
+        data = line_of(message, self.next_id)
+        m = json.loads(data)
+        if "id" in m:
             self.next_id += 1
-        data = (json.dumps(m, separators=(",", ":")) + "\n").encode()
         self.write(data)
         answer, out = None, 0
         if "id" in m:
@@ -152,6 +165,8 @@ def run_once(a):
                 raise RuntimeError(f"unexpected banner: {banner!r}")
             results = {}
             for name, message in CASES:
+                if a.max_line is not None and len(line_of(message, board.next_id)) > a.max_line:
+                    continue  # longer than the image's buffer
                 for _ in range(1 if name in ONCE else a.repeat):
                     n, bytes_in, bytes_out, _answer = board.call(message)
                     results.setdefault(name, []).append((n, bytes_in, bytes_out))
@@ -215,17 +230,56 @@ def profile(a):
         print(f"{n / a.repeat:10,.0f} {100 * n / total:5.1f}%  {short(name)[:150]}")
 
 
+# The cores of the machines, for the table's columns.
+CORES = {"mps2-an385": "Cortex-M3 (mps2-an385)", "microbit": "Cortex-M0 (micro:bit)", "sifive_e": "RV32IMAC (hifive1)"}
+
+
+def table(files):
+    """The Markdown table of several --json outputs (the first machine's bytes, per byte and times)."""
+    boards = []
+    for path in files:
+        with open(path) as f:
+            boards.append(json.load(f))
+    mhz = (64, 160, 240)
+    first = CORES.get(boards[0]["machine"], boards[0]["machine"]).split(" (")[0]
+    print("| request | bytes in | bytes out | " + " | ".join(CORES.get(b["machine"], b["machine"]) for b in boards)
+          + f" | per byte out ({first}) | " + " | ".join(f"µs at {f} MHz ({first})" for f in mhz) + " |")
+    print("|---|---:|---:|" + "---:|" * len(boards) + "---:|" + "---:|" * len(mhz))
+
+    def cell(row):
+        _, lo, hi, _, _, _ = row
+        if lo is None:
+            return "not measured (the image's request buffer)"
+        return f"{lo:,}" + (f"-{hi:,}" if hi != lo else "")
+
+    for i, row in enumerate(boards[0]["rows"]):
+        name, lo, hi, bi, bo, po = row
+        measured = next((b["rows"][i] for b in boards if b["rows"][i][1] is not None), row)
+        bi, bo = measured[3], measured[4]
+        times = " | ".join(f"{hi / f:,.0f}" if hi is not None else "-" for f in mhz)  # one instruction a cycle
+        print(f"| {name} | {bi:,} | {bo:,} | " + " | ".join(cell(b["rows"][i]) for b in boards)
+              + f" | {po if po is not None else '-'} | {times} |")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--elf", required=True)
+    ap.add_argument("--elf")
+    ap.add_argument("--json", action="store_true", help="print the counts as JSON (for --table)")
+    ap.add_argument("--table", nargs="+", metavar="JSON", help="print the Markdown table of these --json outputs")
     ap.add_argument("--plugin")
     ap.add_argument("--machine", default="mps2-an385")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--runs", type=int, default=2)
     ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--max-line", type=int, help="the image's request buffer, bytes")
     ap.add_argument("--profile", metavar="NAME", help="where request NAME's instructions go, by function")
     ap.add_argument("--top", type=int, default=30, help="--profile: the functions printed")
     a = ap.parse_args()
+    if a.table:
+        table(a.table)
+        return 0
+    if a.elf is None:
+        ap.error("--elf is required")
     if a.profile is not None:
         if a.profile not in dict(CASES) or a.profile in ONCE:
             ap.error(f"--profile: one of {', '.join(repr(n) for n, _ in CASES if n not in ONCE)}")
@@ -251,21 +305,22 @@ def main():
                 errors.append(f"run {i}'s counts differ from run 1's: {r} vs {first}")
         rows = []
         for name, _ in CASES:
+            if name not in first:
+                rows.append((name, None, None, None, None, None))
+                continue
             counts = [n for n, _, _ in first[name]]
             lo, hi = min(counts), max(counts)
             _, bytes_in, bytes_out = first[name][0]
             per_out = f"{lo / bytes_out:.1f}" if bytes_out else "-"
             rows.append((name, lo, hi, bytes_in, bytes_out, per_out))
-        if a.markdown:
-            mhz = (64, 160, 240)
-            print("| request | instructions | bytes in | bytes out | instructions per byte out | "
-                  + " | ".join(f"µs at {f} MHz" for f in mhz) + " |")
-            print("|---|---:|---:|---:|---:|" + "---:|" * len(mhz))
-            for name, lo, hi, bi, bo, po in rows:
-                times = " | ".join(f"{hi / f:,.0f}" for f in mhz)  # one instruction per cycle, the most counted
-                print(f"| {name} | {lo:,}" + (f"-{hi:,}" if hi != lo else "") + f" | {bi:,} | {bo:,} | {po} | {times} |")
+        if a.json:
+            json.dump({"machine": a.machine, "rows": rows}, sys.stdout)
+            print()
         else:
             for name, lo, hi, bi, bo, po in rows:
+                if lo is None:
+                    print(f"case={name.replace(' ', '_')} not_measured=longer_than_the_buffer")
+                    continue
                 print(f"case={name.replace(' ', '_')} insns={lo}" + (f"-{hi}" if hi != lo else "")
                       + f" in={bi} out={bo} per_byte_out={po}")
     for e in errors:

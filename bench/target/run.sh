@@ -1,23 +1,34 @@
 #!/usr/bin/env bash
 # The target benchmark (scripts/bench runs it): the instructions each MCP request costs on the
-# Cortex-M3 (mps2-an385 in QEMU), from its first byte to its answer's last, counted by a QEMU
-# plugin of our own (bench/target/insn_plugin.c) in the bench firmware emcp-bench-calls
-# (bench/target/calls.cpp: the sensors application behind the line transport).
-#   bench/target/run.sh BOARD_BIN_DIR RESULTS_DIR
-# BOARD_BIN_DIR holds emcp-bench-calls-mps2-an385.elf. Writes target.md (the Markdown printed,
-# which scripts/bench puts into bench/README.md) and target.txt (one line per request).
+# Cortex-M3 (mps2-an385), the Cortex-M0 (micro:bit) and RV32IMAC (hifive1) in QEMU, from its
+# first byte to its answer's last, counted by a QEMU plugin of our own
+# (bench/target/insn_plugin.c) in the bench firmware emcp-bench-calls (bench/target/calls.cpp:
+# the sensors application behind the line transport); then where one request's instructions go
+# on the Cortex-M3, by function.
+#   bench/target/run.sh BUILD_DIR RESULTS_DIR
+# BUILD_DIR holds BOARD/bin/emcp-bench-calls-BOARD.elf for the three boards. Writes target.md
+# (the Markdown printed, which scripts/bench puts into bench/README.md) and target-BOARD.json.
 set -euo pipefail
-board_bin=$1
+build=$1
 results=$2
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$results"
-elf="$board_bin/emcp-bench-calls-mps2-an385.elf"
-echo "target: instructions per request on mps2-an385 (Cortex-M3) in QEMU..." >&2
-# Each request three times in a run, the run twice: a count must be the same in both.
-python3 "$here/guest_calls.py" --elf "$elf" --machine mps2-an385 --repeat 3 --runs 2 >"$results/target.txt"
-python3 "$here/guest_calls.py" --elf "$elf" --machine mps2-an385 --repeat 3 --runs 1 --markdown >"$results/target.md"
-# Where one request's instructions go (the plugin's per-block counts by function).
-echo >>"$results/target.md"
-python3 "$here/guest_calls.py" --elf "$elf" --machine mps2-an385 --repeat 5 --top 15 --markdown \
-  --profile "tools/call echo, 100 characters" >>"$results/target.md"
+jsons=()
+# board, QEMU machine, the image's request buffer (calls.cpp's EMCP_BENCH_LINE_BYTES:
+# bench/target/firmware.cmake).
+for spec in "mps2-an385 mps2-an385 8192" "microbit microbit 1024" "hifive1 sifive_e 1024"; do
+  set -- $spec
+  echo "target: instructions per request on $1 in QEMU..." >&2
+  # Each request three times in a run, the run twice: a count must be the same in both.
+  python3 "$here/guest_calls.py" --elf "$build/$1/bin/emcp-bench-calls-$1.elf" --machine "$2" --max-line "$3" \
+    --repeat 3 --runs 2 --json >"$results/target-$1.json"
+  jsons+=("$results/target-$1.json")
+done
+{
+  python3 "$here/guest_calls.py" --table "${jsons[@]}"
+  echo
+  # Where one request's instructions go (the plugin's per-block counts by function).
+  python3 "$here/guest_calls.py" --elf "$build/mps2-an385/bin/emcp-bench-calls-mps2-an385.elf" --machine mps2-an385 \
+    --repeat 5 --top 15 --markdown --profile "tools/call echo, 100 characters"
+} >"$results/target.md"
 cat "$results/target.md"
