@@ -40,8 +40,10 @@ class StrView {
  public:
   constexpr StrView() = default;
   constexpr StrView(const char* data, size_t size) : data_(data), size_(size) {}
-  /// From a NUL-terminated string (nullptr gives the empty view).
-  constexpr StrView(const char* cstr)  // NOLINT: implicit from literals by design
+  /// From a NUL-terminated string (nullptr gives the empty view). Always inlined: for a literal
+  /// (keys, method names) the length is then a constant; an outlined copy, which -Os chose on
+  /// the boards, measured every literal at run time (bench/target: 11 % of a tools/call).
+  __attribute__((always_inline)) constexpr StrView(const char* cstr)  // NOLINT: implicit from literals by design
       : data_(cstr), size_(cstr ? length(cstr) : 0) {}
 
   constexpr const char* data() const { return data_; }
