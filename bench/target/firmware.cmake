@@ -25,6 +25,4 @@ if(EMCP_BOARD MATCHES "^(mps2-an385|microbit|hifive1)$")
     DEFINES ${bench_defines}
     APP_DEFINES EMCP_SENSORS_CLIENT_TOOLS=0 EMCP_BENCH_LINE_BYTES=${bench_line} ${bench_app}
     NOT_DOCUMENTED)
-  # The request buffer, for guest_calls.py --max-line (the board test bench_target_calls).
-  set_target_properties(emcp-bench-calls-${EMCP_BOARD} PROPERTIES EMCP_BENCH_LINE_BYTES ${bench_line})
 endif()

@@ -9,8 +9,8 @@ instructions from the request's first byte to its answer's last (interrupts mask
   guest_calls.py --table JSON...
   guest_calls.py --elf IMAGE --profile NAME [--top N] [--markdown]
 
---max-line: the image's request buffer (calls.cpp's EMCP_BENCH_LINE_BYTES); a request line
-longer than that is not sent, and reported as not measured.
+A request line longer than the image's request buffer (calls.cpp's g_line, its size read from
+the image's symbols; --max-line overrides it) is not sent, and reported as not measured.
 
 --profile NAME runs the session's opening requests and then the request NAME (as in the list
 below, e.g. "ping") `--repeat` times, and prints where its instructions went, by function (the
@@ -72,6 +72,18 @@ def line_of(message, rid):
     return (json.dumps(m, separators=(",", ":")) + "\n").encode()
 
 
+def line_buffer(elf):
+    """The size of calls.cpp's request buffer g_line in the image (nm -S -C)."""
+    with open(elf, "rb") as f:
+        machine = int.from_bytes(f.read(20)[18:20], "little")
+    out = subprocess.run([NM[machine], "-S", "-C", elf], check=True, capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        parts = line.split(None, 3)
+        if len(parts) == 4 and parts[3].endswith("::g_line"):
+            return int(parts[1], 16)
+    raise RuntimeError(f"{elf} has no g_line (not an emcp-bench-calls image?)")
+
+
 def symbols(elf):
     with open(elf, "rb") as f:
         head = f.read(20)
@@ -122,7 +134,8 @@ class Board(QemuBoard):
         deadline = time.monotonic() + timeout
         while True:
             with open(self.out) as f:
-                lines = [l for l in f.read().splitlines() if l.startswith("insns ")]
+                # Whole lines only (the plugin may be writing the last one).
+                lines = [l for l in f.read().split("\n")[:-1] if l.startswith("insns ")]
             if len(lines) > self.counts_read:
                 self.counts_read += 1
                 return int(lines[self.counts_read - 1].split()[1])
@@ -164,8 +177,9 @@ def run_once(a):
             if "emcp-bench-calls" not in banner:
                 raise RuntimeError(f"unexpected banner: {banner!r}")
             results = {}
+            max_line = a.max_line if a.max_line is not None else line_buffer(a.elf)
             for name, message in CASES:
-                if a.max_line is not None and len(line_of(message, board.next_id)) > a.max_line:
+                if len(line_of(message, board.next_id)) > max_line:
                     continue  # longer than the image's buffer
                 for _ in range(1 if name in ONCE else a.repeat):
                     n, bytes_in, bytes_out, _answer = board.call(message)
@@ -197,11 +211,11 @@ def profile(a):
         starts = [f[0] for f in funcs]
         with open(prof) as f:
             for line in f:
-                _, addr, insns, runs = line.split()
+                _, addr, insns = line.split()
                 at = int(addr, 16)
                 i = bisect.bisect_right(starts, at) - 1
                 name = funcs[i][2] if i >= 0 and at < funcs[i][1] else f"0x{at:x}"
-                by_func[name] = by_func.get(name, 0) + int(insns) * int(runs)
+                by_func[name] = by_func.get(name, 0) + int(insns)
     total = sum(by_func.values())
     top = sorted(by_func.items(), key=lambda kv: -kv[1])[:a.top]
 
@@ -216,16 +230,16 @@ def profile(a):
         return out.replace(" [clone .constprop.0]", "").replace(" [clone .isra.0]", "")
 
     if a.markdown:
-        print(f"Where `{a.profile}`'s {counted / a.repeat:,.0f} instructions go, by function ({a.top} "
-              f"functions; whole blocks counted: {total / a.repeat:,.0f} a request):")
+        print(f"Where `{a.profile}`'s {counted / a.repeat:,.0f} instructions go, by function (the "
+              f"{a.top} that take most):")
         print()
         print("| function | instructions | share |")
         print("|---|---:|---:|")
         for name, n in top:
             print(f"| `{short(name)}` | {n / a.repeat:,.0f} | {100 * n / total:.1f} % |")
         return
-    print(f"{a.profile}: {counted / a.repeat:,.0f} instructions a request ({a.repeat} requests; the blocks "
-          f"counted {total / a.repeat:,.0f} a request, whole blocks)")
+    print(f"{a.profile}: {counted / a.repeat:,.0f} instructions a request ({a.repeat} requests; by block "
+          f"{total / a.repeat:,.0f})")
     for name, n in top:
         print(f"{n / a.repeat:10,.0f} {100 * n / total:5.1f}%  {short(name)[:150]}")
 
@@ -271,7 +285,7 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--runs", type=int, default=2)
     ap.add_argument("--markdown", action="store_true")
-    ap.add_argument("--max-line", type=int, help="the image's request buffer, bytes")
+    ap.add_argument("--max-line", type=int, help="the image's request buffer, bytes (default: its g_line's size)")
     ap.add_argument("--profile", metavar="NAME", help="where request NAME's instructions go, by function")
     ap.add_argument("--top", type=int, default=30, help="--profile: the functions printed")
     a = ap.parse_args()

@@ -7,11 +7,13 @@
  *   qemu-system-arm ... -plugin libemcp_insn_plugin.so,begin=0x1234,end=0x1240,out=FILE
  *                                   [,profile=FILE,skip=K]
  *
- * With profile=FILE it also counts, per translated block, how often the block ran inside a
- * window (the first K windows left out: a session's opening requests), and writes at QEMU's end
- * one line `tb ADDRESS INSTRUCTIONS RUNS` per block that ran (guest_calls.py --profile adds
- * them up by function). A block's instructions are counted whole each time it starts, as a
- * profile may (a block is left early only by an exception, and interrupts are masked).
+ * With profile=FILE it also counts, per translated block, the instructions of the block that
+ * ran inside windows (the first K windows left out: a session's opening requests), and writes at
+ * QEMU's end one line `tb ADDRESS INSTRUCTIONS` per block that has any (guest_calls.py --profile
+ * adds them up by function). Exact as the total is: an inline add per instruction into its
+ * block's counter, the windows' share taken as differences at each window's start and end (a
+ * block counted whole as it starts would count its tail twice when -icount ends it early at a
+ * device register and runs the rest as another block).
  *
  * Addresses are hexadecimal, as `nm` prints them (a Thumb function's low bit is ignored). The
  * count is exact: an inline add on every instruction (not per block: a block left early, by an
@@ -19,7 +21,7 @@
  * the window, so what is counted is the request's own work, the same on every run.
  *
  * Debian ships QEMU's plugins API without its header (qemu-plugin.h): the declarations below
- * are the few functions and types of API version 1 (QEMU 4.2 to 8.1) this plugin uses, written
+ * are the few functions and types of API version 1 (QEMU 7.2's) this plugin uses, written
  * from the API's documentation; qemu_plugin_install() refuses a QEMU whose API range does not
  * include version 1. Host code: the C library is fine here. */
 #include <inttypes.h>
@@ -52,8 +54,6 @@ struct qemu_plugin_insn;
 enum qemu_plugin_cb_flags { QEMU_PLUGIN_CB_NO_REGS };
 enum qemu_plugin_op { QEMU_PLUGIN_INLINE_ADD_U64 };
 void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id, void (*cb)(qemu_plugin_id_t, struct qemu_plugin_tb*));
-void qemu_plugin_register_vcpu_tb_exec_cb(struct qemu_plugin_tb* tb, void (*cb)(unsigned int, void*),
-                                          enum qemu_plugin_cb_flags flags, void* userdata);
 void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn* insn, void (*cb)(unsigned int, void*),
                                             enum qemu_plugin_cb_flags flags, void* userdata);
 void qemu_plugin_register_vcpu_insn_exec_inline(struct qemu_plugin_insn* insn, enum qemu_plugin_op op, void* ptr,
@@ -78,17 +78,21 @@ static uint64_t g_windows, g_unmatched;
  * the script adds them up by address), chained for the end. */
 struct block {
   uint64_t vaddr;
-  uint64_t insns;
-  uint64_t runs;
+  uint64_t all;      /* its instructions executed, ever (inline adds) */
+  uint64_t at_open;  /* `all` when the current window opened */
+  uint64_t counted;  /* its instructions inside the counted windows */
   struct block* next;
 };
 static struct block* g_blocks;
 static FILE* g_profile;
 static uint64_t g_skip;
 
-static void on_block(unsigned int vcpu, void* userdata) {
-  (void)vcpu;
-  if (g_open && g_windows >= g_skip) ++((struct block*)userdata)->runs;
+/* At a window's start and end (a counted one): every block's share of it. */
+static void profile_open(void) {
+  for (struct block* b = g_blocks; b != NULL; b = b->next) b->at_open = b->all;
+}
+static void profile_close(void) {
+  for (struct block* b = g_blocks; b != NULL; b = b->next) b->counted += b->all - b->at_open;
 }
 
 static void on_begin(unsigned int vcpu, void* userdata) {
@@ -97,6 +101,7 @@ static void on_begin(unsigned int vcpu, void* userdata) {
   if (g_open) ++g_unmatched; /* a begin without its end: the window starts again */
   g_open = true;
   g_opened = g_insns;
+  if (g_profile != NULL && g_windows >= g_skip) profile_open();
 }
 
 static void on_end(unsigned int vcpu, void* userdata) {
@@ -107,6 +112,7 @@ static void on_end(unsigned int vcpu, void* userdata) {
     return;
   }
   g_open = false;
+  if (g_profile != NULL && g_windows >= g_skip) profile_close();
   ++g_windows;
   fprintf(g_out, "insns %" PRIu64 "\n", g_insns - g_opened);
   fflush(g_out);
@@ -115,19 +121,16 @@ static void on_end(unsigned int vcpu, void* userdata) {
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb* tb) {
   (void)id;
   const size_t n = qemu_plugin_tb_n_insns(tb);
-  if (g_profile != NULL && n > 0) {
-    struct block* b = calloc(1, sizeof *b);
-    if (b != NULL) {
-      b->vaddr = qemu_plugin_insn_vaddr(qemu_plugin_tb_get_insn(tb, 0));
-      b->insns = n;
-      b->next = g_blocks;
-      g_blocks = b;
-      qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block, QEMU_PLUGIN_CB_NO_REGS, b);
-    }
+  struct block* b = NULL;
+  if (g_profile != NULL && n > 0 && (b = calloc(1, sizeof *b)) != NULL) {
+    b->vaddr = qemu_plugin_insn_vaddr(qemu_plugin_tb_get_insn(tb, 0));
+    b->next = g_blocks;
+    g_blocks = b;
   }
   for (size_t i = 0; i < n; ++i) {
     struct qemu_plugin_insn* insn = qemu_plugin_tb_get_insn(tb, i);
     qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, &g_insns, 1);
+    if (b != NULL) qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, &b->all, 1);
     const uint64_t at = qemu_plugin_insn_vaddr(insn);
     if (at == g_begin) qemu_plugin_register_vcpu_insn_exec_cb(insn, on_begin, QEMU_PLUGIN_CB_NO_REGS, NULL);
     if (at == g_end) qemu_plugin_register_vcpu_insn_exec_cb(insn, on_end, QEMU_PLUGIN_CB_NO_REGS, NULL);
@@ -141,7 +144,7 @@ static void on_exit_(qemu_plugin_id_t id, void* userdata) {
   fclose(g_out);
   if (g_profile != NULL) {
     for (const struct block* b = g_blocks; b != NULL; b = b->next)
-      if (b->runs != 0) fprintf(g_profile, "tb %" PRIx64 " %" PRIu64 " %" PRIu64 "\n", b->vaddr, b->insns, b->runs);
+      if (b->counted != 0) fprintf(g_profile, "tb %" PRIx64 " %" PRIu64 "\n", b->vaddr, b->counted);
     fclose(g_profile);
   }
 }
