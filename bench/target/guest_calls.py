@@ -72,52 +72,46 @@ def line_of(message, rid):
     return (json.dumps(m, separators=(",", ":")) + "\n").encode()
 
 
-def line_buffer(elf):
-    """The size of calls.cpp's request buffer g_line in the image (nm -S -C)."""
-    with open(elf, "rb") as f:
-        machine = int.from_bytes(f.read(20)[18:20], "little")
-    out = subprocess.run([NM[machine], "-S", "-C", elf], check=True, capture_output=True, text=True).stdout
-    for line in out.splitlines():
-        parts = line.split(None, 3)
-        if len(parts) == 4 and parts[3].endswith("::g_line"):
-            return int(parts[1], 16)
-    raise RuntimeError(f"{elf} has no g_line (not an emcp-bench-calls image?)")
-
-
-def symbols(elf):
-    with open(elf, "rb") as f:
-        head = f.read(20)
-    machine = int.from_bytes(head[18:20], "little")
-    out = subprocess.run([NM[machine], elf], check=True, capture_output=True, text=True).stdout
-    found = {}
-    for line in out.splitlines():
-        parts = line.split()
-        if len(parts) == 3 and parts[2] in ("emcp_bench_begin", "emcp_bench_end"):
-            found[parts[2]] = parts[0]
-    if len(found) != 2:
-        raise RuntimeError(f"{elf} has no emcp_bench_begin/emcp_bench_end")
-    return found["emcp_bench_begin"], found["emcp_bench_end"]
-
-
-def functions(elf):
-    """[(start, end, name)] of the image's functions, sorted (nm -S -C; a Thumb function's low
-    address bit cleared)."""
+def image_symbols(elf):
+    """[(address, size, type, name)] of the image's sized symbols, names demangled (the
+    toolchain's `nm -S -C --defined-only`, chosen by the ELF's machine)."""
     with open(elf, "rb") as f:
         machine = int.from_bytes(f.read(20)[18:20], "little")
     out = subprocess.run([NM[machine], "-S", "-C", "--defined-only", elf], check=True, capture_output=True,
                          text=True).stdout
-    funcs = []
+    syms = []
     for line in out.splitlines():
         parts = line.split(None, 3)
-        if len(parts) == 4 and parts[2] in "tTwW":
-            start = int(parts[0], 16) & ~1
-            funcs.append((start, start + int(parts[1], 16), parts[3]))
-    return sorted(funcs)
+        if len(parts) == 4:
+            syms.append((int(parts[0], 16), int(parts[1], 16), parts[2], parts[3]))
+    return syms
+
+
+def line_buffer(syms):
+    """The size of calls.cpp's request buffer g_line."""
+    for _, size, _, name in syms:
+        if name.endswith("::g_line"):
+            return size
+    raise RuntimeError("the image has no g_line (not an emcp-bench-calls image?)")
+
+
+def markers(syms):
+    """The addresses of emcp_bench_begin and emcp_bench_end, in hexadecimal."""
+    found = {name: f"{at:x}" for at, _, _, name in syms if name in ("emcp_bench_begin", "emcp_bench_end")}
+    if len(found) != 2:
+        raise RuntimeError("the image has no emcp_bench_begin/emcp_bench_end")
+    return found["emcp_bench_begin"], found["emcp_bench_end"]
+
+
+def functions(syms):
+    """[(start, end, name)] of the image's functions, sorted (a Thumb function's low address bit
+    cleared)."""
+    return sorted((at & ~1, (at & ~1) + size, name) for at, size, kind, name in syms if kind in "tTwW")
 
 
 class Board(QemuBoard):
     def __init__(self, elf, plugin, machine, out, profile=None):
-        begin, end = symbols(elf)
+        begin, end = markers(image_symbols(elf))
         self.out = out
         extra = f",profile={profile},skip={len(ONCE)}" if profile else ""
         cmd = [QEMU[machine], "-M", machine, "-display", "none", "-monitor", "none", "-serial", "stdio",
@@ -177,7 +171,7 @@ def run_once(a):
             if "emcp-bench-calls" not in banner:
                 raise RuntimeError(f"unexpected banner: {banner!r}")
             results = {}
-            max_line = a.max_line if a.max_line is not None else line_buffer(a.elf)
+            max_line = a.max_line if a.max_line is not None else line_buffer(image_symbols(a.elf))
             for name, message in CASES:
                 if len(line_of(message, board.next_id)) > max_line:
                     continue  # longer than the image's buffer
@@ -207,7 +201,7 @@ def profile(a):
         finally:
             board.stop()
         by_func = {}
-        funcs = functions(a.elf)
+        funcs = functions(image_symbols(a.elf))
         starts = [f[0] for f in funcs]
         with open(prof) as f:
             for line in f:

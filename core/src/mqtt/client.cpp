@@ -484,18 +484,24 @@ void Client::drain() {
   }
 }
 
-Span<char> Client::begin_message(const PublishHeader& h) {
-  const OwnerCall call(*this);
-  if (state_ != State::kConnected || writing_) return Span<char>();
+size_t Client::free_for(const PublishHeader& h, bool release_held) {
+  if (state_ != State::kConnected || writing_) return 0;
   PublishHeader sized = h;
   if (sized.qos != 0) sized.packet_id = 1;  // the id is chosen at end_message()
   const size_t head = publish_header_size(sized, static_cast<uint32_t>(max_message()));
-  if (head == 0 || head > kOverhead / 2) return Span<char>();
+  if (head == 0 || head > kOverhead / 2) return 0;
   const size_t need = head + max_message();
   if (tx_cap_ - tx_len_ < need) {
     compact();
-    if (tx_cap_ - tx_len_ < need && !make_room(need)) return Span<char>();
+    if (tx_cap_ - tx_len_ < need && !make_room(need, release_held)) return 0;
   }
+  return head;
+}
+
+Span<char> Client::begin_message(const PublishHeader& h) {
+  const OwnerCall call(*this);
+  const size_t head = free_for(h, true);
+  if (head == 0) return Span<char>();
   payload_at_ = tx_len_ + head;
   writing_ = true;
   return Span<char>(tx_ + payload_at_, max_message());
@@ -503,16 +509,7 @@ Span<char> Client::begin_message(const PublishHeader& h) {
 
 bool Client::ready_for_message(const PublishHeader& h) {
   const OwnerCall call(*this);
-  if (state_ != State::kConnected || writing_) return false;
-  // What begin_message(h) needs free: its header and max_message().
-  PublishHeader sized = h;
-  if (sized.qos != 0) sized.packet_id = 1;
-  const size_t head = publish_header_size(sized, static_cast<uint32_t>(max_message()));
-  if (head == 0 || head > kOverhead / 2) return false;
-  const size_t need = head + max_message();
-  if (tx_cap_ - tx_len_ >= need) return true;
-  compact();
-  return tx_cap_ - tx_len_ >= need || make_room(need, false);
+  return free_for(h, false) != 0;
 }
 
 Status Client::end_message(const PublishHeader& h, size_t len, uint16_t after_suback) {

@@ -218,6 +218,9 @@ class Client {
   // Flushes (waiting up to send_timeout_ms) until n fit; when only held bytes are in the way,
   // sends them early (counted), or, with `release_held` false, returns false at once.
   bool make_room(size_t n, bool release_held = true);
+  // Room for a message with header `h` (its header and max_message()), made as make_room()
+  // does: the header's size, or 0 (not connected, writing, a header too long, no room).
+  size_t free_for(const PublishHeader& h, bool release_held);
   void drain();                            // flushes until all is out (stop()), bounded as above
   size_t sendable() const;                 // bytes before the first unreleased hold
   void compact();
