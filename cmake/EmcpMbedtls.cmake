@@ -1,4 +1,4 @@
-# Mbed TLS for the boards (TLS 1.2 server, X.509, ECDSA/RSA, SHA-1/256: the configuration says
+# Mbed TLS for the boards (TLS 1.2 server, X.509, ECDSA/RSA, SHA-256: the configuration says
 # what and why), built from Debian's source (`apt-get source mbedtls`, fetched into
 # the build folder by scripts/third-party; nothing of Mbed TLS is committed) with emcp's
 # configuration (ports/mbedtls/config/emcp_mbedtls_config.h). The host links the system's
@@ -7,13 +7,12 @@
 #   EMCP_MBEDTLS_SOURCE_DIR   the unpacked source (default build/third_party/mbedtls)
 #
 # emcp_mbedtls_library(NAME): a static library NAME of the Mbed TLS modules the configuration
-# enables. emcp's wrapper (ports/mbedtls/src/sha1.cpp, emcp::mbedtls::sha1) is compiled with
-# each image instead (EMCP_MBEDTLS_WRAPPER_SOURCES): an image's emcp/opt.h options name the
+# enables. emcp's wrappers (ports/mbedtls/src: TLS, JWT keys, the pool) are compiled with each
+# image instead (EMCP_MBEDTLS_WRAPPER_SOURCES): an image's emcp/opt.h options name the
 # namespace emcp's functions live in.
 set(EMCP_MBEDTLS_SOURCE_DIR "${emcp_SOURCE_DIR}/build/third_party/mbedtls" CACHE PATH
     "Mbed TLS's source (Debian's, from scripts/third-party)")
-set(EMCP_MBEDTLS_WRAPPER_SOURCES ${emcp_SOURCE_DIR}/ports/mbedtls/src/sha1.cpp
-    ${emcp_SOURCE_DIR}/ports/mbedtls/src/tls.cpp ${emcp_SOURCE_DIR}/ports/mbedtls/src/jwt_key.cpp
+set(EMCP_MBEDTLS_WRAPPER_SOURCES ${emcp_SOURCE_DIR}/ports/mbedtls/src/tls.cpp ${emcp_SOURCE_DIR}/ports/mbedtls/src/jwt_key.cpp
     ${emcp_SOURCE_DIR}/ports/mbedtls/src/pool.cpp)
 
 # emcp_mbedtls_library(NAME [DEFINES D...] [DEFAULT_CONFIG]): DEFINES override the

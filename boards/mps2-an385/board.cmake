@@ -3,16 +3,18 @@ set(EMCP_BOARD_CPU_FLAGS -mcpu=cortex-m3 -mthumb)
 set(EMCP_BOARD_QEMU_MACHINE mps2-an385)
 # CMSDK/AN385 interrupt lines (UART0 RX is IRQ 0).
 set(EMCP_BOARD_IRQS 32)
-# The minimal server's goals are set on Cortex-M3: 20 KiB flash, 6 KiB RAM. The lossless UART
+# The minimal server's ceilings are set on Cortex-M3: 21 KiB flash, 6 KiB RAM. The lossless UART
 # (board/rx.h: the receive interrupt holds the UART back when the ring is full; a gap in the
 # input answered with -32600 and data.inputLost, board/serve.cpp) took it to 20,788 B, 308 B
 # past the 20 KiB it met until then (20,460 B), the server's inbox hook (issue 29: poll() runs a
 # set inbox, two pointers in the server) to 20,820 B: the build enforces a 21 KiB ceiling, and
-# docs/footprint.md reports the 20 KiB target as missed until the bytes are won back (about
+# docs/footprint.md reports the target as missed until the bytes are won back (about
 # 900 B of start-up code initialise g_server and g_link member by member: constant-initialised
-# objects would take none).
+# objects would take none). Issue 33 sets the target at 16 KiB of flash and 4 KiB of static
+# RAM (the word-at-a-time memcpy, memset and memchr of boards/common/mem.cpp cost 184 B of it).
 set(EMCP_BOARD_MINIMAL_FLASH_BUDGET 21504)
-set(EMCP_BOARD_MINIMAL_FLASH_TARGET 20480)
+set(EMCP_BOARD_MINIMAL_FLASH_TARGET 16384)
+set(EMCP_BOARD_MINIMAL_RAM_TARGET 4096)
 # Ethernet: QEMU models the MPS2's LAN9118 (board/net.h over lan9118.cpp and net.cpp).
 set(EMCP_BOARD_NET ON)
 set(EMCP_BOARD_NET_DRIVER lan9118.cpp net.cpp)

@@ -258,8 +258,9 @@ extern "C" {
 u32_t sys_now(void) { return static_cast<u32_t>(emcp::board::now_ms()); }
 #endif
 
-// LWIP_ASSERT: a programmer error inside lwIP (or a pool misconfiguration); the message goes
-// to the UART and the board stops (abort: a breakpoint loop, where a debugger finds it).
+// LWIP_ASSERT: a programmer error inside lwIP (or a pool misconfiguration); the message (empty
+// where the image leaves lwIP's texts out: EMCP_LWIP_ASSERT_TEXT) goes to the UART and the board
+// stops (abort: a breakpoint loop, where a debugger finds it).
 void emcp_lwip_assert(const char* message, const char* file, int line) {
   char num[12];
   say("lwip assert: ");

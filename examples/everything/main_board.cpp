@@ -5,7 +5,7 @@
 #include "board/net.h"
 #include "board/serve_net.h"
 #include "emcp/lwip/http_listener.h"
-#include "emcp/mbedtls/sha1.h"
+#include "emcp/crypto/sha1.h"
 #include "emcp/mcp/server.h"
 #include "emcp/transport/http_server.h"
 #include "emcp/transport/line.h"
@@ -30,7 +30,7 @@ emcp::transport::StaticHttpServer<kConnections, kSessions, EMCP_ARENA_SIZE, 1024
 void everything_firmware() {
   emcp::board::init();
   everything::install(g_server);
-  g_http_options.sha1 = &emcp::mbedtls::sha1;
+  g_http_options.sha1 = &emcp::crypto::sha1;
   emcp::board::HttpService net;
   net.http = &g_http;
   net.listener = &g_listener;

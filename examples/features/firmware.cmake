@@ -49,7 +49,7 @@ if(EMCP_BOARD STREQUAL "mps2-an385")
     emcp_add_firmware(emcp-feature-websocket-${EMCP_BOARD} SOURCES ${features_main} ${EMCP_BOARD_NET_SOURCES}
       APP_DEFINES EMCP_FEATURE_HTTP=1 EMCP_FEATURE_WEBSOCKET=1 LIBS ${EMCP_BOARD_NET_LIBS}
       FEATURE_BASE emcp-feature-http
-      FEATURE "WebSocket (/ws), on top of HTTP: the handshake's SHA-1 from Mbed TLS (the framing is
-               part of the HTTP engine)")
+      FEATURE "WebSocket (/ws), on top of HTTP: the handshake's SHA-1 (core's, emcp/crypto/sha1.h;
+               the framing is part of the HTTP engine)")
   endif()
 endif()

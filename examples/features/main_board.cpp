@@ -16,7 +16,7 @@
 #include "emcp/lwip/http_listener.h"
 #include "emcp/transport/http_server.h"
 #if EMCP_FEATURE_WEBSOCKET
-#include "emcp/mbedtls/sha1.h"
+#include "emcp/crypto/sha1.h"
 #endif
 #endif
 
@@ -145,7 +145,7 @@ int main() {
 #endif
 #if EMCP_FEATURE_HTTP
 #if EMCP_FEATURE_WEBSOCKET
-  g_http_options.sha1 = &emcp::mbedtls::sha1;
+  g_http_options.sha1 = &emcp::crypto::sha1;
 #else
   g_http_options.ws_path = nullptr;
 #endif

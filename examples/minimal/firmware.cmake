@@ -10,7 +10,8 @@
 emcp_add_firmware(emcp-minimal-${EMCP_BOARD}
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/main_board.cpp
   DEFINES EMCP_ERROR_STRINGS=0 EMCP_MODERN_ERA=0 EMCP_MAX_LISTENS=0
-  FLASH_BUDGET ${EMCP_BOARD_MINIMAL_FLASH_BUDGET} FLASH_TARGET "${EMCP_BOARD_MINIMAL_FLASH_TARGET}" RAM_BUDGET 6144)
+  FLASH_BUDGET ${EMCP_BOARD_MINIMAL_FLASH_BUDGET} FLASH_TARGET "${EMCP_BOARD_MINIMAL_FLASH_TARGET}" RAM_BUDGET 6144
+  RAM_TARGET "${EMCP_BOARD_MINIMAL_RAM_TARGET}")
 # The same server with the default options (every error text, EMCP_ERROR_STRINGS=1), measured
 # for docs/footprint.md on the Cortex-M3 only (where the budgets are set; one more link, of the
 # shared emcp_core): what the small profile saves.
@@ -52,7 +53,7 @@ if(EMCP_BOARD_NET)
   emcp_add_firmware(emcp-minimal-net-${EMCP_BOARD}
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/main_board_net.cpp ${EMCP_BOARD_NET_SOURCES}
     LIBS ${EMCP_BOARD_NET_LIBS}
-    FLASH_BUDGET 108544 RAM_BUDGET 66560
+    FLASH_BUDGET 102400 RAM_BUDGET 66560
     DESCRIPTION "the minimal server in emcp::board::NetMcp: on the UART and over HTTP through lwIP at
                  once (Streamable HTTP, HTTP+SSE; 4 connections with 2 KiB arenas and 1 KiB output
                  buffers, 2 sessions with 1.5 KiB replay buffers), announced on the LAN over mDNS")

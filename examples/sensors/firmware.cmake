@@ -156,7 +156,7 @@ if(EMCP_BOARD_NET)
     APP_DEFINES EMCP_SENSORS_NETWORK=1 EMCP_SENSORS_NET_CONNECTIONS=${EMCP_IMAGE_CONNECTIONS_sensors-net}
                 EMCP_SENSORS_NET_SESSIONS=${EMCP_IMAGE_SESSIONS_sensors-net}
     LIBS ${EMCP_BOARD_NET_LIBS}
-    FLASH_BUDGET 168960 FLASH_TARGET 131072 RAM_BUDGET 69632 RAM_TARGET 65536
+    FLASH_BUDGET 156672 FLASH_TARGET 131072 RAM_BUDGET 69632 RAM_TARGET 65536
     DESCRIPTION "the sensors example, unchanged, on the UART and over HTTP through lwIP at once
                  (Streamable HTTP, HTTP+SSE, WebSocket; 4 connections with 2 KiB arenas and 1 KiB
                  output buffers, 2 sessions with 1.5 KiB replay buffers; lwIP's pools below as
@@ -206,7 +206,7 @@ if(EMCP_BOARD_NET)
     # device_stats' "tasks" array (the tasks' stacks) and lwIP's spare tcpip message; 178,084 B
     # and 83,172 B announcing itself over mDNS (board/mdns.h: 9,188 B of code, and 1,236 B of RAM
     # with tcpip_thread's 512 B larger stack, which now builds mDNS's answers).
-    FLASH_BUDGET 178176 RAM_BUDGET 83968
+    FLASH_BUDGET 166912 RAM_BUDGET 83968
     DESCRIPTION "the sensors network image, unchanged, under FreeRTOS (ports/freertos): lwIP in its
                  own thread (tcpip_thread, NO_SYS 0, the core lock the owner task holds but while it
                  waits), the NIC's receive task handing frames to it, the sensor task beside")
@@ -251,7 +251,7 @@ if(EMCP_BOARD_NET)
       LIBS ${EMCP_BOARD_NET_LIBS}
       # Its measured flash and static RAM, rounded up to the KiB (189,712 B and 86,044 B: with
       # the mDNS announcement every HTTP image makes, 9.3 KiB of it; before it 179,380 B).
-      FLASH_BUDGET 190464 RAM_BUDGET 87040
+      FLASH_BUDGET 180224 RAM_BUDGET 87040
       VARIANT_OF emcp-sensors-net
       DESCRIPTION "the sensors network image serving MCP over MQTT too (docs/mqtt.md): the board dials
                    the broker the credentials region names and serves 2 client sessions through it,
@@ -271,7 +271,7 @@ if(EMCP_BOARD_NET)
                   EMCP_SENSORS_NET_CONNECTIONS=${EMCP_IMAGE_CONNECTIONS_sensors-mqtt-tls-net}
                   EMCP_SENSORS_NET_SESSIONS=${EMCP_IMAGE_SESSIONS_sensors-mqtt-tls-net}
       LIBS ${EMCP_BOARD_NET_LIBS_TLS_CLIENT}
-      FLASH_BUDGET 252928 RAM_BUDGET 105472
+      FLASH_BUDGET 241664 RAM_BUDGET 105472
       VARIANT_OF emcp-sensors-mqtt-net
       DESCRIPTION "the sensors network image serving MCP over MQTT through a broker it dials over TLS
                    (mqtts://, Mbed TLS as a client, its pool `g_tls_pool`), beside the UART and HTTP")
@@ -290,7 +290,7 @@ if(EMCP_BOARD_NET)
       DEFINES EMCP_MAX_LISTENS=2
       APP_DEFINES EMCP_SENSORS_NETWORK=1 EMCP_SENSORS_MQTT=1 EMCP_SENSORS_HTTP=0
       LIBS ${EMCP_BOARD_NET_LIBS_ONE}
-      FLASH_BUDGET 142336 FLASH_TARGET 112640 RAM_BUDGET 46080 RAM_TARGET 49152
+      FLASH_BUDGET 136192 FLASH_TARGET 112640 RAM_BUDGET 46080 RAM_TARGET 49152
       DESCRIPTION "the sensors example, unchanged, on the UART and over MCP over MQTT through lwIP
                    (docs/mqtt.md), without HTTP: the board dials the broker the credentials region
                    names and serves 2 client sessions through it (`g_mqtt`: the MQTT client's
@@ -308,7 +308,7 @@ if(EMCP_BOARD_NET)
       DEFINES EMCP_MAX_LISTENS=2
       APP_DEFINES EMCP_SENSORS_MQTT=1 EMCP_SENSORS_HTTP=0 EMCP_SENSORS_MQTT_MESSAGE=8192
       LIBS ${EMCP_BOARD_NET_LIBS_RTOS}
-      FLASH_BUDGET 154624 RAM_BUDGET 66560
+      FLASH_BUDGET 146432 RAM_BUDGET 66560
       DESCRIPTION "the sensors MQTT image, unchanged, under FreeRTOS as emcp-sensors-net-rtos is (the MQTT
                    client in the owner task, over lwIP's raw API under the core lock)")
     # The same dialing its broker over TLS (mqtts://): Mbed TLS as a client (TLS 1.2, the
@@ -325,7 +325,7 @@ if(EMCP_BOARD_NET)
       DEFINES EMCP_MAX_LISTENS=2
       APP_DEFINES EMCP_SENSORS_NETWORK=1 EMCP_SENSORS_MQTT=1 EMCP_SENSORS_HTTP=0 EMCP_SENSORS_MQTT_TLS=1
       LIBS ${EMCP_BOARD_NET_LIBS_ONE_TLS}
-      FLASH_BUDGET 208896 RAM_BUDGET 64512
+      FLASH_BUDGET 197632 RAM_BUDGET 64512
       VARIANT_OF emcp-sensors-mqtt
       DESCRIPTION "the MQTT image dialing its broker over TLS (mqtts://): Mbed TLS as a TLS 1.2 client,
                    the broker's certificate checked against the CA the credentials region carries
@@ -382,8 +382,8 @@ if(EMCP_BOARD_NET)
     # Under FreeRTOS: 240,856 B of flash and 100,436 B of static RAM; 250,984 B and 102,036 B
     # since it announces itself over mDNS (board/mdns.h; tcpip_thread's stack 512 B larger). The
     # ceilings: rounded up to the KiB.
-    sensors_tls_image(emcp-sensors-tls 2 24 LIBS ${EMCP_BOARD_NET_LIBS} FLASH_TARGET 262144 RAM_TARGET 98304
-      RTOS ${EMCP_BOARD_NET_LIBS_RTOS} CEILINGS 251904 102400
+    sensors_tls_image(emcp-sensors-tls 2 24 LIBS ${EMCP_BOARD_NET_LIBS} FLASH_TARGET 196608 RAM_TARGET 81920
+      RTOS ${EMCP_BOARD_NET_LIBS_RTOS} CEILINGS 239616 102400
       DESCRIPTION "the sensors example over HTTPS and WSS (TLS 1.2 through the TLS layer over lwIP) and
                    its UART: 2 connections, 2 sessions; Mbed TLS's memory is the 24 KiB pool
                    `g_tls_pool` (the parsed certificate and P-256 key 2.5 KiB, an established
@@ -403,7 +403,7 @@ if(EMCP_BOARD_NET)
     # stream and post beside it. Under FreeRTOS: 240,912 B and 182,484 B; 251,032 B and 184,148 B
     # with mDNS.
     sensors_tls_image(emcp-sensors-tls4 4 88 LIBS ${EMCP_BOARD_NET_LIBS_16K}
-      RTOS emcp_lwip_board_rtos emcp_mbedtls_board_16k CEILINGS 251904 184320
+      RTOS emcp_lwip_board_rtos emcp_mbedtls_board_16k CEILINGS 240640 184320
       VARIANT_OF emcp-sensors-tls
       DESCRIPTION "the same with 4 connections, input records of TLS's full 16 KiB and an 88 KiB pool
                    (the SDK client's tests: a client sends a 6 KB answer as one record)"
@@ -413,7 +413,7 @@ if(EMCP_BOARD_NET)
     # not fit, and it is refused with a TLS alert while the others go on (board_tls_pool).
     # Under FreeRTOS: 240,912 B and 116,948 B; 251,032 B and 118,612 B with mDNS.
     sensors_tls_image(emcp-sensors-tls-tight 4 24 NOT_DOCUMENTED LIBS ${EMCP_BOARD_NET_LIBS}
-      RTOS ${EMCP_BOARD_NET_LIBS_RTOS} CEILINGS 251904 118784)
+      RTOS ${EMCP_BOARD_NET_LIBS_RTOS} CEILINGS 240640 118784)
   endif()
 endif()
 

@@ -16,7 +16,7 @@
 #include "board/serve_net.h"
 #include "emcp/lwip/http_listener.h"
 #include "emcp/lwip/tcp.h"
-#include "emcp/mbedtls/sha1.h"
+#include "emcp/crypto/sha1.h"
 #include "emcp/mcp/server.h"
 #include "emcp/transport/http_server.h"
 #include "emcp/transport/line.h"
@@ -521,7 +521,7 @@ void sensors_net_firmware() {
   g_server.set_page_size(5);
   emcp::board::HttpService net;
 #if EMCP_SENSORS_HTTP
-  g_http_options.sha1 = &emcp::mbedtls::sha1;  // WebSocket on /ws
+  g_http_options.sha1 = &emcp::crypto::sha1;  // WebSocket on /ws
   net.http = &g_http;
   net.options = &g_http_options;
 #endif

@@ -1,4 +1,5 @@
-// SHA-256 and HMAC-SHA256 of core (emcp/crypto/sha256.h), and equal_ct().
+// SHA-256 and HMAC-SHA256 of core (emcp/crypto/sha256.h), equal_ct(), and core's SHA-1
+// (emcp/crypto/sha1.h, the WebSocket handshake's), tested the same way at the end.
 //
 // Three kinds of evidence: the published vectors (FIPS 180-4 examples and the NIST "one million
 // a" message, RFC 4231 test cases 1-7); the streaming contract (every split of the input gives
@@ -18,7 +19,9 @@
 #include <string>
 #include <vector>
 
+#include "emcp/crypto/sha1.h"
 #include "emcp/crypto/sha256.h"
+#include "emcp/http/websocket.h"
 #include "heap_guard.h"
 #include "mbedtls/md.h"
 
@@ -329,7 +332,8 @@ TEST(Sha256, MatchesMbedTls) {
 }
 
 // Against openssl, on random data openssl makes: the lengths around every padding boundary.
-TEST(Sha256, MatchesOpensslOnItsRandomData) {
+// `digest` is openssl dgst's name of the hash, `ours` the hex digest of ours.
+void matches_openssl_on_its_random_data(const std::string& digest, std::string (*ours)(const Bytes&)) {
   Folder dir;
   ASSERT_TRUE(dir.ok());
   std::string files;
@@ -338,7 +342,7 @@ TEST(Sha256, MatchesOpensslOnItsRandomData) {
     make += " && head -c " + std::to_string(n) + " r.bin > m" + std::to_string(n) + ".bin";
     files += " m" + std::to_string(n) + ".bin";
   }
-  const std::string out = dir.sh(make + " && openssl dgst -sha256 -r" + files);
+  const std::string out = dir.sh(make + " && openssl dgst -" + digest + " -r" + files);
   const std::vector<std::string> theirs = digests(out);
   const size_t count = sizeof kLengths / sizeof kLengths[0];
   ASSERT_EQ(theirs.size(), count) << out;
@@ -346,9 +350,11 @@ TEST(Sha256, MatchesOpensslOnItsRandomData) {
   ASSERT_EQ(r.size(), 4096u);
   for (size_t i = 0; i < count; ++i) {
     const Bytes m(r.begin(), r.begin() + long(kLengths[i]));
-    EXPECT_EQ(sha256_hex(m), theirs[i]) << "length " << kLengths[i] << ", message " << hex(m);
+    EXPECT_EQ(ours(m), theirs[i]) << digest << ", length " << kLengths[i] << ", message " << hex(m);
   }
 }
+
+TEST(Sha256, MatchesOpensslOnItsRandomData) { matches_openssl_on_its_random_data("sha256", sha256_hex); }
 
 // ---- HMAC-SHA256 ---------------------------------------------------------------------------------
 
@@ -584,5 +590,60 @@ TEST(Sha256EqualCt, EqualOnlyWhenEveryBitIs) {
   y[5] = 0;
   EXPECT_TRUE(equal_ct(x.data() + 1, y.data() + 1, 8));
 }
+
+// ---- SHA-1 (emcp/crypto/sha1.h) -------------------------------------------------------------------
+
+std::string sha1_hex(const Bytes& m) {
+  uint8_t d[emcp::crypto::kSha1Size];
+  emcp::crypto::sha1(m.data(), m.size(), d);
+  return hex(d, sizeof d);
+}
+
+std::string mbedtls_sha1_hex(const Bytes& m) {
+  uint8_t d[20];
+  EXPECT_EQ(mbedtls_md(mbedtls_md_info_from_type(MBEDTLS_MD_SHA1), m.data(), m.size(), d), 0);
+  return hex(d, sizeof d);
+}
+
+// FIPS 180 examples ("abc", the 448-bit message whose length needs a second block, one million
+// 'a') and the empty message (RFC 3174's test suite has the same).
+TEST(Sha1, Fips180Examples) {
+  EXPECT_EQ(sha1_hex(bytes("abc")), "a9993e364706816aba3e25717850c26c9cd0d89d");
+  EXPECT_EQ(sha1_hex(Bytes()), "da39a3ee5e6b4b0d3255bfef95601890afd80709");
+  EXPECT_EQ(sha1_hex(bytes("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")),
+            "84983e441c3bd26ebaae4aa1f95129e5e54670f1");
+  EXPECT_EQ(sha1_hex(repeat('a', 1000000)), "34aa973cd4c4daa4f61eeb2bdbad27316534016f");
+  uint8_t d[emcp::crypto::kSha1Size];
+  emcp::crypto::sha1(nullptr, 0, d);
+  EXPECT_EQ(hex(d, sizeof d), "da39a3ee5e6b4b0d3255bfef95601890afd80709");
+}
+
+// RFC 6455 1.3's handshake: key "dGhlIHNhbXBsZSBub25jZQ==" gives "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=",
+// through the accept key the HTTP engine computes, without the heap.
+TEST(Sha1, Rfc6455HandshakeAcceptKey) {
+  emcp_test::NoHeapScope no_heap;
+  char out[29];
+  emcp::ws::accept_key("dGhlIHNhbXBsZSBub25jZQ==", &emcp::crypto::sha1, out);
+  EXPECT_STREQ(out, "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=");
+  EXPECT_EQ(no_heap.allocations(), 0u);
+}
+
+// Against Mbed TLS: every length up to 5 blocks (each padding case), random longer ones, and
+// messages at odd addresses.
+TEST(Sha1, MatchesMbedTls) {
+  std::mt19937_64 rng(61);
+  for (size_t len = 0; len < 420; ++len) {
+    const size_t n = len < 330 ? len : size_t(rng() % 20000);
+    const Bytes m = random_bytes(rng, n + 1);
+    const Bytes whole(m.begin(), m.end() - 1);
+    ASSERT_EQ(sha1_hex(whole), mbedtls_sha1_hex(whole)) << "length " << n;
+    uint8_t d[emcp::crypto::kSha1Size];
+    emcp::crypto::sha1(m.data() + 1, n, d);
+    ASSERT_EQ(hex(d, sizeof d), mbedtls_sha1_hex(Bytes(m.begin() + 1, m.end()))) << "odd address, length " << n;
+  }
+}
+
+// Against openssl, on random data openssl makes (the lengths around every padding boundary).
+TEST(Sha1, MatchesOpensslOnItsRandomData) { matches_openssl_on_its_random_data("sha1", sha1_hex); }
 
 }  // namespace

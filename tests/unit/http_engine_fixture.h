@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "emcp/mbedtls/sha1.h"
+#include "emcp/crypto/sha1.h"
 #include "emcp/transport/http_server.h"
 #include "heap_guard.h"
 #include "http_responses.h"
@@ -274,7 +274,7 @@ class HttpEngine : public ::testing::Test {
     emcp_test::NoHeapScope no_heap;
     server_.set_tools(kTools);
     g_server = &server_;
-    options_.sha1 = &emcp::mbedtls::sha1;
+    options_.sha1 = &emcp::crypto::sha1;
   }
 
   // The calls into the server and the engine, each inside a NoHeapScope (their string

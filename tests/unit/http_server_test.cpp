@@ -501,7 +501,7 @@ TEST_F(HttpEngine, CorsPreflightAndHeadersForAllowedOriginsOnly) {
   feed(c, preflight("https://app.test"));
   EXPECT_EQ(responses(c)[0].status, 403);
   options_ = HttpOptions();
-  options_.sha1 = &emcp::mbedtls::sha1;
+  options_.sha1 = &emcp::crypto::sha1;
 }
 
 // With authorization, a preflight (which never carries credentials) is still answered, and the

@@ -34,14 +34,14 @@ PARTS = [  # (label, pattern on a source path relative to the checkout), first m
     ("lwIP (Debian's source): TCP, IPv4, ARP, DHCP, pools", r"^build/third_party/lwip/"),
     # Xtensa: the routines Debian's libgcc lacks, from GCC's source (cmake/EmcpXtensaLibgcc.cmake).
     ("libgcc: soft float, 64-bit arithmetic", r"^build/third_party/gcc/libgcc/"),
-    ("Mbed TLS (Debian's source): SHA-1; TLS 1.2, X.509, ECP/RSA, AES-GCM, ChaCha20-Poly1305",
+    ("Mbed TLS (Debian's source): TLS 1.2, X.509, ECP/RSA, AES-GCM, ChaCha20-Poly1305",
      r"^(build/third_party/mbedtls/|ports/mbedtls/)"),
 ]
 KERNEL_PART = "FreeRTOS kernel: scheduler, lists, queues, notifications, its port (EMCP_FREERTOS_KERNEL_DIR)"
 LIBRARY_PARTS = [  # (label, pattern on a path outside the checkout, or on a name without one)
     (KERNEL_PART, r"/FreeRTOS-Kernel[^/]*/"),  # without --kernel-dir: the kernel's own folder name
     ("lwIP (Debian's source): TCP, IPv4, ARP, DHCP, pools", r"/lwip[^/]*/src/"),
-    ("Mbed TLS (Debian's source): SHA-1; TLS 1.2, X.509, ECP/RSA, AES-GCM, ChaCha20-Poly1305",
+    ("Mbed TLS (Debian's source): TLS 1.2, X.509, ECP/RSA, AES-GCM, ChaCha20-Poly1305",
      r"/mbedtls[^/]*/library/"),
     # (Xtensa's assembly routines name their file without a folder in the line table.)
     ("libgcc: soft float, 64-bit arithmetic", r"libgcc|^(lib1funcs|ieee754-[sd]f)\.S$"),
@@ -101,7 +101,7 @@ DATA_PARTS = [  # (label, pattern on a data object's name) when no line info say
     ("core: transports, utilities", r"^emcp::"),
     ("lwIP (Debian's source): TCP, IPv4, ARP, DHCP, pools",
      r"^(memp_|lwip_|tcp_|udp_|ip4?_|ip_addr_|netif_|etharp|dhcp|pbuf_|ethbroadcast|ethzero)"),
-    ("Mbed TLS (Debian's source): SHA-1; TLS 1.2, X.509, ECP/RSA, AES-GCM, ChaCha20-Poly1305",
+    ("Mbed TLS (Debian's source): TLS 1.2, X.509, ECP/RSA, AES-GCM, ChaCha20-Poly1305",
      r"^(mbedtls_|FSb|RSb|FT[0-3]|RT[0-3]|secp256r1_|oid_|ciphersuite|x509_|ecp_|base64_|last_error)"),
     ("application", r"^[A-Za-z]"),  # the image's own tables (compiler tables start with _ or CSWTCH)
 ]

@@ -15,13 +15,16 @@ import docgen  # noqa: E402 (tools/docgen.py: the generated regions of the docs)
 # The footprint regions' texts (DOC_REGIONS below), each from one board's reports by base name.
 def _status_minimal(r):
     m = r["emcp-minimal"]
-    target = m.get("flash_target") or 0
-    if target and m["flash"] > target:
+
+    def one(what, key):
         # The goal is the target; the budget a ceiling the build enforces meanwhile.
-        return (f"flash target {kib(target)} not met: {kib(m['flash'])} ({m['flash'] - target:,} B over; "
-                f"the build enforces a {kib(m['flash_budget'])} ceiling), RAM "
-                f"{'met' if m['ram'] <= (m.get('ram_budget') or m['ram']) else 'not met'}: {kib(m['ram'])}")
-    return f"{'met' if budgets_met(m) else 'not met'}: {kib(m['flash'])}, {kib(m['ram'])}"
+        value, target, budget = m[key], m.get(f"{key}_target") or 0, m.get(f"{key}_budget") or 0
+        if target and value > target:
+            ceiling = f"; the build enforces a {kib(budget)} ceiling" if budget else ""
+            return f"{what} target {kib(target)} not met: {kib(value)} ({value - target:,} B over{ceiling})"
+        return f"{what} {'met' if not budget or value <= budget else 'not met'}: {kib(value)}"
+
+    return f"{one('flash', 'flash')}, {one('RAM', 'ram')}"
 
 
 def _status_sensors(r):

@@ -152,6 +152,10 @@ bool check(json::Value v, const Param& p, StrView name, SchemaError* err) {
         for (uint16_t i = 0; i < p.enum_count && !found; ++i) found = s.equals(p.enums[i]);
         if (!found) return fail(err, "must be one of the allowed values", name);
       }
+      // A string has at most as many code points as bytes and at least a quarter as many (UTF-8's
+      // longest sequence is 4 bytes): counting them is needed only when its bytes do not
+      // already settle both bounds (most strings: no minimum, fewer bytes than the maximum).
+      if ((s.size() + 3) / 4 >= p.min_len && !beyond_max(s.size(), p)) return true;
       const size_t len = code_points(s);
       if (len < p.min_len) return fail(err, "is too short", name);
       if (beyond_max(len, p)) return fail(err, "is too long", name);

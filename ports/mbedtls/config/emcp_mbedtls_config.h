@@ -5,8 +5,8 @@
 //
 // What it serves: a TLS 1.2 server (emcp/mbedtls/tls.h) with ECDHE-ECDSA or ECDHE-RSA key
 // exchange, AES-128-GCM or ChaCha20-Poly1305, the P-256 curve, session tickets; X.509
-// certificates and PEM keys; JWT signature checks (ES256, RS256, HS256: emcp/mbedtls/jwt_key.h);
-// SHA-1 for the WebSocket handshake. With EMCP_MBEDTLS_CLIENT=1 (emcp_mbedtls_library's DEFINES)
+// certificates and PEM keys; JWT signature checks (ES256, RS256, HS256: emcp/mbedtls/jwt_key.h).
+// With EMCP_MBEDTLS_CLIENT=1 (emcp_mbedtls_library's DEFINES)
 // a TLS 1.2 client instead of the server, for the connection a device dials (the MQTT client's
 // to its broker: TlsLayer::dialer()): the same suites and curve, the server's name sent (SNI)
 // and verified, a smaller maximum fragment length asked of the server; no server, no tickets.
@@ -40,7 +40,8 @@ long long emcp_mbedtls_time(long long* t);
 
 // ---- Hashes, MACs, random
 #define MBEDTLS_MD_C
-#define MBEDTLS_SHA1_C    // the WebSocket handshake (not a security function here)
+// No SHA-1: the WebSocket handshake takes core's (emcp/crypto/sha1.h, a loop of a few hundred
+// bytes where Mbed TLS's is 3.7 KB unrolled), and TLS 1.2 and the certificates need SHA-256.
 #define MBEDTLS_SHA256_C
 #define MBEDTLS_SHA256_SMALLER
 #define MBEDTLS_CTR_DRBG_C

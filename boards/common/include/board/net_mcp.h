@@ -16,7 +16,7 @@
 // accept besides the localhost names and the board's own address (service().extra_hosts:
 // run() sets options().allowed_hosts and allowed_origins from those, replacing what they held)
 // and the keep-alive (service().keepalive_ms, 5 s; 0 leaves options().keepalive_ms); options()
-// for the rest: WebSocket on /ws needs SHA-1, options().sha1 (emcp/mbedtls/sha1.h), without it
+// for the rest: WebSocket on /ws needs SHA-1, options().sha1 (emcp/crypto/sha1.h), without it
 // /ws is refused; bearer tokens, options().auth. The same shape as UartMcp (board/mcp.h).
 //
 // Context: the object is a static (its slots are its members); run() from main().

@@ -99,7 +99,7 @@ struct HttpOptions {
   /// every request but the metadata document needs a token; each message the scopes its tool,
   /// resource or prompt declares. nullptr: no authorization (a device on loopback).
   const auth::AuthHooks* auth = nullptr;  ///< ResourceServer::hooks()
-  ws::Sha1Fn sha1 = nullptr;               ///< required for WebSocket (ports/mbedtls)
+  ws::Sha1Fn sha1 = nullptr;               ///< required for WebSocket (emcp/crypto/sha1.h)
   uint32_t max_body = EMCP_MAX_MESSAGE_LEN;  ///< longest request body / WebSocket message
   /// From a request's first byte to its last header; for a connection's first request, from
   /// the accept (a connection that sends nothing is answered 408 and closed then).

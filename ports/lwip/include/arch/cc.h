@@ -21,9 +21,21 @@ uint32_t emcp_lwip_rand(void);
 // The file's name without its folder where the compiler offers it (GCC 12+, clang 9+): shorter
 // strings in flash, and images whose size does not depend on where the tree was checked out.
 #ifdef __FILE_NAME__
-#define LWIP_PLATFORM_ASSERT(x) emcp_lwip_assert((x), __FILE_NAME__, __LINE__)
+#define EMCP_LWIP_ASSERT_FILE __FILE_NAME__
 #else
-#define LWIP_PLATFORM_ASSERT(x) emcp_lwip_assert((x), __FILE__, __LINE__)
+#define EMCP_LWIP_ASSERT_FILE __FILE__
+#endif
+// EMCP_LWIP_ASSERT_TEXT 0 (the boards' default, cmake/EmcpLwip.cmake): every assertion is still
+// checked and still stops the board with its file and line, but its message is not in flash
+// (lwIP's are some 4.7 KB on the Cortex-M3; file and line find it in Debian's source). 1 (the
+// host's default): the message too.
+#ifndef EMCP_LWIP_ASSERT_TEXT
+#define EMCP_LWIP_ASSERT_TEXT 1
+#endif
+#if EMCP_LWIP_ASSERT_TEXT
+#define LWIP_PLATFORM_ASSERT(x) emcp_lwip_assert((x), EMCP_LWIP_ASSERT_FILE, __LINE__)
+#else
+#define LWIP_PLATFORM_ASSERT(x) emcp_lwip_assert("", EMCP_LWIP_ASSERT_FILE, __LINE__)
 #endif
 #define LWIP_PLATFORM_DIAG(x) \
   do {                        \

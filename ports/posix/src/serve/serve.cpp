@@ -11,7 +11,7 @@
 
 #include "emcp/crypto/sha256.h"
 #include "emcp/json/number.h"
-#include "emcp/mbedtls/sha1.h"
+#include "emcp/crypto/sha1.h"
 #include "emcp/mbedtls/jwt_key.h"
 #include "emcp/mbedtls/tls.h"
 #include "emcp/json/sink.h"
@@ -409,7 +409,7 @@ int http(emcp::mcp::Server& server, const HttpConfig& config, const Loop& loop) 
     if (n < sizeof g_hosts / sizeof g_hosts[0]) g_hosts[n++] = h;
   g_options.allowed_hosts = emcp::Span<const char* const>(g_hosts, n);
   g_options.allowed_origins = g_options.allowed_hosts;
-  g_options.sha1 = config.websocket ? &emcp::mbedtls::sha1 : nullptr;
+  g_options.sha1 = config.websocket ? &emcp::crypto::sha1 : nullptr;
   if (config.timeout_ms != 0) g_options.head_timeout_ms = g_options.body_timeout_ms = config.timeout_ms;
   if (config.keepalive_ms != 0) g_options.keepalive_ms = config.keepalive_ms;
   if (config.reclaim_grace_ms != UINT32_MAX) g_options.reclaim_grace_ms = config.reclaim_grace_ms;

@@ -1,0 +1,123 @@
+// The boards' C library functions (boards/common/mem.cpp), on the host, against the host's C
+// library: memcpy, memmove, memset, memchr, memcmp, strlen, strcmp, strcpy, strcat at every
+// alignment of source and destination and every length around the word loops' edges, with
+// guard bytes around each destination (nothing written outside it). The board's definitions are
+// compiled here under other names (board_memcpy...), so that the test binary keeps the host's.
+#include <gtest/gtest.h>
+#include <string.h>
+
+#include <random>
+
+#define memcpy board_memcpy
+#define memmove board_memmove
+#define memset board_memset
+#define memcmp board_memcmp
+#define memchr board_memchr
+#define strlen board_strlen
+#define strcmp board_strcmp
+#define strcpy board_strcpy
+#define strcat board_strcat
+#include "../../boards/common/mem.cpp"  // NOLINT(bugprone-suspicious-include)
+#undef memcpy
+#undef memmove
+#undef memset
+#undef memcmp
+#undef memchr
+#undef strlen
+#undef strcmp
+#undef strcpy
+#undef strcat
+
+namespace {
+
+constexpr size_t kMax = 40;    // lengths 0..kMax: every case of the 8-byte threshold and the tails
+constexpr size_t kGuard = 8;   // bytes before and after a destination that must not change
+
+struct Buffers {
+  alignas(8) unsigned char src[kMax + 16];
+  alignas(8) unsigned char ours[kGuard + kMax + 16 + kGuard];
+  alignas(8) unsigned char theirs[kGuard + kMax + 16 + kGuard];
+  explicit Buffers(std::mt19937& rng) {
+    for (unsigned char& b : src) b = static_cast<unsigned char>(rng());
+    for (size_t i = 0; i < sizeof ours; ++i) ours[i] = theirs[i] = static_cast<unsigned char>(rng());
+  }
+  bool same() const { return ::memcmp(ours, theirs, sizeof ours) == 0; }
+};
+
+}  // namespace
+
+TEST(BoardMem, CopyAndSetMatchTheHostsAtEveryAlignment) {
+  std::mt19937 rng(7);
+  for (size_t so = 0; so < 8; ++so) {
+    for (size_t dof = 0; dof < 8; ++dof) {
+      for (size_t n = 0; n <= kMax; ++n) {
+        Buffers b(rng);
+        EXPECT_EQ(board_memcpy(b.ours + kGuard + dof, b.src + so, n), b.ours + kGuard + dof);
+        ::memcpy(b.theirs + kGuard + dof, b.src + so, n);
+        ASSERT_TRUE(b.same()) << "memcpy src+" << so << " dst+" << dof << " n=" << n;
+        const int c = static_cast<int>(rng()) % 512 - 128;  // any int: only its low byte counts
+        EXPECT_EQ(board_memset(b.ours + kGuard + dof, c, n), b.ours + kGuard + dof);
+        ::memset(b.theirs + kGuard + dof, c, n);
+        ASSERT_TRUE(b.same()) << "memset dst+" << dof << " n=" << n << " c=" << c;
+        // Overlapping moves both ways.
+        EXPECT_EQ(board_memmove(b.ours + kGuard + dof, b.ours + kGuard + so, n), b.ours + kGuard + dof);
+        ::memmove(b.theirs + kGuard + dof, b.theirs + kGuard + so, n);
+        ASSERT_TRUE(b.same()) << "memmove from+" << so << " to+" << dof << " n=" << n;
+      }
+    }
+  }
+}
+
+TEST(BoardMem, MemchrFindsTheFirstMatchAtEveryAlignment) {
+  std::mt19937 rng(11);
+  alignas(8) unsigned char buf[kMax + 16];
+  // Every byte value as the one looked for (0x80 and above too: the word test's sign bits),
+  // at every position or absent, at every alignment and length.
+  for (int c : {0, 1, 0x7f, 0x80, 0x81, 0xfe, 0xff, int{'\n'}, int{'a'}}) {
+    for (size_t off = 0; off < 8; ++off) {
+      for (size_t n = 0; n <= kMax; ++n) {
+        for (size_t at = 0; at <= n; ++at) {
+          for (unsigned char& b : buf) {
+            b = static_cast<unsigned char>(rng());
+            if (b == static_cast<unsigned char>(c)) b ^= 1;  // no match but the planted ones
+          }
+          // Neighbours that differ from c by one bit and by the borrow pattern (c ^ 0x80, c - 1):
+          // what a wrong word test would take for a match.
+          for (size_t i = 0; i < n; ++i)
+            if (rng() % 3 == 0) buf[off + i] = static_cast<unsigned char>(i % 2 ? c ^ 0x80 : c - 1);
+          if (at < n) buf[off + at] = static_cast<unsigned char>(c);
+          buf[off + n] = static_cast<unsigned char>(c);  // just past the end: never found
+          const void* want = ::memchr(buf + off, c, n);
+          ASSERT_EQ(board_memchr(buf + off, c, n), want) << "c=" << c << " off=" << off << " n=" << n << " at=" << at;
+          // Passing an int whose high bits are set finds the same byte.
+          ASSERT_EQ(board_memchr(buf + off, c | 0x100, n), want);
+        }
+      }
+    }
+  }
+}
+
+TEST(BoardMem, CompareAndStringFunctionsMatchTheHosts) {
+  std::mt19937 rng(13);
+  for (int round = 0; round < 2000; ++round) {
+    unsigned char a[24], b[24];
+    for (size_t i = 0; i < sizeof a; ++i) a[i] = b[i] = static_cast<unsigned char>(rng() % 4 + 'a' - 2 + (rng() % 16 == 0 ? 0x80 : 0));
+    if (rng() % 2) b[rng() % sizeof b] = static_cast<unsigned char>(rng());
+    const size_t n = rng() % sizeof a;
+    const auto sign = [](int v) { return (v > 0) - (v < 0); };
+    ASSERT_EQ(sign(board_memcmp(a, b, n)), sign(::memcmp(a, b, n)));
+    a[rng() % sizeof a] = 0;
+    b[sizeof b - 1] = 0;
+    a[sizeof a - 1] = 0;
+    const char* sa = reinterpret_cast<const char*>(a);
+    const char* sb = reinterpret_cast<const char*>(b);
+    ASSERT_EQ(board_strlen(sa), ::strlen(sa));
+    ASSERT_EQ(sign(board_strcmp(sa, sb)), sign(::strcmp(sa, sb)));
+    char ours[64] = "x", theirs[64] = "x";
+    EXPECT_EQ(board_strcpy(ours + 1, sa), ours + 1);
+    ::strcpy(theirs + 1, sa);
+    EXPECT_EQ(board_strcat(ours, sb), ours);
+    ::strcat(theirs, sb);
+    ASSERT_EQ(::memcmp(ours, theirs, sizeof ours), 0);
+  }
+}
