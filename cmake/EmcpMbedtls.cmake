@@ -1,4 +1,4 @@
-# Mbed TLS for the boards (TLS 1.2 server, X.509, ECDSA/RSA, SHA-256: the configuration says
+# Mbed TLS for the boards (TLS 1.2 server or client, X.509, ECDSA/RSA, SHA-256: the configuration says
 # what and why), built from Debian's source (`apt-get source mbedtls`, fetched into
 # the build folder by scripts/third-party; nothing of Mbed TLS is committed) with emcp's
 # configuration (ports/mbedtls/config/emcp_mbedtls_config.h). The host links the system's

@@ -26,3 +26,36 @@ if(EMCP_BOARD MATCHES "^(mps2-an385|microbit|hifive1)$")
     APP_DEFINES EMCP_SENSORS_CLIENT_TOOLS=0 EMCP_BENCH_LINE_BYTES=${bench_line} ${bench_app}
     NOT_DOCUMENTED)
 endif()
+# What TLS costs the server (bench/target/tls.cpp, bench/target/guest_tls.py): both ends in one
+# image on the Cortex-M3 (the board with a credentials region), Mbed TLS built with both roles.
+# emcp-bench-tls: Mbed TLS's ECP options as emcp's configuration has them, which are Mbed TLS's
+# defaults (the NIST curves' fast reduction, a window of 4 bits, the fixed-point speed-up); built
+# with the board (bench_target_tls runs it). The variants scripts/bench builds and compares:
+# -w2 the smallest (a window of 2, no fixed-point tables), -w6 a wider window, -nonist without
+# the NIST curves' fast reduction.
+if(EMCP_BOARD_TLS_BENCH_SOURCES)
+  set(sensors_dir ${CMAKE_SOURCE_DIR}/examples/sensors)
+  # NAME:DEFINE,DEFINE...
+  foreach(spec "default:" "w2:MBEDTLS_ECP_WINDOW_SIZE=2,MBEDTLS_ECP_FIXED_POINT_OPTIM=0"
+               "w6:MBEDTLS_ECP_WINDOW_SIZE=6" "nonist:EMCP_MBEDTLS_NO_NIST_OPTIM=1")
+    string(REGEX REPLACE ":.*" "" variant "${spec}")
+    string(REGEX REPLACE "^[^:]*:" "" defines "${spec}")
+    string(REPLACE "," ";" defines "${defines}")
+    set(suffix "")
+    if(NOT variant STREQUAL "default")
+      set(suffix "-${variant}")
+    endif()
+    emcp_bench_mbedtls(emcp_mbedtls_bench${suffix} ${defines})
+    emcp_add_firmware(emcp-bench-tls${suffix}-${EMCP_BOARD}
+      SOURCES ${CMAKE_CURRENT_LIST_DIR}/tls.cpp ${sensors_dir}/app.cpp ${sensors_dir}/media.cpp
+              ${sensors_dir}/sensors_common.cpp ${sensors_dir}/sensors_board.cpp ${EMCP_BOARD_TLS_BENCH_SOURCES}
+      INCLUDES ${sensors_dir}
+      DEFINES EMCP_ARENA_SIZE=4096
+      APP_DEFINES EMCP_SENSORS_CLIENT_TOOLS=0
+      LIBS emcp_mbedtls_bench${suffix}
+      NOT_DOCUMENTED)
+    if(suffix)
+      set_target_properties(emcp-bench-tls${suffix}-${EMCP_BOARD} PROPERTIES EXCLUDE_FROM_ALL TRUE)
+    endif()
+  endforeach()
+endif()

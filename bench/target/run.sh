@@ -4,9 +4,11 @@
 # first byte to its answer's last, counted by a QEMU plugin of our own
 # (bench/target/insn_plugin.c) in the bench firmware emcp-bench-calls (bench/target/calls.cpp:
 # the sensors application behind the line transport); then where one request's instructions go
-# on the Cortex-M3, by function.
+# on the Cortex-M3, by function; then what TLS costs the server there (bench/target/tls.cpp,
+# guest_tls.py: handshakes and requests over TLS, with Mbed TLS's ECP options side by side).
 #   bench/target/run.sh BUILD_DIR RESULTS_DIR
-# BUILD_DIR holds BOARD/bin/emcp-bench-calls-BOARD.elf for the three boards. Writes target.md
+# BUILD_DIR holds BOARD/bin/emcp-bench-calls-BOARD.elf for the three boards, and
+# mps2-an385/bin/emcp-bench-tls{,-w2,-w6,-nonist}-mps2-an385.elf. Writes target.md
 # (the Markdown printed, which scripts/bench puts into bench/README.md) and target-BOARD.json.
 set -euo pipefail
 build=$1
@@ -29,5 +31,13 @@ done
   # Where one request's instructions go (the plugin's per-block counts by function).
   python3 "$here/guest_calls.py" --elf "$build/mps2-an385/bin/emcp-bench-calls-mps2-an385.elf" --machine mps2-an385 \
     --repeat 5 --top 15 --markdown --profile "tools/call echo, 100 characters"
+  echo
+  # What TLS costs the server on the Cortex-M3, with Mbed TLS's ECP options side by side.
+  echo "TLS on the Cortex-M3 (\`emcp-bench-tls\`, both ends in the image; the server's part counted):"
+  echo
+  tls=()
+  for variant in "" -w2 -w6 -nonist; do tls+=(--elf "$build/mps2-an385/bin/emcp-bench-tls$variant-mps2-an385.elf"); done
+  python3 "$here/guest_tls.py" "${tls[@]}" --runs 2 --json >"$results/target-tls.json"
+  python3 "$here/guest_tls.py" --table "$results/target-tls.json"
 } >"$results/target.md"
 cat "$results/target.md"

@@ -247,3 +247,56 @@ TEST(HttpWriter, StatusLinesAndHeaders) {
   EXPECT_EQ(std::string(out.view().data(), out.view().size()),
             "HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
 }
+
+// reset() after a request with every kept header gives what a new parser holds: each member of
+// the request at its declared default, and the next request parsed as a new parser would.
+TEST(HttpParser, ResetGivesAFreshRequest) {
+  const emcp::http::Request fresh{};
+  RequestParser parser;
+  const std::string text =
+      "PUT /a?b=c HTTP/1.0\r\nHost: h\r\nOrigin: o\r\nContent-Type: t\r\nAccept: a\r\nAccept: b\r\n"
+      "Mcp-Session-Id: s\r\nMCP-Protocol-Version: v\r\nMcp-Method: m\r\nMcp-Name: n\r\nMcp-Param-X: 1\r\n"
+      "Last-Event-ID: e\r\nAuthorization: Bearer x\r\nUpgrade: websocket\r\nSec-WebSocket-Key: k\r\n"
+      "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: mcp\r\nConnection: close, upgrade\r\n"
+      "Expect: 100-continue\r\nTransfer-Encoding: chunked\r\n\r\n";
+  size_t used = 0;
+  ASSERT_EQ(parser.push(text.data(), text.size(), &used), Event::kHead);
+  const emcp::http::Request& r = parser.request();
+  EXPECT_TRUE(r.origin.present && r.accept.repeated && r.chunked && !r.keep_alive && r.expect_continue);
+  parser.reset();
+  EXPECT_EQ(r.method, fresh.method);
+  EXPECT_EQ(r.version_minor, fresh.version_minor);
+  EXPECT_EQ(r.content_length, fresh.content_length);
+  EXPECT_EQ(r.chunked, fresh.chunked);
+  EXPECT_EQ(r.keep_alive, fresh.keep_alive);
+  EXPECT_EQ(r.connection_upgrade, fresh.connection_upgrade);
+  EXPECT_EQ(r.expect_continue, fresh.expect_continue);
+  const auto same = [](const auto& a, const auto& b, const char* name) {
+    EXPECT_EQ(a.len, b.len) << name;
+    EXPECT_EQ(a.present, b.present) << name;
+    EXPECT_EQ(a.repeated, b.repeated) << name;
+  };
+  same(r.target, fresh.target, "target");
+  same(r.host, fresh.host, "host");
+  same(r.origin, fresh.origin, "origin");
+  same(r.content_type, fresh.content_type, "content_type");
+  same(r.accept, fresh.accept, "accept");
+  same(r.session_id, fresh.session_id, "session_id");
+  same(r.protocol_version, fresh.protocol_version, "protocol_version");
+  same(r.mcp_method, fresh.mcp_method, "mcp_method");
+  same(r.mcp_name, fresh.mcp_name, "mcp_name");
+  same(r.mcp_params, fresh.mcp_params, "mcp_params");
+  same(r.last_event_id, fresh.last_event_id, "last_event_id");
+  same(r.authorization, fresh.authorization, "authorization");
+  same(r.upgrade, fresh.upgrade, "upgrade");
+  same(r.ws_key, fresh.ws_key, "ws_key");
+  same(r.ws_version, fresh.ws_version, "ws_version");
+  same(r.ws_protocol, fresh.ws_protocol, "ws_protocol");
+  // And it parses the next request as a new parser would.
+  const std::string next = "GET /mcp HTTP/1.1\r\nHost: x\r\n\r\n";
+  ASSERT_EQ(parser.push(next.data(), next.size(), &used), Event::kHead);
+  EXPECT_EQ(parser.request().method, emcp::http::Method::kGet);
+  EXPECT_TRUE(parser.request().keep_alive);
+  EXPECT_EQ(parser.request().content_length, -1);
+  EXPECT_FALSE(parser.request().origin.present);
+}

@@ -18,8 +18,11 @@ enum Kept : uint8_t {
   kExpect, kMcpMethod, kMcpName, kMcpParam,
 };
 
+// The names as views, their lengths counted by the compiler: each header line is compared with
+// every name (a name of another length is told apart at once), where a table of C strings had
+// the lengths measured at run time, for every line (bench/target: a fifth of an HTTP request).
 struct Known {
-  const char* name;
+  StrView name;
   Kept which;
 };
 constexpr Known kKnown[] = {
@@ -390,8 +393,12 @@ RequestParser::Event RequestParser::parse_head(const uint8_t*& p, const uint8_t*
           value_overflow_ = false;
           if (!token_long_) {
             const StrView name(token_, token_len_);
-            for (const Known& k : kKnown)
-              if (name == StrView(k.name)) which_ = k.which;
+            for (const Known& k : kKnown) {
+              if (name == k.name) {
+                which_ = k.which;
+                break;
+              }
+            }
             if (name.size() > kMcpParamPrefix.size() && name.starts_with(kMcpParamPrefix)) {
               // Kept as "name:" now, the value next (store_value), "\n" at its end.
               which_ = kMcpParam;

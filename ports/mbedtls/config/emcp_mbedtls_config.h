@@ -5,8 +5,8 @@
 //
 // What it serves: a TLS 1.2 server (emcp/mbedtls/tls.h) with ECDHE-ECDSA or ECDHE-RSA key
 // exchange, AES-128-GCM or ChaCha20-Poly1305, the P-256 curve, session tickets; X.509
-// certificates and PEM keys; JWT signature checks (ES256, RS256, HS256: emcp/mbedtls/jwt_key.h).
-// With EMCP_MBEDTLS_CLIENT=1 (emcp_mbedtls_library's DEFINES)
+// certificates and PEM keys; JWT signature checks (ES256, RS256, HS256: emcp/mbedtls/jwt_key.h);
+// no SHA-1 but in the client (below). With EMCP_MBEDTLS_CLIENT=1 (emcp_mbedtls_library's DEFINES)
 // a TLS 1.2 client instead of the server, for the connection a device dials (the MQTT client's
 // to its broker: TlsLayer::dialer()): the same suites and curve, the server's name sent (SNI)
 // and verified, a smaller maximum fragment length asked of the server; no server, no tickets.
@@ -40,8 +40,14 @@ long long emcp_mbedtls_time(long long* t);
 
 // ---- Hashes, MACs, random
 #define MBEDTLS_MD_C
-// No SHA-1: the WebSocket handshake takes core's (emcp/crypto/sha1.h, a loop of a few hundred
-// bytes where Mbed TLS's is 3.7 KB unrolled), and TLS 1.2 and the certificates need SHA-256.
+// The WebSocket handshake takes core's SHA-1 (emcp/crypto/sha1.h, a loop of a few hundred bytes
+// where Mbed TLS's is 3.7 KB unrolled); TLS 1.2 and the server's own certificate need SHA-256
+// only (a provisioned chain signed with SHA-1 does not load: its signature's algorithm is
+// unknown without it). The client keeps SHA-1 to read certificates: a CA bundle may hold roots
+// signed with it (DigiCert Global Root CA, GlobalSign R1), which a client must load.
+#if EMCP_MBEDTLS_CLIENT
+#define MBEDTLS_SHA1_C
+#endif
 #define MBEDTLS_SHA256_C
 #define MBEDTLS_SHA256_SMALLER
 #define MBEDTLS_CTR_DRBG_C
@@ -53,7 +59,9 @@ long long emcp_mbedtls_time(long long* t);
 #define MBEDTLS_BIGNUM_C
 #define MBEDTLS_ECP_C
 #define MBEDTLS_ECP_DP_SECP256R1_ENABLED
+#ifndef EMCP_MBEDTLS_NO_NIST_OPTIM  // bench/target/tls.cpp measures the handshake without it
 #define MBEDTLS_ECP_NIST_OPTIM
+#endif
 #define MBEDTLS_ECDH_C
 #define MBEDTLS_ECDSA_C
 #define MBEDTLS_RSA_C
@@ -88,7 +96,13 @@ long long emcp_mbedtls_time(long long* t);
 #ifndef MBEDTLS_SSL_IN_CONTENT_LEN
 #define MBEDTLS_SSL_IN_CONTENT_LEN 2048
 #endif
-#else
+#endif
+// EMCP_MBEDTLS_SERVER (the default without EMCP_MBEDTLS_CLIENT): the server's side. Both at once
+// only for bench/target/tls.cpp, which counts a handshake with both ends in one image.
+#ifndef EMCP_MBEDTLS_SERVER
+#define EMCP_MBEDTLS_SERVER (!EMCP_MBEDTLS_CLIENT)
+#endif
+#if EMCP_MBEDTLS_SERVER
 #define MBEDTLS_SSL_SRV_C
 #define MBEDTLS_SSL_SESSION_TICKETS
 #define MBEDTLS_SSL_TICKET_C

@@ -7,11 +7,13 @@
 //
 // Why emcp has its own: a board without TLS would otherwise link Mbed TLS's SHA-1 for this one
 // hash, whose compression function is unrolled (3.7 KB on the Cortex-M3); this one is a loop of
-// 80 rounds, a few hundred bytes. A board with Mbed TLS may pass either (the same bytes).
+// 80 rounds, a few hundred bytes. The boards' Mbed TLS has no SHA-1 of its own (a TLS client's
+// has, for certificates); on a system whose Mbed TLS has it (the host, ESP-IDF with its hardware
+// hash) emcp::mbedtls::sha1 (emcp/mbedtls/sha1.h) gives the same bytes.
 //
 // Standard: FIPS 180-4 (messages of up to 2^61 - 1 bytes). Tested against the FIPS 180 examples,
-// RFC 6455's handshake example, and at test time against Mbed TLS and openssl
-// (tests/unit/crypto_sha1_test.cpp).
+// RFC 6455's handshake example, and at test time against Mbed TLS and openssl (Sha1.* in
+// tests/unit/crypto_sha256_test.cpp).
 //
 // Memory: no heap, no state, no table; 64 bytes of message schedule and a 64-byte block on the
 // stack. Input of any alignment; the output written byte by byte; any byte order.

@@ -25,7 +25,7 @@ uint32_t emcp_lwip_rand(void);
 #else
 #define EMCP_LWIP_ASSERT_FILE __FILE__
 #endif
-// EMCP_LWIP_ASSERT_TEXT 0 (the boards' default, cmake/EmcpLwip.cmake): every assertion is still
+// EMCP_LWIP_ASSERT_TEXT 0 (the boards' lwIP libraries, boards/CMakeLists.txt): every assertion is still
 // checked and still stops the board with its file and line, but its message is not in flash
 // (lwIP's are some 4.7 KB on the Cortex-M3; file and line find it in Debian's source). 1 (the
 // host's default): the message too.

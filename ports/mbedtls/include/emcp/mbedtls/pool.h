@@ -6,8 +6,11 @@
 // ports/mbedtls/config/emcp_mbedtls_config.h): a connection's record buffers while it is open,
 // the handshake's state while it runs, the parsed certificate and key for as long as they are
 // loaded. The pool is a first-fit list of blocks with neighbours merged when freed; 8-byte
-// aligned, 8 bytes of header a block. When it cannot serve a request, Mbed TLS gets nullptr
-// and fails that operation with its ALLOC_FAILED code (a connection: refused; the others go on).
+// aligned, 8 bytes of header a block. The search starts at the first free block, and a free
+// block's bytes are kept zero (cleared when freed: they may have held keys), so an allocation
+// clears nothing: a TLS handshake makes thousands (bench/README.md, section 6). When it cannot
+// serve a request, Mbed TLS gets nullptr and fails that operation with its ALLOC_FAILED code (a
+// connection: refused; the others go on).
 //
 // The figures (in use, the most ever in use, failures) go to docs/footprint.md and the
 // device_stats tool; mark() and peak_since_mark() measure one operation (a handshake).

@@ -1,7 +1,9 @@
 // emcp/mbedtls/sha1.h - SHA-1 from Mbed TLS, for the WebSocket handshake (Sec-WebSocket-Accept).
 //
-// Mbed TLS comes from the system: Debian's libmbedtls-dev on the host, `apt-get source mbedtls`
-// into the build folder for cross builds. Nothing of it is copied into this repository.
+// Mbed TLS comes from the system: Debian's libmbedtls-dev on the host, ESP-IDF's on the ESP32
+// (whose SHA-1 may run in hardware). emcp's boards built from Debian's source configure Mbed TLS's
+// server without SHA-1 (a TLS client keeps it, for certificates) and take core's for WebSocket
+// (emcp/crypto/sha1.h, the same bytes). Nothing of Mbed TLS is copied into this repository.
 //
 // Context: any thread (no state).
 //
