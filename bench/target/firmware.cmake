@@ -46,7 +46,11 @@ if(EMCP_BOARD_TLS_BENCH_SOURCES)
       set(suffix "-${variant}")
     endif()
     emcp_bench_mbedtls(emcp_mbedtls_bench${suffix} ${defines})
-    emcp_add_firmware(emcp-bench-tls${suffix}-${EMCP_BOARD}
+    set(excluded "")
+    if(suffix)
+      set(excluded EXCLUDE_FROM_ALL)  # scripts/bench builds them by name
+    endif()
+    emcp_add_firmware(emcp-bench-tls${suffix}-${EMCP_BOARD} ${excluded}
       SOURCES ${CMAKE_CURRENT_LIST_DIR}/tls.cpp ${sensors_dir}/app.cpp ${sensors_dir}/media.cpp
               ${sensors_dir}/sensors_common.cpp ${sensors_dir}/sensors_board.cpp ${EMCP_BOARD_TLS_BENCH_SOURCES}
       INCLUDES ${sensors_dir}
@@ -54,8 +58,5 @@ if(EMCP_BOARD_TLS_BENCH_SOURCES)
       APP_DEFINES EMCP_SENSORS_CLIENT_TOOLS=0
       LIBS emcp_mbedtls_bench${suffix}
       NOT_DOCUMENTED)
-    if(suffix)
-      set_target_properties(emcp-bench-tls${suffix}-${EMCP_BOARD} PROPERTIES EXCLUDE_FROM_ALL TRUE)
-    endif()
   endforeach()
 endif()
