@@ -99,10 +99,12 @@ async function stopNginx(n) {
 
 /// The lines of nginx's access log after `from` once there are at least `lines` of them (nginx
 /// writes a request's line once its answer went out: the client may read the answer first; a
-/// stream's when it ends).
+/// stream's when it ends). Whole lines only: a read can come while nginx is writing one (seen
+/// as '127.0.0.1 "POST /mcp HT'), which counts once its newline is there.
 async function accessLog(from, lines) {
   for (let waited = 0; ; waited += 20) {
-    const all = readFileSync(`${nginx.prefix}/access.log`, "utf8").trimEnd().split("\n").filter(Boolean).slice(from);
+    const text = readFileSync(`${nginx.prefix}/access.log`, "utf8");
+    const all = text.slice(0, text.lastIndexOf("\n") + 1).split("\n").filter(Boolean).slice(from);
     if (all.length >= lines) return all;
     assert.ok(waited < 10000, `nginx's access log: ${lines} lines after line ${from}, not ${all.length}:\n${all.join("\n")}`);
     await new Promise((r) => setTimeout(r, 20));
