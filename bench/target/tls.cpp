@@ -41,6 +41,7 @@
 #include "board/board.h"
 #include "board/credentials.h"
 #include "emcp/mbedtls/pool.h"
+#include "emcp/json/number.h"
 #include "emcp/mbedtls/tls.h"
 #include "emcp/mcp/server.h"
 #include "emcp/transport/http_server.h"
@@ -160,13 +161,8 @@ int g_conn = -1;
 
 void say(const char* text) { emcp::board::uart_write(text, strlen(text)); }
 void say_number(size_t v) {
-  char digits[12];
-  size_t n = 0;
-  do {
-    digits[n++] = static_cast<char>('0' + v % 10);
-    v /= 10;
-  } while (v != 0);
-  while (n != 0) emcp::board::uart_write(&digits[--n], 1);
+  char digits[24];
+  emcp::board::uart_write(digits, emcp::json::format_uint64(v, digits));
 }
 [[noreturn]] void fail(const char* why, int code) {
   say("fail ");
@@ -267,12 +263,8 @@ const char* request(const char* name, const char* head, const char* body) {
     memcpy(text + n, s, k);
     n += k;
   };
-  char length[12];
-  size_t l = 0;
-  for (size_t v = body_len; l == 0 || v != 0; v /= 10) length[l++] = static_cast<char>('0' + v % 10);
-  char length_text[12];
-  for (size_t i = 0; i < l; ++i) length_text[i] = length[l - 1 - i];
-  length_text[l] = '\0';
+  char length_text[24];
+  length_text[emcp::json::format_uint64(body_len, length_text)] = '\0';
   add(head);
   add("Content-Length: ");
   add(length_text);
