@@ -4,13 +4,13 @@ emcp-bench-calls (bench/target/calls.cpp) in QEMU with the plugin bench/target/i
 sends each request over the UART, waits for its answer and reads the plugin's count of the
 instructions from the request's first byte to its answer's last (interrupts masked meanwhile).
 
-  guest_calls.py --elf IMAGE [--plugin LIB] [--machine mps2-an385] [--repeat N] [--runs N]
-                 [--max-line BYTES] [--json]
+  guest_calls.py --elf IMAGE [--plugin LIB] [--machine mps2-an385] [--repeat N] [--runs N] [--json]
   guest_calls.py --table JSON...
   guest_calls.py --elf IMAGE --profile NAME [--top N] [--markdown]
 
 A request line longer than the image's request buffer (calls.cpp's g_line, its size read from
-the image's symbols; --max-line overrides it) is not sent, and reported as not measured.
+the image's symbols) is fed to the server a buffer at a time, each in a window of its own: its
+count is the sum of its ceil(length / buffer) windows.
 
 --profile NAME runs the session's opening requests and then the request NAME (as in the list
 below, e.g. "ping") `--repeat` times, and prints where its instructions went, by function (the
@@ -23,7 +23,8 @@ Every request is sent `--repeat` times in one QEMU run, and the whole run is mad
 times: a count must be the same every time (QEMU's -icount shift=0,sleep=off: one instruction
 per virtual nanosecond, nothing depends on the host), except where the answer itself differs
 (a sensor reading's digits): those cases print their range. Exit status 1 when a request fails,
-a count is missing or a run's counts differ from the first run's. One line per case:
+a count is missing, a run's counts differ from the first run's, or (--ceilings) a case takes more
+instructions than its ceiling in bench/target/ceilings.tsv (bench/target/ceilings.py). One line per case:
 case=NAME insns=MIN[-MAX] in=BYTES out=BYTES per_byte_out=X; with --json the same as JSON, which
 --table puts side by side (one column per board) as Markdown.
 QEMU always stops (the end of this program kills it).
@@ -40,6 +41,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from qemu_board import QemuBoard  # noqa: E402 (bench/qemu_board.py)
+import ceilings  # noqa: E402 (bench/target/ceilings.py, beside this file)
 
 # The toolchain's nm, by the ELF's machine (e_machine).
 NM = {40: "arm-none-eabi-nm", 243: "riscv64-unknown-elf-nm"}
@@ -88,7 +90,7 @@ def image_symbols(elf):
 
 
 def line_buffer(syms):
-    """The size of calls.cpp's request buffer g_line."""
+    """The size of calls.cpp's request buffer g_line (the bytes one window feeds)."""
     for _, size, _, name in syms:
         if name.endswith("::g_line"):
             return size
@@ -122,6 +124,7 @@ class Board(QemuBoard):
         super().__init__(cmd)
         self.next_id = 100  # three digits in every request of a run: ids of one length
         self.counts_read = 0
+        self.chunk = line_buffer(image_symbols(elf))
 
     def count(self, timeout=30):
         """The plugin's next count (it writes one line per window, flushed)."""
@@ -152,7 +155,8 @@ class Board(QemuBoard):
             answer = json.loads(text)
             if answer.get("id") != m["id"] or "error" in answer or answer["result"].get("isError"):
                 raise RuntimeError(f"{m['method']}: {text[:300]}")
-        return self.count(), len(data), out, answer
+        windows = -(-len(data) // self.chunk)  # calls.cpp feeds a full buffer at a time
+        return sum(self.count() for _ in range(windows)), len(data), out, answer
 
 
 def build_plugin(tmp):
@@ -171,10 +175,7 @@ def run_once(a):
             if "emcp-bench-calls" not in banner:
                 raise RuntimeError(f"unexpected banner: {banner!r}")
             results = {}
-            max_line = a.max_line if a.max_line is not None else line_buffer(image_symbols(a.elf))
             for name, message in CASES:
-                if len(line_of(message, board.next_id)) > max_line:
-                    continue  # longer than the image's buffer
                 for _ in range(1 if name in ONCE else a.repeat):
                     n, bytes_in, bytes_out, _answer = board.call(message)
                     results.setdefault(name, []).append((n, bytes_in, bytes_out))
@@ -256,17 +257,12 @@ def table(files):
 
     def cell(row):
         _, lo, hi, _, _, _ = row
-        if lo is None:
-            return "not measured (the image's request buffer)"
         return f"{lo:,}" + (f"-{hi:,}" if hi != lo else "")
 
     for i, row in enumerate(boards[0]["rows"]):
         name, lo, hi, bi, bo, po = row
-        measured = next((b["rows"][i] for b in boards if b["rows"][i][1] is not None), row)
-        bi, bo = measured[3], measured[4]
-        times = " | ".join(f"{hi / f:,.0f}" if hi is not None else "-" for f in mhz)  # one instruction a cycle
-        print(f"| {name} | {bi:,} | {bo:,} | " + " | ".join(cell(b["rows"][i]) for b in boards)
-              + f" | {po if po is not None else '-'} | {times} |")
+        times = " | ".join(f"{hi / f:,.0f}" for f in mhz)  # one instruction a cycle
+        print(f"| {name} | {bi:,} | {bo:,} | " + " | ".join(cell(b["rows"][i]) for b in boards) + f" | {po} | {times} |")
 
 
 def main():
@@ -279,8 +275,9 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--runs", type=int, default=2)
     ap.add_argument("--markdown", action="store_true")
-    ap.add_argument("--max-line", type=int, help="the image's request buffer, bytes (default: its g_line's size)")
     ap.add_argument("--profile", metavar="NAME", help="where request NAME's instructions go, by function")
+    ap.add_argument("--ceilings", nargs="?", const=ceilings.DEFAULT, metavar="TSV",
+                    help="fail when a case takes more than its ceiling (default file: bench/target/ceilings.tsv)")
     ap.add_argument("--top", type=int, default=30, help="--profile: the functions printed")
     a = ap.parse_args()
     if a.table:
@@ -313,9 +310,6 @@ def main():
                 errors.append(f"run {i}'s counts differ from run 1's: {r} vs {first}")
         rows = []
         for name, _ in CASES:
-            if name not in first:
-                rows.append((name, None, None, None, None, None))
-                continue
             counts = [n for n, _, _ in first[name]]
             lo, hi = min(counts), max(counts)
             _, bytes_in, bytes_out = first[name][0]
@@ -326,11 +320,14 @@ def main():
             print()
         else:
             for name, lo, hi, bi, bo, po in rows:
-                if lo is None:
-                    print(f"case={name.replace(' ', '_')} not_measured=longer_than_the_buffer")
-                    continue
                 print(f"case={name.replace(' ', '_')} insns={lo}" + (f"-{hi}" if hi != lo else "")
                       + f" in={bi} out={bo} per_byte_out={po}")
+        if a.ceilings:
+            image = os.path.basename(a.elf)[:-len(".elf")]
+            over, notes = ceilings.check(a.ceilings, image, {name: hi for name, _, hi, _, _, _ in rows})
+            errors += over
+            for n in notes:
+                print(f"guest_calls: note: {n}", file=sys.stderr)
     for e in errors:
         print(f"guest_calls: {e}", file=sys.stderr)
     return 1 if errors else 0

@@ -5,10 +5,12 @@
 # (bench/target/insn_plugin.c) in the bench firmware emcp-bench-calls (bench/target/calls.cpp:
 # the sensors application behind the line transport); then where one request's instructions go
 # on the Cortex-M3, by function; then what TLS costs the server there (bench/target/tls.cpp,
-# guest_tls.py: handshakes and requests over TLS, with Mbed TLS's ECP options side by side).
+# guest_cases.py: handshakes and requests over TLS, with Mbed TLS's ECP options side by side),
+# and what a request over lwIP costs it (bench/target/net.cpp: TCP's opening and closing too).
 #   bench/target/run.sh BUILD_DIR RESULTS_DIR
 # BUILD_DIR holds BOARD/bin/emcp-bench-calls-BOARD.elf for the three boards, and
-# mps2-an385/bin/emcp-bench-tls{,-w2,-w6,-nonist}-mps2-an385.elf. Writes target.md
+# mps2-an385/bin/emcp-bench-tls{,-w2,-w6,-nonist}-mps2-an385.elf and emcp-bench-net-mps2-an385.elf.
+# Writes target.md
 # (the Markdown printed, which scripts/bench puts into bench/README.md) and target-BOARD.json.
 set -euo pipefail
 build=$1
@@ -37,7 +39,14 @@ done
   echo
   tls=()
   for variant in "" -w2 -w6 -nonist; do tls+=(--elf "$build/mps2-an385/bin/emcp-bench-tls$variant-mps2-an385.elf"); done
-  python3 "$here/guest_tls.py" "${tls[@]}" --runs 2 --json >"$results/target-tls.json"
-  python3 "$here/guest_tls.py" --table "$results/target-tls.json"
+  python3 "$here/guest_cases.py" "${tls[@]}" --runs 2 --json >"$results/target-tls.json"
+  python3 "$here/guest_cases.py" --table "$results/target-tls.json"
+  echo
+  # What a request over lwIP costs the server (TCP's opening and closing beside).
+  echo "HTTP over lwIP on the Cortex-M3 (\`emcp-bench-net\`, both ends in the board's lwIP; the server's part counted):"
+  echo
+  python3 "$here/guest_cases.py" --elf "$build/mps2-an385/bin/emcp-bench-net-mps2-an385.elf" --runs 2 --json \
+    >"$results/target-net.json"
+  python3 "$here/guest_cases.py" --table "$results/target-net.json"
 } >"$results/target.md"
 cat "$results/target.md"

@@ -28,7 +28,7 @@
 //   case NAME windows=K in=BYTES out=BYTES
 // (K counts of the plugin's belong to it; the bytes are what went each way, ciphertext over TLS),
 // then `end`.
-// bench/target/guest_tls.py reads them. The certificate and key come from the board's
+// bench/target/guest_cases.py reads them. The certificate and key come from the board's
 // credentials region (board/credentials.h), which the script provisions with a P-256 key and a
 // self-signed certificate openssl makes for the run.
 //
@@ -38,10 +38,10 @@
 #include <string.h>
 
 #include "app.h"
+#include "common.h"
 #include "board/board.h"
 #include "board/credentials.h"
 #include "emcp/mbedtls/pool.h"
-#include "emcp/json/number.h"
 #include "emcp/mbedtls/tls.h"
 #include "emcp/mcp/server.h"
 #include "emcp/transport/http_server.h"
@@ -55,27 +55,7 @@ namespace {
 uint64_t g_now_ms = 1000;
 uint64_t bench_now_ms() { return g_now_ms; }
 
-uint32_t g_rand = 0x9E3779B9u;
-bool bench_random(void* out, size_t n) {
-  auto* p = static_cast<uint8_t*>(out);
-  for (size_t i = 0; i < n; ++i) {
-    g_rand ^= g_rand << 13;
-    g_rand ^= g_rand >> 17;
-    g_rand ^= g_rand << 5;
-    p[i] = static_cast<uint8_t>(g_rand);
-  }
-  return true;
-}
-
-emcp::Platform bench_platform() {
-  emcp::Platform p = emcp::board::platform();
-  p.now_ms = &bench_now_ms;
-  p.random = &bench_random;
-  p.unix_time_s = nullptr;
-  return p;
-}
-
-const emcp::Platform g_platform = bench_platform();
+const emcp::Platform g_platform = bench::fixed_platform(&bench_now_ms);
 
 // ---- the wire ---------------------------------------------------------------------------------
 
@@ -139,7 +119,7 @@ mbedtls_ssl_config g_client_conf;
 mbedtls_ssl_context g_client;
 mbedtls_ssl_session g_saved;
 
-int client_entropy(void*, unsigned char* out, size_t n) { return bench_random(out, n) ? 0 : -1; }
+int client_entropy(void*, unsigned char* out, size_t n) { return bench::fixed_random(out, n) ? 0 : -1; }
 int client_send(void*, const unsigned char* data, size_t n) {
   const size_t put = g_to_server.put(data, n);
   return put == 0 ? MBEDTLS_ERR_SSL_WANT_WRITE : static_cast<int>(put);
@@ -151,28 +131,12 @@ int client_recv(void*, unsigned char* out, size_t n) {
 
 // ---- the count --------------------------------------------------------------------------------
 
-// The window's marks: the plugin watches their first instructions (as calls.cpp's).
-volatile uint32_t g_bench_mark = 0;
-extern "C" __attribute__((noinline, used)) void emcp_bench_begin() { g_bench_mark = 1; }
-extern "C" __attribute__((noinline, used)) void emcp_bench_end() { g_bench_mark = 2; }
-
 uint32_t g_windows = 0;
 int g_conn = -1;
 
-void say(const char* text) { emcp::board::uart_write(text, strlen(text)); }
-void say_number(size_t v) {
-  char digits[24];
-  emcp::board::uart_write(digits, emcp::json::format_uint64(v, digits));
-}
-[[noreturn]] void fail(const char* why, int code) {
-  say("fail ");
-  say(why);
-  say(" ");
-  say_number(static_cast<size_t>(code < 0 ? -code : code));
-  say("\nend\n");
-  for (;;) {
-  }
-}
+using bench::fail;
+using bench::say;
+using bench::say_number;
 
 // Hands the server what the client wrote, each piece in a counted window.
 void deliver() {
@@ -197,17 +161,7 @@ void begin_case() {
   g_now_ms += 100;
 }
 
-void end_case(const char* name) {
-  say("case ");
-  say(name);
-  say(" windows=");
-  say_number(g_windows);
-  say(" in=");
-  say_number(g_to_server.total);
-  say(" out=");
-  say_number(g_to_client.total);
-  say("\n");
-}
+void end_case(const char* name) { bench::case_line(name, g_windows, g_to_server.total, g_to_client.total); }
 
 // A new connection: the server's slot opened (not counted: the listener's accept), the client's
 // context set up (over TLS), with the saved session when `resume`.
@@ -255,21 +209,7 @@ char g_answer[4096];
 const char* request(const char* name, const char* head, const char* body) {
   begin_case();
   char text[1024];
-  const size_t body_len = strlen(body);
-  size_t n = 0;
-  const auto add = [&](const char* s) {
-    const size_t k = strlen(s);
-    if (n + k >= sizeof text) fail("the request does not fit", 0);
-    memcpy(text + n, s, k);
-    n += k;
-  };
-  char length_text[24];
-  length_text[emcp::json::format_uint64(body_len, length_text)] = '\0';
-  add(head);
-  add("Content-Length: ");
-  add(length_text);
-  add("\r\n\r\n");
-  add(body);
+  const size_t n = bench::request_text(text, sizeof text, head, body);
   int ret = 0;
   if (g_plain) {
     if (g_to_server.put(text, n) != n) fail("the request does not fit the wire", 0);
@@ -293,26 +233,6 @@ const char* request(const char* name, const char* head, const char* body) {
   end_case(name);
   return g_answer;
 }
-
-// The value of header `name` (lower case) in `answer`, into `out`.
-void header_value(const char* answer, const char* name, char* out, size_t cap) {
-  const size_t k = strlen(name);
-  for (const char* p = answer; *p != '\0'; ++p) {
-    size_t i = 0;
-    while (i < k && p[i] != '\0' && (p[i] | 0x20) == name[i]) ++i;
-    if (i == k && p[i] == ':') {
-      p += k + 1;
-      while (*p == ' ') ++p;
-      size_t n = 0;
-      while (p[n] != '\r' && p[n] != '\0' && n + 1 < cap) out[n] = p[n], ++n;
-      out[n] = '\0';
-      return;
-    }
-  }
-  fail("no session header in the initialize answer", 0);
-}
-
-void session_requests(const char* suffix);
 
 }  // namespace
 
@@ -349,61 +269,12 @@ int main() {
   handshake("full handshake, the first", false);
   handshake("full handshake, a later one", false);
   handshake("resumed handshake (session ticket)", true);
-  session_requests("over TLS");
+  bench::session_requests("over TLS", request);
   connect(true, false);
-  session_requests("over HTTP, without TLS");
+  bench::session_requests("over HTTP, without TLS", request);
   say("pool high-water ");
   say_number(emcp::mbedtls::pool_stats().high_water);
   say("\nend\n");
   for (;;) {
   }
 }
-
-namespace {
-
-// A session's opening and a tool call through the current connection, each a case NAME SUFFIX.
-void session_requests(const char* suffix) {
-  char name[96];
-  const auto named = [&](const char* what) {
-    name[0] = '\0';
-    strcat(name, what);
-    strcat(name, " ");
-    strcat(name, suffix);
-    return name;
-  };
-  const char* common =
-      "Host: localhost\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n";
-  char head[512];
-  const auto compose = [&](const char* session) {
-    head[0] = '\0';
-    strcat(head, "POST /mcp HTTP/1.1\r\n");
-    strcat(head, common);
-    if (session != nullptr) {
-      strcat(head, "Mcp-Session-Id: ");
-      strcat(head, session);
-      strcat(head, "\r\nMCP-Protocol-Version: 2025-11-25\r\n");
-    }
-    return head;
-  };
-  const char* answer = request(named("initialize"), compose(nullptr),
-                               "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
-                               "\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"bench\",\"version\":\"1\"}}}");
-  char session[80];
-  header_value(answer, "mcp-session-id", session, sizeof session);
-  answer = request(named("notifications/initialized"), compose(session),
-                   "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
-  if (strncmp(answer, "HTTP/1.1 202", 12) != 0) fail("notifications/initialized was not accepted", 0);
-  char text[101];  // the echo's 100 characters
-  memset(text, 'x', 100);
-  text[100] = '\0';
-  char body[256] = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",";
-  strcat(body, "\"arguments\":{\"text\":\"");
-  strcat(body, text);
-  strcat(body, "\"}}}");
-  answer = request(named("tools/call echo (100 characters)"), compose(session), body);
-  if (strncmp(answer, "HTTP/1.1 200", 12) != 0 || strstr(answer, "\"isError\":true") != nullptr ||
-      strstr(answer, text) == nullptr)
-    fail("the echo did not come back", 0);
-}
-
-}  // namespace
