@@ -5,10 +5,11 @@
  * same few every time) are written as one line `insns N` to the file `out`, flushed at once.
  *
  *   qemu-system-arm ... -plugin libemcp_insn_plugin.so,begin=0x1234,end=0x1240,out=FILE
- *                                   [,profile=FILE,skip=K]
+ *                                   [,profile=FILE,skip=K,last=L]
  *
  * With profile=FILE it also counts, per translated block, the instructions of the block that
- * ran inside windows (the first K windows left out: a session's opening requests), and writes at
+ * ran inside windows (the first K windows left out: a session's opening requests; with last=L,
+ * the windows from the L-th on too: one case of a firmware that runs several), and writes at
  * QEMU's end one line `tb ADDRESS INSTRUCTIONS` per block that has any (guest_calls.py --profile
  * adds them up by function). Exact as the total is: an inline add per instruction into its
  * block's counter, the windows' share taken as differences at each window's start and end (a
@@ -86,6 +87,7 @@ struct block {
 static struct block* g_blocks;
 static FILE* g_profile;
 static uint64_t g_skip;
+static uint64_t g_last = UINT64_MAX;
 
 /* At a window's start and end (a counted one): every block's share of it. */
 static void profile_open(void) {
@@ -101,7 +103,7 @@ static void on_begin(unsigned int vcpu, void* userdata) {
   if (g_open) ++g_unmatched; /* a begin without its end: the window starts again */
   g_open = true;
   g_opened = g_insns;
-  if (g_profile != NULL && g_windows >= g_skip) profile_open();
+  if (g_profile != NULL && g_windows >= g_skip && g_windows < g_last) profile_open();
 }
 
 static void on_end(unsigned int vcpu, void* userdata) {
@@ -112,7 +114,7 @@ static void on_end(unsigned int vcpu, void* userdata) {
     return;
   }
   g_open = false;
-  if (g_profile != NULL && g_windows >= g_skip) profile_close();
+  if (g_profile != NULL && g_windows >= g_skip && g_windows < g_last) profile_close();
   ++g_windows;
   fprintf(g_out, "insns %" PRIu64 "\n", g_insns - g_opened);
   fflush(g_out);
@@ -173,8 +175,9 @@ EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t* info, int
     else if (strncmp(a, "out=", 4) == 0) out = a + 4;
     else if (strncmp(a, "profile=", 8) == 0) profile = a + 8;
     else if (strncmp(a, "skip=", 5) == 0) g_skip = strtoull(a + 5, NULL, 10);
+    else if (strncmp(a, "last=", 5) == 0) g_last = strtoull(a + 5, NULL, 10);
     else {
-      fprintf(stderr, "emcp insn plugin: unknown argument %s (begin=HEX,end=HEX,out=FILE[,profile=FILE,skip=K])\n", a);
+      fprintf(stderr, "emcp insn plugin: unknown argument %s (begin=HEX,end=HEX,out=FILE[,profile=FILE,skip=K,last=L])\n", a);
       return 1;
     }
   }

@@ -1,7 +1,9 @@
 // libFuzzer target: the HTTP/1.1 request parser.
 // Properties checked on every input:
 //  1. No crash, whatever the bytes, fed whole or cut at a position chosen from the input.
-//  2. The same events (head, body bytes, done, error status) for both feeds.
+//  2. The same events (head, body bytes, done, error status) for both feeds, and the same
+//     kept head at each kHead (method, target, every kept header's bytes and flags): the parser
+//     takes names and values in runs, which a cut must not change.
 //  3. Body bytes never exceed the limit; an error is always a 4xx/5xx status.
 #include <stdint.h>
 #include <stdlib.h>
@@ -23,6 +25,38 @@ struct Log {
 
 Log g_a, g_b;
 emcp::http::RequestParser g_parser;
+
+template <size_t N>
+void log_buf(const emcp::http::HeaderBuf<N>& h, Log& log) {
+  log.put(&h.len, sizeof h.len);
+  log.put(h.data, h.len);
+  const uint8_t flags = static_cast<uint8_t>(h.present | h.repeated << 1);
+  log.put(&flags, 1);
+}
+
+void log_head(const emcp::http::Request& r, Log& log) {
+  log.put(&r.method, sizeof r.method);
+  log_buf(r.target, log);
+  log_buf(r.host, log);
+  log_buf(r.origin, log);
+  log_buf(r.content_type, log);
+  log_buf(r.accept, log);
+  log_buf(r.session_id, log);
+  log_buf(r.protocol_version, log);
+  log_buf(r.last_event_id, log);
+  log_buf(r.authorization, log);
+  log_buf(r.upgrade, log);
+  log_buf(r.ws_key, log);
+  log_buf(r.ws_version, log);
+  log_buf(r.ws_protocol, log);
+  log_buf(r.mcp_method, log);
+  log_buf(r.mcp_name, log);
+  log_buf(r.mcp_params, log);
+  const int64_t length = r.content_length;
+  log.put(&length, sizeof length);
+  const uint8_t flags = static_cast<uint8_t>(r.chunked | r.keep_alive << 1 | r.connection_upgrade << 2 | r.expect_continue << 3);
+  log.put(&flags, 1);
+}
 
 void run(const uint8_t* data, size_t size, size_t cut, Log& log) {
   using Event = emcp::http::RequestParser::Event;
@@ -50,6 +84,7 @@ void run(const uint8_t* data, size_t size, size_t cut, Log& log) {
         continue;
       }
       log.put(&tag, 1);
+      if (e == Event::kHead) log_head(g_parser.request(), log);
       if (e == Event::kError) {
         const int status = g_parser.error_status();
         if (status < 400 || status > 599) abort();

@@ -30,7 +30,7 @@
 
 namespace {
 
-constexpr size_t kMax = 40;    // lengths 0..kMax: every case of the 8-byte threshold and the tails
+constexpr size_t kMax = 72;    // lengths 0..kMax: the 8-byte threshold, the 16-byte rounds, the tails
 constexpr size_t kGuard = 8;   // bytes before and after a destination that must not change
 
 struct Buffers {

@@ -202,6 +202,9 @@ TEST(HttpParser, EveryLimitHasItsStatus) {
       {"GET / HTTP/1.1\r\nHost: h\r\n folded\r\n\r\n", 400},                     // obs-fold
       {"GET / HTTP/1.1\r\nHost : h\r\n\r\n", 400},                               // space before colon
       {"GET / HTTP/1.1\r\nHost: h\x01\r\n\r\n", 400},                            // control char
+      {"GET / HTTP/1.1\r\nHost: h\r\nX: a\x7f b\r\n\r\n", 400},                   // DEL in a value
+      {"GET / HTTP/1.1\r\nHost: h\r\nX: a b\x1f\r\n\r\n", 400},                   // control at its end
+      {"GET / HTTP/1.1\r\nHost: h\r\nX-\x80: v\r\n\r\n", 400},                   // non-tchar in a name
       {"GET / HTTP/1.1\rHost: h\r\n\r\n", 400},                                   // bare CR
       {"POST / HTTP/1.1\r\nHost: h\r\n\r\n", 411},
       {"POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 12a\r\n\r\n", 400},
@@ -216,6 +219,7 @@ TEST(HttpParser, EveryLimitHasItsStatus) {
       {"GET /" + std::string(EMCP_HTTP_MAX_TARGET, 'a') + " HTTP/1.1\r\nHost: h\r\n\r\n", 414},
       {many_headers, 431},
       {"GET / HTTP/1.1\r\nHost: h\r\nX: " + std::string(EMCP_HTTP_MAX_HEAD, 'x') + "\r\n\r\n", 431},
+      {"GET / HTTP/1.1\r\nHost: h\r\nX-" + std::string(EMCP_HTTP_MAX_HEAD, 'n') + ": v\r\n\r\n", 431},
       {"GET / HTTP/1.1\r\nHost: " + std::string(200, 'h') + "\r\n\r\n", 431},
       {"GET / HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer " + std::string(EMCP_HTTP_MAX_AUTH, 't') + "\r\n\r\n", 431},
   };
@@ -230,6 +234,38 @@ TEST(HttpParser, EveryLimitHasItsStatus) {
   EXPECT_EQ(events_of(chunks, 16), (V{"head", "done:1234567812345678"}));
   EXPECT_EQ(events_of(chunks, 15).back(), "error:413");
   EXPECT_EQ(events_of("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 16\r\n\r\n1234567812345678", 15).back(), "error:413");
+}
+
+// The head's limit counts every byte up to the blank line's end, however the bytes arrive (the
+// parser takes a header's name and value in runs): a head of exactly EMCP_HTTP_MAX_HEAD bytes is
+// read, one byte more is 431, wherever the extra byte is.
+TEST(HttpParser, HeadLimitIsExactInNamesAndValues) {
+  const std::string start = "GET / HTTP/1.1\r\nHost: h\r\n";
+  const std::string end = "\r\n\r\n";
+  const size_t pad = EMCP_HTTP_MAX_HEAD - start.size() - end.size() - 2;  // "X:" and ": " below
+  const std::string value = start + "X:" + std::string(pad, 'v') + end;
+  ASSERT_EQ(value.size(), static_cast<size_t>(EMCP_HTTP_MAX_HEAD));
+  EXPECT_EQ(events_of(value), (V{"head", "done:"}));
+  EXPECT_EQ(events_of(start + "X:" + std::string(pad + 1, 'v') + end).back(), "error:431");
+  const std::string name = start + std::string(pad, 'n') + ":v" + end;
+  ASSERT_EQ(name.size(), static_cast<size_t>(EMCP_HTTP_MAX_HEAD));
+  EXPECT_EQ(events_of(name), (V{"head", "done:"}));
+  EXPECT_EQ(events_of(start + std::string(pad + 1, 'n') + ":v" + end).back(), "error:431");
+}
+
+// A header's value arrives in runs, split anywhere: kept whole, tabs and obs-text (bytes
+// 0x80-0xFF) included, trimmed at its end only.
+TEST(HttpParser, ValuesKeepEveryByteAcrossSplits) {
+  const std::string v = "a\tb \xC3\xA9 c";
+  const std::vector<std::string> ev =
+      events_of("GET / HTTP/1.1\r\nHost: h\r\nOrigin:  " + v + " \t\r\nAccept: x/y\r\n\r\n");
+  EXPECT_EQ(ev, (V{"head", "done:"}));
+  Result r;
+  for (size_t piece : {1u, 2u, 5u, 0u}) {
+    parse("GET / HTTP/1.1\r\nHost: h\r\nOrigin:  " + v + " \t\r\nAccept: x/y\r\n\r\n", piece, &r);
+    EXPECT_EQ(std::string(r.last.origin.view().data(), r.last.origin.view().size()), v) << "piece " << piece;
+    EXPECT_EQ(std::string(r.last.accept.view().data(), r.last.accept.view().size()), "x/y") << "piece " << piece;
+  }
 }
 
 TEST(HttpParser, UnknownMethodsParseForTheRouterToRefuse) {

@@ -64,9 +64,15 @@ void for_each_token(StrView v, Fn fn) {
 
 }  // namespace
 
-bool is_tchar(uint8_t c) {
+namespace {
+// RFC 9110's tchar as a bit per byte (32 bytes of flash): the parser tests every byte of a
+// method and a header name.
+struct TcharTable {
+  uint8_t bits[32];
+};
+constexpr bool tchar_by_rule(int c) {
   if (c >= '0' && c <= '9') return true;
-  if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') return true;
+  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) return true;
   switch (c) {
     case '!': case '#': case '$': case '%': case '&': case '\'': case '*': case '+': case '-':
     case '.': case '^': case '_': case '`': case '|': case '~':
@@ -75,11 +81,28 @@ bool is_tchar(uint8_t c) {
       return false;
   }
 }
+constexpr TcharTable make_tchar_table() {
+  TcharTable t{};
+  for (int c = 0; c < 256; ++c)
+    if (tchar_by_rule(c)) t.bits[c >> 3] = static_cast<uint8_t>(t.bits[c >> 3] | (1u << (c & 7)));
+  return t;
+}
+constexpr TcharTable kTchar = make_tchar_table();
+
+// A byte a header value may hold (field-vchar, obs-text, SP, HTAB): anything but the controls
+// and DEL.
+bool value_byte(uint8_t c) { return (c >= 0x20 && c != 0x7F) || c == '\t'; }
+}  // namespace
+
+bool is_tchar(uint8_t c) { return (kTchar.bits[c >> 3] >> (c & 7)) & 1u; }
 
 bool ascii_iequal(StrView a, StrView b) {
   if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (lower(static_cast<uint8_t>(a[i])) != lower(static_cast<uint8_t>(b[i]))) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const auto x = static_cast<uint8_t>(a[i]), y = static_cast<uint8_t>(b[i]);
+    // Equal bytes (the common case) cost one comparison; else they may differ in case only.
+    if (x != y && ((x ^ y) != 0x20 || lower(x) != lower(y))) return false;
+  }
   return true;
 }
 
@@ -174,37 +197,48 @@ RequestParser::Event RequestParser::fail(int status, const char* reason) {
   return Event::kError;
 }
 
-void RequestParser::store_value(uint8_t c) {
-  auto put = [&](auto& buf) {
-    if (buf.len < sizeof buf.data) buf.data[buf.len++] = static_cast<char>(c);
-    else value_overflow_ = true;
+void RequestParser::store_value(const uint8_t* bytes, size_t n) {
+  // The kept header's buffer, then one copy (a copy per buffer type would be 15 copies of code).
+  char* data = nullptr;
+  uint16_t* len = nullptr;
+  size_t cap = 0;
+  auto at = [&](auto& buf) {
+    data = buf.data;
+    len = &buf.len;
+    cap = sizeof buf.data;
   };
   switch (which_) {
-    case kHost: put(req_.host); break;
-    case kOrigin: put(req_.origin); break;
-    case kContentType: put(req_.content_type); break;
-    case kAccept: put(req_.accept); break;
-    case kSessionId: put(req_.session_id); break;
-    case kProtocolVersion: put(req_.protocol_version); break;
-    case kLastEventId: put(req_.last_event_id); break;
-    case kAuthorization: put(req_.authorization); break;
-    case kUpgrade: put(req_.upgrade); break;
-    case kWsKey: put(req_.ws_key); break;
-    case kWsVersion: put(req_.ws_version); break;
-    case kWsProtocol: put(req_.ws_protocol); break;
-    case kMcpMethod: put(req_.mcp_method); break;
-    case kMcpName: put(req_.mcp_name); break;
-    case kMcpParam: put(req_.mcp_params); break;
+    case kHost: at(req_.host); break;
+    case kOrigin: at(req_.origin); break;
+    case kContentType: at(req_.content_type); break;
+    case kAccept: at(req_.accept); break;
+    case kSessionId: at(req_.session_id); break;
+    case kProtocolVersion: at(req_.protocol_version); break;
+    case kLastEventId: at(req_.last_event_id); break;
+    case kAuthorization: at(req_.authorization); break;
+    case kUpgrade: at(req_.upgrade); break;
+    case kWsKey: at(req_.ws_key); break;
+    case kWsVersion: at(req_.ws_version); break;
+    case kWsProtocol: at(req_.ws_protocol); break;
+    case kMcpMethod: at(req_.mcp_method); break;
+    case kMcpName: at(req_.mcp_name); break;
+    case kMcpParam: at(req_.mcp_params); break;
     case kContentLength:
     case kTransferEncoding:
     case kConnection:
     case kExpect:
-      if (value_len_ < sizeof value_) value_[value_len_++] = static_cast<char>(c);
-      else value_overflow_ = true;
+      data = value_;
+      len = &value_len_;
+      cap = sizeof value_;
       break;
     default:
-      break;
+      return;
   }
+  const size_t room = cap - *len;
+  const size_t k = n < room ? n : room;
+  memcpy(data + *len, bytes, k);
+  *len = static_cast<uint16_t>(*len + k);
+  if (k < n) value_overflow_ = true;
 }
 
 // Finishes the header just read: trims kept values, interprets the framing headers. Returns
@@ -394,7 +428,7 @@ RequestParser::Event RequestParser::parse_head(const uint8_t*& p, const uint8_t*
           if (!token_long_) {
             const StrView name(token_, token_len_);
             for (const Known& k : kKnown) {
-              if (name == k.name) {
+              if (name.size() == k.name.size() && name == k.name) {  // (most differ in length: no call)
                 which_ = k.which;
                 break;
               }
@@ -402,8 +436,9 @@ RequestParser::Event RequestParser::parse_head(const uint8_t*& p, const uint8_t*
             if (name.size() > kMcpParamPrefix.size() && name.starts_with(kMcpParamPrefix)) {
               // Kept as "name:" now, the value next (store_value), "\n" at its end.
               which_ = kMcpParam;
-              for (char ch : name.sub(kMcpParamPrefix.size())) store_value(static_cast<uint8_t>(ch));
-              store_value(':');
+              const StrView param = name.sub(kMcpParamPrefix.size());
+              store_value(reinterpret_cast<const uint8_t*>(param.data()), param.size());
+              store_value(reinterpret_cast<const uint8_t*>(":"), 1);
             }
           }
           value_len_ = 0;
@@ -414,8 +449,15 @@ RequestParser::Event RequestParser::parse_head(const uint8_t*& p, const uint8_t*
           }
           state_ = kHeaderValueSkipWs;
         } else if (is_tchar(c)) {
-          if (token_len_ < sizeof token_) token_[token_len_++] = static_cast<char>(lower(c));
-          else token_long_ = true;
+          // This byte and the name's bytes after it in the input, in one loop.
+          const uint8_t* q = p;
+          do {
+            if (token_len_ < sizeof token_) token_[token_len_++] = static_cast<char>(lower(*q));
+            else token_long_ = true;
+          } while (++q != end && is_tchar(*q));
+          head_bytes_ += static_cast<uint32_t>(q - p - 1);
+          if (head_bytes_ > EMCP_HTTP_MAX_HEAD) return fail(431, "request head too large");
+          p = q - 1;
         } else {
           return fail(400, "bad header name");
         }
@@ -430,10 +472,16 @@ RequestParser::Event RequestParser::parse_head(const uint8_t*& p, const uint8_t*
         } else if (c == '\n') {
           if (!end_header()) return Event::kError;
           state_ = kHeaderStart;
-        } else if ((c < 0x20 && c != '\t') || c == 0x7F) {
+        } else if (!value_byte(c)) {
           return fail(400, "control character in a header value");
         } else {
-          store_value(c);
+          // This byte and the value's bytes after it in the input, stored at once.
+          const uint8_t* q = p + 1;
+          while (q != end && value_byte(*q)) ++q;
+          head_bytes_ += static_cast<uint32_t>(q - p - 1);
+          if (head_bytes_ > EMCP_HTTP_MAX_HEAD) return fail(431, "request head too large");
+          store_value(p, static_cast<size_t>(q - p));
+          p = q - 1;
         }
         break;
       case kHeadLf:

@@ -53,6 +53,8 @@ const FeatureOps FeatureOps::kPrompts = {&ServerCode::prompt_methods, nullptr};
 bool ServerCode::prompt_methods(Server& sv, Session& s, const Message& m, Reply& r) {
   if (!r.peer().prompts) return false;
   const StrView method = m.method;
+  // Every other method (tools/call the most frequent) told apart by its first letter.
+  if (method.empty() || (method[0] != 'p' && method[0] != 'c')) return false;
   if (method == "prompts/list") on_prompts_list(sv, s, m, r);
   else if (method == "prompts/get") on_prompts_get(sv, s, m, r);
   else if (method == "completion/complete") on_complete(sv, s, m, r);

@@ -112,6 +112,8 @@ const FeatureOps FeatureOps::kResources = {&ServerCode::resource_methods, nullpt
 bool ServerCode::resource_methods(Server& sv, Session& s, const Message& m, Reply& r) {
   if (!r.peer().resources) return false;
   const StrView method = m.method;
+  // Every other method (tools/call the most frequent) told apart by its first letter.
+  if (method.empty() || (method[0] != 'r' && method[0] != 'c')) return false;
   if (method == "resources/list") on_resources_list(sv, s, m, r);
   else if (method == "resources/templates/list") on_templates_list(sv, s, m, r);
   else if (method == "resources/read") on_resources_read(sv, s, m, r);

@@ -146,7 +146,7 @@ class RequestParser {
   Event finish();
   Event head_done();
   bool end_header();
-  void store_value(uint8_t c);
+  void store_value(const uint8_t* bytes, size_t n);  // into the kept header's buffer (which_)
 
   Request req_;
   State state_ = kMethod;
@@ -165,7 +165,7 @@ class RequestParser {
   bool seen_length_ = false;
   bool seen_te_ = false;
   char value_[24];        // small values parsed here (Content-Length, Transfer-Encoding, Connection, Expect)
-  uint8_t value_len_ = 0;
+  uint16_t value_len_ = 0;
   uint64_t remaining_ = 0;    // bytes left in the body or the current chunk
   uint64_t body_seen_ = 0;
   uint8_t chunk_digits_ = 0;
