@@ -106,6 +106,10 @@ TEST(BoardMem, CompareAndStringFunctionsMatchTheHosts) {
     const size_t n = rng() % sizeof a;
     const auto sign = [](int v) { return (v > 0) - (v < 0); };
     ASSERT_EQ(sign(board_memcmp(a, b, n)), sign(::memcmp(a, b, n)));
+    // At other alignments (the word loop loads from any address on the cores that can).
+    const size_t oa = rng() % 4, ob = rng() % 4, m = rng() % (sizeof a - 4);
+    ASSERT_EQ(sign(board_memcmp(a + oa, b + ob, m)), sign(::memcmp(a + oa, b + ob, m))) << oa << " " << ob << " " << m;
+    ASSERT_EQ(sign(board_memcmp(a + oa, a + oa, m)), 0);
     a[rng() % sizeof a] = 0;
     b[sizeof b - 1] = 0;
     a[sizeof a - 1] = 0;

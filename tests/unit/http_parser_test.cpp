@@ -268,6 +268,40 @@ TEST(HttpParser, ValuesKeepEveryByteAcrossSplits) {
   }
 }
 
+// Accept (RFC 9110 12.5.1): media ranges separated by commas, each with parameters after ';',
+// case-insensitive, with type/* and */* wildcards; empty entries and spaces ignored.
+TEST(HttpParser, AcceptListsMatchTheirMediaRanges) {
+  struct Case {
+    const char* accept;
+    const char* type;
+    bool ok;
+  };
+  const Case cases[] = {
+      {"application/json, text/event-stream", "application/json", true},
+      {"application/json, text/event-stream", "text/event-stream", true},
+      {"application/json,text/event-stream", "text/html", false},
+      {"APPLICATION/JSON", "application/json", true},
+      {"application/json;q=0.9, text/event-stream;q=0.1", "text/event-stream", true},
+      {"application/json ; charset=utf-8", "application/json", true},
+      {" , ,application/json\t,", "application/json", true},
+      {"text/*", "text/event-stream", true},
+      {"TEXT/*;q=1", "text/event-stream", true},
+      {"text/*", "application/json", false},
+      {"*/*;q=0.1", "application/json", true},
+      {"application/jsonx", "application/json", false},
+      {"application/jso", "application/json", false},
+      {"text/plain;a=\"x,application/json\"", "application/json", false},  // (no quoting: the remainder
+                                                                          // keeps its quote mark)
+      {"", "application/json", false},
+      {"application/*", "application/json", true},
+      {"*/json", "application/json", false},
+  };
+  for (const Case& c : cases) {
+    const auto& r = single(std::string("GET / HTTP/1.1\r\nHost: h\r\nAccept: ") + c.accept + "\r\n\r\n").last;
+    EXPECT_EQ(r.accepts(c.type), c.ok) << c.accept << " / " << c.type;
+  }
+}
+
 TEST(HttpParser, UnknownMethodsParseForTheRouterToRefuse) {
   EXPECT_EQ(single("PATCH /mcp HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n").last.method, Method::kOther);
   EXPECT_EQ(single("OPTIONS * HTTP/1.1\r\nHost: h\r\n\r\n").last.method, Method::kOptions);

@@ -24,6 +24,13 @@ def init_array_functions(elf):
     """The (mangled) names of the functions the image's .init_array lists, its static
     constructors: the words between the linker script's __init_array_start__ and
     __init_array_end__ (boards/common/sections.ld)."""
+    words, at = init_array_words(elf)
+    return {at[w & ~1] for w in words if (w & ~1) in at}  # an Arm function's address: bit 0 set (Thumb)
+
+
+def init_array_words(elf):
+    """The words of the image's .init_array (one per constructor: (end - start) / 4 of them),
+    and {address: name} of its functions."""
     at, bounds = {}, {}
     for line in run([tool(elf, "nm"), elf]).splitlines():
         parts = line.split()
@@ -36,12 +43,27 @@ def init_array_functions(elf):
         sys.exit("footprint: .init_array: the image has no __init_array_start__ and __init_array_end__")
     words = []
     if end > start:
+        # Only the sections loaded into the image: objdump dumps the same address range of the
+        # debug sections too (their addresses start at 0), whose bytes are no function pointers
+        # (a .debug_line that had grown past the range once listed mbedtls' ecdsa_verify_wrap as
+        # a constructor).
+        header = run([tool(elf, "objdump"), "-h", elf]).splitlines()
+        loaded = set()
+        for i, line in enumerate(header[:-1]):
+            m = re.match(r"^\s*\d+\s+(\S+)\s", line)
+            if m and "ALLOC" in header[i + 1]:
+                loaded.add(m.group(1))
         dump = run([tool(elf, "objdump"), "-s", f"--start-address={start:#x}", f"--stop-address={end:#x}", elf])
+        section = None
         for line in dump.splitlines():
+            head = re.match(r"^Contents of section (\S+):", line)
+            if head:
+                section = head.group(1)
+                continue
             m = re.match(r"^ ([0-9a-f]+) ((?:[0-9a-f]{8} ?){1,4})", line)
-            if m:
+            if m and section in loaded:
                 words += [int.from_bytes(bytes.fromhex(w), "little") for w in m.group(2).split()]
-    return {at[w & ~1] for w in words if (w & ~1) in at}  # an Arm function's address: bit 0 set (Thumb)
+    return words, at
 
 
 def function_files(elf, root):

@@ -88,13 +88,14 @@ constexpr TcharTable make_tchar_table() {
   return t;
 }
 constexpr TcharTable kTchar = make_tchar_table();
+inline bool tchar(uint8_t c) { return (kTchar.bits[c >> 3] >> (c & 7)) & 1u; }
 
 // A byte a header value may hold (field-vchar, obs-text, SP, HTAB): anything but the controls
 // and DEL.
 bool value_byte(uint8_t c) { return (c >= 0x20 && c != 0x7F) || c == '\t'; }
 }  // namespace
 
-bool is_tchar(uint8_t c) { return (kTchar.bits[c >> 3] >> (c & 7)) & 1u; }
+bool is_tchar(uint8_t c) { return tchar(c); }
 
 bool ascii_iequal(StrView a, StrView b) {
   if (a.size() != b.size()) return false;
@@ -142,22 +143,27 @@ StrView Request::query_param(StrView name) const {
 }
 
 bool Request::accepts(StrView type) const {
-  bool ok = false;
   size_t slash = 0;
   while (slash < type.size() && type[slash] != '/') ++slash;
   const StrView major = type.sub(0, slash);
-  for_each_token(accept.view(), [&](StrView tok) {
-    size_t semi = 0;
-    while (semi < tok.size() && tok[semi] != ';') ++semi;
-    StrView media = tok.sub(0, semi);
-    while (!media.empty() && (media[media.size() - 1] == ' ' || media[media.size() - 1] == '\t'))
-      media = media.sub(0, media.size() - 1);
-    if (ascii_iequal(media, type) || media == "*/*") ok = true;
+  // Each comma-separated entry's media range (before its parameters), trimmed: one pass over
+  // the kept list (every POST asks twice: JSON and the event stream).
+  const char* p = accept.data;
+  const char* const end = p + accept.len;
+  while (p != end) {
+    while (p != end && (*p == ' ' || *p == '\t' || *p == ',')) ++p;
+    const char* const start = p;
+    while (p != end && *p != ',' && *p != ';') ++p;
+    const char* stop = p;
+    while (stop != start && (stop[-1] == ' ' || stop[-1] == '\t')) --stop;
+    const StrView media(start, static_cast<size_t>(stop - start));
+    if (ascii_iequal(media, type) || media == "*/*") return true;
     if (media.size() == major.size() + 2 && ascii_iequal(media.sub(0, major.size()), major) &&
         media.sub(major.size()) == "/*")
-      ok = true;
-  });
-  return ok;
+      return true;
+    while (p != end && *p != ',') ++p;  // the entry's parameters
+  }
+  return false;
 }
 
 bool Request::content_type_is(StrView type) const {
@@ -362,7 +368,7 @@ RequestParser::Event RequestParser::parse_head(const uint8_t*& p, const uint8_t*
           else if (m == "OPTIONS") req_.method = Method::kOptions;
           else req_.method = Method::kOther;
           state_ = kTarget;
-        } else if (is_tchar(c)) {
+        } else if (tchar(c)) {
           if (token_len_ < sizeof token_) token_[token_len_++] = static_cast<char>(c);
           else token_long_ = true;
         } else {
@@ -411,7 +417,7 @@ RequestParser::Event RequestParser::parse_head(const uint8_t*& p, const uint8_t*
           return head_done();
         } else if (c == ' ' || c == '\t') {
           return fail(400, "obsolete header line folding");
-        } else if (is_tchar(c)) {
+        } else if (tchar(c)) {
           if (++headers_ > EMCP_HTTP_MAX_HEADERS) return fail(431, "too many headers");
           token_len_ = 0;
           token_long_ = false;
@@ -448,15 +454,20 @@ RequestParser::Event RequestParser::parse_head(const uint8_t*& p, const uint8_t*
             req_.accept.data[req_.accept.len++] = ' ';
           }
           state_ = kHeaderValueSkipWs;
-        } else if (is_tchar(c)) {
-          // This byte and the name's bytes after it in the input, in one loop.
-          const uint8_t* q = p;
-          do {
-            if (token_len_ < sizeof token_) token_[token_len_++] = static_cast<char>(lower(*q));
-            else token_long_ = true;
-          } while (++q != end && is_tchar(*q));
+        } else if (tchar(c)) {
+          // This byte and the name's bytes after it in the input: found, then kept lower-cased
+          // as far as the token holds.
+          const uint8_t* q = p + 1;
+          while (q != end && tchar(*q)) ++q;
           head_bytes_ += static_cast<uint32_t>(q - p - 1);
           if (head_bytes_ > EMCP_HTTP_MAX_HEAD) return fail(431, "request head too large");
+          size_t n = static_cast<size_t>(q - p);
+          if (n > sizeof token_ - token_len_) {
+            n = sizeof token_ - token_len_;
+            token_long_ = true;
+          }
+          for (size_t i = 0; i < n; ++i) token_[token_len_ + i] = static_cast<char>(lower(p[i]));
+          token_len_ = static_cast<uint8_t>(token_len_ + n);
           p = q - 1;
         } else {
           return fail(400, "bad header name");

@@ -55,6 +55,8 @@ class StrView {
 
   constexpr bool operator==(StrView o) const {
     if (size_ != o.size_) return false;
+    // At run time the C library's memcmp (a word at a time: session ids, versions, names).
+    if (!__builtin_is_constant_evaluated()) return size_ == 0 || __builtin_memcmp(data_, o.data_, size_) == 0;
     for (size_t i = 0; i < size_; ++i)
       if (data_[i] != o.data_[i]) return false;
     return true;
