@@ -20,13 +20,25 @@
 // Cores that load a word from any address (ARMv7-M: LDR and STR, not LDM or LDRD; the host,
 // where the unit test builds this file): memcpy copies words between addresses aligned
 // differently too, loading each from its unaligned address. The Cortex-M0 and RISC-V cores
-// take no unaligned access: a byte at a time there. On these cores memcpy and memset also move
-// four words a round (two STRD on ARMv7-M: a third of the word loop's instructions), which the
-// smaller cores' budgets have no room for (about 40 B more on RV32).
+// take no unaligned access: a byte at a time there.
+// (Set from outside only by the host's unit test, which builds both kinds: BoardMem, BoardMemPlain.)
+#ifndef EMCP_MEM_UNALIGNED
 #if defined(__ARM_FEATURE_UNALIGNED) || defined(__x86_64__) || defined(__i386__) || defined(__aarch64__)
 #define EMCP_MEM_UNALIGNED 1
 #else
 #define EMCP_MEM_UNALIGNED 0
+#endif
+#endif
+// EMCP_MEM_FAST (docs/configuration.md): memcpy and memset four words a round (two STRD on
+// ARMv7-M: a third of the word loop's instructions), memcmp and strlen a word at a time (lists'
+// descriptions, session ids): some 150 B of flash on the Cortex-M3 for speed. By default on the
+// cores above; the smaller cores' budgets have no room for it, and an image that counts bytes
+// before cycles (the minimal server) sets 0.
+#ifndef EMCP_MEM_FAST
+#define EMCP_MEM_FAST EMCP_MEM_UNALIGNED
+#endif
+#if EMCP_MEM_FAST && !EMCP_MEM_UNALIGNED
+#error "EMCP_MEM_FAST needs a core that loads words from any address (memcmp's word loop does)"
 #endif
 
 namespace {
@@ -64,7 +76,7 @@ EMCP_LIBC void* memcpy(void* __restrict dst, const void* __restrict src, size_t 
   // loads words from any address, wherever the source is.
   if (n >= kWordRun && (EMCP_MEM_UNALIGNED || ((reinterpret_cast<uintptr_t>(d) ^ reinterpret_cast<uintptr_t>(s)) & 3u) == 0)) {
     for (; !aligned(d); --n) *d++ = *s++;
-#if EMCP_MEM_UNALIGNED
+#if EMCP_MEM_FAST
     for (; n >= 16; n -= 16, d += 16, s += 16) {
       const Word a = load(s), b = load(s + 4), c = load(s + 8), e = load(s + 12);
       word(d)[0] = a, word(d)[1] = b, word(d)[2] = c, word(d)[3] = e;
@@ -93,7 +105,7 @@ EMCP_LIBC void* memset(void* dst, int c, size_t n) {
   if (n >= kWordRun) {
     for (; !aligned(d); --n) *d++ = b;
     const uint32_t w = b * 0x01010101u;
-#if EMCP_MEM_UNALIGNED
+#if EMCP_MEM_FAST
     for (; n >= 16; n -= 16, d += 16) word(d)[0] = w, word(d)[1] = w, word(d)[2] = w, word(d)[3] = w;
 #endif
     for (; n >= 4; n -= 4, d += 4) *word(d) = w;
@@ -105,7 +117,7 @@ EMCP_LIBC void* memset(void* dst, int c, size_t n) {
 EMCP_LIBC int memcmp(const void* a, const void* b, size_t n) {
   const auto* p = static_cast<const unsigned char*>(a);
   const auto* q = static_cast<const unsigned char*>(b);
-#if EMCP_MEM_UNALIGNED
+#if EMCP_MEM_FAST
   // Equal words skipped (StrView's == on session ids, versions, header names); the bytes of the
   // first word that differs decide below.
   for (; n >= 4 && load(p) == load(q); n -= 4, p += 4, q += 4) {
@@ -137,6 +149,17 @@ EMCP_LIBC void* memchr(const void* s, int c, size_t n) {
 
 EMCP_LIBC size_t strlen(const char* s) {
   const char* p = s;
+#if EMCP_MEM_FAST
+  // The texts of tool, resource and prompt definitions (a list's descriptions are C strings):
+  // aligned first, then a word at a time until one holds the NUL (the same test as memchr's; a
+  // word never crosses into another page, so reading past the NUL within it is safe).
+  for (; !aligned(p); ++p)
+    if (*p == '\0') return static_cast<size_t>(p - s);
+  for (;; p += 4) {
+    const uint32_t x = *word(p);
+    if (((x - 0x01010101u) & ~x & 0x80808080u) != 0) break;
+  }
+#endif
   while (*p) ++p;
   return static_cast<size_t>(p - s);
 }

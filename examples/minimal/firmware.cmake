@@ -4,12 +4,14 @@
 # The minimal server (one tool, 2 KiB arena) in the small profile: JSON-RPC envelope errors
 # carry the standard messages only (EMCP_ERROR_STRINGS=0; MCP-level errors keep their detail),
 # and it serves the legacy sessions only (EMCP_MODERN_ERA=0: today's desktop clients; so no
-# subscriptions/listen table either, EMCP_MAX_LISTENS=0).
+# subscriptions/listen table either, EMCP_MAX_LISTENS=0), with the boards' plain memory
+# functions (EMCP_MEM_FAST=0: flash before cycles, docs/configuration.md).
 # Budgets: 6 KiB static RAM; flash per board (board.cmake: a 21 KiB ceiling and the 20 KiB
 # target on the Cortex-M3).
 emcp_add_firmware(emcp-minimal-${EMCP_BOARD}
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/main_board.cpp
   DEFINES EMCP_ERROR_STRINGS=0 EMCP_MODERN_ERA=0 EMCP_MAX_LISTENS=0
+  APP_DEFINES EMCP_MEM_FAST=0
   FLASH_BUDGET ${EMCP_BOARD_MINIMAL_FLASH_BUDGET} FLASH_TARGET "${EMCP_BOARD_MINIMAL_FLASH_TARGET}" RAM_BUDGET 6144
   RAM_TARGET "${EMCP_BOARD_MINIMAL_RAM_TARGET}")
 # The same server with the default options (every error text, EMCP_ERROR_STRINGS=1), measured
@@ -18,6 +20,7 @@ emcp_add_firmware(emcp-minimal-${EMCP_BOARD}
 if(EMCP_BOARD STREQUAL "mps2-an385")
   emcp_add_firmware(emcp-minimal-strings-${EMCP_BOARD}
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/main_board.cpp
+    APP_DEFINES EMCP_MEM_FAST=0
     VARIANT_OF emcp-minimal
     DESCRIPTION "the minimal server with every error text")
   # And in the small profile with the 2026-07-28 era beside the legacy one (the default of
@@ -25,6 +28,7 @@ if(EMCP_BOARD STREQUAL "mps2-an385")
   emcp_add_firmware(emcp-minimal-dual-${EMCP_BOARD}
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/main_board.cpp
     DEFINES EMCP_ERROR_STRINGS=0
+    APP_DEFINES EMCP_MEM_FAST=0
     VARIANT_OF emcp-minimal
     DESCRIPTION "the minimal server serving MCP 2026-07-28 (stateless) requests beside the legacy
                  sessions (EMCP_MODERN_ERA=1, the default)")
@@ -37,6 +41,7 @@ if(EMCP_BOARD STREQUAL "mps2-an385")
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/main_board.cpp
     DEFINES EMCP_ERROR_STRINGS=0 EMCP_LEGACY_ERA=0 EMCP_MAX_LISTENS=0
     FLASH_BUDGET 22528 RAM_BUDGET 6144
+    APP_DEFINES EMCP_MEM_FAST=0
     VARIANT_OF emcp-minimal
     DESCRIPTION "the minimal server serving MCP 2026-07-28 alone (EMCP_LEGACY_ERA=0: no initialize,
                  no session state, no requests to the client, no notification queue), the mirror of

@@ -8,15 +8,22 @@
 
 #include <random>
 
-#define memcpy board_memcpy
-#define memmove board_memmove
-#define memset board_memset
-#define memcmp board_memcmp
-#define memchr board_memchr
-#define strlen board_strlen
-#define strcmp board_strcmp
-#define strcpy board_strcpy
-#define strcat board_strcat
+// This file is built twice: as it is (suite BoardMem: the functions as the Cortex-M3 has them,
+// words loaded from any address, EMCP_MEM_FAST), and by board_mem_plain_test.cpp (BoardMemPlain:
+// aligned words only, no fast paths: the Cortex-M0's and RISC-V's code).
+#ifndef BOARD_MEM_SUITE
+#define BOARD_MEM_SUITE BoardMem
+#define BOARD_FN(f) board_##f
+#endif
+#define memcpy BOARD_FN(memcpy)
+#define memmove BOARD_FN(memmove)
+#define memset BOARD_FN(memset)
+#define memcmp BOARD_FN(memcmp)
+#define memchr BOARD_FN(memchr)
+#define strlen BOARD_FN(strlen)
+#define strcmp BOARD_FN(strcmp)
+#define strcpy BOARD_FN(strcpy)
+#define strcat BOARD_FN(strcat)
 #include "../../boards/common/mem.cpp"  // NOLINT(bugprone-suspicious-include)
 #undef memcpy
 #undef memmove
@@ -46,21 +53,21 @@ struct Buffers {
 
 }  // namespace
 
-TEST(BoardMem, CopyAndSetMatchTheHostsAtEveryAlignment) {
+TEST(BOARD_MEM_SUITE, CopyAndSetMatchTheHostsAtEveryAlignment) {
   std::mt19937 rng(7);
   for (size_t so = 0; so < 8; ++so) {
     for (size_t dof = 0; dof < 8; ++dof) {
       for (size_t n = 0; n <= kMax; ++n) {
         Buffers b(rng);
-        EXPECT_EQ(board_memcpy(b.ours + kGuard + dof, b.src + so, n), b.ours + kGuard + dof);
+        EXPECT_EQ(BOARD_FN(memcpy)(b.ours + kGuard + dof, b.src + so, n), b.ours + kGuard + dof);
         ::memcpy(b.theirs + kGuard + dof, b.src + so, n);
         ASSERT_TRUE(b.same()) << "memcpy src+" << so << " dst+" << dof << " n=" << n;
         const int c = static_cast<int>(rng()) % 512 - 128;  // any int: only its low byte counts
-        EXPECT_EQ(board_memset(b.ours + kGuard + dof, c, n), b.ours + kGuard + dof);
+        EXPECT_EQ(BOARD_FN(memset)(b.ours + kGuard + dof, c, n), b.ours + kGuard + dof);
         ::memset(b.theirs + kGuard + dof, c, n);
         ASSERT_TRUE(b.same()) << "memset dst+" << dof << " n=" << n << " c=" << c;
         // Overlapping moves both ways.
-        EXPECT_EQ(board_memmove(b.ours + kGuard + dof, b.ours + kGuard + so, n), b.ours + kGuard + dof);
+        EXPECT_EQ(BOARD_FN(memmove)(b.ours + kGuard + dof, b.ours + kGuard + so, n), b.ours + kGuard + dof);
         ::memmove(b.theirs + kGuard + dof, b.theirs + kGuard + so, n);
         ASSERT_TRUE(b.same()) << "memmove from+" << so << " to+" << dof << " n=" << n;
       }
@@ -68,7 +75,7 @@ TEST(BoardMem, CopyAndSetMatchTheHostsAtEveryAlignment) {
   }
 }
 
-TEST(BoardMem, MemchrFindsTheFirstMatchAtEveryAlignment) {
+TEST(BOARD_MEM_SUITE, MemchrFindsTheFirstMatchAtEveryAlignment) {
   std::mt19937 rng(11);
   alignas(8) unsigned char buf[kMax + 16];
   // Every byte value as the one looked for (0x80 and above too: the word test's sign bits),
@@ -88,16 +95,30 @@ TEST(BoardMem, MemchrFindsTheFirstMatchAtEveryAlignment) {
           if (at < n) buf[off + at] = static_cast<unsigned char>(c);
           buf[off + n] = static_cast<unsigned char>(c);  // just past the end: never found
           const void* want = ::memchr(buf + off, c, n);
-          ASSERT_EQ(board_memchr(buf + off, c, n), want) << "c=" << c << " off=" << off << " n=" << n << " at=" << at;
+          ASSERT_EQ(BOARD_FN(memchr)(buf + off, c, n), want) << "c=" << c << " off=" << off << " n=" << n << " at=" << at;
           // Passing an int whose high bits are set finds the same byte.
-          ASSERT_EQ(board_memchr(buf + off, c | 0x100, n), want);
+          ASSERT_EQ(BOARD_FN(memchr)(buf + off, c | 0x100, n), want);
         }
       }
     }
   }
 }
 
-TEST(BoardMem, CompareAndStringFunctionsMatchTheHosts) {
+// strlen at every alignment and length around the word loop's edges (a word at a time on the
+// cores that take it), the bytes after the NUL anything.
+TEST(BOARD_MEM_SUITE, StrlenFindsTheNulAtEveryAlignment) {
+  std::mt19937 rng(17);
+  alignas(8) char buf[64];
+  for (size_t at = 0; at < 8; ++at) {
+    for (size_t n = 0; at + n + 1 < sizeof buf; ++n) {
+      for (char& c : buf) c = static_cast<char>(rng() % 255 + 1);  // no NUL but the one below
+      buf[at + n] = '\0';
+      ASSERT_EQ(BOARD_FN(strlen)(buf + at), n) << "at " << at;
+    }
+  }
+}
+
+TEST(BOARD_MEM_SUITE, CompareAndStringFunctionsMatchTheHosts) {
   std::mt19937 rng(13);
   for (int round = 0; round < 2000; ++round) {
     unsigned char a[24], b[24];
@@ -105,22 +126,22 @@ TEST(BoardMem, CompareAndStringFunctionsMatchTheHosts) {
     if (rng() % 2) b[rng() % sizeof b] = static_cast<unsigned char>(rng());
     const size_t n = rng() % sizeof a;
     const auto sign = [](int v) { return (v > 0) - (v < 0); };
-    ASSERT_EQ(sign(board_memcmp(a, b, n)), sign(::memcmp(a, b, n)));
+    ASSERT_EQ(sign(BOARD_FN(memcmp)(a, b, n)), sign(::memcmp(a, b, n)));
     // At other alignments (the word loop loads from any address on the cores that can).
     const size_t oa = rng() % 4, ob = rng() % 4, m = rng() % (sizeof a - 4);
-    ASSERT_EQ(sign(board_memcmp(a + oa, b + ob, m)), sign(::memcmp(a + oa, b + ob, m))) << oa << " " << ob << " " << m;
-    ASSERT_EQ(sign(board_memcmp(a + oa, a + oa, m)), 0);
+    ASSERT_EQ(sign(BOARD_FN(memcmp)(a + oa, b + ob, m)), sign(::memcmp(a + oa, b + ob, m))) << oa << " " << ob << " " << m;
+    ASSERT_EQ(sign(BOARD_FN(memcmp)(a + oa, a + oa, m)), 0);
     a[rng() % sizeof a] = 0;
     b[sizeof b - 1] = 0;
     a[sizeof a - 1] = 0;
     const char* sa = reinterpret_cast<const char*>(a);
     const char* sb = reinterpret_cast<const char*>(b);
-    ASSERT_EQ(board_strlen(sa), ::strlen(sa));
-    ASSERT_EQ(sign(board_strcmp(sa, sb)), sign(::strcmp(sa, sb)));
+    ASSERT_EQ(BOARD_FN(strlen)(sa), ::strlen(sa));
+    ASSERT_EQ(sign(BOARD_FN(strcmp)(sa, sb)), sign(::strcmp(sa, sb)));
     char ours[64] = "x", theirs[64] = "x";
-    EXPECT_EQ(board_strcpy(ours + 1, sa), ours + 1);
+    EXPECT_EQ(BOARD_FN(strcpy)(ours + 1, sa), ours + 1);
     ::strcpy(theirs + 1, sa);
-    EXPECT_EQ(board_strcat(ours, sb), ours);
+    EXPECT_EQ(BOARD_FN(strcat)(ours, sb), ours);
     ::strcat(theirs, sb);
     ASSERT_EQ(::memcmp(ours, theirs, sizeof ours), 0);
   }

@@ -1,5 +1,6 @@
 #include "emcp/http/http.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "emcp/json/number.h"
@@ -46,6 +47,41 @@ constexpr Known kKnown[] = {
     {"mcp-name", kMcpName},
 };
 constexpr StrView kMcpParamPrefix("mcp-param-", 10);
+
+// Where each kept header's buffer lies in a Request: the offset of its bytes, their capacity,
+// and the offset of its length (a uint16_t), which its present and repeated flags follow (the
+// layout of HeaderBuf, checked below). One table for every buffer, where code per buffer type
+// (a template per HeaderBuf<N>) cost flash for each of them. cap 0: a value parsed in value_.
+struct Slot {
+  uint16_t at;
+  uint16_t cap;
+  uint16_t len;
+};
+#define EMCP_HTTP_SLOT(m)                                                      \
+  Slot {                                                                       \
+    static_cast<uint16_t>(offsetof(Request, m)), static_cast<uint16_t>(sizeof(Request::m.data)), \
+        static_cast<uint16_t>(offsetof(Request, m) + offsetof(decltype(Request::m), len))       \
+  }
+constexpr Slot kSlots[] = {
+    {0, 0, 0},  // kNone
+    EMCP_HTTP_SLOT(host), EMCP_HTTP_SLOT(origin), EMCP_HTTP_SLOT(content_type), EMCP_HTTP_SLOT(accept),
+    EMCP_HTTP_SLOT(session_id), EMCP_HTTP_SLOT(protocol_version), EMCP_HTTP_SLOT(last_event_id),
+    EMCP_HTTP_SLOT(authorization), EMCP_HTTP_SLOT(upgrade), EMCP_HTTP_SLOT(ws_key), EMCP_HTTP_SLOT(ws_version),
+    EMCP_HTTP_SLOT(ws_protocol),
+    {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0},  // kContentLength, kTransferEncoding, kConnection, kExpect
+    EMCP_HTTP_SLOT(mcp_method), EMCP_HTTP_SLOT(mcp_name), EMCP_HTTP_SLOT(mcp_params),
+};
+#undef EMCP_HTTP_SLOT
+static_assert(sizeof kSlots / sizeof kSlots[0] == kMcpParam + 1, "a slot for every kept header");
+// The flags right after the length, in every HeaderBuf (the layout kSlots relies on).
+template <size_t N>
+constexpr bool flags_follow_length() {
+  return offsetof(HeaderBuf<N>, data) == 0 && offsetof(HeaderBuf<N>, present) == offsetof(HeaderBuf<N>, len) + 2 &&
+         offsetof(HeaderBuf<N>, repeated) == offsetof(HeaderBuf<N>, len) + 3;
+}
+static_assert(flags_follow_length<1>() && flags_follow_length<2>() && flags_follow_length<EMCP_HTTP_MAX_AUTH>() &&
+                  flags_follow_length<EMCP_HTTP_MAX_MCP_NAME>() && flags_follow_length<EMCP_HTTP_MAX_MCP_PARAMS>(),
+              "HeaderBuf: data, then len, present, repeated");
 
 // Calls fn(token) for each comma-separated token of a header value, trimmed.
 template <typename Fn>
@@ -204,61 +240,28 @@ RequestParser::Event RequestParser::fail(int status, const char* reason) {
 }
 
 void RequestParser::store_value(const uint8_t* bytes, size_t n) {
-  // The kept header's buffer, then one copy (a copy per buffer type would be 15 copies of code).
-  char* data = nullptr;
-  uint16_t* len = nullptr;
-  size_t cap = 0;
-  auto at = [&](auto& buf) {
-    data = buf.data;
-    len = &buf.len;
-    cap = sizeof buf.data;
-  };
-  switch (which_) {
-    case kHost: at(req_.host); break;
-    case kOrigin: at(req_.origin); break;
-    case kContentType: at(req_.content_type); break;
-    case kAccept: at(req_.accept); break;
-    case kSessionId: at(req_.session_id); break;
-    case kProtocolVersion: at(req_.protocol_version); break;
-    case kLastEventId: at(req_.last_event_id); break;
-    case kAuthorization: at(req_.authorization); break;
-    case kUpgrade: at(req_.upgrade); break;
-    case kWsKey: at(req_.ws_key); break;
-    case kWsVersion: at(req_.ws_version); break;
-    case kWsProtocol: at(req_.ws_protocol); break;
-    case kMcpMethod: at(req_.mcp_method); break;
-    case kMcpName: at(req_.mcp_name); break;
-    case kMcpParam: at(req_.mcp_params); break;
-    case kContentLength:
-    case kTransferEncoding:
-    case kConnection:
-    case kExpect:
-      data = value_;
-      len = &value_len_;
-      cap = sizeof value_;
-      break;
-    default:
-      return;
+  if (which_ == kNone) return;
+  const Slot& slot = kSlots[which_];
+  char* data = value_;  // Content-Length, Transfer-Encoding, Connection, Expect: parsed here
+  size_t cap = sizeof value_;
+  uint16_t len = value_len_;
+  char* const req = reinterpret_cast<char*>(&req_);
+  if (slot.cap != 0) {
+    data = req + slot.at;
+    cap = slot.cap;
+    memcpy(&len, req + slot.len, sizeof len);
   }
-  const size_t room = cap - *len;
-  const size_t k = n < room ? n : room;
-  memcpy(data + *len, bytes, k);
-  *len = static_cast<uint16_t>(*len + k);
+  const size_t k = n < cap - len ? n : cap - len;
+  memcpy(data + len, bytes, k);
+  len = static_cast<uint16_t>(len + k);
+  if (slot.cap != 0) memcpy(req + slot.len, &len, sizeof len);
+  else value_len_ = len;
   if (k < n) value_overflow_ = true;
 }
 
 // Finishes the header just read: trims kept values, interprets the framing headers. Returns
 // false after fail().
 bool RequestParser::end_header() {
-  auto trim = [](auto& buf) {
-    while (buf.len > 0 && (buf.data[buf.len - 1] == ' ' || buf.data[buf.len - 1] == '\t')) --buf.len;
-  };
-  // A kept header is in: trimmed, present, and marked repeated when it came before.
-  auto keep = [&](auto& buf) {
-    trim(buf);
-    buf.repeated = buf.repeated || buf.present;
-    buf.present = true;
-  };
   const StrView v = [&] {
     size_t n = value_len_;
     while (n > 0 && (value_[n - 1] == ' ' || value_[n - 1] == '\t')) --n;
@@ -301,32 +304,31 @@ bool RequestParser::end_header() {
       break;
   }
   if (value_overflow_) return fail(431, "a header value is too long"), false;
-  switch (which_) {
-    case kHost: keep(req_.host); break;
-    case kOrigin: keep(req_.origin); break;
-    case kContentType: keep(req_.content_type); break;
-    case kAccept: keep(req_.accept); break;  // several Accept headers combine: kept as one list
-    case kSessionId: keep(req_.session_id); break;
-    case kProtocolVersion: keep(req_.protocol_version); break;
-    case kLastEventId: keep(req_.last_event_id); break;
-    case kAuthorization: keep(req_.authorization); break;
-    case kUpgrade: keep(req_.upgrade); break;
-    case kWsKey: keep(req_.ws_key); break;
-    case kWsVersion: keep(req_.ws_version); break;
-    case kWsProtocol: keep(req_.ws_protocol); break;
-    case kMcpMethod: keep(req_.mcp_method); break;
-    case kMcpName: keep(req_.mcp_name); break;
-    case kMcpParam:
-      // "name:value\n": trimmed back to the colon at most, then the entry's end.
-      while (req_.mcp_params.data[req_.mcp_params.len - 1] == ' ' ||
-             req_.mcp_params.data[req_.mcp_params.len - 1] == '\t')
-        --req_.mcp_params.len;
-      if (req_.mcp_params.len == sizeof req_.mcp_params.data) return fail(431, "Mcp-Param-* headers too long"), false;
-      req_.mcp_params.data[req_.mcp_params.len++] = '\n';
-      req_.mcp_params.present = true;
-      break;
-    default: break;
+  if (which_ == kMcpParam) {
+    // "name:value\n": trimmed back to the colon at most, then the entry's end.
+    while (req_.mcp_params.data[req_.mcp_params.len - 1] == ' ' ||
+           req_.mcp_params.data[req_.mcp_params.len - 1] == '\t')
+      --req_.mcp_params.len;
+    if (req_.mcp_params.len == sizeof req_.mcp_params.data) return fail(431, "Mcp-Param-* headers too long"), false;
+    req_.mcp_params.data[req_.mcp_params.len++] = '\n';
+    req_.mcp_params.present = true;
+    return true;
   }
+  // A kept header is in: trimmed, present, and marked repeated when it came before.
+  const Slot& slot = kSlots[which_];
+  char* const req = reinterpret_cast<char*>(&req_);
+  const char* const data = req + slot.at;
+  uint16_t len;
+  memcpy(&len, req + slot.len, sizeof len);
+  while (len > 0 && (data[len - 1] == ' ' || data[len - 1] == '\t')) --len;
+  memcpy(req + slot.len, &len, sizeof len);
+  bool present, repeated;
+  memcpy(&present, req + slot.len + 2, 1);
+  memcpy(&repeated, req + slot.len + 3, 1);
+  repeated = repeated || present;
+  present = true;
+  memcpy(req + slot.len + 2, &present, 1);
+  memcpy(req + slot.len + 3, &repeated, 1);
   return true;
 }
 

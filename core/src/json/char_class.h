@@ -86,6 +86,19 @@ inline const uint8_t* skip_plain(const uint8_t* p, const uint8_t* end) {
   return p;
 }
 
+/// Copies the bytes of class kPlain from p, n at most, to out, and returns how many (n when all
+/// were plain). One pass for the short texts a writer puts whole (keys, short values), where a
+/// scan and then a copy cost two passes and two calls.
+inline size_t copy_plain(char* out, const uint8_t* p, size_t n) {
+  size_t i = 0;
+  for (; i < n; ++i) {
+    const uint8_t c = p[i];
+    if (kStr.cls[c] != kPlain) break;
+    out[i] = static_cast<char>(c);
+  }
+  return i;
+}
+
 /// For a lead byte class: how many continuation bytes follow and the allowed range of the
 /// first one (later ones are always 80-BF). Returns false for classes that are not leads.
 inline bool utf8_lead(uint8_t cls, uint8_t* need, uint8_t* lo, uint8_t* hi) {

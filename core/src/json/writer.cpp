@@ -92,15 +92,15 @@ void Writer::key(StrView k) {
   const bool comma = bit(used_bits_, level);
   set_bit(used_bits_, level, true);
   after_key_ = true;
-  // Fast path: a key of plain ASCII that fits the sink's buffer goes in with one copy.
+  // Fast path: a key of plain ASCII that fits the sink's buffer goes in with one pass (what is
+  // put there is committed only when the whole key was plain).
   const uint8_t* p = reinterpret_cast<const uint8_t*>(k.data());
   const size_t n = k.size();
-  if (detail::skip_plain(p, p + n) == p + n) {
-    if (char* out = sink_.reserve(n + 4)) {
-      size_t o = 0;
-      if (comma) out[o++] = ',';
-      out[o++] = '"';
-      if (n != 0) memcpy(out + o, p, n);  // (an empty StrView may hold a null pointer)
+  if (char* out = sink_.reserve(n + 4)) {
+    size_t o = 0;
+    if (comma) out[o++] = ',';
+    out[o++] = '"';
+    if (detail::copy_plain(out + o, p, n) == n) {  // (an empty StrView's pointer is not read)
       o += n;
       out[o++] = '"';
       out[o++] = ':';
@@ -210,13 +210,14 @@ void Writer::string(StrView s) {
   if (!before_value()) return;
   const uint8_t* p = reinterpret_cast<const uint8_t*>(s.data());
   const size_t n = s.size();
-  if (n <= 64 && detail::skip_plain(p, p + n) == p + n) {  // short plain strings: one copy
+  if (n <= 64) {  // short plain strings: one pass, committed only when all of it was plain
     if (char* out = sink_.reserve(n + 2)) {
       out[0] = '"';
-      memcpy(out + 1, p, n);
-      out[n + 1] = '"';
-      sink_.commit(n + 2);
-      return;
+      if (detail::copy_plain(out + 1, p, n) == n) {
+        out[n + 1] = '"';
+        sink_.commit(n + 2);
+        return;
+      }
     }
   }
   sink_.put('"');
