@@ -1,6 +1,7 @@
-"""The instruction ceilings of the target benchmarks (bench/target/ceilings.tsv): the most
-instructions each case of each bench image may take, enforced by the board tests
-(bench_target_calls, bench_target_tls, bench_target_net run the scripts with --ceilings).
+"""The instruction ceilings of the benchmarks (bench/target/ceilings.tsv): the most instructions
+each case of each bench image may take, enforced by the board tests (bench_target_calls,
+bench_target_tls, bench_target_net run the scripts with --ceilings), and the host's per
+tools/call on stdio (bench_stdio_instructions, bench/stdio/check_instructions.py: callgrind).
 The counts are exact (QEMU's -icount, no host timing in them), so a case over its ceiling is
 code that got slower, never a slow machine. A ceiling is the measured count with a margin of
 CEILING_MARGIN for what moves counts without a change of the code measured (the image's layout:
@@ -80,7 +81,8 @@ def write(path, calls_jsons, cases_jsons, images):
         with open(p) as f:
             rows += [(im["image"], c[0], c[1]) for im in json.load(f) for c in im["cases"]]
     lines = [line.rstrip("\n") for line in open(path) if line.startswith("#")] if os.path.exists(path) else []
-    kept = []
+    # The ceilings of images these results do not cover stay as they are (the host's line).
+    kept = [f"{image}\t{case}\t{limit}" for (image, case), limit in old.items() if image not in images]
     for image, case, n in rows:
         if image not in images:
             continue
