@@ -84,15 +84,20 @@ int main() {
       continue;
     }
     len += got;
-    // A request ends at its newline (the host sends the next one after the answer).
-    size_t end = len - got;
-    while (end < len && g_line[end] != '\n') ++end;
-    if (end < len) {
+    // A request ends at its newline (the host sends the next one after the answer; were two in
+    // the buffer, each is measured on its own).
+    size_t from = len - got;
+    for (;;) {
+      size_t end = from;
+      while (end < len && g_line[end] != '\n') ++end;
+      if (end == len) break;
       measure(end + 1, first);
       len -= end + 1;
       memmove(g_line, g_line + end + 1, len);
       first = true;
-    } else if (len == sizeof g_line) {
+      from = 0;
+    }
+    if (len == sizeof g_line) {
       measure(len, first);
       len = 0;
       first = false;

@@ -146,7 +146,10 @@ void begin_case() {
 void settle() {
   for (int n = 0; g_count != 0; ++n) {
     if (n == 1000) fail("the packets never stop", 0);
+    // (Its slot may be written again by the server's output in the window below: what is needed
+    // of it later, its length, is taken first.)
     const Packet& packet = g_queue[g_head];
+    const size_t packet_len = packet.len;
     g_head = (g_head + 1) % kQueue;
     --g_count;
     const bool to_server = destination_port(packet) == kPort;
@@ -174,7 +177,7 @@ void settle() {
     emcp::board::critical_exit(mask);
     if (p == nullptr) fail("no pbuf for the server's packet", 0);
     ++g_windows;
-    g_in += packet.len;
+    g_in += packet_len;
     // What the server sent meanwhile (its packets are the queue's newest).
     for (size_t i = before; i < g_count; ++i) g_out += g_queue[(g_head + i) % kQueue].len;
   }

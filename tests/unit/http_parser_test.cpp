@@ -295,6 +295,7 @@ TEST(HttpParser, AcceptListsMatchTheirMediaRanges) {
       {"", "application/json", false},
       {"application/*", "application/json", true},
       {"*/json", "application/json", false},
+      {"text/html, ,", "", false},  // an empty entry matches nothing, not even an empty type
   };
   for (const Case& c : cases) {
     const auto& r = single(std::string("GET / HTTP/1.1\r\nHost: h\r\nAccept: ") + c.accept + "\r\n\r\n").last;

@@ -73,6 +73,7 @@ constexpr Slot kSlots[] = {
 };
 #undef EMCP_HTTP_SLOT
 static_assert(sizeof kSlots / sizeof kSlots[0] == kMcpParam + 1, "a slot for every kept header");
+static_assert(sizeof(Request) <= UINT16_MAX, "kSlots' offsets are 16-bit: a Request this large needs wider ones");
 // The flags right after the length, in every HeaderBuf (the layout kSlots relies on).
 template <size_t N>
 constexpr bool flags_follow_length() {
@@ -193,10 +194,13 @@ bool Request::accepts(StrView type) const {
     const char* stop = p;
     while (stop != start && (stop[-1] == ' ' || stop[-1] == '\t')) --stop;
     const StrView media(start, static_cast<size_t>(stop - start));
-    if (ascii_iequal(media, type) || media == "*/*") return true;
-    if (media.size() == major.size() + 2 && ascii_iequal(media.sub(0, major.size()), major) &&
-        media.sub(major.size()) == "/*")
+    if (media.empty()) {  // an empty entry (",,", a trailing comma) lists nothing
+    } else if (ascii_iequal(media, type) || media == "*/*") {
       return true;
+    } else if (media.size() == major.size() + 2 && ascii_iequal(media.sub(0, major.size()), major) &&
+               media.sub(major.size()) == "/*") {
+      return true;
+    }
     while (p != end && *p != ',') ++p;  // the entry's parameters
   }
   return false;
